@@ -1,0 +1,90 @@
+// `tessera topology`: what a target's chip is made of, and how a transfer crosses it.
+#include "framework/cli/options.hpp"
+#include "framework/plugin/plugin_set.hpp"
+#include "framework/report/topology_report.hpp"
+
+#include <iostream>
+
+namespace tessera::cli {
+
+namespace {
+
+struct TopologyOptions {
+  std::string target;
+  std::string chip;
+  std::vector<std::string> routes;
+  std::string format = "text";
+};
+
+// An endpoint by index or by exact name.
+uint32_t find_endpoint(const Topology& topology, const TopologyInfo& info, const std::string& text) {
+  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+    unsigned long long index = std::stoull(text);
+    if (index < info.num_endpoints) return static_cast<uint32_t>(index);
+    throw Failure(usage_error("--route: endpoint " + text + " is out of range (this chip has " +
+                              std::to_string(info.num_endpoints) + " endpoints)"));
+  }
+  for (uint32_t e = 0; e < info.num_endpoints; ++e)
+    if (topology.endpoint(e).value().name == text) return e;
+  throw Failure(usage_error("--route: no endpoint named '" + text +
+                            "' (give an index, or a name as `tessera topology` prints it)"));
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> parse_routes(const Topology& topology,
+                                                        const TopologyInfo& info,
+                                                        const std::vector<std::string>& specs) {
+  std::vector<std::pair<uint32_t, uint32_t>> routes;
+  for (const auto& spec : specs) {
+    size_t colon = spec.find(':');
+    if (colon == std::string::npos)
+      throw Failure(usage_error("--route '" + spec + "': expected SRC:DST, e.g. 0:1471"));
+    routes.emplace_back(find_endpoint(topology, info, spec.substr(0, colon)),
+                        find_endpoint(topology, info, spec.substr(colon + 1)));
+  }
+  return routes;
+}
+
+int run_topology(const GlobalOptions& global, const TopologyOptions& options) {
+  PluginSet plugins(global.registry());
+  auto manifest = plugins.registry().resolve(options.target).take();
+  ChipSpec chip = resolve_chip(options.chip, manifest).take();
+  Topology topology = plugins.topology(chip).take();
+  TopologyInfo info = topology.info().take();
+  auto routes = options.routes.empty() ? example_routes(topology, info)
+                                       : parse_routes(topology, info, options.routes);
+  TopologySummary summary = summarize(topology, routes).take();
+  if (options.format == "json") {
+    auto j = render_json(summary);
+    j["target"] = manifest.name;
+    j["chip_file"] = chip.file.string();
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << "target       " << manifest.name << " " << manifest.version << " ("
+            << manifest.library.string() << ")\n";
+  if (!chip.file.empty()) std::cout << "chip file    " << chip.file.string() << "\n";
+  if (!chip.description.empty()) std::cout << "description  " << chip.description << "\n";
+  std::cout << render_text(summary);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_topology_command(CLI::App& app, const GlobalOptions& global, Action& action) {
+  auto options = std::make_shared<TopologyOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "topology", "Summarise a target chip: cores, memory, compute, links, example routes");
+  cmd->add_option("-t,--target", options->target, "Target plugin: name, alias or path to NAME.so")
+      ->required();
+  cmd->add_option("--chip", options->chip, "Chip preset name or chip file (default: the target's)");
+  cmd->add_option("--route", options->routes,
+                  "Describe the route SRC:DST (endpoint indices or names; repeatable)");
+  cmd->add_option("--format", options->format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  cmd->callback([&global, &action, options] {
+    action = [&global, options] { return run_topology(global, *options); };
+  });
+}
+
+}  // namespace tessera::cli

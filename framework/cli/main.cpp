@@ -1,0 +1,98 @@
+// tessera: one driver for compiling, mapping and simulating on ICCA chips. Subcommands live in
+// cmd_*.cpp; this file owns global options, logging and exit codes.
+#include "framework/cli/options.hpp"
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#ifndef TESSERA_VERSION
+#error "TESSERA_VERSION must be defined by the build"
+#endif
+
+namespace tessera::cli {
+
+int exit_code(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::usage: return kExitUsage;
+    case ErrorKind::input: return kExitInput;
+    case ErrorKind::plugin: return kExitPlugin;
+    case ErrorKind::internal: return kExitInternal;
+  }
+  return kExitInternal;
+}
+
+Registry GlobalOptions::registry() const {
+  std::vector<std::filesystem::path> dirs(plugin_paths.begin(), plugin_paths.end());
+  return Registry::discover(plugin_search_dirs(dirs));
+}
+
+namespace {
+
+void setup_logging(const GlobalOptions& options) {
+  auto logger = spdlog::stderr_color_mt("tessera");
+  logger->set_pattern("%^%l%$: %v");
+  spdlog::set_default_logger(logger);
+  auto level = spdlog::level::from_str(options.log_level);
+  if (options.verbose == 1) level = std::min(level, spdlog::level::info);
+  if (options.verbose >= 2) level = spdlog::level::debug;
+  if (options.verbose >= 3) level = spdlog::level::trace;
+  spdlog::set_level(level);
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"Tessera: compile and simulate deep-learning models on inter-core-connected AI chips",
+               "tessera"};
+  app.set_version_flag("--version",
+                       std::string("tessera " TESSERA_VERSION " (plugin ABI ") +
+                           std::to_string(TESSERA_ABI_MAJOR) + "." +
+                           std::to_string(TESSERA_ABI_MINOR) + ", " + host_platform() + ")");
+  app.require_subcommand(1);
+  app.fallthrough();  // global options may follow the subcommand
+  GlobalOptions global;
+  app.add_option("--plugin-path", global.plugin_paths,
+                 "Directory searched for NAME.plugin.yaml first (repeatable)")
+      ->type_name("DIR");
+  app.add_option("--log-level", global.log_level, "trace, debug, info, warn, error or off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
+      ->capture_default_str();
+  app.add_flag("-v,--verbose", global.verbose, "More log output (repeat for more)");
+
+  Action action;
+  add_targets_command(app, global, action);
+  add_topology_command(app, global, action);
+  add_conformance_command(app, global, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  }
+  setup_logging(global);
+  return action();
+}
+
+}  // namespace
+}  // namespace tessera::cli
+
+int main(int argc, char** argv) {
+  using namespace tessera;
+  try {
+    return cli::run(argc, argv);
+  } catch (const Failure& f) {
+    std::cerr << "error: " << f.error().message << "\n";
+    return cli::exit_code(f.error().kind);
+  } catch (const std::exception& e) {
+    std::cerr << "internal error: " << e.what()
+              << "\n(this is a bug in Tessera; please report it with the command you ran)\n";
+    return cli::kExitInternal;
+  }
+}

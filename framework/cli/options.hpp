@@ -1,0 +1,41 @@
+// Options every subcommand shares, and the mapping of errors to exit codes (docs/cli.md).
+#pragma once
+
+#include "framework/common/status.hpp"
+#include "framework/plugin/registry.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace tessera::cli {
+
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitCheckFailed = 1,  // the job ran and found failures (e.g. conformance tests failed)
+  kExitUsage = 2,        // bad command line
+  kExitInput = 3,        // a file or value the user gave is wrong
+  kExitPlugin = 4,       // a plugin cannot be found, loaded or used
+  kExitInternal = 5,     // a bug in Tessera
+};
+
+int exit_code(ErrorKind kind);
+
+struct GlobalOptions {
+  std::vector<std::string> plugin_paths;
+  std::string log_level = "warn";
+  int verbose = 0;
+  bool force = false;  // allow overwriting outputs
+
+  Registry registry() const;
+};
+
+// A subcommand's action; returns an exit code or throws Failure.
+using Action = std::function<int()>;
+
+void add_targets_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_topology_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_conformance_command(CLI::App& app, const GlobalOptions& global, Action& action);
+
+}  // namespace tessera::cli

@@ -1,0 +1,189 @@
+#include "framework/plugin/chip.hpp"
+
+#include "framework/common/yaml_reader.hpp"
+
+#include <tessera/sdk/nearest.hpp>
+
+#include <algorithm>
+
+#include <boost/dll/runtime_symbol_info.hpp>
+
+#ifndef TESSERA_SOURCE_CHIPS_DIR
+#error "TESSERA_SOURCE_CHIPS_DIR must be defined by the build"
+#endif
+
+namespace fs = std::filesystem;
+
+namespace tessera {
+
+namespace {
+
+// Nested maps become dotted keys, lists get their index: {a: {b: 1}, c: [x, y]} →
+// a.b=1, c.0=x, c.1=y. Scalars are passed as written; the plugin parses them.
+// Depth is bounded: parameters are shallow, and a hostile file must not exhaust the stack.
+void flatten(const YamlNode& node, const std::string& prefix, ParamList& out, int depth = 0) {
+  constexpr int kMaxDepth = 16;
+  if (depth > kMaxDepth) throw node.fail("is nested more than 16 levels deep");
+  if (node.is_map()) {
+    for (const auto& [key, child] : node.entries())
+      flatten(child, prefix.empty() ? key : prefix + "." + key, out, depth + 1);
+  } else if (node.is_sequence()) {
+    auto items = node.items();
+    for (size_t i = 0; i < items.size(); ++i)
+      flatten(items[i], prefix + "." + std::to_string(i), out, depth + 1);
+  } else if (node.raw().IsNull()) {
+    throw node.fail("has no value");
+  } else {
+    out.items.emplace_back(prefix, node.as_string());
+  }
+}
+
+ChipSpec parse_chip(const YamlNode& root, const fs::path& file) {
+  std::vector<std::string> allowed = {"name", "description", "target"};
+  for (Interface i : kAllInterfaces) allowed.emplace_back(to_string(i));
+  if (!root.is_map()) throw root.fail("a chip file must be a YAML map");
+  root.only_keys(allowed);
+  ChipSpec chip;
+  chip.file = file;
+  chip.name = root.child("name").as_string();
+  chip.description = root.get_string("description", "");
+  chip.target = root.get_string("target", "");
+  for (Interface i : kAllInterfaces) {
+    std::string key(to_string(i));
+    if (!root.has(key)) continue;
+    YamlNode section = root.child(key);
+    ChipSection s;
+    s.params.base_dir = file.parent_path().string();
+    if (!section.raw().IsNull()) {
+      if (!section.is_map()) throw section.fail("expected a map of parameters");
+      for (const auto& [k, v] : section.entries()) {
+        if (k == "plugin") s.plugin = v.as_string();
+        else flatten(v, k, s.params);
+      }
+    }
+    if (s.plugin.empty() && chip.target.empty())
+      throw section.fail("names no plugin: add 'plugin: NAME' here or 'target: NAME' at the top");
+    chip.sections[i] = std::move(s);
+  }
+  return chip;
+}
+
+bool looks_like_path(const std::string& s) {
+  return s.find('/') != std::string::npos ||
+         (s.size() > 5 && s.compare(s.size() - 5, 5, ".yaml") == 0);
+}
+
+std::vector<fs::path> preset_files(const Manifest& target) {
+  std::vector<fs::path> dirs;
+  if (!target.chips_dir.empty()) dirs.push_back(target.chips_dir);
+  for (const auto& d : shared_chip_dirs()) dirs.push_back(d);
+  std::vector<fs::path> files;
+  for (const auto& dir : dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    std::vector<fs::path> here;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+      if (e.path().extension() == ".yaml") here.push_back(e.path());
+    std::sort(here.begin(), here.end());
+    for (const auto& f : here) {
+      if (dir != target.chips_dir) {
+        // A shared chip belongs to the target whose name it gives (cheap check without plugins).
+        auto chip = read_chip(f);
+        if (!chip || chip->target != target.name) continue;
+      }
+      files.push_back(f);
+    }
+  }
+  return files;
+}
+
+}  // namespace
+
+std::string ChipSpec::plugin_for(Interface i) const {
+  auto it = sections.find(i);
+  if (it != sections.end() && !it->second.plugin.empty()) return it->second.plugin;
+  return target;
+}
+
+ParamList ChipSpec::params_for(Interface i) const {
+  ParamList params;
+  auto it = sections.find(i);
+  if (it != sections.end()) params = it->second.params;
+  if (!file.empty()) params.base_dir = file.parent_path().string();
+  if (i == Interface::topology && !name.empty()) {
+    bool has_name = std::any_of(params.items.begin(), params.items.end(),
+                                [](const auto& kv) { return kv.first == "name"; });
+    if (!has_name) params.items.emplace_back("name", name);
+  }
+  return params;
+}
+
+namespace {
+
+Result<ChipSpec> from_root(Result<YamlNode> root, const fs::path& file) {
+  if (!root) return root.error();
+  try {
+    return parse_chip(*root, fs::absolute(file).lexically_normal());
+  } catch (const Failure& f) {
+    return f.error();
+  }
+}
+
+}  // namespace
+
+Result<ChipSpec> read_chip(const fs::path& file) {
+  return from_root(YamlNode::load_file(file.string()), file);
+}
+
+Result<ChipSpec> parse_chip_text(const std::string& text, const fs::path& file) {
+  return from_root(YamlNode::load_string(text, file.string()), file);
+}
+
+std::vector<fs::path> shared_chip_dirs() {
+  std::vector<fs::path> dirs;
+  boost::dll::fs::error_code ec;
+  auto exe = boost::dll::program_location(ec);
+  if (!ec) dirs.push_back(fs::path(exe.string()).parent_path() / ".." / "share" / "tessera" / "chips");
+  dirs.push_back(TESSERA_SOURCE_CHIPS_DIR);
+  return dirs;
+}
+
+std::vector<std::string> chip_presets(const Manifest& target) {
+  std::vector<std::string> names;
+  for (const auto& f : preset_files(target)) {
+    std::string stem = f.stem().string();
+    if (std::find(names.begin(), names.end(), stem) == names.end()) names.push_back(stem);
+  }
+  return names;
+}
+
+Result<ChipSpec> resolve_chip(const std::string& chip, const Manifest& target) {
+  if (looks_like_path(chip)) {
+    auto spec = read_chip(chip);
+    if (spec && spec->target.empty()) spec->target = target.name;
+    return spec;
+  }
+  std::string wanted = chip.empty() ? target.default_chip : chip;
+  if (wanted.empty()) {
+    ChipSpec empty;  // the plugin's built-in defaults
+    empty.target = target.name;
+    return empty;
+  }
+  for (const auto& f : preset_files(target))
+    if (f.stem() == wanted) {
+      auto spec = read_chip(f);
+      if (spec && spec->target.empty()) spec->target = target.name;
+      return spec;
+    }
+  std::vector<std::string> names = chip_presets(target);
+  std::string message = "unknown chip '" + wanted + "' for target '" + target.name + "'";
+  std::string near = sdk::nearest(wanted, names);
+  if (!near.empty()) message += "; did you mean '" + near + "'?";
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  message += list.empty() ? " This target has no presets; give a chip file path."
+                          : " Presets: " + list + " (or give a chip file path).";
+  return input_error(message, StatusCode::not_found);
+}
+
+}  // namespace tessera

@@ -1,0 +1,56 @@
+// Chip files (configs/chips/*.yaml, a plugin's NAME.chips/*.yaml): which plugin serves each
+// interface and with what parameters. The parsed spec (ChipSpec) is separate from the objects the
+// plugins build from it.
+//
+//   name: ipu-mk2                 # shown in reports
+//   description: one line
+//   target: ipu_alltoall          # default plugin for every interface
+//   topology: {cores_per_chip: 1472, hbm: {controllers: 4}}   # params, flattened: hbm.controllers
+//   memory_model: {plugin: hbm_dramsim, config: hbm3e_8hi.ini} # `plugin` overrides `target`
+#pragma once
+
+#include "framework/common/status.hpp"
+#include "framework/plugin/interface.hpp"
+#include "framework/plugin/library.hpp"
+#include "framework/plugin/manifest.hpp"
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+struct ChipSection {
+  std::string plugin;  // empty: the chip's target
+  ParamList params;
+};
+
+struct ChipSpec {
+  std::filesystem::path file;  // empty for the built-in empty chip
+  std::string name;
+  std::string description;
+  std::string target;
+  std::map<Interface, ChipSection> sections;
+
+  // The plugin that serves `i` (the section's override or the target).
+  std::string plugin_for(Interface i) const;
+  // The parameters for `i`; for the topology the chip's name is passed as `name`.
+  ParamList params_for(Interface i) const;
+};
+
+Result<ChipSpec> read_chip(const std::filesystem::path& file);
+// The same from text; `file` labels errors and anchors relative paths.
+Result<ChipSpec> parse_chip_text(const std::string& text, const std::filesystem::path& file);
+
+// Directories of shared chip files (configs/chips installed, and in the source tree).
+std::vector<std::filesystem::path> shared_chip_dirs();
+
+// Presets visible for `target`: its own NAME.chips/ and the shared ones whose target matches.
+std::vector<std::string> chip_presets(const Manifest& target);
+
+// `chip` is a file path (contains '/' or ends in .yaml) or a preset name; empty means the target's
+// default chip. An unknown preset lists the valid ones and the nearest.
+Result<ChipSpec> resolve_chip(const std::string& chip, const Manifest& target);
+
+}  // namespace tessera

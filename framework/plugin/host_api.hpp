@@ -1,0 +1,32 @@
+// The host side of the ABI's host API: statuses made for plugins, plugin log lines routed to spdlog,
+// and the conversion of a returned status into a framework Error.
+#pragma once
+
+#include "framework/common/status.hpp"
+
+#include <tessera/plugin_abi.h>
+
+#include <optional>
+#include <string>
+
+namespace tessera {
+
+// The host API handed to every plugin. Static storage: valid for the life of the process.
+const tessera_host_api* host_api();
+
+// Takes ownership of `status` (frees it). NULL → nullopt. The message is prefixed with `context`.
+std::optional<Error> take_status(tessera_status* status, const std::string& context);
+
+// Names the plugin being called on this thread, so its log lines are attributed to it.
+class CurrentPlugin {
+ public:
+  explicit CurrentPlugin(const std::string& name);
+  ~CurrentPlugin();
+  CurrentPlugin(const CurrentPlugin&) = delete;
+  CurrentPlugin& operator=(const CurrentPlugin&) = delete;
+
+ private:
+  const std::string* previous_;
+};
+
+}  // namespace tessera

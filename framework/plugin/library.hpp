@@ -1,0 +1,75 @@
+// A loaded plugin library: its manifest, the Boost.DLL handle and the validated descriptor.
+//
+// LIFETIME: every object a plugin creates holds a shared_ptr to its PluginLibrary, so the code of
+// the object's methods (and of its `release`) stays mapped until the last object is gone. The
+// library is unloaded when the last PluginLibrary reference drops.
+#pragma once
+
+#include "framework/common/status.hpp"
+#include "framework/plugin/host_api.hpp"
+#include "framework/plugin/manifest.hpp"
+
+#include <tessera/plugin_abi.h>
+
+#include <boost/dll/shared_library.hpp>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessera {
+
+// Parameters for an object's constructor, owned by the host (converted to tessera_params).
+struct ParamList {
+  std::vector<std::pair<std::string, std::string>> items;
+  std::string base_dir;
+};
+
+class PluginLibrary {
+ public:
+  // Checks the manifest against this host (ABI major, platform), loads the library, calls
+  // tessera_plugin_query and checks the descriptor against the manifest. Each failure has its own
+  // message naming the file and what to do.
+  static Result<std::shared_ptr<PluginLibrary>> load(const Manifest& manifest);
+
+  const Manifest& manifest() const { return manifest_; }
+  const std::string& name() const { return manifest_.name; }
+  const tessera_plugin_descriptor& descriptor() const { return *descriptor_; }
+  // The entry point, for tests that check it is idempotent.
+  tessera_plugin_query_fn query_function() const { return query_; }
+
+  // Runs a call into the plugin: attributes its log lines, catches anything thrown across the C
+  // boundary (a plugin bug), and converts the returned status. `what` names the call in errors.
+  template <class Call>
+  Status call(const std::string& what, Call&& call_plugin) const;
+
+ private:
+  PluginLibrary() = default;
+  Status check_descriptor() const;
+
+  Manifest manifest_;
+  boost::dll::shared_library library_;
+  tessera_plugin_query_fn query_ = nullptr;
+  const tessera_plugin_descriptor* descriptor_ = nullptr;
+};
+
+// Defined here because it is a template; the non-template part lives in library.cpp.
+Status finish_plugin_call(const PluginLibrary& library, const std::string& what,
+                          tessera_status* status, const char* exception_what, bool threw);
+
+template <class Call>
+Status PluginLibrary::call(const std::string& what, Call&& call_plugin) const {
+  CurrentPlugin attribute(name());
+  tessera_status* status = nullptr;
+  try {
+    status = call_plugin();
+  } catch (const std::exception& e) {
+    return finish_plugin_call(*this, what, nullptr, e.what(), true);
+  } catch (...) {
+    return finish_plugin_call(*this, what, nullptr, nullptr, true);
+  }
+  return finish_plugin_call(*this, what, status, nullptr, false);
+}
+
+}  // namespace tessera

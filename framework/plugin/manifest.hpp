@@ -1,0 +1,40 @@
+// NAME.plugin.yaml: what a plugin is, read BEFORE its library is loaded, so a plugin for another
+// ABI or platform is refused without running any of its code.
+#pragma once
+
+#include "framework/common/status.hpp"
+#include "framework/plugin/interface.hpp"
+
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+struct Manifest {
+  std::filesystem::path file;     // the manifest itself
+  std::string name;
+  std::string version;
+  std::string description;
+  std::vector<std::string> aliases;
+  std::filesystem::path library;  // absolute
+  uint32_t abi_major = 0;
+  uint32_t abi_minor = 0;
+  std::string platform;
+  std::set<Interface> provides;
+  std::string default_chip;       // may be empty
+  std::filesystem::path chips_dir;  // absolute; empty when the plugin ships no presets
+
+  bool provides_interface(Interface i) const { return provides.count(i) != 0; }
+};
+
+// Reads and validates a manifest. Errors name the file, line and key.
+Result<Manifest> read_manifest(const std::filesystem::path& file);
+// The same from text; `file` locates the library and presets and labels errors.
+Result<Manifest> parse_manifest(const std::string& text, const std::filesystem::path& file);
+
+// The platform string this host was built for, e.g. "linux-x86_64".
+std::string host_platform();
+
+}  // namespace tessera

@@ -1,0 +1,133 @@
+// Host-side handles to plugin objects: each keeps its library loaded, releases its object exactly
+// once, and turns the C vtable into guarded C++ calls that return Result.
+#pragma once
+
+#include "framework/common/status.hpp"
+#include "framework/plugin/interface.hpp"
+#include "framework/plugin/library.hpp"
+
+#include <tessera/plugin_abi.h>
+
+#include <cstddef>
+#include <memory>
+#include <utility>
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+// True when `object` (a vtable starting with struct_size) has a non-NULL slot `field`.
+#define TESSERA_HAS_SLOT(object, Type, field) \
+  ((object)->struct_size >= offsetof(Type, field) + sizeof((object)->field) && (object)->field)
+
+template <class CApi>
+class PluginObject {
+ public:
+  PluginObject(std::shared_ptr<const PluginLibrary> library, CApi* object)
+      : library_(std::move(library)), object_(object) {}
+  PluginObject(PluginObject&& other) noexcept
+      : library_(std::move(other.library_)), object_(std::exchange(other.object_, nullptr)) {}
+  PluginObject& operator=(PluginObject&& other) noexcept {
+    if (this != &other) {
+      reset();
+      library_ = std::move(other.library_);
+      object_ = std::exchange(other.object_, nullptr);
+    }
+    return *this;
+  }
+  PluginObject(const PluginObject&) = delete;
+  PluginObject& operator=(const PluginObject&) = delete;
+  ~PluginObject() { reset(); }
+
+  CApi* raw() const { return object_; }
+  const PluginLibrary& library() const { return *library_; }
+
+ protected:
+  template <class Call>
+  Status call(const std::string& what, Call&& c) const {
+    return library_->call(what, std::forward<Call>(c));
+  }
+
+ private:
+  void reset() {
+    // The object is released while library_ still holds the library: release() is plugin code.
+    if (object_ != nullptr && object_->release != nullptr) {
+      CApi* object = std::exchange(object_, nullptr);
+      (void)library_->call("release", [&]() -> tessera_status* {
+        object->release(object);
+        return nullptr;
+      });
+    }
+  }
+
+  // Declared before object_, so it is destroyed after it (members die in reverse order).
+  std::shared_ptr<const PluginLibrary> library_;
+  CApi* object_ = nullptr;
+};
+
+// The C++ view of Topology answers; strings copied out of the plugin.
+struct TopologyInfo {
+  std::string name;
+  uint32_t num_cores = 0, num_endpoints = 0, num_links = 0, num_chips = 0, num_levels = 0;
+  uint64_t sram_bytes_per_core = 0;
+  double sram_bytes_per_s = 0, clock_hz = 0;
+};
+struct Endpoint {
+  uint32_t index = 0;
+  tessera_endpoint_kind kind = TESSERA_ENDPOINT_CORE;
+  uint32_t chip = 0;
+  int32_t x = -1, y = -1;
+  uint32_t level = 0, parent = UINT32_MAX;
+  uint64_t memory_bytes = 0;
+  std::string name;
+};
+struct Link {
+  uint32_t index = 0, src = 0, dst = 0;
+  tessera_link_class link_class = TESSERA_LINK_ON_CHIP;
+  uint32_t network = 0;
+  double bytes_per_s = 0, latency_s = 0;
+};
+struct Level {
+  std::string name;
+  uint32_t fanout = 0, nodes = 0;
+  uint64_t memory_bytes = 0;
+  double down_bytes_per_s = 0, up_bytes_per_s = 0;
+};
+
+const char* to_string(tessera_endpoint_kind kind);
+const char* to_string(tessera_link_class link_class);
+const char* dtype_name(uint32_t dtype);
+
+class Topology : public PluginObject<tessera_topology> {
+ public:
+  using PluginObject::PluginObject;
+  Result<TopologyInfo> info() const;
+  Result<double> peak_flops_per_s(uint32_t dtype) const;
+  Result<Endpoint> endpoint(uint32_t index) const;
+  Result<Link> link(uint32_t index) const;
+  Result<std::vector<uint32_t>> route(uint32_t src, uint32_t dst) const;
+  Result<Level> level(uint32_t index) const;
+};
+
+using CostModel = PluginObject<tessera_cost_model>;
+using Partitioner = PluginObject<tessera_partitioner>;
+using LayoutMapper = PluginObject<tessera_layout_mapper>;
+using CodeGen = PluginObject<tessera_codegen>;
+using MemoryModel = PluginObject<tessera_memory_model>;
+
+// Constructs one object of `library`'s interface I from `params`. Errors: the plugin does not
+// provide the interface; the constructor failed (its message, usually naming a parameter).
+Result<Topology> create_topology(std::shared_ptr<const PluginLibrary> library,
+                                 const ParamList& params);
+Result<CostModel> create_cost_model(std::shared_ptr<const PluginLibrary> library,
+                                    const ParamList& params);
+Result<Partitioner> create_partitioner(std::shared_ptr<const PluginLibrary> library,
+                                       const ParamList& params);
+Result<LayoutMapper> create_layout_mapper(std::shared_ptr<const PluginLibrary> library,
+                                          const ParamList& params);
+Result<CodeGen> create_codegen(std::shared_ptr<const PluginLibrary> library,
+                               const ParamList& params);
+Result<MemoryModel> create_memory_model(std::shared_ptr<const PluginLibrary> library,
+                                        const ParamList& params);
+
+}  // namespace tessera

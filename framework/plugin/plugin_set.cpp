@@ -1,0 +1,29 @@
+#include "framework/plugin/plugin_set.hpp"
+
+namespace tessera {
+
+Result<std::shared_ptr<const PluginLibrary>> PluginSet::library(const std::string& target) {
+  auto manifest = registry_.resolve(target);
+  if (!manifest) return manifest.error();
+  auto it = loaded_.find(manifest->library.string());
+  if (it != loaded_.end()) return it->second;
+  auto lib = PluginLibrary::load(*manifest);
+  if (!lib) return lib.error();
+  std::shared_ptr<const PluginLibrary> shared = *lib;
+  loaded_[manifest->library.string()] = shared;
+  return shared;
+}
+
+Result<Topology> PluginSet::topology(const ChipSpec& chip) {
+  auto lib = library(chip.plugin_for(Interface::topology));
+  if (!lib) return lib.error();
+  auto topology = create_topology(*lib, chip.params_for(Interface::topology));
+  if (!topology && !chip.file.empty()) {
+    Error e = topology.error();
+    e.message = chip.file.string() + ": topology: " + e.message;
+    return e;
+  }
+  return topology;
+}
+
+}  // namespace tessera

@@ -1,0 +1,262 @@
+#include "topology.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <sstream>
+
+namespace tessera::plugins::mesh {
+
+namespace {
+
+// Wormhole B0 [Y: wormhole_b0_80_arch.yaml]: functional_workers and the 12 DRAM channels, paired
+// into 6 controllers of 3 NoC tiles each.
+constexpr const char* kWorkers = "x=1-4,6-9 y=1-5,7-11";
+constexpr const char* kDramTiles =
+    "0-0 0-1 0-11; 0-5 0-6 0-7; 5-0 5-1 5-11; 5-2 5-9 5-10; 5-3 5-4 5-8; 5-5 5-6 5-7";
+// fp32, fp16, bf16, fp8, int8, int32, fp64 [V, see topology.hpp]
+constexpr FlopsPerCycle::Table kFlopsPerCycle = {64, 4096, 4096, 4096, 0, 0, 0};
+constexpr int64_t kMaxGridSide = 256;
+
+[[noreturn]] void fail(const std::string& key, const std::string& what) {
+  throw sdk::invalid_argument("parameter '" + key + "': " + what);
+}
+
+// Pieces of `text` separated by any of `separators`, empty pieces dropped.
+std::vector<std::string> split(const std::string& text, const std::string& separators) {
+  std::vector<std::string> pieces;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find_first_of(separators, start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) pieces.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return pieces;
+}
+
+int32_t parse_coordinate(const std::string& key, const std::string& token) {
+  if (token.empty() || token.size() > 4 ||
+      !std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    fail(key, "'" + token + "' is not a grid coordinate");
+  return std::stoi(token);
+}
+
+// "1-4,6" -> 1 2 3 4 6
+std::vector<int32_t> parse_ranges(const std::string& key, const std::string& text) {
+  std::vector<int32_t> values;
+  for (const std::string& item : split(text, ",")) {
+    std::vector<std::string> ends = split(item, "-");
+    if (ends.empty() || ends.size() > 2 || item.front() == '-' || item.back() == '-')
+      fail(key, "'" + item + "' is not a coordinate or a range a-b");
+    int32_t first = parse_coordinate(key, ends.front());
+    int32_t last = parse_coordinate(key, ends.back());
+    if (last < first) fail(key, "range '" + item + "' runs backwards");
+    for (int32_t v = first; v <= last; ++v) values.push_back(v);
+  }
+  if (values.empty()) fail(key, "empty coordinate list");
+  return values;
+}
+
+std::string node_name(Node n) {
+  return std::to_string(n.x) + "-" + std::to_string(n.y);
+}
+
+}  // namespace
+
+std::vector<Node> parse_rectangles(const std::string& key, const std::string& text) {
+  std::vector<Node> nodes;
+  for (const std::string& rectangle : split(text, ";")) {
+    std::vector<std::string> axes = split(rectangle, " \t");
+    if (axes.size() != 2 || axes[0].rfind("x=", 0) != 0 || axes[1].rfind("y=", 0) != 0)
+      fail(key, "'" + rectangle + "' is not of the form 'x=RANGES y=RANGES'");
+    for (int32_t y : parse_ranges(key, axes[1].substr(2)))
+      for (int32_t x : parse_ranges(key, axes[0].substr(2))) nodes.push_back({x, y});
+  }
+  if (nodes.empty()) fail(key, "lists no tiles");
+  std::sort(nodes.begin(), nodes.end(),
+            [](Node a, Node b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
+  auto twice = std::adjacent_find(nodes.begin(), nodes.end());
+  if (twice != nodes.end()) fail(key, "tile " + node_name(*twice) + " is listed twice");
+  return nodes;
+}
+
+std::vector<std::vector<Node>> parse_controllers(const std::string& key, const std::string& text) {
+  std::vector<std::vector<Node>> controllers;
+  for (const std::string& controller : split(text, ";")) {
+    std::vector<Node> tiles;
+    for (const std::string& tile : split(controller, " \t,")) {
+      std::vector<std::string> xy = split(tile, "-");
+      if (xy.size() != 2 || tile.front() == '-' || tile.back() == '-')
+        fail(key, "'" + tile + "' is not a tile 'x-y'");
+      tiles.push_back({parse_coordinate(key, xy[0]), parse_coordinate(key, xy[1])});
+    }
+    if (!tiles.empty()) controllers.push_back(std::move(tiles));
+  }
+  if (controllers.empty()) fail(key, "lists no controllers");
+  return controllers;
+}
+
+MeshTopology::MeshTopology(const sdk::Params& params) : TableTopology(params, 1e9, kFlopsPerCycle) {
+  read_params(params);
+  check_placement();
+  build();
+}
+
+void MeshTopology::read_params(const sdk::Params& params) {
+  name_ = params.get_string("name", "wormhole-n150");
+  grid_x_ = get_count(params, "grid.x_size", 10, kMaxGridSide);
+  grid_y_ = get_count(params, "grid.y_size", 12, kMaxGridSide);
+  cores_ = parse_rectangles("workers", params.get_string("workers", kWorkers));
+  dram_tiles_ = parse_controllers("dram.tiles", params.get_string("dram.tiles", kDramTiles));
+  dram_bytes_per_s_ = params.get_double("dram.bytes_per_s", 288e9, 0.0);
+  link_bytes_per_s_ = params.get_double("link_bytes_per_cycle", 32, 0.0) * clock_hz_;
+  hop_latency_s_ = params.get_non_negative("hop_latency_cycles", 9) / clock_hz_;
+  niu_latency_s_ = params.get_non_negative("niu_latency_cycles", 5) / clock_hz_;
+  sram_bytes_per_core_ = static_cast<uint64_t>(params.get_int("sram_bytes_per_core", 1499136, 1));
+  sram_bytes_per_cycle_ = params.get_double("sram.bytes_per_cycle", 256, 0.0);
+}
+
+// Every tile inside the grid, and no grid node holding two tiles.
+void MeshTopology::check_placement() const {
+  std::map<std::pair<int32_t, int32_t>, std::string> owner;
+  auto claim = [&](const std::string& key, Node n, const std::string& who) {
+    if (n.x >= static_cast<int32_t>(grid_x_) || n.y >= static_cast<int32_t>(grid_y_))
+      fail(key, "tile " + node_name(n) + " is outside the " + std::to_string(grid_x_) + "x" +
+                    std::to_string(grid_y_) + " grid ('grid.x_size', 'grid.y_size')");
+    auto [it, fresh] = owner.emplace(std::make_pair(n.x, n.y), who);
+    if (!fresh) fail(key, "tile " + node_name(n) + " is already used by " + it->second);
+  };
+  for (Node n : cores_) claim("workers", n, "a worker");
+  for (size_t c = 0; c < dram_tiles_.size(); ++c)
+    for (Node n : dram_tiles_[c]) claim("dram.tiles", n, "DRAM controller " + std::to_string(c));
+}
+
+void MeshTopology::build() {
+  for (uint32_t y = 0; y < grid_y_; ++y)
+    for (uint32_t x = 0; x < grid_x_; ++x)
+      grid_.push_back({static_cast<int32_t>(x), static_cast<int32_t>(y)});
+  add_endpoints();
+  add_links();
+}
+
+void MeshTopology::add_endpoints() {
+  for (Node n : cores_)
+    tables_.add_endpoint(flat_endpoint(TESSERA_ENDPOINT_CORE, 0, n.x, n.y, sram_bytes_per_core_),
+                         "tensix " + node_name(n));
+  first_dram_ = tables_.num_endpoints();
+  for (size_t c = 0; c < dram_tiles_.size(); ++c) {
+    Node first = dram_tiles_[c].front();
+    tables_.add_endpoint(flat_endpoint(TESSERA_ENDPOINT_MEMORY_CONTROLLER, 0, first.x, first.y, 0),
+                         "dram " + std::to_string(c));
+  }
+  first_router_ = tables_.num_endpoints();
+  for (uint32_t noc = 0; noc < 2; ++noc)
+    for (Node n : grid_)
+      tables_.add_endpoint(flat_endpoint(TESSERA_ENDPOINT_ROUTER, 0, n.x, n.y, 0),
+                           "noc" + std::to_string(noc) + " r(" + std::to_string(n.x) + "," +
+                               std::to_string(n.y) + ")");
+}
+
+void MeshTopology::add_links() {
+  double dram_link_bytes_per_s =
+      std::min(link_bytes_per_s_, dram_bytes_per_s_ / static_cast<double>(dram_tiles_.size()));
+  for (uint32_t noc = 0; noc < 2; ++noc) {
+    for (uint32_t core = 0; core < cores_.size(); ++core)
+      tables_.add_duplex(core, router(noc, cores_[core]), TESSERA_LINK_ON_CHIP, noc,
+                         link_bytes_per_s_, niu_latency_s_);
+    for (uint32_t c = 0; c < dram_tiles_.size(); ++c)
+      for (Node tile : dram_tiles_[c])
+        tables_.add_duplex(dram_controller(c), router(noc, tile), TESSERA_LINK_MEMORY, noc,
+                           dram_link_bytes_per_s, niu_latency_s_);
+    // A 1-wide axis has no links along it (they would loop back to the same router).
+    for (Node n : grid_) {
+      if (grid_x_ > 1)
+        tables_.add_link(router(noc, n), router(noc, neighbour(noc, n, true)), TESSERA_LINK_ON_CHIP,
+                         noc, link_bytes_per_s_, hop_latency_s_);
+      if (grid_y_ > 1)
+        tables_.add_link(router(noc, n), router(noc, neighbour(noc, n, false)),
+                         TESSERA_LINK_ON_CHIP, noc, link_bytes_per_s_, hop_latency_s_);
+    }
+  }
+}
+
+tessera_topology_info MeshTopology::info() const {
+  return make_info(tables_, static_cast<uint32_t>(cores_.size()), 1, 0, sram_bytes_per_core_,
+                   sram_bytes_per_cycle_ * clock_hz_, clock_hz_, name_);
+}
+
+// NoC0 moves towards +x/+y, NoC1 towards -x/-y, wrapping around the torus.
+Node MeshTopology::neighbour(uint32_t noc, Node n, bool along_x) const {
+  int32_t step = noc == 0 ? 1 : -1;
+  auto wrap = [](int32_t v, uint32_t size) {
+    auto side = static_cast<int32_t>(size);
+    return (v + side) % side;
+  };
+  if (along_x) return {wrap(n.x + step, grid_x_), n.y};
+  return {n.x, wrap(n.y + step, grid_y_)};
+}
+
+uint32_t MeshTopology::hops(uint32_t noc, Node from, Node to) const {
+  auto forward = [](int32_t a, int32_t b, uint32_t size) {
+    return static_cast<uint32_t>((b - a + static_cast<int32_t>(size)) % static_cast<int32_t>(size));
+  };
+  if (noc == 0) return forward(from.x, to.x, grid_x_) + forward(from.y, to.y, grid_y_);
+  return forward(to.x, from.x, grid_x_) + forward(to.y, from.y, grid_y_);
+}
+
+MeshTopology::Attachment MeshTopology::attachment(uint32_t endpoint) const {
+  if (endpoint < first_dram_) return {std::span<const Node>(&cores_[endpoint], 1), -1, false};
+  if (endpoint < first_router_) return {dram_tiles_[endpoint - first_dram_], -1, false};
+  uint32_t index = endpoint - first_router_;
+  return {std::span<const Node>(&grid_[index % grid_nodes()], 1),
+          static_cast<int>(index / grid_nodes()), true};
+}
+
+// Fewest router hops over every NoC and tile pair the endpoints allow; ties keep the first found,
+// so NoC0 beats NoC1 and earlier-listed DRAM tiles beat later ones.
+MeshTopology::Choice MeshTopology::choose(const Attachment& src, const Attachment& dst) const {
+  Choice best;
+  uint32_t best_hops = std::numeric_limits<uint32_t>::max();
+  for (uint32_t noc = 0; noc < 2; ++noc) {
+    if ((src.noc >= 0 && src.noc != static_cast<int>(noc)) ||
+        (dst.noc >= 0 && dst.noc != static_cast<int>(noc)))
+      continue;
+    for (Node from : src.nodes)
+      for (Node to : dst.nodes)
+        if (uint32_t h = hops(noc, from, to); h < best_hops) best_hops = h, best = {noc, from, to};
+  }
+  if (best_hops == std::numeric_limits<uint32_t>::max())
+    throw sdk::invalid_argument("no route between routers of different NoCs");
+  return best;
+}
+
+// Router-to-router links of one dimension-ordered route (tt-npe order: NoC0 x then y, NoC1 y
+// then x).
+void MeshTopology::walk(const Choice& choice, std::vector<uint32_t>& links) const {
+  Node at = choice.from;
+  auto move = [&](bool along_x) {
+    Node next = neighbour(choice.noc, at, along_x);
+    links.push_back(tables_.link_between(router(choice.noc, at), router(choice.noc, next)));
+    at = next;
+  };
+  bool x_first = choice.noc == 0;
+  for (int pass = 0; pass < 2; ++pass, x_first = !x_first) {
+    if (x_first)
+      while (at.x != choice.to.x) move(true);
+    else
+      while (at.y != choice.to.y) move(false);
+  }
+}
+
+void MeshTopology::route(uint32_t src, uint32_t dst, std::vector<uint32_t>& links) const {
+  if (src == dst) return;
+  Attachment from = attachment(src);
+  Attachment to = attachment(dst);
+  Choice choice = choose(from, to);
+  if (!from.is_router) links.push_back(tables_.link_between(src, router(choice.noc, choice.from)));
+  walk(choice, links);
+  if (!to.is_router) links.push_back(tables_.link_between(router(choice.noc, choice.to), dst));
+}
+
+}  // namespace tessera::plugins::mesh

@@ -1,0 +1,210 @@
+#include "topology.hpp"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "common/preset_params.hpp"
+#include "common/topology_builder.hpp"
+
+namespace tessera::plugins::mesh {
+namespace {
+
+using Values = std::map<std::string, std::string>;
+
+MeshTopology make(Values values = {}) {
+  return build_topology<MeshTopology>(std::move(values));
+}
+
+// Wormhole cores are numbered row-major over x=1-4,6-9, y=1-5,7-11.
+uint32_t wormhole_core(int32_t x, int32_t y) {
+  uint32_t column = static_cast<uint32_t>(x <= 4 ? x - 1 : x - 2);
+  uint32_t row = static_cast<uint32_t>(y <= 5 ? y - 1 : y - 2);
+  return row * 8 + column;
+}
+
+// Router -> router links of a core -> core route, and the NoC it took.
+std::pair<size_t, uint32_t> hops_and_noc(const MeshTopology& t, uint32_t src, uint32_t dst) {
+  std::vector<uint32_t> links = checked_route(t, src, dst);
+  if (links.size() < 2) return {0, UINT32_MAX};
+  return {links.size() - 2, t.link(links.front()).network};
+}
+
+TEST(Defaults, DescribeWormholeB0) {
+  MeshTopology t = make();
+  tessera_topology_info info = t.info();
+  EXPECT_STREQ(info.name, "wormhole-n150");
+  EXPECT_EQ(info.num_cores, 80u);
+  EXPECT_EQ(info.num_chips, 1u);
+  EXPECT_EQ(info.sram_bytes_per_core, 1499136u);
+  EXPECT_DOUBLE_EQ(info.clock_hz, 1e9);
+  EXPECT_DOUBLE_EQ(info.sram_bytes_per_s, 256e9);
+  EXPECT_EQ(info.num_endpoints, 80u + 6 + 2 * 120);
+  // Per NoC: NIU links of 80 cores and 18 DRAM tiles both ways, one x and one y link per router.
+  EXPECT_EQ(info.num_links, 2u * (2 * 80 + 2 * 18 + 2 * 120));
+  EXPECT_DOUBLE_EQ(t.peak_flops_per_s(TESSERA_DTYPE_BF16), 4096e9);
+  EXPECT_DOUBLE_EQ(t.peak_flops_per_s(TESSERA_DTYPE_FP8), 4096e9);
+  EXPECT_DOUBLE_EQ(t.peak_flops_per_s(TESSERA_DTYPE_FP32), 64e9);
+  EXPECT_EQ(t.peak_flops_per_s(TESSERA_DTYPE_FP64), 0.0);
+}
+
+TEST(Endpoints, CoresFollowTheSocDescriptor) {
+  MeshTopology t = make();
+  EXPECT_STREQ(t.endpoint(0).name, "tensix 1-1");
+  EXPECT_STREQ(t.endpoint(7).name, "tensix 9-1");
+  EXPECT_STREQ(t.endpoint(79).name, "tensix 9-11");
+  EXPECT_EQ(t.endpoint(wormhole_core(6, 7)).x, 6);
+  EXPECT_EQ(t.endpoint(wormhole_core(6, 7)).y, 7);
+  tessera_endpoint dram = t.endpoint(t.dram_controller(3));
+  EXPECT_EQ(dram.kind, TESSERA_ENDPOINT_MEMORY_CONTROLLER);
+  EXPECT_EQ(dram.x, 5);
+  EXPECT_EQ(dram.y, 2);
+  tessera_endpoint r = t.endpoint(t.router(1, {3, 4}));
+  EXPECT_EQ(r.kind, TESSERA_ENDPOINT_ROUTER);
+  EXPECT_STREQ(r.name, "noc1 r(3,4)");
+}
+
+TEST(Routes, NeighbourTakesTheShorterNoc) {
+  MeshTopology t = make();
+  std::vector<uint32_t> east = checked_route(t, wormhole_core(1, 1), wormhole_core(2, 1));
+  ASSERT_EQ(east.size(), 3u);
+  EXPECT_EQ(t.link(east[0]).network, 0u);
+  EXPECT_DOUBLE_EQ(t.link(east[0]).latency_s, 5e-9);
+  EXPECT_DOUBLE_EQ(t.link(east[1]).latency_s, 9e-9);
+  EXPECT_DOUBLE_EQ(t.link(east[1]).bytes_per_s, 32e9);
+  EXPECT_EQ(hops_and_noc(t, wormhole_core(2, 1), wormhole_core(1, 1)),
+            (std::pair<size_t, uint32_t>{1, 1}));
+}
+
+TEST(Routes, WrapAroundTheTorus) {
+  MeshTopology t = make();
+  // 9 -> 0 -> 1 along +x on NoC0 (2 hops) beats 8 hops along -x on NoC1.
+  std::vector<uint32_t> r = checked_route(t, wormhole_core(9, 1), wormhole_core(1, 1));
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_EQ(t.link(r[1]).dst, t.router(0, {0, 1}));
+  // y: 11 -> 0 -> 1 on NoC0.
+  EXPECT_EQ(hops_and_noc(t, wormhole_core(1, 11), wormhole_core(1, 1)),
+            (std::pair<size_t, uint32_t>{2, 0}));
+  EXPECT_EQ(t.hops(1, {1, 1}, {9, 11}), 2u + 2u);
+}
+
+TEST(Routes, TieGoesToNoc0) {
+  MeshTopology t = make();
+  EXPECT_EQ(hops_and_noc(t, wormhole_core(1, 1), wormhole_core(6, 1)),
+            (std::pair<size_t, uint32_t>{5, 0}));
+  EXPECT_EQ(hops_and_noc(t, wormhole_core(6, 1), wormhole_core(1, 1)),
+            (std::pair<size_t, uint32_t>{5, 0}));
+  EXPECT_EQ(hops_and_noc(t, wormhole_core(2, 1), wormhole_core(2, 7)),
+            (std::pair<size_t, uint32_t>{6, 0}));
+}
+
+TEST(Routes, Noc1GoesMinusYThenMinusX) {
+  MeshTopology t = make();
+  // NoC0: 3 + 10 = 13 hops; NoC1: 2 (y 1 -> 0 -> 11) + 7 (x 1 -> 0 -> 9 ... -> 4) = 9.
+  std::vector<uint32_t> r = checked_route(t, wormhole_core(1, 1), wormhole_core(4, 11));
+  ASSERT_EQ(r.size(), 11u);
+  EXPECT_EQ(t.link(r[0]).network, 1u);
+  EXPECT_EQ(t.link(r[1]).dst, t.router(1, {1, 0}));
+  EXPECT_EQ(t.link(r[2]).dst, t.router(1, {1, 11}));
+  EXPECT_EQ(t.link(r[3]).dst, t.router(1, {0, 11}));
+  EXPECT_EQ(t.link(r[4]).dst, t.router(1, {9, 11}));
+}
+
+TEST(Routes, DramUsesTheNearestTile) {
+  MeshTopology t = make();
+  // Controller 0 sits at 0-0, 0-1, 0-11; from 1-1 the closest is 0-1, one hop -x on NoC1.
+  std::vector<uint32_t> r = checked_route(t, wormhole_core(1, 1), t.dram_controller(0));
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(t.link(r[1]).dst, t.router(1, {0, 1}));
+  tessera_link last = t.link(r[2]);
+  EXPECT_EQ(last.link_class, TESSERA_LINK_MEMORY);
+  EXPECT_DOUBLE_EQ(last.bytes_per_s, 32e9);  // min(32 B/cycle, 288 GB/s / 6)
+  // Back from the controller: 0-1 -> 1-1 is one hop +x on NoC0.
+  std::vector<uint32_t> back = checked_route(t, t.dram_controller(0), wormhole_core(1, 1));
+  ASSERT_EQ(back.size(), 3u);
+  EXPECT_EQ(t.link(back[0]).dst, t.router(0, {0, 1}));
+}
+
+TEST(Routes, EveryCoreReachesEveryCoreAndController) {
+  MeshTopology t = make();
+  std::vector<uint32_t> ends(80 + 6);
+  std::iota(ends.begin(), ends.end(), 0u);
+  EXPECT_EQ(check_routes(t, ends, ends), "");
+}
+
+TEST(Routes, RoutersOnlyReachTheirOwnNoc) {
+  MeshTopology t = make();
+  EXPECT_EQ(checked_route(t, t.router(0, {2, 2}), t.router(0, {4, 5})).size(), 5u);
+  EXPECT_EQ(checked_route(t, t.router(1, {2, 2}), wormhole_core(2, 2)).size(), 1u);
+  std::vector<uint32_t> links;
+  EXPECT_THROW(t.route(t.router(0, {2, 2}), t.router(1, {2, 2}), links), sdk::Error);
+}
+
+TEST(Routes, OneWideGridHasNoXLinks) {
+  MeshTopology t = make({{"grid.x_size", "1"},
+                         {"grid.y_size", "4"},
+                         {"workers", "x=0 y=0-2"},
+                         {"dram.tiles", "0-3"}});
+  EXPECT_EQ(t.info().num_links, 2u * (2 * 3 + 2 * 1 + 4));
+  std::vector<uint32_t> all(t.info().num_endpoints - 8);  // cores and the controller
+  std::iota(all.begin(), all.end(), 0u);
+  EXPECT_EQ(check_routes(t, all, all), "");
+}
+
+TEST(Params, CompactCoordinateLists) {
+  std::vector<Node> nodes = parse_rectangles("workers", "x=1-2 y=3; x=5 y=0");
+  EXPECT_EQ(nodes, (std::vector<Node>{{5, 0}, {1, 3}, {2, 3}}));
+  auto controllers = parse_controllers("dram.tiles", "0-0 0-1, 0-11;5-2");
+  ASSERT_EQ(controllers.size(), 2u);
+  EXPECT_EQ(controllers[0], (std::vector<Node>{{0, 0}, {0, 1}, {0, 11}}));
+  EXPECT_EQ(controllers[1], (std::vector<Node>{{5, 2}}));
+}
+
+TEST(Params, BadValuesNameTheirKey) {
+  auto error = [](Values v) { return construction_error<MeshTopology>(std::move(v)); };
+  auto has = [](const std::string& message, const std::string& part) {
+    return message.find(part) != std::string::npos;
+  };
+  EXPECT_TRUE(has(error({{"link_bytes_per_cycle", "-1"}}),
+                  "parameter 'link_bytes_per_cycle': must be greater than 0"));
+  EXPECT_TRUE(has(error({{"grid.x_size", "0"}}), "parameter 'grid.x_size': must be in [1,"));
+  EXPECT_TRUE(has(error({{"workers", "x=1-12 y=1"}}),
+                  "parameter 'workers': tile 10-1 is outside the 10x12 grid"));
+  EXPECT_TRUE(has(error({{"workers", "x=0 y=1"}}),
+                  "parameter 'dram.tiles': tile 0-1 is already used by a worker"));
+  EXPECT_TRUE(has(error({{"workers", "1-4 x 1-5"}}),
+                  "parameter 'workers': '1-4 x 1-5' is not of the form 'x=RANGES y=RANGES'"));
+  EXPECT_TRUE(
+      has(error({{"workers", "x=4-1 y=1"}}), "parameter 'workers': range '4-1' runs backwards"));
+  EXPECT_TRUE(
+      has(error({{"dram.tiles", "0-0 7"}}), "parameter 'dram.tiles': '7' is not a tile 'x-y'"));
+  EXPECT_TRUE(has(error({{"hop_latency_cycles", "-9"}}),
+                  "parameter 'hop_latency_cycles': must be at least 0"));
+  EXPECT_EQ(error({{"link_byte_per_cycle", "64"}}),
+            "topology: unknown parameter 'link_byte_per_cycle' (did you mean "
+            "'link_bytes_per_cycle'?)");
+}
+
+TEST(Presets, WormholeAndBlackholeBuild) {
+  for (const char* file : {"wormhole-n150", "blackhole-p150"}) {
+    Preset preset = load_preset(std::string(TESSERA_CHIPS_DIR) + "/" + file + ".yaml");
+    EXPECT_EQ(preset.target, "mesh_tenstorrent");
+    EXPECT_EQ(construction_error<MeshTopology>(preset.topology), "") << file;
+  }
+  MeshTopology bh =
+      make(load_preset(std::string(TESSERA_CHIPS_DIR) + "/blackhole-p150.yaml").topology);
+  EXPECT_STREQ(bh.info().name, "blackhole-p150");
+  EXPECT_EQ(bh.info().num_cores, 140u);
+  EXPECT_EQ(bh.info().num_endpoints, 140u + 8 + 2 * 17 * 12);
+  EXPECT_DOUBLE_EQ(bh.peak_flops_per_s(TESSERA_DTYPE_FP16), 4096 * 1.35e9);
+  std::vector<uint32_t> r = checked_route(bh, 0, 1);  // 1-2 -> 2-2
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_DOUBLE_EQ(bh.link(r[1]).bytes_per_s, 64 * 1.35e9);
+  // Controller 0 (0-0, 0-1, 0-11) from 1-2: 0-1 is 1 + 1 hops on NoC1.
+  std::vector<uint32_t> d = checked_route(bh, 0, bh.dram_controller(0));
+  ASSERT_EQ(d.size(), 4u);
+  EXPECT_DOUBLE_EQ(bh.link(d.back()).bytes_per_s, 512e9 / 8);
+}
+
+}  // namespace
+}  // namespace tessera::plugins::mesh

@@ -1,0 +1,103 @@
+# tessera_add_plugin(NAME
+#     VERSION x.y.z DESCRIPTION "one line"
+#     SOURCES src...  PROVIDES topology|cost_model|partitioner|layout_mapper|codegen|memory_model...
+#     [ALIASES name...] [DEFAULT_CHIP preset] [CHIPS_DIR dir] [MANIFEST_TEMPLATE file]
+#     [NO_CONFORMANCE_TEST])
+#
+# Builds NAME.so with hidden visibility, exporting only tessera_plugin_query (linker version
+# script), writes the manifest NAME.plugin.yaml beside it, copies the chip presets of CHIPS_DIR to
+# NAME.chips/, installs all three under lib/tessera/plugins, and adds the CTest `conformance.NAME`
+# (the tessera executable run as `tessera conformance --plugin NAME.so`).
+#
+# The code gets TESSERA_PLUGIN_NAME, TESSERA_PLUGIN_VERSION and TESSERA_PLUGIN_DESCRIPTION as
+# string macros, so the descriptor and the manifest cannot disagree.
+#
+# Variables read: TESSERA_PLUGIN_OUTPUT_DIR (default: current binary dir), TESSERA_EXECUTABLE (a
+# path or a generator expression; set by TesseraSDKConfig.cmake and by the Tessera build itself).
+include_guard(GLOBAL)
+
+set(TESSERA_SDK_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+set(TESSERA_ABI_MAJOR 1)
+set(TESSERA_ABI_MINOR 0)
+if(NOT TESSERA_SDK_VERSION)
+  set(TESSERA_SDK_VERSION "${PROJECT_VERSION}")
+endif()
+string(TOLOWER "${CMAKE_SYSTEM_NAME}-${CMAKE_SYSTEM_PROCESSOR}" TESSERA_PLATFORM)
+
+function(tessera_add_plugin NAME)
+  cmake_parse_arguments(PARSE_ARGV 1 TP "NO_CONFORMANCE_TEST"
+    "VERSION;DESCRIPTION;DEFAULT_CHIP;CHIPS_DIR;MANIFEST_TEMPLATE" "SOURCES;PROVIDES;ALIASES")
+  if(NOT NAME MATCHES "^[a-z0-9_]+$")
+    message(FATAL_ERROR "tessera_add_plugin: name '${NAME}' must match [a-z0-9_]+")
+  endif()
+  foreach(required VERSION DESCRIPTION SOURCES PROVIDES)
+    if(NOT TP_${required})
+      message(FATAL_ERROR "tessera_add_plugin(${NAME}): ${required} is required")
+    endif()
+  endforeach()
+  set(valid topology cost_model partitioner layout_mapper codegen memory_model)
+  foreach(p IN LISTS TP_PROVIDES)
+    if(NOT p IN_LIST valid)
+      message(FATAL_ERROR "tessera_add_plugin(${NAME}): PROVIDES '${p}' is not one of ${valid}")
+    endif()
+  endforeach()
+
+  set(out "${TESSERA_PLUGIN_OUTPUT_DIR}")
+  if(NOT out)
+    set(out "${CMAKE_CURRENT_BINARY_DIR}")
+  endif()
+  set(target tessera_plugin_${NAME})
+  add_library(${target} MODULE ${TP_SOURCES})
+  target_link_libraries(${target} PRIVATE TesseraSDK::headers)
+  target_compile_definitions(${target} PRIVATE
+    TESSERA_PLUGIN_NAME="${NAME}" TESSERA_PLUGIN_VERSION="${TP_VERSION}"
+    TESSERA_PLUGIN_DESCRIPTION="${TP_DESCRIPTION}")
+  set_target_properties(${target} PROPERTIES
+    PREFIX "" OUTPUT_NAME "${NAME}" SUFFIX ".so"
+    LIBRARY_OUTPUT_DIRECTORY "${out}"
+    CXX_VISIBILITY_PRESET hidden C_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  target_link_options(${target} PRIVATE
+    "LINKER:--version-script=${TESSERA_SDK_CMAKE_DIR}/plugin.version-script")
+  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS
+    "${TESSERA_SDK_CMAKE_DIR}/plugin.version-script")
+
+  # Manifest
+  set(TP_NAME "${NAME}")
+  set(TP_LIBRARY "${NAME}.so")
+  list(JOIN TP_PROVIDES ", " TP_PROVIDES_YAML)
+  list(JOIN TP_ALIASES ", " TP_ALIASES_YAML)
+  set(TP_CHIPS "")
+  if(TP_CHIPS_DIR)
+    set(TP_CHIPS "${NAME}.chips")
+  endif()
+  set(template "${TP_MANIFEST_TEMPLATE}")
+  if(NOT template)
+    set(template "${TESSERA_SDK_CMAKE_DIR}/plugin.yaml.in")
+  endif()
+  configure_file("${template}" "${out}/${NAME}.plugin.yaml" @ONLY)
+  install(TARGETS ${target} LIBRARY DESTINATION lib/tessera/plugins)
+  install(FILES "${out}/${NAME}.plugin.yaml" DESTINATION lib/tessera/plugins)
+
+  if(TP_CHIPS_DIR)
+    get_filename_component(chips_src "${TP_CHIPS_DIR}" ABSOLUTE)
+    file(GLOB chip_files CONFIGURE_DEPENDS "${chips_src}/*.yaml")
+    set(copied "")
+    foreach(f IN LISTS chip_files)
+      get_filename_component(base "${f}" NAME)
+      set(dst "${out}/${NAME}.chips/${base}")
+      add_custom_command(OUTPUT "${dst}" DEPENDS "${f}"
+        COMMAND "${CMAKE_COMMAND}" -E copy_if_different "${f}" "${dst}" VERBATIM)
+      list(APPEND copied "${dst}")
+    endforeach()
+    add_custom_target(${target}_chips ALL DEPENDS ${copied})
+    add_dependencies(${target} ${target}_chips)
+    install(DIRECTORY "${chips_src}/" DESTINATION "lib/tessera/plugins/${NAME}.chips"
+      FILES_MATCHING PATTERN "*.yaml")
+  endif()
+
+  if(NOT TP_NO_CONFORMANCE_TEST AND TESSERA_EXECUTABLE AND COMMAND add_test)
+    add_test(NAME conformance.${NAME}
+      COMMAND ${TESSERA_EXECUTABLE} conformance --plugin "$<TARGET_FILE:${target}>")
+    set_tests_properties(conformance.${NAME} PROPERTIES LABELS "conformance")
+  endif()
+endfunction()

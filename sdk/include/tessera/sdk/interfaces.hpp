@@ -1,0 +1,98 @@
+// The six plugin interfaces as C++ abstract classes. A plugin implements the ones it provides and
+// names them in TESSERA_DEFINE_PLUGIN (<tessera/sdk/plugin.hpp>); the SDK's trampolines validate
+// arguments (NULL pointers, indices out of range) before calling these, so implementations may
+// assume valid input. Throw tessera::sdk::Error for anything else; it becomes a status.
+//
+// Each implementation class is constructed from `const Params&` (the chip file's section for the
+// interface); a parameter it never reads is reported to the user as unknown.
+//
+// Value types are the C structs of <tessera/plugin_abi.h>; `struct_size` fields are filled by the
+// SDK, so implementations leave them alone. Strings returned (names) must stay valid for the life of
+// the object. Thread-safety follows the ABI: const methods may be called concurrently.
+#pragma once
+
+#include <tessera/plugin_abi.h>
+#include <tessera/sdk/params.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessera::sdk {
+
+class Topology {
+ public:
+  virtual ~Topology() = default;
+  virtual tessera_topology_info info() const = 0;
+  // FLOP/s of one core; 0 when the core cannot compute in `dtype`.
+  virtual double peak_flops_per_s(tessera_dtype dtype) const = 0;
+  virtual tessera_endpoint endpoint(uint32_t index) const = 0;  // index < info().num_endpoints
+  virtual tessera_link link(uint32_t index) const = 0;          // index < info().num_links
+  // Appends to `links` (empty on entry) the links from src to dst, both < num_endpoints.
+  virtual void route(uint32_t src, uint32_t dst, std::vector<uint32_t>& links) const = 0;
+  // index < info().num_levels
+  virtual tessera_level level(uint32_t index) const {
+    throw invalid_argument("level " + std::to_string(index) + ": this chip has no hierarchy");
+  }
+};
+
+class CostModel {
+ public:
+  virtual ~CostModel() = default;
+  virtual tessera_cost_model_info info() const = 0;
+  virtual double tile_seconds(const tessera_tile_query& query) const = 0;
+  virtual double transfer_seconds(const tessera_transfer_query& query) const = 0;
+};
+
+class Partitioner {
+ public:
+  virtual ~Partitioner() = default;
+  // Calls `emit` for every plan; `emit` returns false when the host wants no more.
+  virtual void plans(const tessera_op_desc& op,
+                     const std::function<bool(const tessera_partition_plan&)>& emit) const = 0;
+};
+
+// A parsed layout. Subclass it; the mapper hands ownership to the host as an opaque handle.
+class Layout {
+ public:
+  virtual ~Layout() = default;
+};
+
+class LayoutMapper {
+ public:
+  virtual ~LayoutMapper() = default;
+  // Throw an INVALID_ARGUMENT Error whose message starts with "column N:" for a malformed text.
+  virtual std::unique_ptr<Layout> parse(const std::string& text,
+                                        const std::vector<uint64_t>& shape) const = 0;
+  virtual std::string format(const Layout& layout) const = 0;
+  virtual tessera_location locate(const Layout& layout, const uint64_t* index) const = 0;
+  virtual void inverse(const Layout& layout, const tessera_location& location,
+                       uint64_t* index) const = 0;
+  virtual uint32_t rank(const Layout& layout) const = 0;
+};
+
+class CodeGen {
+ public:
+  virtual ~CodeGen() = default;
+  // Calls `write(relative_path, contents)` for every generated file.
+  virtual void emit(const tessera_program& program,
+                    const std::function<bool(const std::string&, const std::string&)>& write) = 0;
+};
+
+class MemoryModel {
+ public:
+  virtual ~MemoryModel() = default;
+  virtual tessera_memory_info info() const = 0;
+  // Queues a prefix of `requests`; returns how many were taken.
+  virtual size_t submit(const tessera_memory_request* requests, size_t count) = 0;
+  virtual void advance(uint64_t cycles,
+                       const std::function<void(const tessera_memory_completion&)>& done) = 0;
+  virtual tessera_memory_stats stats() const = 0;
+  // Sustained bytes/s and mean latency (s) of `streams` interleaved sequential read streams.
+  virtual std::pair<double, double> sustained(uint32_t streams) = 0;
+};
+
+}  // namespace tessera::sdk
