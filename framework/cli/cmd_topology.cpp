@@ -46,7 +46,7 @@ std::vector<std::pair<uint32_t, uint32_t>> parse_routes(const Topology& topology
 
 int run_topology(const GlobalOptions& global, const TopologyOptions& options) {
   PluginSet plugins(global.registry());
-  auto manifest = plugins.registry().resolve(options.target).take();
+  Manifest manifest = plugins.library(options.target).take()->manifest();
   ChipSpec chip = resolve_chip(options.chip, manifest).take();
   Topology topology = plugins.topology(chip).take();
   TopologyInfo info = topology.info().take();

@@ -36,7 +36,7 @@ Result<YamlNode> YamlNode::load_file(const std::string& file) {
 
 std::string YamlNode::where() const {
   std::string w = file_;
-  if (node_.IsDefined() && node_.Mark().line >= 0) w += ":" + std::to_string(line());
+  if (line() > 0) w += ":" + std::to_string(line());
   w += ": ";
   if (!path_.empty()) w += "'" + path_ + "': ";
   return w;
@@ -68,7 +68,8 @@ std::vector<std::pair<std::string, YamlNode>> YamlNode::entries() const {
     if (!kv.first.IsScalar())
       throw YamlNode(kv.first, file_, path_).fail("keys must be plain names");
     std::string key = kv.first.as<std::string>();
-    out.emplace_back(key, YamlNode(kv.second, file_, join_path(path_, key)));
+    int line = kv.second.IsNull() ? kv.first.Mark().line + 1 : 0;
+    out.emplace_back(key, YamlNode(kv.second, file_, join_path(path_, key), line));
   }
   return out;
 }

@@ -15,8 +15,9 @@ namespace tessera {
 // A node with where it came from. Cheap to copy (yaml-cpp nodes are handles).
 class YamlNode {
  public:
-  YamlNode(YAML::Node node, std::string file, std::string path)
-      : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
+  // `line` (1-based) overrides the node's own mark: yaml-cpp marks an empty value at the next line.
+  YamlNode(YAML::Node node, std::string file, std::string path, int line = 0)
+      : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)), line_(line) {}
 
   // Parses a file; a syntax error becomes an input Error with file and line.
   static Result<YamlNode> load_file(const std::string& file);
@@ -28,7 +29,7 @@ class YamlNode {
   bool is_map() const { return node_.IsMap(); }
   bool is_sequence() const { return node_.IsSequence(); }
   bool is_scalar() const { return node_.IsScalar(); }
-  int line() const { return node_.Mark().line + 1; }
+  int line() const { return line_ > 0 ? line_ : node_.Mark().line + 1; }
 
   // "file:line: key path: " prefix for messages.
   std::string where() const;
@@ -51,6 +52,7 @@ class YamlNode {
   YAML::Node node_;
   std::string file_;
   std::string path_;
+  int line_ = 0;
 };
 
 }  // namespace tessera

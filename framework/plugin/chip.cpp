@@ -38,7 +38,7 @@ void flatten(const YamlNode& node, const std::string& prefix, ParamList& out, in
   }
 }
 
-ChipSpec parse_chip(const YamlNode& root, const fs::path& file) {
+ChipSpec parse_chip(const YamlNode& root, const fs::path& file, const std::string& default_target) {
   std::vector<std::string> allowed = {"name", "description", "target"};
   for (Interface i : kAllInterfaces) allowed.emplace_back(to_string(i));
   if (!root.is_map()) throw root.fail("a chip file must be a YAML map");
@@ -47,7 +47,7 @@ ChipSpec parse_chip(const YamlNode& root, const fs::path& file) {
   chip.file = file;
   chip.name = root.child("name").as_string();
   chip.description = root.get_string("description", "");
-  chip.target = root.get_string("target", "");
+  chip.target = root.get_string("target", default_target);
   for (Interface i : kAllInterfaces) {
     std::string key(to_string(i));
     if (!root.has(key)) continue;
@@ -120,10 +120,11 @@ ParamList ChipSpec::params_for(Interface i) const {
 
 namespace {
 
-Result<ChipSpec> from_root(Result<YamlNode> root, const fs::path& file) {
+Result<ChipSpec> from_root(Result<YamlNode> root, const fs::path& file,
+                           const std::string& default_target) {
   if (!root) return root.error();
   try {
-    return parse_chip(*root, fs::absolute(file).lexically_normal());
+    return parse_chip(*root, fs::absolute(file).lexically_normal(), default_target);
   } catch (const Failure& f) {
     return f.error();
   }
@@ -131,12 +132,13 @@ Result<ChipSpec> from_root(Result<YamlNode> root, const fs::path& file) {
 
 }  // namespace
 
-Result<ChipSpec> read_chip(const fs::path& file) {
-  return from_root(YamlNode::load_file(file.string()), file);
+Result<ChipSpec> read_chip(const fs::path& file, const std::string& default_target) {
+  return from_root(YamlNode::load_file(file.string()), file, default_target);
 }
 
-Result<ChipSpec> parse_chip_text(const std::string& text, const fs::path& file) {
-  return from_root(YamlNode::load_string(text, file.string()), file);
+Result<ChipSpec> parse_chip_text(const std::string& text, const fs::path& file,
+                                 const std::string& default_target) {
+  return from_root(YamlNode::load_string(text, file.string()), file, default_target);
 }
 
 std::vector<fs::path> shared_chip_dirs() {
@@ -159,8 +161,14 @@ std::vector<std::string> chip_presets(const Manifest& target) {
 
 Result<ChipSpec> resolve_chip(const std::string& chip, const Manifest& target) {
   if (looks_like_path(chip)) {
-    auto spec = read_chip(chip);
-    if (spec && spec->target.empty()) spec->target = target.name;
+    auto spec = read_chip(chip, target.name);
+    bool same = spec && (spec->target == target.name ||
+                         std::find(target.aliases.begin(), target.aliases.end(), spec->target) !=
+                             target.aliases.end());
+    if (spec && !same)
+      return input_error(spec->file.string() + ": this chip is for target '" + spec->target +
+                         "', not '" + target.name + "': pass --target " + spec->target +
+                         " or a chip file for " + target.name);
     return spec;
   }
   std::string wanted = chip.empty() ? target.default_chip : chip;
@@ -170,11 +178,7 @@ Result<ChipSpec> resolve_chip(const std::string& chip, const Manifest& target) {
     return empty;
   }
   for (const auto& f : preset_files(target))
-    if (f.stem() == wanted) {
-      auto spec = read_chip(f);
-      if (spec && spec->target.empty()) spec->target = target.name;
-      return spec;
-    }
+    if (f.stem() == wanted) return read_chip(f, target.name);
   std::vector<std::string> names = chip_presets(target);
   std::string message = "unknown chip '" + wanted + "' for target '" + target.name + "'";
   std::string near = sdk::nearest(wanted, names);

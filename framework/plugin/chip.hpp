@@ -39,9 +39,12 @@ struct ChipSpec {
   ParamList params_for(Interface i) const;
 };
 
-Result<ChipSpec> read_chip(const std::filesystem::path& file);
+// `default_target` serves the chip when it names no `target` (a plugin's own presets need none).
+Result<ChipSpec> read_chip(const std::filesystem::path& file,
+                           const std::string& default_target = "");
 // The same from text; `file` labels errors and anchors relative paths.
-Result<ChipSpec> parse_chip_text(const std::string& text, const std::filesystem::path& file);
+Result<ChipSpec> parse_chip_text(const std::string& text, const std::filesystem::path& file,
+                                 const std::string& default_target = "");
 
 // Directories of shared chip files (configs/chips installed, and in the source tree).
 std::vector<std::filesystem::path> shared_chip_dirs();

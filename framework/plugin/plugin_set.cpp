@@ -3,14 +3,15 @@
 namespace tessera {
 
 Result<std::shared_ptr<const PluginLibrary>> PluginSet::library(const std::string& target) {
+  // A plugin given by path is known by its name afterwards (a chip names plugins by name).
+  if (auto it = loaded_.find(target); it != loaded_.end()) return it->second;
   auto manifest = registry_.resolve(target);
   if (!manifest) return manifest.error();
-  auto it = loaded_.find(manifest->library.string());
-  if (it != loaded_.end()) return it->second;
+  if (auto it = loaded_.find(manifest->name); it != loaded_.end()) return it->second;
   auto lib = PluginLibrary::load(*manifest);
   if (!lib) return lib.error();
   std::shared_ptr<const PluginLibrary> shared = *lib;
-  loaded_[manifest->library.string()] = shared;
+  loaded_[manifest->name] = shared;
   return shared;
 }
 
@@ -20,7 +21,7 @@ Result<Topology> PluginSet::topology(const ChipSpec& chip) {
   auto topology = create_topology(*lib, chip.params_for(Interface::topology));
   if (!topology && !chip.file.empty()) {
     Error e = topology.error();
-    e.message = chip.file.string() + ": topology: " + e.message;
+    e.message = chip.file.string() + ": " + e.message;
     return e;
   }
   return topology;

@@ -159,7 +159,7 @@ TEST(Params, BadValuesNameTheirKey) {
                 .find("parameters 'chips' x 'cores_per_chip'"),
             std::string::npos);
   EXPECT_EQ(error({{"cores_per_chipp", "8"}}),
-            "topology: unknown parameter 'cores_per_chipp' (did you mean 'cores_per_chip'?)");
+            "unknown topology parameter 'cores_per_chipp' (did you mean 'cores_per_chip'?)");
 }
 
 TEST(Presets, Mk2AndPod4Build) {

@@ -181,7 +181,7 @@ TEST(Params, BadValuesNameTheirKey) {
   EXPECT_TRUE(has(error({{"hop_latency_cycles", "-9"}}),
                   "parameter 'hop_latency_cycles': must be at least 0"));
   EXPECT_EQ(error({{"link_byte_per_cycle", "64"}}),
-            "topology: unknown parameter 'link_byte_per_cycle' (did you mean "
+            "unknown topology parameter 'link_byte_per_cycle' (did you mean "
             "'link_bytes_per_cycle'?)");
 }
 

@@ -160,7 +160,7 @@ TEST(Params, BadValuesNameTheirKey) {
                   "parameter 'pe.fanout': the tree would have more than 1048576 nodes"));
   EXPECT_TRUE(has(error({{"clock_hz", "0"}}), "parameter 'clock_hz': must be greater than 0"));
   EXPECT_EQ(error({{"group.fanuot", "2"}}),
-            "topology: unknown parameter 'group.fanuot' (did you mean 'group.fanout'?)");
+            "unknown topology parameter 'group.fanuot' (did you mean 'group.fanout'?)");
 }
 
 TEST(Presets, FullAndMiniBuild) {

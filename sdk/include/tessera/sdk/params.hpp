@@ -128,7 +128,7 @@ class Params {
   void reject_unknown(const std::string& owner) const {
     for (const auto& [key, value] : values_) {
       if (used_.count(key) != 0) continue;
-      std::string message = owner + ": unknown parameter '" + key + "'";
+      std::string message = "unknown " + owner + " parameter '" + key + "'";
       std::string near = nearest_known(key);
       if (!near.empty()) message += " (did you mean '" + near + "'?)";
       throw invalid_argument(message);

@@ -95,8 +95,9 @@ struct TopologyTrampolines {
       check_index(src, endpoints, "source endpoint");
       check_index(dst, endpoints, "destination endpoint");
       if (links == nullptr && capacity != 0) throw invalid_argument("links is NULL but capacity > 0");
-      thread_local std::vector<uint32_t> path;
-      path.clear();
+      // A plain local: a thread_local here would pin the library in memory (glibc keeps a
+      // module with live TLS destructors loaded until the thread exits), breaking unload.
+      std::vector<uint32_t> path;
       B::of(self).route(src, dst, path);
       *count = path.size();
       if (capacity < path.size())

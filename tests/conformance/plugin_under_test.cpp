@@ -1,0 +1,55 @@
+#include "tests/conformance/plugin_under_test.hpp"
+
+#include "framework/plugin/chip.hpp"
+
+namespace tessera::conformance {
+
+void PrintTo(const PluginParam& param, std::ostream* os) {
+  const PluginState& s = *param.state;
+  *os << s.target;
+  if (s.manifest) *os << " (" << s.manifest->library.string() << ")";
+}
+
+std::string PluginName::operator()(const testing::TestParamInfo<PluginParam>& info) const {
+  return info.param.state->label;
+}
+
+std::vector<PluginParam>& plugins() {
+  static std::vector<PluginParam> list;
+  return list;
+}
+
+void PluginTest::SetUp() {
+  if (!state().library) GTEST_SKIP() << "the plugin did not load (Load.Loads says why)";
+}
+
+std::vector<Interface> PluginTest::provided() const {
+  return {manifest().provides.begin(), manifest().provides.end()};
+}
+
+Result<ParamList> default_params(const Manifest& manifest, Interface i) {
+  auto chip = resolve_chip("", manifest);
+  if (!chip) return chip.error();
+  if (chip->plugin_for(i) != manifest.name) return ParamList{};
+  return chip->params_for(i);
+}
+
+CParams::CParams(const ParamList& params) {
+  for (const auto& [key, value] : params.items) items_.push_back({key.c_str(), value.c_str()});
+  c_ = tessera_params{items_.size(), items_.data(), params.base_dir.c_str()};
+}
+
+void Problems::add(std::string problem) {
+  if (shown_.size() < kShown) shown_.push_back(std::move(problem));
+  ++count_;
+}
+
+std::string Problems::summary() const {
+  std::string text;
+  for (const auto& p : shown_) text += "\n  " + p;
+  if (count_ > shown_.size())
+    text += "\n  ... and " + std::to_string(count_ - shown_.size()) + " more";
+  return text;
+}
+
+}  // namespace tessera::conformance

@@ -1,0 +1,16 @@
+// Fuzz target: the chip file reader must answer any bytes with a ChipSpec or an Error, never a
+// crash, hang or exception.
+#include "framework/plugin/chip.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string text(reinterpret_cast<const char*>(data), size);
+  auto chip = tessera::parse_chip_text(text, "/fuzz/chip.yaml");
+  if (chip) {
+    for (tessera::Interface i : tessera::kAllInterfaces) (void)chip->params_for(i);
+  }
+  return 0;
+}

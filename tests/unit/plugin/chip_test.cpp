@@ -1,0 +1,109 @@
+#include "framework/plugin/chip.hpp"
+
+#include "temp_dir.hpp"
+
+#include <gtest/gtest.h>
+
+namespace tessera {
+namespace {
+
+using testing::TempDir;
+
+TEST(Chip, SectionsAreFlattenedToDottedParameters) {
+  TempDir dir;
+  auto chip = read_chip(dir.write("c.yaml", R"(name: pod
+description: two chips
+target: ipu_alltoall
+topology:
+  chips: 2
+  hbm: {controllers: 4, placement: [0, 368]}
+memory_model:
+  plugin: hbm_dramsim
+  config: hbm3e.ini
+)"));
+  ASSERT_TRUE(chip.ok()) << chip.error().message;
+  EXPECT_EQ(chip->plugin_for(Interface::topology), "ipu_alltoall");
+  EXPECT_EQ(chip->plugin_for(Interface::memory_model), "hbm_dramsim");
+  ParamList p = chip->params_for(Interface::topology);
+  std::vector<std::pair<std::string, std::string>> expected = {
+      {"chips", "2"}, {"hbm.controllers", "4"}, {"hbm.placement.0", "0"},
+      {"hbm.placement.1", "368"}, {"name", "pod"}};
+  EXPECT_EQ(p.items, expected);
+  EXPECT_EQ(p.base_dir, dir.path().string());
+  ParamList m = chip->params_for(Interface::memory_model);
+  ASSERT_EQ(m.items.size(), 1u);
+  EXPECT_EQ(m.items[0], (std::pair<std::string, std::string>{"config", "hbm3e.ini"}));
+}
+
+TEST(Chip, UnknownSectionSuggestsTheInterface) {
+  TempDir dir;
+  auto chip = read_chip(dir.write("c.yaml", "name: x\ntarget: t\ntopologie: {}\n"));
+  ASSERT_FALSE(chip.ok());
+  EXPECT_NE(chip.error().message.find(":3: 'topologie': unknown key 'topologie' (did you mean "
+                                      "'topology'?)"),
+            std::string::npos)
+      << chip.error().message;
+}
+
+TEST(Chip, SectionWithoutAPluginIsAnError) {
+  TempDir dir;
+  auto chip = read_chip(dir.write("c.yaml", "name: x\ntopology: {cores: 4}\n"));
+  ASSERT_FALSE(chip.ok());
+  EXPECT_NE(chip.error().message.find("'topology': names no plugin: add 'plugin: NAME' here or "
+                                      "'target: NAME' at the top"),
+            std::string::npos)
+      << chip.error().message;
+}
+
+TEST(Chip, EmptyValueIsAnError) {
+  TempDir dir;
+  auto chip = read_chip(dir.write("c.yaml", "name: x\ntarget: t\ntopology:\n  cores:\n"));
+  ASSERT_FALSE(chip.ok());
+  EXPECT_NE(chip.error().message.find(":4: 'topology.cores': has no value"), std::string::npos)
+      << chip.error().message;
+}
+
+TEST(Chip, PresetsComeFromThePluginsChipsDirectory) {
+  TempDir dir;
+  dir.write("demo.chips/demo-small.yaml", "name: demo-small\ntopology: {cores: 4}\n");
+  dir.write("demo.chips/demo-big.yaml", "name: demo-big\ntopology: {cores: 64}\n");
+  Manifest m;
+  m.name = "demo";
+  m.default_chip = "demo-small";
+  m.chips_dir = dir.path() / "demo.chips";
+  auto def = resolve_chip("", m);
+  ASSERT_TRUE(def.ok()) << def.error().message;
+  EXPECT_EQ(def->name, "demo-small");
+  EXPECT_EQ(def->target, "demo");
+  auto big = resolve_chip("demo-big", m);
+  ASSERT_TRUE(big.ok());
+  EXPECT_EQ(big->params_for(Interface::topology).items[0].second, "64");
+  auto typo = resolve_chip("demo-bgi", m);
+  ASSERT_FALSE(typo.ok());
+  EXPECT_EQ(typo.error().message,
+            "unknown chip 'demo-bgi' for target 'demo'; did you mean 'demo-big'? Presets: "
+            "demo-big, demo-small (or give a chip file path).");
+}
+
+TEST(Chip, ChipFileForAnotherTargetIsRefused) {
+  TempDir dir;
+  auto file = dir.write("c.yaml", "name: x\ntarget: other\ntopology: {cores: 4}\n");
+  Manifest m;
+  m.name = "demo";
+  auto chip = resolve_chip(file.string(), m);
+  ASSERT_FALSE(chip.ok());
+  EXPECT_EQ(chip.error().message, file.string() +
+                                      ": this chip is for target 'other', not 'demo': pass "
+                                      "--target other or a chip file for demo");
+}
+
+TEST(Chip, NoPresetMeansThePluginDefaults) {
+  Manifest m;
+  m.name = "bare";
+  auto chip = resolve_chip("", m);
+  ASSERT_TRUE(chip.ok());
+  EXPECT_TRUE(chip->params_for(Interface::topology).items.empty());
+}
+
+}  // namespace
+}  // namespace tessera
