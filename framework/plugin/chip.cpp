@@ -1,5 +1,6 @@
 #include "framework/plugin/chip.hpp"
 
+#include "framework/common/files.hpp"
 #include "framework/common/yaml_reader.hpp"
 
 #include <tessera/sdk/nearest.hpp>
@@ -79,13 +80,7 @@ std::vector<fs::path> preset_files(const Manifest& target) {
   for (const auto& d : shared_chip_dirs()) dirs.push_back(d);
   std::vector<fs::path> files;
   for (const auto& dir : dirs) {
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) continue;
-    std::vector<fs::path> here;
-    for (const auto& e : fs::directory_iterator(dir, ec))
-      if (e.path().extension() == ".yaml") here.push_back(e.path());
-    std::sort(here.begin(), here.end());
-    for (const auto& f : here) {
+    for (const auto& f : files_with_suffix(dir, ".yaml")) {
       if (dir != target.chips_dir) {
         // A shared chip belongs to the target whose name it gives (cheap check without plugins).
         auto chip = read_chip(f);

@@ -2,7 +2,7 @@
 
 #include "framework/common/yaml_reader.hpp"
 
-#include <regex>
+#include <algorithm>
 
 #ifndef TESSERA_HOST_PLATFORM
 #error "TESSERA_HOST_PLATFORM must be defined by the build"
@@ -20,7 +20,8 @@ Manifest parse(const YamlNode& root, const std::filesystem::path& file) {
   Manifest m;
   m.file = file;
   m.name = root.child("name").as_string();
-  if (!std::regex_match(m.name, std::regex("[a-z0-9_]+")))
+  auto allowed = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; };
+  if (m.name.empty() || !std::all_of(m.name.begin(), m.name.end(), allowed))
     throw root.child("name").fail("plugin names use only a-z, 0-9 and _, got '" + m.name + "'");
   m.version = root.child("version").as_string();
   m.description = root.get_string("description", "");

@@ -1,5 +1,7 @@
 #include "framework/plugin/registry.hpp"
 
+#include "framework/common/files.hpp"
+
 #include <tessera/sdk/nearest.hpp>
 
 #include <algorithm>
@@ -61,13 +63,7 @@ Registry Registry::discover(const std::vector<fs::path>& dirs) {
   r.dirs_ = dirs;
   std::set<std::string> seen;
   for (const auto& dir : dirs) {
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) continue;
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(dir, ec))
-      if (ends_with(entry.path().filename().string(), kManifestSuffix)) files.push_back(entry.path());
-    std::sort(files.begin(), files.end());  // deterministic listing whatever the filesystem
-    for (const auto& file : files) {
+    for (const auto& file : files_with_suffix(dir, kManifestSuffix)) {
       auto m = read_manifest(file);
       if (!m) {
         r.broken_.push_back({file, m.error().message});

@@ -1,6 +1,6 @@
 #include "framework/plugin/chip.hpp"
 
-#include "temp_dir.hpp"
+#include "tests/unit/temp_dir.hpp"
 
 #include <gtest/gtest.h>
 
