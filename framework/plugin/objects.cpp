@@ -155,6 +155,35 @@ Result<std::vector<uint32_t>> Topology::route(uint32_t src, uint32_t dst) const 
   return links;
 }
 
+Result<CostModelInfo> CostModel::info() const {
+  auto c = sized<tessera_cost_model_info>();
+  Status s = call("cost_model.get_info", [&] { return raw()->get_info(raw(), &c); });
+  if (!s) return s.error();
+  return CostModelInfo{c.sync_s, c.clock_hz, c.shift_bytes_per_s};
+}
+
+Result<std::vector<double>> CostModel::tile_seconds(
+    const std::vector<tessera_tile_query>& queries) const {
+  std::vector<double> seconds(queries.size());
+  Status s = call("cost_model.tile_seconds", [&] {
+    return raw()->tile_seconds(raw(), queries.data(), sizeof(tessera_tile_query), queries.size(),
+                               seconds.data());
+  });
+  if (!s) return s.error();
+  return seconds;
+}
+
+Result<std::vector<double>> CostModel::transfer_seconds(
+    const std::vector<tessera_transfer_query>& queries) const {
+  std::vector<double> seconds(queries.size());
+  Status s = call("cost_model.transfer_seconds", [&] {
+    return raw()->transfer_seconds(raw(), queries.data(), sizeof(tessera_transfer_query),
+                                   queries.size(), seconds.data());
+  });
+  if (!s) return s.error();
+  return seconds;
+}
+
 Result<Level> Topology::level(uint32_t index) const {
   if (!TESSERA_HAS_SLOT(raw(), tessera_topology, get_level))
     return plugin_error("topology has no get_level", StatusCode::unimplemented);

@@ -109,7 +109,20 @@ class Topology : public PluginObject<tessera_topology> {
   Result<Level> level(uint32_t index) const;
 };
 
-using CostModel = PluginObject<tessera_cost_model>;
+struct CostModelInfo {
+  double sync_s = 0, clock_hz = 0, shift_bytes_per_s = 0;
+};
+
+class CostModel : public PluginObject<tessera_cost_model> {
+ public:
+  using PluginObject::PluginObject;
+  Result<CostModelInfo> info() const;
+  // One call for the whole batch: the boundary costs nothing per query.
+  Result<std::vector<double>> tile_seconds(const std::vector<tessera_tile_query>& queries) const;
+  Result<std::vector<double>> transfer_seconds(
+      const std::vector<tessera_transfer_query>& queries) const;
+};
+
 using Partitioner = PluginObject<tessera_partitioner>;
 using LayoutMapper = PluginObject<tessera_layout_mapper>;
 using CodeGen = PluginObject<tessera_codegen>;

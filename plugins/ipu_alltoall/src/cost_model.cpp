@@ -1,0 +1,91 @@
+#include "cost_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace tessera::plugins::ipu {
+
+namespace {
+
+double ceil_div(uint64_t a, uint64_t b) { return static_cast<double>((a + b - 1) / b); }
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+// fp32 AMP throughput is a quarter of fp16's on Mk2 (62.5 vs 250 TFLOPS [S]).
+constexpr double kFp32MacSlowdown = 4.0;
+
+}  // namespace
+
+IpuCostModel::IpuCostModel(const sdk::Params& params)
+    : clock_hz_(params.get_double("clock_hz", 1.325e9, 0.0)),
+      shift_cycles_per_byte_(params.get_double("shift_cycles_per_byte", 0.28, 0.0)),
+      sync_cycles_(params.get_non_negative("sync_cycles", 118)),
+      chips_(params.get_int("chips", 1, 1, 1024)),
+      multi_chip_factor_(params.get_double("multi_chip_factor", 1.25, 0.0)),
+      distribute_bytes_per_s_(params.get_double("distribute_bytes_per_s", 5.5e9, 0.0)),
+      chip_link_bytes_per_s_(params.get_double(
+          "chip_link_bytes_per_s", clock_hz_ / shift_cycles_per_byte_ / multi_chip_factor_, 0.0)) {}
+
+double IpuCostModel::matmul_cycles(uint64_t m, uint64_t k, uint64_t n) {
+  if (m == 0 || k == 0 || n == 0) return 0;
+  double k16 = ceil_div(k, 16), n16 = ceil_div(n, 16);
+  return 24 * ceil_div(m, 6) * k16 * n16 + 514 * k16 * n16 + 113 * n16 + 173;
+}
+
+double IpuCostModel::elementwise_cycles(double elements) {
+  if (elements <= 16432) return std::min(8517.0, 0.75 * elements + 290);
+  return 0.5 * elements + 300;
+}
+
+double IpuCostModel::unary_cycles(double elements) { return 0.5 * elements + 200; }
+
+double IpuCostModel::cycles(const tessera_tile_query& q) const {
+  double out = static_cast<double>(q.elements);
+  double in = q.bytes_in / 2;  // the fit counts 2-byte elements
+  switch (q.op_kind) {
+    case TESSERA_OP_MATMUL:
+    case TESSERA_OP_BATCHED_MATMUL: {
+      double batch = static_cast<double>(std::max<uint64_t>(q.batch, 1));
+      if (q.dtype == TESSERA_DTYPE_FP16) return batch * matmul_cycles(q.m, q.k, q.n);
+      if (q.dtype != TESSERA_DTYPE_FP32) return kInfinity;
+      double mac = 24 * ceil_div(q.m, 6) * ceil_div(q.k, 16) * ceil_div(q.n, 16);
+      return batch * (matmul_cycles(q.m, q.k, q.n) + (kFp32MacSlowdown - 1) * mac);
+    }
+    case TESSERA_OP_CONV: return 0.0495 * q.flops + 2030;
+    case TESSERA_OP_ELEMENTWISE: return elementwise_cycles(out);
+    case TESSERA_OP_UNARY: return unary_cycles(out);
+    case TESSERA_OP_REDUCTION:
+    case TESSERA_OP_GATHER:
+    case TESSERA_OP_DATA_MOVEMENT:
+    case TESSERA_OP_OTHER: return unary_cycles(std::max(in, out));
+    case TESSERA_OP_SOFTMAX: return 3 * unary_cycles(out) + elementwise_cycles(out);
+    case TESSERA_OP_NORMALIZATION: return 2 * unary_cycles(out) + 2 * elementwise_cycles(out);
+    default: return kInfinity;
+  }
+}
+
+double IpuCostModel::tile_seconds(const tessera_tile_query& query) const {
+  if (query.dtype != TESSERA_DTYPE_FP16 && query.dtype != TESSERA_DTYPE_FP32) return kInfinity;
+  return cycles(query) / clock_hz_;
+}
+
+double IpuCostModel::transfer_seconds(const tessera_transfer_query& q) const {
+  switch (q.link_class) {
+    case TESSERA_LINK_ON_CHIP: return span_factor() * q.bytes * shift_cycles_per_byte_ / clock_hz_;
+    case TESSERA_LINK_MEMORY: return q.bytes / distribute_bytes_per_s_;
+    case TESSERA_LINK_CHIP_TO_CHIP: return q.bytes / chip_link_bytes_per_s_;
+    default:
+      throw sdk::invalid_argument("link_class " + std::to_string(q.link_class) +
+                                  " is not a tessera_link_class");
+  }
+}
+
+tessera_cost_model_info IpuCostModel::info() const {
+  tessera_cost_model_info i{};
+  i.sync_s = span_factor() * sync_cycles_ / clock_hz_;
+  i.clock_hz = clock_hz_;
+  i.shift_bytes_per_s = clock_hz_ / shift_cycles_per_byte_ / span_factor();
+  return i;
+}
+
+}  // namespace tessera::plugins::ipu

@@ -1,0 +1,61 @@
+// Per-core cost of IPU Mk2 tiles, as fitted by T10 (OSDI'24) and used by the Elk artifact: cycles
+// at 1.325 GHz for fp16 (2-byte elements). The constants are facts about the hardware fit; the
+// code is ours. Sources: the Elk artifact's cost functions (summarised in Tessera's reference
+// notes, elk-artifact.md "Cost model constants").
+//
+//   matmul tile m×k×n, per batch:  24⌈m/6⌉⌈k/16⌉⌈n/16⌉ + 514⌈k/16⌉⌈n/16⌉ + 113⌈n/16⌉ + 173
+//   elementwise over x elements:   min(8517, 0.75x + 290) when x ≤ 16432, else 0.5x + 300
+//   unary over x elements:         0.5x + 200
+//   inter-core shift:              0.56 cycles per 2-byte element (0.28 per byte)
+//   chip-wide sync:                118 cycles
+//   more than one chip (> cores_per_chip cores): shift and sync × 1.25
+//
+// Ops the fit does not cover are composed from the fitted primitives [D]: a reduction, gather or
+// data movement is one unary pass over its input; softmax is max-reduce + exp + sum-reduce +
+// divide (three unary passes and one elementwise); a normalisation is two reductions and two
+// elementwise passes; convolution uses the artifact's linear cap 0.0495·flops + 2030. fp32 matmul
+// runs the MAC term at a quarter of fp16's rate (62.5 vs 250 TFLOPS [S]); other dtypes the fit
+// does not know cost +inf (the core cannot run them as fitted), never a guess.
+//
+// Parameters (cost_model section of a chip file):
+//   clock_hz                 cycles per second                        1.325e9
+//   shift_cycles_per_byte    inter-core shift                         0.28
+//   sync_cycles              chip-wide barrier                        118
+//   chips                    chips the program spans                  1
+//   multi_chip_factor        shift/sync slow-down when chips > 1      1.25
+//   distribute_bytes_per_s   HBM → core distribution per core (NoC)   5.5e9
+//   chip_link_bytes_per_s    one core's share of IPU-Link traffic     shift rate / 1.25
+#pragma once
+
+#include <tessera/sdk/interfaces.hpp>
+#include <tessera/sdk/params.hpp>
+
+namespace tessera::plugins::ipu {
+
+class IpuCostModel final : public sdk::CostModel {
+ public:
+  explicit IpuCostModel(const sdk::Params& params);
+
+  tessera_cost_model_info info() const override;
+  double tile_seconds(const tessera_tile_query& query) const override;
+  double transfer_seconds(const tessera_transfer_query& query) const override;
+
+  // The fitted cycle counts, exposed for tests.
+  static double matmul_cycles(uint64_t m, uint64_t k, uint64_t n);
+  static double elementwise_cycles(double elements);
+  static double unary_cycles(double elements);
+
+ private:
+  double cycles(const tessera_tile_query& query) const;
+  double span_factor() const { return chips_ > 1 ? multi_chip_factor_ : 1.0; }
+
+  double clock_hz_;
+  double shift_cycles_per_byte_;
+  double sync_cycles_;
+  int64_t chips_;
+  double multi_chip_factor_;
+  double distribute_bytes_per_s_;
+  double chip_link_bytes_per_s_;
+};
+
+}  // namespace tessera::plugins::ipu

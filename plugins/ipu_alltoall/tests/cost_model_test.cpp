@@ -1,0 +1,112 @@
+#include "cost_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+namespace tessera::plugins::ipu {
+namespace {
+
+constexpr double kClockHz = 1.325e9;
+
+IpuCostModel make(std::map<std::string, std::string> values = {}) {
+  sdk::Params params(std::move(values));
+  IpuCostModel model(params);
+  params.reject_unknown("cost_model");
+  return model;
+}
+
+tessera_tile_query matmul(uint64_t m, uint64_t k, uint64_t n, uint32_t dtype = TESSERA_DTYPE_FP16) {
+  tessera_tile_query q{};
+  q.op_kind = TESSERA_OP_MATMUL;
+  q.dtype = dtype;
+  q.batch = 1;
+  q.m = m;
+  q.k = k;
+  q.n = n;
+  q.flops = 2.0 * m * k * n;
+  return q;
+}
+
+TEST(IpuCostModel, MatmulFollowsTheT10Fit) {
+  // 16×64×32: ⌈16/6⌉=3, ⌈64/16⌉=4, ⌈32/16⌉=2 → 24·3·4·2 + 514·4·2 + 113·2 + 173
+  //   = 576 + 4112 + 226 + 173 = 5087 cycles.
+  EXPECT_DOUBLE_EQ(IpuCostModel::matmul_cycles(16, 64, 32), 5087);
+  EXPECT_DOUBLE_EQ(make().tile_seconds(matmul(16, 64, 32)), 5087 / kClockHz);
+  tessera_tile_query batched = matmul(16, 64, 32);
+  batched.op_kind = TESSERA_OP_BATCHED_MATMUL;
+  batched.batch = 3;
+  EXPECT_DOUBLE_EQ(make().tile_seconds(batched), 3 * 5087 / kClockHz);
+}
+
+TEST(IpuCostModel, LargeTilesApproachSixtyFourMacsPerCycle) {
+  // The fit's MAC term, 24 cycles per 6×16×16 block, is 64 MAC/cycle; the per-k·n term fades
+  // once m is large.
+  double cycles = IpuCostModel::matmul_cycles(6000, 1600, 1600);
+  EXPECT_NEAR(6000.0 * 1600 * 1600 / cycles, 64, 64 * 0.03);
+}
+
+TEST(IpuCostModel, Fp32MatmulRunsTheMacTermFourTimesSlower) {
+  double fp16 = IpuCostModel::matmul_cycles(16, 64, 32);
+  double mac = 24 * 3 * 4 * 2;
+  EXPECT_DOUBLE_EQ(make().tile_seconds(matmul(16, 64, 32, TESSERA_DTYPE_FP32)),
+                   (fp16 + 3 * mac) / kClockHz);
+}
+
+TEST(IpuCostModel, UnfittedDtypesCannotRun) {
+  EXPECT_TRUE(std::isinf(make().tile_seconds(matmul(16, 64, 32, TESSERA_DTYPE_INT8))));
+  EXPECT_TRUE(std::isinf(make().tile_seconds(matmul(16, 64, 32, TESSERA_DTYPE_BF16))));
+}
+
+TEST(IpuCostModel, ElementwiseHasASmallTileRegime) {
+  EXPECT_DOUBLE_EQ(IpuCostModel::elementwise_cycles(1000), 1040);          // 0.75x + 290
+  EXPECT_DOUBLE_EQ(IpuCostModel::elementwise_cycles(16000), 8517);         // capped
+  EXPECT_DOUBLE_EQ(IpuCostModel::elementwise_cycles(20000), 10300);        // 0.5x + 300
+  EXPECT_DOUBLE_EQ(IpuCostModel::unary_cycles(1000), 700);                 // 0.5x + 200
+  tessera_tile_query add{};
+  add.op_kind = TESSERA_OP_ELEMENTWISE;
+  add.dtype = TESSERA_DTYPE_FP16;
+  add.elements = 1000;
+  EXPECT_DOUBLE_EQ(make().tile_seconds(add), 1040 / kClockHz);
+}
+
+TEST(IpuCostModel, SoftmaxIsComposedFromFittedPasses) {
+  tessera_tile_query softmax{};
+  softmax.op_kind = TESSERA_OP_SOFTMAX;
+  softmax.dtype = TESSERA_DTYPE_FP16;
+  softmax.elements = 2048;
+  double expected = 3 * (0.5 * 2048 + 200) + (0.75 * 2048 + 290);
+  EXPECT_DOUBLE_EQ(make().tile_seconds(softmax), expected / kClockHz);
+}
+
+TEST(IpuCostModel, ShiftAndSyncSlowDownAcrossChips) {
+  tessera_transfer_query shift{TESSERA_LINK_ON_CHIP, 0, 2000, 0};
+  EXPECT_DOUBLE_EQ(make().transfer_seconds(shift), 2000 * 0.28 / kClockHz);  // 0.56 cyc/elem
+  EXPECT_DOUBLE_EQ(make({{"chips", "4"}}).transfer_seconds(shift),
+                   1.25 * 2000 * 0.28 / kClockHz);
+  EXPECT_DOUBLE_EQ(make().info().sync_s, 118 / kClockHz);
+  EXPECT_DOUBLE_EQ(make({{"chips", "4"}}).info().sync_s, 1.25 * 118 / kClockHz);
+  tessera_transfer_query hbm{TESSERA_LINK_MEMORY, 0, 5.5e9, 0};
+  EXPECT_DOUBLE_EQ(make().transfer_seconds(hbm), 1.0);
+}
+
+TEST(IpuCostModel, BadParametersNameTheKey) {
+  try {
+    make({{"sync_cycles", "-5"}});
+    FAIL();
+  } catch (const sdk::Error& e) {
+    EXPECT_STREQ(e.what(), "parameter 'sync_cycles': must be at least 0, got -5.000000");
+  }
+  try {
+    make({{"shift_cycle_per_byte", "0.3"}});
+    FAIL();
+  } catch (const sdk::Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "unknown cost_model parameter 'shift_cycle_per_byte' (did you mean "
+                 "'shift_cycles_per_byte'?)");
+  }
+}
+
+}  // namespace
+}  // namespace tessera::plugins::ipu

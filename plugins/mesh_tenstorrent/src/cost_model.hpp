@@ -1,0 +1,68 @@
+// Per-core cost of Tenstorrent Tensix cores (Wormhole B0 by default, Blackhole by parameters).
+// Sources: tt-isa-documentation (FPU rates per fidelity, SFPU width) and tt-npe's calibrated NoC
+// model (link bandwidth by transfer size, hop latency, DRAM and Ethernet rates), summarised in
+// Tessera's hardware reference notes §2.
+//
+// Matrix ops run on the FPU in 32×32 tiles: m, k and n are padded up to multiples of 32 and the
+// padded FLOPs run at 4096 FLOP/cycle at LoFi, half at HiFi2, a third at HiFi3, a quarter at HiFi4.
+// Everything else runs on the 32-lane SFPU, one element per lane per cycle per pass; softmax takes
+// four passes (max, exp, sum, divide), a normalisation four (mean, variance, scale, shift), a
+// reduction, gather or data movement one pass over its input. Convolution is a matmul over its
+// FLOPs. fp32 matrix work runs at HiFi4 (the FPU's full-precision mode); dtypes the FPU lacks
+// (int32, fp64) cost +inf. Every op also pays `op_overhead_cycles` (kernel dispatch).
+//
+// A transfer of B bytes in packets of P bytes over h router hops takes
+//   h · hop_latency_cycles + B / rate(P)
+// where rate(P) interpolates the calibrated table (B/cycle by packet size) linearly and is flat
+// past its ends.
+//
+// Parameters (cost_model section of a chip file; defaults are Wormhole B0):
+//   clock_hz                      1e9          Blackhole 1.35e9
+//   fidelity                      lofi         lofi | hifi2 | hifi3 | hifi4
+//   fpu_flops_per_cycle           4096         at LoFi [V]
+//   sfpu_lanes                    32           [V]
+//   op_overhead_cycles            0            no measurement found [U]
+//   hop_latency_cycles            9            [V tt-isa-documentation]
+//   noc.rate_by_size              list of "bytes:B/cycle" — WH 128:5.5 256:10.1 512:18.0
+//                                 1024:27.4 2048:30.0 [V tt-npe]
+//   dram_bytes_per_cycle          23.2         injection per controller [V tt-npe]
+//   ethernet_bytes_per_cycle      12.5         per direction [V tt-npe]
+//   sync_cycles                   1000         a global barrier over the NoC [U guess]
+#pragma once
+
+#include <tessera/sdk/interfaces.hpp>
+#include <tessera/sdk/params.hpp>
+
+#include <utility>
+#include <vector>
+
+namespace tessera::plugins::mesh {
+
+class TensixCostModel final : public sdk::CostModel {
+ public:
+  explicit TensixCostModel(const sdk::Params& params);
+
+  tessera_cost_model_info info() const override;
+  double tile_seconds(const tessera_tile_query& query) const override;
+  double transfer_seconds(const tessera_transfer_query& query) const override;
+
+  // NoC bytes per cycle for packets of `packet_bytes`, from the calibrated table.
+  double noc_bytes_per_cycle(double packet_bytes) const;
+
+ private:
+  double cycles(const tessera_tile_query& query) const;
+  double matrix_cycles(const tessera_tile_query& query) const;
+
+  double clock_hz_;
+  double fpu_flops_per_cycle_;  // at the configured fidelity
+  double fpu_fp32_flops_per_cycle_;
+  double sfpu_lanes_;
+  double op_overhead_cycles_;
+  double hop_latency_cycles_;
+  std::vector<std::pair<double, double>> rate_by_size_;  // (packet bytes, B/cycle), ascending
+  double dram_bytes_per_cycle_;
+  double ethernet_bytes_per_cycle_;
+  double sync_cycles_;
+};
+
+}  // namespace tessera::plugins::mesh

@@ -1,0 +1,91 @@
+#include "cost_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+namespace tessera::plugins::mesh {
+namespace {
+
+TensixCostModel make(std::map<std::string, std::string> values = {}) {
+  sdk::Params params(std::move(values));
+  TensixCostModel model(params);
+  params.reject_unknown("cost_model");
+  return model;
+}
+
+tessera_tile_query matmul(uint64_t m, uint64_t k, uint64_t n, uint32_t dtype = TESSERA_DTYPE_BF16) {
+  tessera_tile_query q{};
+  q.op_kind = TESSERA_OP_MATMUL;
+  q.dtype = dtype;
+  q.batch = 1;
+  q.m = m;
+  q.k = k;
+  q.n = n;
+  return q;
+}
+
+TEST(TensixCostModel, MatmulRunsPaddedTilesAtTheFidelityRate) {
+  // 64×64×64 at LoFi: 2·64³ / 4096 = 128 cycles at 1 GHz.
+  EXPECT_DOUBLE_EQ(make().tile_seconds(matmul(64, 64, 64)), 128e-9);
+  // m = 1 (decode) still fills a 32-row tile: 2·32·64·64 / 4096 = 64 cycles.
+  EXPECT_DOUBLE_EQ(make().tile_seconds(matmul(1, 64, 64)), 64e-9);
+  EXPECT_DOUBLE_EQ(make({{"fidelity", "hifi2"}}).tile_seconds(matmul(64, 64, 64)), 256e-9);
+  EXPECT_DOUBLE_EQ(make({{"fidelity", "hifi4"}}).tile_seconds(matmul(64, 64, 64)), 512e-9);
+  EXPECT_DOUBLE_EQ(make().tile_seconds(matmul(64, 64, 64, TESSERA_DTYPE_FP32)), 512e-9);
+  EXPECT_TRUE(std::isinf(make().tile_seconds(matmul(64, 64, 64, TESSERA_DTYPE_FP64))));
+}
+
+TEST(TensixCostModel, VectorOpsUseThirtyTwoLanes) {
+  tessera_tile_query gelu{};
+  gelu.op_kind = TESSERA_OP_UNARY;
+  gelu.dtype = TESSERA_DTYPE_BF16;
+  gelu.elements = 3200;
+  EXPECT_DOUBLE_EQ(make().tile_seconds(gelu), 100e-9);
+  gelu.op_kind = TESSERA_OP_SOFTMAX;
+  EXPECT_DOUBLE_EQ(make().tile_seconds(gelu), 400e-9);
+  EXPECT_DOUBLE_EQ(make({{"op_overhead_cycles", "50"}}).tile_seconds(gelu), 450e-9);
+}
+
+TEST(TensixCostModel, NocRateFollowsTheCalibratedTable) {
+  TensixCostModel m = make();
+  EXPECT_DOUBLE_EQ(m.noc_bytes_per_cycle(64), 5.5);      // flat below the table
+  EXPECT_DOUBLE_EQ(m.noc_bytes_per_cycle(256), 10.1);
+  EXPECT_DOUBLE_EQ(m.noc_bytes_per_cycle(768), 22.7);    // halfway 512 → 1024
+  EXPECT_DOUBLE_EQ(m.noc_bytes_per_cycle(1 << 20), 30);  // flat above
+  // 8 KiB in 2 KiB packets over 3 hops: 27 + 8192/30 cycles.
+  tessera_transfer_query q{TESSERA_LINK_ON_CHIP, 3, 8192, 2048};
+  EXPECT_DOUBLE_EQ(m.transfer_seconds(q), (27 + 8192 / 30.0) * 1e-9);
+  // DRAM injection caps a controller at 23.2 B/cycle.
+  tessera_transfer_query dram{TESSERA_LINK_MEMORY, 0, 2320, 4096};
+  EXPECT_DOUBLE_EQ(m.transfer_seconds(dram), 100e-9);
+}
+
+TEST(TensixCostModel, BlackholeTableFromParameters) {
+  TensixCostModel bh = make({{"clock_hz", "1.35e9"},
+                             {"noc.rate_by_size.0", "128:6.0"},
+                             {"noc.rate_by_size.1", "16384:60.9"}});
+  EXPECT_DOUBLE_EQ(bh.noc_bytes_per_cycle(16384), 60.9);
+  EXPECT_DOUBLE_EQ(bh.info().clock_hz, 1.35e9);
+}
+
+TEST(TensixCostModel, MalformedRateTableNamesTheItem) {
+  try {
+    make({{"noc.rate_by_size.0", "512:18"}, {"noc.rate_by_size.1", "256:10"}});
+    FAIL();
+  } catch (const sdk::Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "parameter 'noc.rate_by_size.1': expected \"bytes:bytes_per_cycle\" with both "
+                 "positive and sizes ascending, got '256:10'");
+  }
+  try {
+    make({{"fidelity", "hifi5"}});
+    FAIL();
+  } catch (const sdk::Error& e) {
+    EXPECT_STREQ(e.what(), "parameter 'fidelity': 'hifi5' is not one of: lofi, hifi2, hifi3, hifi4");
+  }
+}
+
+}  // namespace
+}  // namespace tessera::plugins::mesh
