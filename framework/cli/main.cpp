@@ -63,6 +63,9 @@ int run(int argc, char** argv) {
   add_targets_command(app, global, action);
   add_topology_command(app, global, action);
   add_conformance_command(app, global, action);
+  add_layout_command(app, global, action);
+  add_memsim_command(app, global, action);
+  add_inspect_command(app, global, action);
 
   try {
     app.parse(argc, argv);

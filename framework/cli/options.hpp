@@ -37,5 +37,8 @@ using Action = std::function<int()>;
 void add_targets_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_topology_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_conformance_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_layout_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_memsim_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_inspect_command(CLI::App& app, const GlobalOptions& global, Action& action);
 
 }  // namespace tessera::cli

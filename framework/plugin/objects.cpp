@@ -1,5 +1,7 @@
 #include "framework/plugin/objects.hpp"
 
+#include <exception>
+
 namespace tessera {
 
 const char* to_string(tessera_endpoint_kind kind) {
@@ -192,6 +194,158 @@ Result<Level> Topology::level(uint32_t index) const {
   if (!s) return s.error();
   return Level{c.name != nullptr ? c.name : "", c.fanout, c.nodes, c.memory_bytes,
                c.down_bytes_per_s, c.up_bytes_per_s};
+}
+
+// ---- LayoutMapper ------------------------------------------------------------------------------
+
+namespace {
+
+// The plugin blames the user's text or indices for anything but an internal failure.
+Error as_input(Error e) {
+  if (e.code != StatusCode::internal) e.kind = ErrorKind::input;
+  return e;
+}
+
+}  // namespace
+
+Layout& Layout::operator=(Layout&& other) noexcept {
+  if (this != &other) {
+    reset();
+    library_ = std::move(other.library_);
+    mapper_ = other.mapper_;
+    layout_ = std::exchange(other.layout_, nullptr);
+    rank_ = other.rank_;
+  }
+  return *this;
+}
+
+void Layout::reset() {
+  if (layout_ == nullptr) return;
+  tessera_layout* layout = std::exchange(layout_, nullptr);
+  (void)library_->call("layout_mapper.release_layout", [&]() -> tessera_status* {
+    mapper_->release_layout(mapper_, layout);
+    return nullptr;
+  });
+}
+
+Result<Layout> LayoutMapper::parse(const std::string& text,
+                                   const std::vector<uint64_t>& shape) const {
+  tessera_layout* layout = nullptr;
+  Status s = call("layout_mapper.parse", [&] {
+    return raw()->parse(raw(), text.c_str(), shape.data(), static_cast<uint32_t>(shape.size()),
+                        &layout);
+  });
+  if (!s) return as_input(s.error());
+  if (layout == nullptr)
+    return plugin_error(
+        "plugin '" + library().name() + "': layout_mapper.parse returned OK but no layout",
+        StatusCode::internal);
+  return Layout(library_ptr(), raw(), layout, static_cast<uint32_t>(shape.size()));
+}
+
+Result<std::string> LayoutMapper::format(const Layout& layout) const {
+  size_t length = 0;
+  std::string text(256, '\0');
+  auto once = [&] {
+    return call("layout_mapper.format", [&] {
+      return raw()->format(raw(), layout.raw(), text.data(), text.size(), &length);
+    });
+  };
+  Status s = once();
+  if (!s && s.error().code == StatusCode::out_of_range && length + 1 > text.size()) {
+    text.assign(length + 1, '\0');
+    s = once();
+  }
+  if (!s) return as_input(s.error());
+  text.resize(length);
+  return text;
+}
+
+Result<std::vector<tessera_location>> LayoutMapper::locate(
+    const Layout& layout, const std::vector<uint64_t>& indices) const {
+  size_t count = layout.rank() == 0 ? 0 : indices.size() / layout.rank();
+  std::vector<tessera_location> out(count);
+  Status s = call("layout_mapper.locate", [&] {
+    return raw()->locate(raw(), layout.raw(), indices.data(), count, out.data());
+  });
+  if (!s) return as_input(s.error());
+  return out;
+}
+
+Result<std::vector<uint64_t>> LayoutMapper::inverse(
+    const Layout& layout, const std::vector<tessera_location>& locations) const {
+  std::vector<uint64_t> out(locations.size() * layout.rank());
+  Status s = call("layout_mapper.inverse", [&] {
+    return raw()->inverse(raw(), layout.raw(), locations.data(), locations.size(), out.data());
+  });
+  if (!s) return as_input(s.error());
+  return out;
+}
+
+// ---- MemoryModel -------------------------------------------------------------------------------
+
+Result<MemoryInfo> MemoryModel::info() const {
+  auto c = sized<tessera_memory_info>();
+  Status s = call("memory_model.get_info", [&] { return raw()->get_info(raw(), &c); });
+  if (!s) return s.error();
+  return MemoryInfo{c.clock_hz, c.peak_bytes_per_s, c.channels, c.burst_bytes, c.capacity_bytes};
+}
+
+Result<size_t> MemoryModel::submit(const tessera_memory_request* requests, size_t count) {
+  size_t accepted = 0;
+  Status s =
+      call("memory_model.submit", [&] { return raw()->submit(raw(), requests, count, &accepted); });
+  if (!s) return s.error();
+  if (accepted > count)
+    return plugin_error("plugin '" + library().name() + "': memory_model.submit accepted " +
+                            std::to_string(accepted) + " of " + std::to_string(count) + " requests",
+                        StatusCode::internal);
+  return accepted;
+}
+
+namespace {
+
+// The sink the plugin calls: nothing may be thrown back through the plugin's frames.
+struct CompletionContext {
+  const std::function<void(const tessera_memory_completion&)>* done = nullptr;
+  std::exception_ptr error;
+};
+
+void complete(void* context, const tessera_memory_completion* completion) noexcept {
+  auto* c = static_cast<CompletionContext*>(context);
+  if (c->error || completion == nullptr) return;
+  try {
+    (*c->done)(*completion);
+  } catch (...) {
+    c->error = std::current_exception();
+  }
+}
+
+}  // namespace
+
+Status MemoryModel::advance(uint64_t cycles,
+                            const std::function<void(const tessera_memory_completion&)>& done) {
+  CompletionContext context{&done, nullptr};
+  tessera_completion_sink sink{&context, &complete};
+  Status s = call("memory_model.advance", [&] { return raw()->advance(raw(), cycles, &sink); });
+  if (context.error) std::rethrow_exception(context.error);
+  return s;
+}
+
+Result<tessera_memory_stats> MemoryModel::stats() const {
+  auto c = sized<tessera_memory_stats>();
+  Status s = call("memory_model.get_stats", [&] { return raw()->get_stats(raw(), &c); });
+  if (!s) return s.error();
+  return c;
+}
+
+Result<MemorySustained> MemoryModel::sustained(uint32_t streams) {
+  MemorySustained rate;
+  Status s = call("memory_model.sustained", [&] {
+    return raw()->sustained(raw(), streams, &rate.bytes_per_s, &rate.latency_s);
+  });
+  if (!s) return s.error();
+  return rate;
 }
 
 }  // namespace tessera

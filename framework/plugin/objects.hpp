@@ -9,6 +9,7 @@
 #include <tessera/plugin_abi.h>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <string>
@@ -41,6 +42,7 @@ class PluginObject {
 
   CApi* raw() const { return object_; }
   const PluginLibrary& library() const { return *library_; }
+  const std::shared_ptr<const PluginLibrary>& library_ptr() const { return library_; }
 
  protected:
   template <class Call>
@@ -124,9 +126,76 @@ class CostModel : public PluginObject<tessera_cost_model> {
 };
 
 using Partitioner = PluginObject<tessera_partitioner>;
-using LayoutMapper = PluginObject<tessera_layout_mapper>;
+// A layout a LayoutMapper parsed, released through that mapper's release_layout. It must not
+// outlive the LayoutMapper that made it (it keeps the library loaded, not the mapper).
+class Layout {
+ public:
+  Layout(std::shared_ptr<const PluginLibrary> library, const tessera_layout_mapper* mapper,
+         tessera_layout* layout, uint32_t rank)
+      : library_(std::move(library)), mapper_(mapper), layout_(layout), rank_(rank) {}
+  Layout(Layout&& other) noexcept
+      : library_(std::move(other.library_)),
+        mapper_(other.mapper_),
+        layout_(std::exchange(other.layout_, nullptr)),
+        rank_(other.rank_) {}
+  Layout& operator=(Layout&& other) noexcept;
+  Layout(const Layout&) = delete;
+  Layout& operator=(const Layout&) = delete;
+  ~Layout() { reset(); }
+
+  const tessera_layout* raw() const { return layout_; }
+  uint32_t rank() const { return rank_; }
+
+ private:
+  void reset();
+  std::shared_ptr<const PluginLibrary> library_;
+  const tessera_layout_mapper* mapper_ = nullptr;
+  tessera_layout* layout_ = nullptr;
+  uint32_t rank_ = 0;
+};
+
+// Layout descriptions: parse, print, and map between tensor indices and places on the chip.
+// Errors the plugin reports about the user's text or indices (invalid argument, not found,
+// resource exhausted) are input errors; its message starts with "column N:" for a bad text.
+class LayoutMapper : public PluginObject<tessera_layout_mapper> {
+ public:
+  using PluginObject::PluginObject;
+  Result<Layout> parse(const std::string& text, const std::vector<uint64_t>& shape) const;
+  Result<std::string> format(const Layout& layout) const;
+  // `indices` holds count x rank values, row-major; one location per index.
+  Result<std::vector<tessera_location>> locate(const Layout& layout,
+                                               const std::vector<uint64_t>& indices) const;
+  // count x rank index values for the locations.
+  Result<std::vector<uint64_t>> inverse(const Layout& layout,
+                                        const std::vector<tessera_location>& locations) const;
+};
 using CodeGen = PluginObject<tessera_codegen>;
-using MemoryModel = PluginObject<tessera_memory_model>;
+
+// What a MemoryModel says about itself; cycles are in its own clock.
+struct MemoryInfo {
+  double clock_hz = 0, peak_bytes_per_s = 0;
+  uint32_t channels = 0, burst_bytes = 0;
+  uint64_t capacity_bytes = 0;
+};
+// The fast mode's answer: bandwidth and mean latency of long sequential streams.
+struct MemorySustained {
+  double bytes_per_s = 0, latency_s = 0;
+};
+
+// Off-chip memory timing, driven cycle by cycle (not thread-safe: one caller per object).
+class MemoryModel : public PluginObject<tessera_memory_model> {
+ public:
+  using PluginObject::PluginObject;
+  Result<MemoryInfo> info() const;
+  // Offers `count` requests at the current cycle; how many (a prefix) were queued.
+  Result<size_t> submit(const tessera_memory_request* requests, size_t count);
+  // Simulates `cycles` cycles; `done` hears of every request finished in them, during the call.
+  // An exception thrown by `done` stops the reporting and is rethrown once the plugin returns.
+  Status advance(uint64_t cycles,
+                 const std::function<void(const tessera_memory_completion&)>& done);
+  Result<tessera_memory_stats> stats() const;
+  Result<MemorySustained> sustained(uint32_t streams);
+};
 
 // Constructs one object of `library`'s interface I from `params`. Errors: the plugin does not
 // provide the interface; the constructor failed (its message, usually naming a parameter).

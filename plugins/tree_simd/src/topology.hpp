@@ -1,4 +1,5 @@
-// Preferred Networks MN-Core 2-like tree chips: chip -> groups -> L2B -> L1B -> MAB -> PE, every
+// Preferred Networks MN-Core 2-like tree chips: chip -> groups -> L2B -> L1B -> MAB -> PE (or any
+// tree the section describes, tree_chip.hpp: explicit `levels`, several chips), every
 // inner node with (or without) a memory of its own, data moving only along tree edges (broadcast
 // down, reduce up). Sources: /work/shared/reference/hardware-facts.md §3 ([V] vendor, [S]
 // secondary: developer-manual excerpts, [D] derived, [U] no source: a guess to replace).
@@ -6,11 +7,14 @@
 //
 // Endpoints, in order: PEs (the cores, numbered depth-first, so one MAB's PEs are consecutive),
 // then the inner nodes level by level from the root (chip, groups, L2Bs, L1Bs, MABs), then one
-// DRAM MEMORY_CONTROLLER per group. Tree endpoints carry `level` (chip = 0, PE = 5), `parent`,
+// DRAM MEMORY_CONTROLLER per node of the DRAM level (`dram.level`: the groups, level 1; the top
+// level for explicit levels). Tree endpoints carry `level` (chip = 0, PE = 5), `parent`,
 // memory_bytes, and x = their index within their level. A DRAM endpoint has level 0, no parent,
-// and x = the group it hangs off. Every tree edge is a link down and a link up; each DRAM is
-// linked both ways to its group node (class MEMORY). A route climbs to the lowest common ancestor
-// and descends, so two PEs in different groups are 2 x 5 links apart.
+// and x = the node it hangs off. Every tree edge is a link down and a link up; each DRAM is
+// linked both ways to its node (class MEMORY). The top level's nodes (chips side by side, or the
+// patent's level-A blocks) are linked to each other pairwise, at the top level's rate (class
+// CHIP_TO_CHIP between chips). A route climbs to the lowest common ancestor and descends (or
+// crosses between top nodes), so two PEs in different groups are 2 x 5 links apart.
 //
 // Parameters (topology section of a chip file; defaults build an MN-Core 2, 4096 PEs). <level> is
 // one of group, l2b, l1b, mab, pe (and chip for memory_bytes only):
@@ -29,25 +33,24 @@
 //   <level>.up_bytes_per_cycle    one child -> its parent; default = down [U]
 //   link_latency_cycles           every tree edge and DRAM link; 4 [U guess]
 //   dram.bytes_per_s              one group's DRAM <-> group node; 128e9 [D]
+//   dram.level                    the level whose nodes each have a DRAM: 1 (0 for explicit levels)
 //   sram.bytes_per_cycle          one PE's LM0 + LM1, 2 long words/cycle each; 32 [S]
 //   flops_per_cycle.<dtype>       per PE = MAU per MAB / 4 PEs [D]: fp16 (HP) 512/4 = 128,
 //                                 fp32 (SP) 64/4 = 16, fp64 (DP) 16/4 = 4, others 0
 //                                 (pseudo-SP, 128 per MAB, has no dtype here)
 #pragma once
 
-#include <array>
 #include <string>
 #include <tessera/sdk/interfaces.hpp>
 #include <tessera/sdk/params.hpp>
 #include <vector>
 
 #include "common/topology_builder.hpp"
+#include "tree_chip.hpp"
 
 namespace tessera::plugins::tree {
 
-inline constexpr uint32_t kLevels = 6;  // chip, group, L2B, L1B, MAB, PE
-inline constexpr uint32_t kGroupLevel = 1;
-inline constexpr uint32_t kPeLevel = kLevels - 1;
+inline constexpr uint32_t kLevels = kMnCore2Levels;  // chip, group, L2B, L1B, MAB, PE
 
 class TreeTopology final : public TableTopology {
  public:
@@ -57,37 +60,25 @@ class TreeTopology final : public TableTopology {
   void route(uint32_t src, uint32_t dst, std::vector<uint32_t>& links) const override;
   tessera_level level(uint32_t index) const override;
 
-  // Endpoint of the `index`-th node of `level` (level kPeLevel: the PEs = cores).
+  // Endpoint of the `index`-th node of `level` (the lowest level: the cores).
   uint32_t node(uint32_t level, uint32_t index) const { return first_[level] + index; }
-  uint32_t dram(uint32_t group) const { return first_dram_ + group; }
+  uint32_t dram(uint32_t index) const { return first_dram_ + index; }
+  const TreeChip& chip() const { return chip_; }
 
  private:
-  struct Level {
-    std::string name;
-    uint32_t fanout = 1;
-    uint32_t nodes = 1;
-    uint64_t memory_bytes = 0;
-    double down_bytes_per_s = 0;
-    double up_bytes_per_s = 0;
-  };
   // A tree position: level and index within it.
   struct Position {
     uint32_t level = 0;
     uint32_t index = 0;
   };
 
-  void read_params(const sdk::Params& params);
-  void read_level(const sdk::Params& params, uint32_t level);
   void build();
+  void add_nodes(uint32_t level);
   Position position(uint32_t endpoint) const;
+  uint32_t lowest() const { return chip_.lowest_level(); }
 
-  std::string name_;
-  double link_latency_s_ = 0;
-  double dram_bytes_per_s_ = 0;
-  double sram_bytes_per_cycle_ = 0;
-  std::array<Level, kLevels> levels_;
-
-  std::array<uint32_t, kLevels> first_{};  // first endpoint of each level
+  TreeChip chip_;
+  std::vector<uint32_t> first_;  // first endpoint of each level
   uint32_t first_dram_ = 0;
 };
 

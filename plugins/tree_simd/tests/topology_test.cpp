@@ -164,7 +164,7 @@ TEST(Params, BadValuesNameTheirKey) {
 }
 
 TEST(Presets, FullAndMiniBuild) {
-  for (const char* file : {"mncore2", "mncore2-mini"}) {
+  for (const char* file : {"mncore2", "mncore2-mini", "patent-2level"}) {
     Preset preset = load_preset(std::string(TESSERA_CHIPS_DIR) + "/" + file + ".yaml");
     EXPECT_EQ(preset.target, "tree_simd");
     EXPECT_EQ(construction_error<TreeTopology>(preset.topology), "") << file;
@@ -176,6 +176,44 @@ TEST(Presets, FullAndMiniBuild) {
       make(load_preset(std::string(TESSERA_CHIPS_DIR) + "/mncore2-mini.yaml").topology);
   EXPECT_STREQ(small.info().name, "mncore2-mini");
   EXPECT_EQ(small.info().num_cores, 64u);
+}
+
+TEST(Params, ExplicitLevelsLinkTheirTopBlocksToEachOther) {
+  TreeTopology t =
+      make(load_preset(std::string(TESSERA_CHIPS_DIR) + "/patent-2level.yaml").topology);
+  tessera_topology_info info = t.info();
+  EXPECT_EQ(info.num_cores, 16u);
+  EXPECT_EQ(info.num_levels, 2u);
+  EXPECT_EQ(info.num_chips, 1u);
+  EXPECT_STREQ(t.level(0).name, "A");
+  EXPECT_STREQ(t.level(1).name, "B");
+  EXPECT_DOUBLE_EQ(t.level(0).down_bytes_per_s, 8e9);
+  EXPECT_EQ(info.num_endpoints, 16u + 4 + 4);          // B blocks, A blocks, a DRAM per A
+  EXPECT_EQ(info.num_links, 2u * 16 + 2 * 6 + 2 * 4);  // tree edges, A pairs, DRAMs
+  std::vector<uint32_t> all(info.num_endpoints);
+  std::iota(all.begin(), all.end(), 0u);
+  EXPECT_EQ(check_routes(t, all, all), "");
+  std::vector<uint32_t> across = checked_route(t, 0, 15);  // A0 B0 -> A3 B3
+  ASSERT_EQ(across.size(), 3u);
+  EXPECT_EQ(t.link(across[1]).src, t.node(0, 0));
+  EXPECT_EQ(t.link(across[1]).dst, t.node(0, 3));
+  EXPECT_EQ(t.link(across[1]).link_class, TESSERA_LINK_ON_CHIP);
+}
+
+TEST(Params, SeveralChipsMeetThroughChipToChipLinks) {
+  TreeTopology t = make({{"chip.fanout", "2"},
+                         {"group.fanout", "2"},
+                         {"l2b.fanout", "2"},
+                         {"l1b.fanout", "2"},
+                         {"mab.fanout", "2"}});
+  EXPECT_EQ(t.info().num_cores, 128u);
+  EXPECT_EQ(t.info().num_chips, 2u);
+  EXPECT_EQ(t.endpoint(64).chip, 1u);
+  std::vector<uint32_t> far = checked_route(t, 0, 64);
+  ASSERT_EQ(far.size(), 11u);  // up 5, across, down 5
+  EXPECT_EQ(t.link(far[5]).link_class, TESSERA_LINK_CHIP_TO_CHIP);
+  EXPECT_DOUBLE_EQ(t.link(far[5]).bytes_per_s, 16 * kClockHz);
+  EXPECT_DOUBLE_EQ(t.level(0).down_bytes_per_s, 16 * kClockHz);
 }
 
 }  // namespace

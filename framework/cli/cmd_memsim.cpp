@@ -1,0 +1,67 @@
+// `tessera memsim`: the memory model on its own, fed by a generator or a DRAMsim3 trace.
+#include <iostream>
+
+#include "framework/cli/memsim_driver.hpp"
+#include "framework/cli/options.hpp"
+
+namespace tessera::cli {
+
+namespace {
+
+struct MemsimCommand {
+  MemsimOptions run;
+  std::string format = "text";
+};
+
+int run_memsim_command(const GlobalOptions& global, const MemsimCommand& command) {
+  if (command.run.generator.empty() == command.run.trace.empty())
+    throw Failure(usage_error("memsim needs --gen stream|random or --trace FILE"));
+  PluginSet plugins(global.registry());
+  MemoryRunReport report = run_memsim(plugins, command.run);
+  if (command.format == "json")
+    std::cout << render_json(report).dump(2) << "\n";
+  else
+    std::cout << render_text(report);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_memsim_command(CLI::App& app, const GlobalOptions& global, Action& action) {
+  auto command = std::make_shared<MemsimCommand>();
+  MemsimOptions& o = command->run;
+  CLI::App* cmd = app.add_subcommand(
+      "memsim", "Run the HBM/DRAM model (hbm_dramsim) alone on generated traffic or a trace");
+  cmd->add_option("--config", o.config,
+                  "DRAMsim3-format .ini (a path, or a name in configs/memory, e.g. hbm3e_8hi.ini)")
+      ->required();
+  auto* gen = cmd->add_option("--gen", o.generator, "Generated traffic: stream or random")
+                  ->check(CLI::IsMember({"stream", "random"}));
+  auto* trace = cmd->add_option("--trace", o.trace,
+                                "DRAMsim3 trace: one '<hex address> READ|WRITE <cycle>' per line");
+  gen->excludes(trace);
+  cmd->add_option("--cycles", o.cycles, "Cycles to simulate (of the memory clock)")
+      ->required()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  cmd->add_option("--rate", o.rate, "Requests offered per cycle (default: as fast as accepted)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--streams", o.streams, "Interleaved sequential streams (--gen stream)")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  cmd->add_option("--write-fraction", o.write_fraction, "Share of generated requests that write")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--seed", o.seed, "Seed of the generators")->capture_default_str();
+  cmd->add_option("--stacks", o.stacks, "Identical devices, interleaved")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  cmd->add_flag("--strict", o.strict, "Warnings about the .ini (unknown keys, ...) are errors");
+  cmd->add_option("--format", command->format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  cmd->callback([&global, &action, command] {
+    action = [&global, command] { return run_memsim_command(global, *command); };
+  });
+}
+
+}  // namespace tessera::cli

@@ -1,0 +1,88 @@
+// What an op converter sees of one ONNX node: its inputs' shapes, types and known values, and
+// calls that create the IR tensors and ops for it. Every failure is an input error naming the
+// file and the node (name, op type, opset).
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "framework/frontend/onnx/prepare.hpp"
+#include "framework/ir/graph.hpp"
+
+namespace tessera::onnx_import {
+
+using Dims = std::vector<int64_t>;
+
+// Index expressions built in code.
+ir::IndexExpr rank(const std::string& name);
+ir::IndexExpr constant(int64_t value);
+ir::IndexExpr affine(std::vector<ir::AffineTerm> terms, int64_t offset);
+ir::IndexExpr indirect(int operand);
+// Ranks named prefix0, prefix1, ... with the extents of `shape`.
+std::vector<ir::Rank> ranks_for(const Dims& shape, const std::string& prefix);
+// The ranks' names as index expressions.
+std::vector<ir::IndexExpr> indices_of(const std::vector<ir::Rank>& ranks);
+
+class Importer;
+
+class NodeContext {
+ public:
+  NodeContext(Importer& importer, const onnx::NodeProto& node, int index);
+  const onnx::NodeProto& node() const { return node_; }
+  int opset() const;
+  Failure fail(const std::string& what) const;
+
+  int inputs() const { return node_.input_size(); }
+  bool has_input(int i) const { return i < node_.input_size() && !node_.input(i).empty(); }
+  // Static shape of input i / output i; a missing one is an error naming the tensor.
+  Dims shape(int i) const;
+  Dims out_shape(int i = 0) const;
+  // Known constant value of input i, or null.
+  const ConstTensor* value(int i) const;
+  // Input i's value as integers; an error when it is not a known constant.
+  std::vector<int64_t> int_values(int i, const std::string& what) const;
+
+  // The IR tensor for input i (created on first use for model inputs and weights).
+  std::string in(int i);
+  // Creates the IR activation for output i.
+  std::string out(int i = 0);
+  // Output i is input `from` seen with another shape: a view, no op.
+  void view(int i, int from);
+  // Output i is data the model carries (a Constant too large to fold): a weight, no op.
+  void weight_output(int i);
+  // Adds an op; `part` distinguishes several ops made from one node (Split).
+  void op(ir::OpKind kind, const std::string& fn, std::vector<ir::Rank> ranks,
+          std::vector<ir::Operand> inputs, ir::Operand output, const std::string& part = "");
+
+ private:
+  Importer& importer_;
+  const onnx::NodeProto& node_;
+  int index_;
+};
+
+class Importer {
+ public:
+  Importer(PreparedModel& model, const OnnxOptions& options);
+  Result<ir::Graph> run();
+
+ private:
+  friend class NodeContext;
+  std::string describe(const onnx::NodeProto& node, int index) const;
+  Failure fail(const onnx::NodeProto& node, int index, const std::string& what) const;
+  // The IR tensor for an ONNX value read by `node` (created for inputs and initializers).
+  std::string use(const std::string& name, const onnx::NodeProto& node, int index);
+  void define(const std::string& name, ir::TensorRole role, const std::string& view_of,
+              const onnx::NodeProto& node, int index, Dims shape);
+  std::string unique_op_name(const onnx::NodeProto& node, int index, const std::string& part);
+  void convert(const onnx::NodeProto& node, int index);
+  void placeholder(NodeContext& ctx, int index);
+
+  PreparedModel& pm_;
+  const OnnxOptions& options_;
+  ir::GraphBuilder builder_;
+  std::set<std::string> graph_inputs_;
+  std::set<std::string> op_names_;
+};
+
+}  // namespace tessera::onnx_import

@@ -1,0 +1,168 @@
+// Data movement and views. Reshape-like ops change only how elements are numbered: they become
+// views (no op). Transpose, Concat, Split, Slice, Gather, Expand and Pad move data: one copy op
+// whose Einsum says which input element lands where.
+#include "framework/frontend/onnx/attributes.hpp"
+#include "framework/frontend/onnx/converters.hpp"
+#include "framework/frontend/onnx/fold.hpp"
+
+namespace tessera::onnx_import {
+
+namespace {
+
+using ir::OpKind;
+using Ranks = std::vector<ir::Rank>;
+
+void copy_op(NodeContext& ctx, OpKind kind, const Ranks& ranks, std::vector<ir::Operand> inputs,
+             int output = 0, const std::string& part = "") {
+  std::string out = ctx.out(output);
+  ctx.op(kind, "copy", ranks, std::move(inputs), ir::Operand{out, indices_of(ranks)}, part);
+}
+
+void view(NodeContext& ctx) {
+  for (int i = 1; i < ctx.node().output_size(); ++i)
+    if (!ctx.node().output(i).empty()) throw ctx.fail("only the first output is supported");
+  ctx.view(0, 0);
+}
+
+void constant_data(NodeContext& ctx) {
+  ctx.weight_output(0);
+}
+
+void transpose(NodeContext& ctx) {
+  Dims x = ctx.shape(0);
+  Dims perm = attr_ints(ctx.node(), "perm");
+  if (perm.empty())
+    for (size_t d = x.size(); d-- > 0;) perm.push_back(static_cast<int64_t>(d));
+  if (perm.size() != x.size()) throw ctx.fail("'perm' must list every axis once");
+  Ranks in_ranks = ranks_for(x, "d");
+  Ranks out_ranks;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(x.size())) throw ctx.fail("'perm' is out of range");
+    out_ranks.push_back(in_ranks[p]);
+  }
+  std::string in = ctx.in(0), out = ctx.out();
+  ctx.op(OpKind::data_movement, "copy", in_ranks, {ir::Operand{in, indices_of(in_ranks)}},
+         ir::Operand{out, indices_of(out_ranks)});
+}
+
+// Input i of a Concat covers [offset, offset + extent) of the axis: index `d<axis> - offset`.
+void concat(NodeContext& ctx) {
+  Dims y = ctx.out_shape();
+  int64_t axis = normalize_axis(attr_int(ctx.node(), "axis", 0), static_cast<int64_t>(y.size()));
+  if (axis < 0) throw ctx.fail("'axis' is out of range");
+  Ranks ranks = ranks_for(y, "d");
+  std::vector<ir::Operand> inputs;
+  int64_t offset = 0;
+  for (int i = 0; i < ctx.inputs(); ++i) {
+    Dims x = ctx.shape(i);
+    if (x.size() != y.size()) throw ctx.fail("inputs must have the output's rank");
+    ir::Operand o{ctx.in(i), indices_of(ranks)};
+    o.index[axis] = affine({{1, ranks[axis].name}}, -offset);
+    inputs.push_back(std::move(o));
+    offset += x[axis];
+  }
+  copy_op(ctx, OpKind::data_movement, ranks, std::move(inputs));
+}
+
+// One op per output: output i reads the input from its offset along the axis.
+void split(NodeContext& ctx) {
+  Dims x = ctx.shape(0);
+  int64_t axis = normalize_axis(attr_int(ctx.node(), "axis", 0), static_cast<int64_t>(x.size()));
+  if (axis < 0) throw ctx.fail("'axis' is out of range");
+  std::string in = ctx.in(0);
+  int64_t offset = 0;
+  for (int i = 0; i < ctx.node().output_size(); ++i) {
+    Dims y = ctx.out_shape(i);
+    Ranks ranks = ranks_for(y, "d");
+    ir::Operand o{in, indices_of(ranks)};
+    o.index[axis] = affine({{1, ranks[axis].name}}, offset);
+    offset += y[axis];
+    copy_op(ctx, OpKind::data_movement, ranks, {std::move(o)}, i, std::to_string(i));
+  }
+}
+
+void slice(NodeContext& ctx) {
+  Dims x = ctx.shape(0);
+  std::vector<const ConstTensor*> values;
+  for (int i = 0; i < ctx.inputs(); ++i) values.push_back(ctx.value(i));
+  auto bounds = slice_bounds(ctx.node(), ctx.opset(), values);
+  if (!bounds)
+    throw ctx.fail("starts, ends, axes and steps must be constants known at import time");
+  auto plan = slice_plan(x, bounds->starts, bounds->ends, bounds->axes, bounds->steps);
+  if (!plan) throw ctx.fail("inconsistent starts, ends, axes or steps");
+  Ranks ranks = ranks_for(ctx.out_shape(), "d");
+  if (ranks.size() != x.size()) throw ctx.fail("the output rank differs from the input's");
+  ir::Operand o{ctx.in(0), {}};
+  for (size_t d = 0; d < x.size(); ++d)
+    o.index.push_back(affine({{(*plan)[d].step, ranks[d].name}}, (*plan)[d].start));
+  copy_op(ctx, OpKind::data_movement, ranks, {std::move(o)});
+}
+
+// Output = data[:axis] + indices + data[axis+1:]. Known constant scalar indices pick one slice
+// (data movement); others are looked up at run time (gather, `$1`).
+void gather(NodeContext& ctx) {
+  Dims data = ctx.shape(0), idx = ctx.shape(1), y = ctx.out_shape();
+  int64_t axis = normalize_axis(attr_int(ctx.node(), "axis", 0), static_cast<int64_t>(data.size()));
+  if (axis < 0 || y.size() != data.size() + idx.size() - 1) throw ctx.fail("inconsistent shapes");
+  Ranks ranks = ranks_for(y, "d");
+  auto at = [&](size_t d) { return rank(ranks[d].name); };
+  ir::Operand data_op{ctx.in(0), {}};
+  for (int64_t d = 0; d < axis; ++d) data_op.index.push_back(at(d));
+  const ConstTensor* known = ctx.value(1);
+  bool fixed = known != nullptr && known->size() == 1 && idx.empty() && !known->is_float();
+  if (fixed) {
+    int64_t k = known->ints[0] < 0 ? known->ints[0] + data[axis] : known->ints[0];
+    if (k < 0 || k >= data[axis]) throw ctx.fail("index " + std::to_string(k) + " is out of range");
+    data_op.index.push_back(constant(k));
+  } else {
+    data_op.index.push_back(indirect(1));
+  }
+  size_t after = axis + idx.size();
+  for (size_t d = after; d < y.size(); ++d) data_op.index.push_back(at(d));
+  if (fixed) return copy_op(ctx, OpKind::data_movement, ranks, {std::move(data_op)});
+  ir::Operand idx_op{ctx.in(1), {}};
+  for (size_t d = axis; d < after; ++d) idx_op.index.push_back(at(d));
+  copy_op(ctx, OpKind::gather, ranks, {std::move(data_op), std::move(idx_op)});
+}
+
+void expand(NodeContext& ctx) {
+  Ranks ranks = ranks_for(ctx.out_shape(), "d");
+  copy_op(ctx, OpKind::data_movement, ranks, {broadcast_operand(ctx.in(0), ctx.shape(0), ranks)});
+}
+
+void pad(NodeContext& ctx) {
+  if (attr_string(ctx.node(), "mode", "constant") != "constant")
+    throw ctx.fail("only mode 'constant' is supported");
+  Dims x = ctx.shape(0);
+  Dims pads = ctx.opset() >= 11 ? ctx.int_values(1, "'pads'") : attr_ints(ctx.node(), "pads");
+  if (ctx.opset() >= 18 && ctx.has_input(3)) throw ctx.fail("the 'axes' input is not supported");
+  if (pads.size() != 2 * x.size()) throw ctx.fail("'pads' needs two values per axis");
+  Ranks ranks = ranks_for(ctx.out_shape(), "d");
+  ir::Operand o{ctx.in(0), {}};
+  for (size_t d = 0; d < x.size(); ++d) o.index.push_back(affine({{1, ranks[d].name}}, -pads[d]));
+  copy_op(ctx, OpKind::data_movement, ranks, {std::move(o)});
+}
+
+void fill(NodeContext& ctx) {
+  Ranks ranks = ranks_for(ctx.out_shape(), "d");
+  std::string out = ctx.out();
+  ctx.op(OpKind::data_movement, "fill", ranks, {}, ir::Operand{out, indices_of(ranks)});
+}
+
+}  // namespace
+
+void add_movement_converters(ConverterTable& t) {
+  for (const char* op : {"Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Dropout"})
+    t[op] = view;
+  t["Constant"] = constant_data;
+  t["Transpose"] = transpose;
+  t["Concat"] = concat;
+  t["Split"] = split;
+  t["Slice"] = slice;
+  t["Gather"] = gather;
+  t["Expand"] = expand;
+  t["Pad"] = pad;
+  t["ConstantOfShape"] = fill;
+}
+
+}  // namespace tessera::onnx_import

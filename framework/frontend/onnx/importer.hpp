@@ -1,0 +1,28 @@
+// ONNX models as workload graphs: the model is parsed with libonnx's protobuf classes, symbolic
+// dimensions are bound, libonnx's shape inference fills every tensor's shape, constant shape
+// arithmetic is folded, and each remaining node becomes one Einsum op (views become no-ops).
+// Weights (initialisers) keep only their shapes: external data files are never read.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "framework/common/status.hpp"
+#include "framework/ir/graph.hpp"
+
+namespace tessera::onnx_import {
+
+struct OnnxOptions {
+  std::map<std::string, int64_t> dims;  // symbolic dimension name -> value (--dim)
+  bool skip_unsupported = false;        // unsupported ops become zero-cost placeholders (warned)
+};
+
+// Input errors name the file, the node (name, op type, opset) or tensor at fault and what would
+// fit: not a file, not ONNX, truncated, unbound dimension, missing shape, unsupported op.
+Result<ir::Graph> import_onnx_file(const std::string& path, const OnnxOptions& options);
+// The same from bytes in memory; `name` stands for the file in messages.
+Result<ir::Graph> import_onnx_bytes(const std::string& bytes, const std::string& name,
+                                    const OnnxOptions& options);
+
+}  // namespace tessera::onnx_import

@@ -1,0 +1,28 @@
+// Graphs from zoo entries. decode: one new token per sequence attending over a KV cache of `seq`
+// positions (the new token's K and V are written into its last slot); prefill: `seq` tokens at
+// once, filling the cache, logits for the last token only. A DiT has one mode, a denoising step
+// over `seq` latent tokens (default: the entry's `tokens`).
+#pragma once
+
+#include <optional>
+
+#include "framework/common/status.hpp"
+#include "framework/frontend/zoo/model_spec.hpp"
+#include "framework/ir/graph.hpp"
+
+namespace tessera::zoo {
+
+enum class Mode { decode, prefill };
+
+struct RunShape {
+  int64_t batch = 1;
+  std::optional<int64_t> seq;  // default: 2048 for decoders, the entry's tokens for a DiT
+  std::optional<Mode> mode;    // default: decode for decoders
+};
+
+// Input errors for shapes the model cannot take (seq beyond learned positions, DiT decode, ...).
+Result<ir::Graph> build_decoder(const ModelSpec& model, const RunShape& shape);
+Result<ir::Graph> build_dit(const ModelSpec& model, const RunShape& shape);
+Result<ir::Graph> build_model(const ModelSpec& model, const RunShape& shape);
+
+}  // namespace tessera::zoo

@@ -1,0 +1,103 @@
+#include "framework/ir/repeats.hpp"
+
+#include <map>
+
+namespace tessera::ir {
+
+namespace {
+
+std::string renamed(const IndexExpr& e, const std::map<std::string, std::string>& names) {
+  IndexExpr copy = e;
+  for (auto& t : copy.terms) t.rank = names.at(t.rank);
+  return copy.str();
+}
+
+std::string operand_signature(const Graph& graph, const Operand& o,
+                              const std::map<std::string, std::string>& names) {
+  const Tensor& t = *graph.find_tensor(o.tensor);
+  const Tensor& base = graph.storage_tensor(o.tensor);
+  std::string s = "[";
+  for (size_t d = 0; d < o.index.size(); ++d)
+    s += (d ? "," : "") + renamed(o.index[d], names) + ":" + std::to_string(t.shape[d]);
+  s += std::string("]") + to_string(t.dtype) +
+       (storage_of(base.role) == Storage::hbm ? "@hbm" : "@chip");
+  return s;
+}
+
+// Inputs of op `a` and op `b` = a + period are wired alike.
+bool same_wiring(const Graph& graph, const Edges& edges, int a, int b, int period) {
+  const auto& ia = graph.ops()[a].einsum.inputs;
+  const auto& ib = graph.ops()[b].einsum.inputs;
+  for (size_t j = 0; j < ia.size(); ++j) {
+    const Tensor& ta = graph.storage_tensor(ia[j].tensor);
+    const Tensor& tb = graph.storage_tensor(ib[j].tensor);
+    if (&ta == &tb) continue;
+    int pa = edges.producer[&ta - graph.tensors().data()];
+    int pb = edges.producer[&tb - graph.tensors().data()];
+    if (pa < 0 || pb < 0) {
+      if (pa != pb) return false;  // one produced, one resident: not the same role
+      continue;                    // per-layer weights or caches
+    }
+    if (pb - pa != period) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string op_signature(const Graph& graph, const Op& op) {
+  std::map<std::string, std::string> names;
+  std::string s = std::string(to_string(op.kind)) + " " + op.einsum.fn + " {";
+  for (size_t r = 0; r < op.einsum.ranks.size(); ++r) {
+    names[op.einsum.ranks[r].name] = "r" + std::to_string(r);
+    s += "r" + std::to_string(r) + "=" + std::to_string(op.einsum.ranks[r].extent) + " ";
+  }
+  s += "}";
+  for (const auto& in : op.einsum.inputs) s += operand_signature(graph, in, names);
+  return s + "->" + operand_signature(graph, op.einsum.output, names);
+}
+
+OpClasses identical_ops(const Graph& graph) {
+  OpClasses out;
+  std::map<std::string, int> ids;
+  for (size_t i = 0; i < graph.ops().size(); ++i) {
+    auto [it, fresh] =
+        ids.emplace(op_signature(graph, graph.ops()[i]), static_cast<int>(out.first_op.size()));
+    if (fresh) {
+      out.first_op.push_back(static_cast<int>(i));
+      out.count.push_back(0);
+    }
+    out.class_of.push_back(it->second);
+    ++out.count[it->second];
+  }
+  return out;
+}
+
+int RepeatedLayers::layer_of(int op) const {
+  if (op < first_op || op >= first_op + ops_per_layer * count) return -1;
+  return (op - first_op) / ops_per_layer;
+}
+
+std::optional<RepeatedLayers> repeated_layers(const Graph& graph, const OpClasses& classes,
+                                              const Edges& edges) {
+  int n = static_cast<int>(graph.ops().size());
+  std::optional<RepeatedLayers> best;
+  for (int period = 1; period <= n / 2; ++period) {
+    int run = 0;  // consecutive i with op i matching op i + period
+    for (int i = 0; i + period <= n; ++i) {
+      bool match = i + period < n && classes.class_of[i] == classes.class_of[i + period] &&
+                   same_wiring(graph, edges, i, i + period, period);
+      if (match) {
+        ++run;
+        continue;
+      }
+      int count = run / period + 1;
+      if (count >= 2 && (!best || count * period > best->count * best->ops_per_layer))
+        best = RepeatedLayers{i - run, period, count};
+      run = 0;
+    }
+  }
+  return best;
+}
+
+}  // namespace tessera::ir

@@ -1,0 +1,118 @@
+// One channel's memory controller (DRAMsim3's design, src/controller.cc and command_queue.cc):
+//  - a read queue and a write buffer of trans_queue_size requests each (one queue if
+//    unified_queue); a read of a line with a write still buffered is answered from the buffer;
+//  - write draining: the buffer drains when full, or when no read is waiting and it holds
+//    write_buf_size writes or every read has been scheduled;
+//  - one request per cycle moves into the command queues (per bank or per rank, cmd_queue_size);
+//  - FR-FCFS-like scheduling: queues are scanned round-robin, each in arrival order, and the first
+//    command that is ready issues; a row hit may overtake an older row miss, but a row that has
+//    served 4 hits closes for a waiting miss (starvation cap);
+//  - open or closed page; optional aggressive precharging of banks nobody waits for;
+//  - refresh: all-bank per rank (staggered or simultaneous) every tREFI, or one bank every tREFIb;
+//    a rank (bank) owing a refresh takes no new ACT or column command until it is done;
+//  - HBM dual command issue: a row command and a column command in the same cycle.
+// Reads complete when their last data beat arrives (issue + AL + CL + burst), writes when theirs is
+// written (issue + AL + CWL + burst).
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+#include "channel_state.hpp"
+
+namespace tessera::hbm {
+
+struct Transaction {
+  uint64_t id = 0;
+  uint64_t line = 0;     // address / request bytes: identifies the data for write forwarding
+  uint64_t arrival = 0;  // cycle the channel accepted it
+  uint32_t bank = 0;     // channel-wide bank number (ChannelState numbering)
+  uint32_t row = 0;
+  bool is_write = false;
+};
+
+struct Done {
+  uint64_t id = 0, arrival = 0, done = 0;
+};
+
+class Channel {
+ public:
+  Channel(const DramConfig& config, const Timing& timing, const EnergyModel& energy);
+
+  // Queues `t` at cycle `now`; false when its queue is full (offer it again later).
+  bool accept(const Transaction& t, uint64_t now);
+  // Runs cycle `now` if anything can happen in it (now >= wake()); cycles must not go backwards.
+  void tick(uint64_t now);
+  // The first cycle at which tick can do anything, unless a request arrives first.
+  uint64_t wake() const { return wake_; }
+  uint64_t next_completion() const;
+  // Calls done(Done) for every request finished at or before `now`, counting it.
+  void deliver(uint64_t now, const std::function<void(const Done&)>& done);
+  // The counts up to cycle `now` (standby time included).
+  ChannelStats stats(uint64_t now) const;
+
+ private:
+  // The first request of a queue whose command can issue now, or the soonest cycle one can.
+  struct Pick {
+    size_t index = 0;
+    Command command{};
+    uint64_t ready = kNever;
+  };
+
+  void note_refresh_due(uint64_t now);
+  uint64_t next_refresh_due() const;
+  bool refresh_blocks(uint32_t bank) const;
+  bool refresh_work(uint64_t now, uint64_t& soonest);
+  bool try_issue(Command command, uint32_t bank, uint64_t now, uint64_t& soonest);
+  Pick pick_in_queue(size_t queue, uint64_t now, bool row_free, bool column_free) const;
+  void schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t& soonest);
+  // Whether `queue` holds requests for the open row of `bank`, and for other rows of it.
+  struct RowDemand {
+    bool hits = false, misses = false;
+  };
+  RowDemand row_demand(const std::vector<Transaction>& queue, uint32_t bank) const;
+  void issue_request(Command command, size_t queue, size_t index, uint64_t now);
+  bool aggressive_precharge(uint64_t now, uint64_t& soonest);
+  bool move_transaction();
+  bool should_drain() const;
+  size_t queue_of(uint32_t bank) const;
+  // Forgets what is known about the queues of `bank` (its state changed) or of a whole rank.
+  void recheck_bank(uint32_t bank) { recheck_queue(queue_of(bank)); }
+  void recheck_queue(size_t queue) {
+    next_check_[queue] = 0;
+    queues_ready_at_ = 0;
+  }
+  void recheck_rank(uint32_t rank);
+
+  ChannelState state_;
+  const Timing& timing_;
+  const DramConfig& config_;
+  ChannelStats stats_;
+
+  std::deque<Transaction> read_q_, write_q_;      // read_q_ holds everything when unified
+  std::vector<std::vector<Transaction>> queues_;  // command queues
+  std::vector<uint32_t> queued_;                  // requests per bank in the command queues
+  // Per command queue: no command of it can issue before this cycle. Issuing elsewhere only
+  // delays commands, so the bound stays valid until the queue or its bank changes.
+  std::vector<uint64_t> next_check_;  // kNever: empty, or waiting for a refresh
+  uint64_t queues_ready_at_ = 0;      // the least of next_check_
+  std::unordered_map<uint64_t, uint32_t> buffered_writes_;  // line -> writes not yet issued
+  uint32_t reads_queued_ = 0;                               // reads in the command queues
+  size_t drain_left_ = 0;
+  bool moves_blocked_ = false;  // nothing could move; true until a queue gains room or a request
+  size_t round_robin_ = 0;
+
+  std::vector<uint32_t> refreshes_owed_;  // per rank
+  std::vector<uint64_t> refresh_due_;     // per rank
+  std::vector<uint8_t> bank_refresh_owed_;
+  std::deque<uint32_t> banks_to_refresh_;
+  uint64_t bank_refresh_due_ = 0;
+  uint32_t bank_refresh_cursor_ = 0;
+
+  std::deque<Done> reads_done_, writes_done_, forwarded_;
+  uint64_t wake_ = 0;
+};
+
+}  // namespace tessera::hbm

@@ -1,0 +1,122 @@
+#include "traffic.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <tessera/sdk/error.hpp>
+
+namespace tessera::hbm {
+namespace {
+
+std::vector<TrafficRequest> all_of(TrafficSource& source) {
+  std::vector<TrafficRequest> out;
+  while (auto r = source.next()) out.push_back(*r);
+  return out;
+}
+
+std::string trace_error(const std::string& text) {
+  std::istringstream in(text);
+  TraceSource source(in, "t.trace");
+  try {
+    all_of(source);
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), TESSERA_INVALID_ARGUMENT);
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Trace, ReadsDramsim3Lines) {
+  std::istringstream in("0x1f40 READ 0\n\n# comment\n1F80 WRITE 3\n0x40 P_MEM_WR 3\n0x80 BOFF 9\n");
+  TraceSource source(in, "t.trace");
+  auto requests = all_of(source);
+  ASSERT_EQ(requests.size(), 4u);
+  EXPECT_EQ(requests[0].address, 0x1f40u);
+  EXPECT_FALSE(requests[0].is_write);
+  EXPECT_EQ(requests[1].address, 0x1f80u);
+  EXPECT_TRUE(requests[1].is_write);
+  EXPECT_EQ(requests[1].cycle, 3u);
+  EXPECT_TRUE(requests[2].is_write);
+  EXPECT_FALSE(requests[3].is_write);
+  EXPECT_EQ(requests[3].cycle, 9u);
+}
+
+TEST(Trace, MalformedLinesNameTheFileAndLine) {
+  EXPECT_EQ(trace_error("0x0 READ 0\n0x40 READ\n"),
+            "t.trace:2: expected '<hex address> READ|WRITE <cycle>', got '0x40 READ'");
+  EXPECT_EQ(trace_error("0x0 READ 0 extra\n"),
+            "t.trace:1: expected '<hex address> READ|WRITE <cycle>', got '0x0 READ 0 extra'");
+  EXPECT_EQ(trace_error("zz READ 0\n"),
+            "t.trace:1: 'zz' is not a hexadecimal address (e.g. 0x1f40)");
+  EXPECT_EQ(trace_error("-1 READ 0\n"),
+            "t.trace:1: '-1' is not a hexadecimal address (e.g. 0x1f40)");
+  EXPECT_EQ(trace_error("0x0 FETCH 0\n"),
+            "t.trace:1: unknown request type 'FETCH'; expected READ or WRITE");
+  EXPECT_EQ(trace_error("0x0 READ ten\n"),
+            "t.trace:1: 'ten' is not a cycle number (a whole number >= 0)");
+  EXPECT_EQ(trace_error("0x0 READ 10\n0x40 WRITE 5\n"),
+            "t.trace:2: cycle 5 is earlier than the previous request's cycle 10; a trace must be "
+            "in time order");
+  EXPECT_EQ(trace_error("0x10000000000000000 READ 1\n"),
+            "t.trace:1: '0x10000000000000000' is not a hexadecimal address (e.g. 0x1f40)");
+}
+
+TEST(Generators, StreamsAreSequentialAndInterleaved) {
+  StreamSource source(1 << 20, 64, 2, 0.0, 0.0, 7);
+  TrafficRequest a0 = *source.next(), b0 = *source.next(), a1 = *source.next(), b1 = *source.next();
+  EXPECT_EQ(a1.address, (a0.address + 64) % (1 << 20));
+  EXPECT_EQ(b1.address, (b0.address + 64) % (1 << 20));
+  EXPECT_EQ(a0.address % 64, 0u);
+  EXPECT_EQ(a1.cycle, 0u);  // rate 0: as fast as accepted
+}
+
+TEST(Generators, RandomAddressesAreAlignedAndDeterministicPerSeed) {
+  RandomSource a(1 << 20, 32, 0.5, 0.0, 3), b(1 << 20, 32, 0.5, 0.0, 3),
+      c(1 << 20, 32, 0.5, 0.0, 4);
+  int writes = 0, differ = 0;
+  for (int i = 0; i < 1000; ++i) {
+    TrafficRequest x = *a.next(), y = *b.next(), z = *c.next();
+    EXPECT_EQ(x.address, y.address);
+    EXPECT_EQ(x.is_write, y.is_write);
+    EXPECT_EQ(x.address % 32, 0u);
+    EXPECT_LT(x.address, 1u << 20);
+    writes += x.is_write;
+    differ += x.address != z.address;
+  }
+  EXPECT_NEAR(writes, 500, 60);
+  EXPECT_GT(differ, 990);
+}
+
+TEST(Generators, APacedSourceSpacesRequests) {
+  RandomSource source(1 << 20, 64, 0.0, 0.25, 1);
+  std::vector<uint64_t> cycles;
+  for (int i = 0; i < 5; ++i) cycles.push_back(source.next()->cycle);
+  EXPECT_EQ(cycles, (std::vector<uint64_t>{0, 4, 8, 12, 16}));
+  EXPECT_THROW(RandomSource(1 << 20, 64, 0.0, -1.0, 1), sdk::Error);
+  EXPECT_THROW(RandomSource(1 << 20, 64, 1.5, 0.0, 1), sdk::Error);
+  EXPECT_THROW(StreamSource(1 << 20, 64, 0, 0.0, 0.0, 1), sdk::Error);
+}
+
+TEST(Drive, ARefusedRequestHoldsBackEverythingAfterIt) {
+  std::istringstream in("0x0 READ 0\n0x40 READ 0\n0x80 READ 7\n");
+  TraceSource source(in, "t.trace");
+  std::vector<std::pair<uint64_t, uint64_t>> accepted;  // address, cycle
+  int refusals = 2;
+  drive_requests(source, 100, [&](const TrafficRequest& r, uint64_t cycle) {
+    if (r.address == 0x40 && refusals-- > 0) return false;
+    accepted.emplace_back(r.address, cycle);
+    return true;
+  });
+  EXPECT_EQ(accepted, (std::vector<std::pair<uint64_t, uint64_t>>{{0x0, 0}, {0x40, 2}, {0x80, 7}}));
+}
+
+TEST(Drive, StopsAtTheEndCycle) {
+  std::istringstream in("0x0 READ 0\n0x40 READ 50\n");
+  TraceSource source(in, "t.trace");
+  int offered = 0;
+  drive_requests(source, 50, [&](const TrafficRequest&, uint64_t) { return ++offered > 0; });
+  EXPECT_EQ(offered, 1);
+}
+
+}  // namespace
+}  // namespace tessera::hbm

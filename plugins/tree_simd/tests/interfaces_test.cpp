@@ -1,0 +1,303 @@
+// The plugin's ABI-facing classes: LayoutMapper (with choose(...)), CostModel, Partitioner and
+// CodeGen, built from parameters as a chip file gives them.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "common/preset_params.hpp"
+#include "cost_model.hpp"
+#include "layout_mapper.hpp"
+#include "partitioner.hpp"
+#include "program_codegen.hpp"
+#include "support.hpp"
+
+namespace tessera::plugins::tree {
+namespace {
+
+using Values = std::map<std::string, std::string>;
+
+// The `section` of a shipped preset, flattened as the host passes it.
+Values preset_section(const std::string& preset, const std::string& section) {
+  YAML::Node root = YAML::LoadFile(std::string(TESSERA_CHIPS_DIR) + "/" + preset + ".yaml");
+  Values values;
+  flatten_yaml(root[section], "", values);
+  return values;
+}
+
+template <class T>
+std::unique_ptr<T> make(Values values) {
+  sdk::Params params(std::move(values));
+  auto object = std::make_unique<T>(params);
+  params.reject_unknown("test");
+  return object;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const sdk::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+constexpr const char* kFig6 = "((2_A:2, 2_B:2, 25_Addr:25), (2_A:1, 2_B:1, 25_Addr:1))";
+
+TEST(Mapper, PatentPresetAnswersTheFig10Example) {
+  auto mapper = make<TreeLayoutMapper>(preset_section("patent-2level", "layout_mapper"));
+  auto layout = mapper->parse(kFig6, {100, 100});
+  EXPECT_EQ(mapper->format(*layout), kFig6);
+  EXPECT_EQ(mapper->rank(*layout), 2u);
+  const uint64_t index[2] = {91, 36};
+  tessera_location where = mapper->locate(*layout, index);
+  EXPECT_EQ(where.num_levels, 2u);
+  EXPECT_EQ(where.blocks[0], 2u);
+  EXPECT_EQ(where.blocks[1], 3u);
+  EXPECT_EQ(where.address, 411u);
+  uint64_t back[2];
+  mapper->inverse(*layout, where, back);
+  EXPECT_EQ(back[0], 91u);
+  EXPECT_EQ(back[1], 36u);
+  auto padded = mapper->parse(kFig6, {99, 97});
+  EXPECT_EQ(mapper->format(*padded), std::string(kFig6) + " # padding 397 elements");
+}
+
+TEST(Mapper, ChooseRanksCandidatesAndAnnotatesThem) {
+  auto mapper = make<TreeLayoutMapper>(preset_section("patent-2level", "layout_mapper"));
+  auto best = mapper->parse("choose(stencil3x3)", {100, 100});
+  EXPECT_EQ(mapper->format(*best),
+            std::string(kFig6) +
+                " # choose(stencil3x3) 1 of 9: cost 3.16 us = compute 2.81 us "
+                "+ comm 352 ns; crossings A 2376, B 7080");
+  auto rows = mapper->parse(" choose( row-reduce , 1 ) # per-row mean", {100, 100});
+  EXPECT_EQ(mapper->format(*rows).substr(0, 41), "((4_A:1, 25_Addr:25), (4_B:1, 25_Addr:1))");
+  // What format prints parses back to the same layout.
+  auto again = mapper->parse(mapper->format(*rows), {100, 100});
+  EXPECT_EQ(mapper->format(*again), "((4_A:1, 25_Addr:25), (4_B:1, 25_Addr:1))");
+  EXPECT_EQ(error_of([&] {
+              mapper->parse("choose(stencil3x3, 10)", {100, 100});
+            }),
+            "column 20: choose(stencil3x3) has 9 candidates for this tensor; ask for 1 to 9");
+  EXPECT_EQ(error_of([&] {
+              mapper->parse("choose(stencil4x4)", {100, 100});
+            }),
+            "column 8: unknown access pattern 'stencil4x4'; expected one of stencilKxK (odd K "
+            "from 3 to 15, e.g. stencil3x3), row-reduce, col-reduce, matmul-lhs, matmul-rhs, "
+            "elementwise");
+  EXPECT_EQ(error_of([&] {
+              mapper->parse("choose(row-reduce", {100, 100});
+            }),
+            "column 18: expected ')' to close choose(...), found the end of the text");
+  EXPECT_EQ(error_of([&] {
+              mapper->parse("choose(row-reduce)", {100000, 100000});
+            }),
+            "column 8: no layout of this tensor fits the chip's B memories: column 17: addresses "
+            "reach 624999999 but one B memory holds 2048 elements (8192 B at 4 B per element); "
+            "split the tensor over more blocks or name a level with more memory");
+}
+
+TEST(Mapper, DefaultChipIsMnCore2WithSixLevels) {
+  auto mapper = make<TreeLayoutMapper>(preset_section("mncore2", "layout_mapper"));
+  EXPECT_EQ(mapper->chip().level_list(), "chip, group, L2B, L1B, MAB, PE");
+  auto layout =
+      mapper->parse("((2_group:2, 2_L2B:1, 16_Addr:32), (2_group:1, 32_Addr:1))", {64, 64});
+  const uint64_t index[2] = {63, 63};
+  tessera_location where = mapper->locate(*layout, index);
+  EXPECT_EQ(where.num_levels, 3u);  // the deepest level named, L2B, holds the data
+  EXPECT_EQ(std::vector<uint32_t>(where.blocks, where.blocks + 3),
+            (std::vector<uint32_t>{0, 3, 1}));
+  EXPECT_EQ(where.core, 3u * 2 + 1);
+  EXPECT_EQ(where.address, 15u * 32 + 31);
+  // Naming the PE level moves the data into the PEs (block 0 of the levels between).
+  auto in_pes =
+      mapper->parse("((2_group:2, 2_L2B:1, 1_PE:0, 16_Addr:32), (2_group:1, 32_Addr:1))", {64, 64});
+  where = mapper->locate(*in_pes, index);
+  EXPECT_EQ(where.num_levels, 6u);
+  EXPECT_EQ(where.core, 3u * 2 * 8 * 16 * 4 + 1u * 8 * 16 * 4);
+}
+
+TEST(TreeChipParams, ExplicitLevelsAreChecked) {
+  auto error = [](Values v) { return error_of([&] { make<TreeChip>(std::move(v)); }); };
+  EXPECT_EQ(error({{"levels.0.name", "A"}, {"levels.0.memory_bytes", "64"}}),
+            "missing parameter 'levels.0.fanout'");
+  EXPECT_EQ(error({{"levels.0.name", "A"}, {"levels.0.fanout", "4"}}),
+            "parameter 'levels.0.memory_bytes': the lowest level needs a memory (at least 1)");
+  EXPECT_EQ(
+      error({{"levels.0.name", "Addr"}, {"levels.0.fanout", "4"}, {"levels.0.memory_bytes", "64"}}),
+      "level name 'Addr': use letters and digits, starting with a letter, and not 'Addr' "
+      "(the notation's memory address)");
+  EXPECT_EQ(error({{"group.alias", "l2b"}}),
+            "level name 'L2B' is used twice (names and aliases must differ, ignoring case)");
+  EXPECT_EQ(error({{"levels.0.name", "A"},
+                   {"levels.0.fanout", "4"},
+                   {"group.fanout", "2"},
+                   {"levels.0.memory_bytes", "64"}}),
+            "unknown test parameter 'group.fanout'");
+}
+
+TEST(CostModel, MnCore2Rates) {
+  auto cost = make<TreeCostModel>(preset_section("mncore2", "cost_model"));
+  constexpr double kClock = 750e6;
+  tessera_tile_query mm{};
+  mm.op_kind = TESSERA_OP_MATMUL;
+  mm.dtype = TESSERA_DTYPE_FP16;
+  mm.m = mm.k = mm.n = 64;
+  EXPECT_DOUBLE_EQ(cost->tile_seconds(mm), 2.0 * 64 * 64 * 64 / (128 * kClock));
+  mm.bytes_in = 1e6;  // now the SRAM port (32 B/cycle) is the bound
+  EXPECT_DOUBLE_EQ(cost->tile_seconds(mm), 1e6 / (32 * kClock));
+  mm.dtype = TESSERA_DTYPE_BF16;
+  EXPECT_TRUE(std::isinf(cost->tile_seconds(mm)));
+  tessera_tile_query add{};
+  add.op_kind = TESSERA_OP_ELEMENTWISE;
+  add.dtype = TESSERA_DTYPE_FP32;
+  add.elements = 1000;
+  EXPECT_DOUBLE_EQ(cost->tile_seconds(add), 1000 * 4 / (8 * kClock));
+  tessera_transfer_query t{};
+  t.link_class = TESSERA_LINK_ON_CHIP;
+  t.hops = 4;  // up to the L1B and down: PE and MAB edges, the PE edge (8 B/cycle) is slowest
+  t.bytes = 8000;
+  EXPECT_DOUBLE_EQ(cost->transfer_seconds(t), 4 * 4 / kClock + 8000 / (8 * kClock));
+  t.link_class = TESSERA_LINK_MEMORY;
+  t.hops = 1;
+  EXPECT_DOUBLE_EQ(cost->transfer_seconds(t), 4 / kClock + 8000 / 128e9);
+  EXPECT_DOUBLE_EQ(cost->distribute_seconds(3, 1280), 4 / kClock + 1280 / (128 * kClock));
+  EXPECT_DOUBLE_EQ(cost->info().sync_s, 2 * 6 * 4 / kClock);
+}
+
+// One op described as the host describes it.
+struct Op {
+  std::vector<tessera_rank> ranks;
+  std::vector<tessera_operand> operands;
+  tessera_op_desc desc{};
+  Op(const char* name, uint32_t kind, std::vector<tessera_rank> r, std::vector<tessera_operand> o)
+      : ranks(std::move(r)), operands(std::move(o)) {
+    desc.struct_size = sizeof(desc);
+    desc.name = name;
+    desc.op_kind = kind;
+    desc.num_ranks = static_cast<uint32_t>(ranks.size());
+    desc.ranks = ranks.data();
+    desc.num_operands = static_cast<uint32_t>(operands.size());
+    desc.operands = operands.data();
+  }
+};
+
+Op matmul(uint64_t m, uint64_t k, uint64_t n) {
+  return Op("mm", TESSERA_OP_MATMUL, {{"m", m}, {"k", k}, {"n", n}},
+            {{"A", "m,k", TESSERA_DTYPE_FP32, 0, 1, 0},
+             {"B", "k,n", TESSERA_DTYPE_FP32, 0, 1, 0},
+             {"C", "m,n", TESSERA_DTYPE_FP32, 1, 0, 0}});
+}
+
+struct Plan {
+  std::string label;
+  std::vector<uint64_t> tile;
+  tessera_partition_plan plan;
+};
+
+std::vector<Plan> plans_of(const TreePartitioner& p, const tessera_op_desc& op) {
+  std::vector<Plan> out;
+  p.plans(op, [&](const tessera_partition_plan& plan) {
+    out.push_back({plan.label, {plan.tile_extents, plan.tile_extents + plan.num_ranks}, plan});
+    return true;
+  });
+  return out;
+}
+
+TEST(Partitioner, MatmulTilesThroughLayouts) {
+  auto part = make<TreePartitioner>(preset_section("mncore2-mini", "partitioner"));
+  Op op = matmul(64, 64, 64);
+  auto plans = plans_of(*part, op.desc);
+  ASSERT_FALSE(plans.empty());
+  const Plan* square = nullptr;
+  for (const auto& p : plans)
+    if (p.tile == std::vector<uint64_t>{8, 64, 8}) square = &p;
+  ASSERT_NE(square, nullptr);
+  EXPECT_EQ(square->plan.cores_used, 64u);
+  EXPECT_EQ(square->plan.exec_bytes_per_core, (8u * 64 + 64 * 8 + 8 * 8) * 4);
+  EXPECT_EQ(square->plan.preload_bytes_per_core, (8u * 64 + 64 * 8) * 4);
+  EXPECT_DOUBLE_EQ(square->plan.hbm_bytes, 2 * 64 * 64 * 4);
+  // A is needed by the 8 column blocks of C, B by the 8 row blocks: 7 extra copies each.
+  EXPECT_DOUBLE_EQ(square->plan.inter_core_bytes, 2 * 7 * 64 * 64 * 4);
+  EXPECT_EQ(square->plan.shift_s, 0.0);
+  EXPECT_EQ(square->label.substr(0, 13), "m/8 k/1 n/8 C");
+  // The operand layouts put every tile's A, B and C in one PE.
+  auto chip = test::mini_chip();
+  std::vector<uint64_t> no_split(3, 1);
+  std::vector<std::vector<uint64_t>> d = {{1, 1, 1}, {2, 1, 1}, {1, 1, 2},
+                                          {2, 1, 1}, {1, 1, 2}, {2, 1, 2}};
+  auto operands = resolve_operands(op.desc);
+  TreeLayout a(chip, parse_layout_text(operand_layout_text(*chip, op.desc, operands[0], d, 0)),
+               {64, 64});
+  TreeLayout c(chip, parse_layout_text(operand_layout_text(*chip, op.desc, operands[2], d, 0)),
+               {64, 64});
+  EXPECT_EQ(a.copies(), 8u);
+  for (uint64_t m = 0; m < 64; m += 5)
+    for (uint64_t n = 0; n < 64; n += 3) {
+      const uint64_t mn[2] = {m, n}, mk[2] = {m, (m + n) % 64};
+      std::set<uint64_t> cores;
+      for (const auto& offset : a.copy_offsets()) cores.insert(a.place(mk).core + offset.core);
+      ASSERT_EQ(cores.count(c.place(mn).core), 1u) << m << "," << n;
+    }
+}
+
+TEST(Partitioner, SplitReductionsAreCombinedAndOthersAreLeftToTheFramework) {
+  auto part = make<TreePartitioner>(preset_section("mncore2-mini", "partitioner"));
+  Op gemv = matmul(1, 4096, 8);
+  bool split_k = false;
+  for (const auto& p : plans_of(*part, gemv.desc))
+    if (p.tile[1] < 4096) {
+      split_k = true;
+      EXPECT_GT(p.plan.shift_s, 0.0) << p.label;
+    }
+  EXPECT_TRUE(split_k);
+  Op conv("conv", TESSERA_OP_CONV, {{"p", 8}, {"r", 3}},
+          {{"I", "p+r", TESSERA_DTYPE_FP32, 0, 0, 0}, {"O", "p", TESSERA_DTYPE_FP32, 1, 0, 0}});
+  try {
+    plans_of(*part, conv.desc);
+    FAIL();
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), TESSERA_UNIMPLEMENTED);
+  }
+  Op huge = matmul(1u << 20, 1u << 20, 1u << 20);
+  EXPECT_TRUE(plans_of(*part, huge.desc).empty());  // no split fits 32 KiB per PE
+}
+
+TEST(CodeGen, ListsTheScheduleAndTheSimdKernelOfAnElementwiseOp) {
+  Values mini = preset_section("mncore2-mini", "codegen");
+  auto part = make<TreePartitioner>(mini);
+  auto gen = make<TreeCodeGen>(mini);
+  Op add("bias_add", TESSERA_OP_ELEMENTWISE, {{"m", 16}, {"n", 32}},
+         {{"x", "m,n", TESSERA_DTYPE_FP32, 0, 0, 0},
+          {"bias", "n", TESSERA_DTYPE_FP32, 0, 0, 0},
+          {"y", "m,n", TESSERA_DTYPE_FP32, 1, 0, 0}});
+  auto plans = plans_of(*part, add.desc);
+  ASSERT_FALSE(plans.empty());
+  tessera_partition_plan exec = plans.front().plan;
+  exec.label = plans.front().label.c_str();
+  exec.tile_extents = plans.front().tile.data();
+  tessera_instruction code[2] = {{TESSERA_INSTR_PRELOAD_ASYNC, 0}, {TESSERA_INSTR_EXECUTE, 0}};
+  tessera_program program{sizeof(tessera_program), "demo", 1, &add.desc, &exec, &exec, 2, code};
+  std::string text = gen->listing(program);
+  EXPECT_EQ(text.substr(0, text.find('\n')),
+            "# demo for mncore2-mini (chip, group, L2B, L1B, MAB, PE)");
+  EXPECT_NE(text.find("# generated by tree_simd 1.0.0\n"), std::string::npos);
+  EXPECT_NE(text.find("schedule:\n  preload_async op 0\n  execute op 0\n"), std::string::npos);
+  EXPECT_NE(text.find("  simd add on PE[0..63]: "), std::string::npos) << text;
+  EXPECT_EQ(gen->listing(program), text);  // byte-identical on rerun
+  std::string files;
+  gen->emit(program, [&](const std::string& path, const std::string& contents) {
+    files += path;
+    EXPECT_EQ(contents, text);
+    return true;
+  });
+  EXPECT_EQ(files, "demo.tree_simd.txt");
+  tessera_instruction bad{TESSERA_INSTR_EXECUTE, 3};
+  program.instructions = &bad;
+  program.num_instructions = 1;
+  EXPECT_EQ(error_of([&] { gen->listing(program); }),
+            "instruction 0 (kind 1, op 3) names no instruction kind or op of the program");
+}
+
+}  // namespace
+}  // namespace tessera::plugins::tree

@@ -1,0 +1,103 @@
+// The PyTorch exports in models/fixtures against numbers computed here from the architectures in
+// models/make_fixtures.py (whose printed parameter counts are quoted).
+#include <gtest/gtest.h>
+
+#include "framework/frontend/onnx/importer.hpp"
+#include "framework/ir/analysis.hpp"
+#include "framework/ir/repeats.hpp"
+
+#ifndef TESSERA_SOURCE_DIR
+#error "TESSERA_SOURCE_DIR must be defined by the build"
+#endif
+
+namespace tessera::onnx_import {
+namespace {
+
+ir::Graph import(const std::string& name, std::map<std::string, int64_t> dims) {
+  return import_onnx_file(std::string(TESSERA_SOURCE_DIR) + "/models/fixtures/" + name,
+                          OnnxOptions{std::move(dims), false})
+      .take();
+}
+
+// FLOPs of the multiply-accumulates alone (2 per point of every contraction).
+double mac_flops(const ir::Graph& g) {
+  double f = 0;
+  for (const auto& op : g.ops())
+    if (op.einsum.fn == "mac") f += 2 * op.einsum.points();
+  return f;
+}
+
+size_t count_kind(const ir::Graph& g, ir::OpKind kind) {
+  size_t n = 0;
+  for (const auto& op : g.ops()) n += op.kind == kind;
+  return n;
+}
+
+constexpr int64_t B = 2, S = 16;
+
+TEST(OnnxFixtures, GptLike) {
+  const int64_t V = 256, H = 64, heads = 4, F = 256, L = 2, P = 64, hd = H / heads;
+  ir::Graph g = import("gpt_like.onnx", {{"batch", B}, {"seq", S}});
+  // make_fixtures.py: "gpt_like: 136960 parameters, 0 buffer elements".
+  const int64_t params =
+      V * H + P * H + L * (4 * H + 4 * H * H + 4 * H + 2 * H * F + F + H) + 2 * H + H * V;
+  ASSERT_EQ(params, 136960);
+  ir::Totals t = ir::totals(g);
+  EXPECT_DOUBLE_EQ(t.weight_bytes, params * 4.0);
+  double linear = 2.0 * B * S * (L * (4 * H * H + 2 * H * F) + H * V);
+  double attention = L * 2 * (2.0 * B * heads * S * S * hd);
+  EXPECT_DOUBLE_EQ(mac_flops(g), linear + attention);
+  EXPECT_EQ(count_kind(g, ir::OpKind::softmax), static_cast<size_t>(L));
+  EXPECT_EQ(count_kind(g, ir::OpKind::normalization), static_cast<size_t>(2 * L + 1));
+  EXPECT_EQ(count_kind(g, ir::OpKind::batched_matmul), static_cast<size_t>(2 * L));
+  auto layers = ir::repeated_layers(g, ir::identical_ops(g), ir::edges(g));
+  ASSERT_TRUE(layers);
+  EXPECT_EQ(layers->count, L);
+  EXPECT_EQ(layers->ops_per_layer, 31);
+}
+
+TEST(OnnxFixtures, LlamaLike) {
+  const int64_t V = 256, H = 64, heads = 4, kv = 2, F = 172, L = 2, P = 64, hd = H / heads;
+  ir::Graph g = import("llama_like.onnx", {{"batch", B}, {"seq", S}});
+  // "llama_like: 123712 parameters, 2048 buffer elements" (rotary cos and sin tables).
+  const int64_t params = V * H + L * (2 * H + 2 * H * H + 2 * H * kv * hd + 3 * H * F) + H + H * V;
+  ASSERT_EQ(params, 123712);
+  ASSERT_EQ(2 * P * hd, 2048);
+  EXPECT_DOUBLE_EQ(ir::totals(g).weight_bytes, (params + 2 * P * hd) * 4.0);
+  double linear = 2.0 * B * S * (L * (2 * H * H + 2 * H * kv * hd + 3 * H * F) + H * V);
+  double attention = L * 2 * (2.0 * B * heads * S * S * hd);
+  EXPECT_DOUBLE_EQ(mac_flops(g), linear + attention);
+  EXPECT_EQ(count_kind(g, ir::OpKind::softmax), static_cast<size_t>(L));
+  auto layers = ir::repeated_layers(g, ir::identical_ops(g), ir::edges(g));
+  ASSERT_TRUE(layers);
+  EXPECT_EQ(layers->count, L);
+}
+
+TEST(OnnxFixtures, SmallCnn) {
+  const int64_t C = 16, K = 10, image = 32;
+  ir::Graph g = import("small_cnn.onnx", {{"batch", B}});
+  // "small_cnn: 6058 parameters, 64 buffer elements". In eval mode the exporter folds each
+  // BatchNorm into the conv before it: the 2 x 2C BatchNorm parameters and the running statistics
+  // disappear, and the bias-less stem conv gains a bias of C.
+  const int64_t stem = 3 * C * 9, bn = 2 * C, grouped = C * (C / 4) * 9 + C;
+  const int64_t conv_b = 2 * C * C * 9 + 2 * C, linear = 2 * C * K + K;
+  const int64_t params = stem + bn + grouped + bn + conv_b + linear;
+  ASSERT_EQ(params, 6058);
+  EXPECT_DOUBLE_EQ(ir::totals(g).weight_bytes, (params - 4 * C + C) * 4.0);
+  EXPECT_EQ(count_kind(g, ir::OpKind::conv), 3u);
+  double stem_flops = 2.0 * B * C * image * image * 3 * 9;
+  double grouped_flops = 2.0 * B * C * (image / 2) * (image / 2) * (C / 4) * 9;
+  double strided_flops = 2.0 * B * 2 * C * (image / 4) * (image / 4) * C * 9;
+  double head_flops = 2.0 * B * 2 * C * K;
+  EXPECT_DOUBLE_EQ(mac_flops(g), stem_flops + grouped_flops + strided_flops + head_flops);
+  const ir::Op* conv_a = nullptr;
+  for (const auto& op : g.ops())
+    if (op.name == "/conv_a/Conv") conv_a = &op;
+  ASSERT_NE(conv_a, nullptr);
+  // groups=4, dilation 2, padding 2.
+  EXPECT_EQ(conv_a->einsum.str(),
+            "mac([n,4*g+c,p0+2*r0-2,p1+2*r1-2],[4*g+m,c,r0,r1],[4*g+m])->[n,4*g+m,p0,p1]");
+}
+
+}  // namespace
+}  // namespace tessera::onnx_import

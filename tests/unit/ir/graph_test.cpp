@@ -1,0 +1,151 @@
+#include "framework/ir/graph.hpp"
+
+#include <gtest/gtest.h>
+
+#include "framework/ir/analysis.hpp"
+#include "framework/ir/repeats.hpp"
+
+namespace tessera::ir {
+namespace {
+
+Op make_op(const std::string& name, OpKind kind, const std::string& fn, std::vector<Rank> ranks,
+           const std::vector<std::string>& inputs, const std::string& output) {
+  Op op{name, kind, {std::move(ranks), {}, parse_operand(output).take(), fn}, "test"};
+  for (const auto& in : inputs) op.einsum.inputs.push_back(parse_operand(in).take());
+  return op;
+}
+
+// y = relu(x · w1) · w2, fp16, m=8 k=16 n=32.
+Graph two_layer_mlp() {
+  GraphBuilder b("mlp");
+  b.add_tensor({"x", {8, 16}, DType::fp16, TensorRole::input, ""}).take();
+  b.add_tensor({"w1", {16, 32}, DType::fp16, TensorRole::weight, ""}).take();
+  b.add_tensor({"w2", {32, 16}, DType::fp16, TensorRole::weight, ""}).take();
+  b.add_tensor({"h", {8, 32}, DType::fp16, TensorRole::activation, ""}).take();
+  b.add_tensor({"a", {8, 32}, DType::fp16, TensorRole::activation, ""}).take();
+  b.add_tensor({"y", {8, 16}, DType::fp32, TensorRole::activation, ""}).take();
+  b.add_op(make_op("fc1", OpKind::matmul, "mac", {{"m", 8}, {"k", 16}, {"n", 32}},
+                   {"x[m,k]", "w1[k,n]"}, "h[m,n]"))
+      .take();
+  b.add_op(make_op("relu", OpKind::unary, "relu", {{"m", 8}, {"n", 32}}, {"h[m,n]"}, "a[m,n]"))
+      .take();
+  b.add_op(make_op("fc2", OpKind::matmul, "mac", {{"m", 8}, {"k", 32}, {"n", 16}},
+                   {"a[m,k]", "w2[k,n]"}, "y[m,n]"))
+      .take();
+  b.mark_output("y").take();
+  return b.finish();
+}
+
+TEST(OpCost, DerivesFlopsAndBytesFromTheEinsum) {
+  Graph g = two_layer_mlp();
+  OpCost fc1 = op_cost(g, g.ops()[0]);
+  EXPECT_DOUBLE_EQ(fc1.flops, 2.0 * 8 * 16 * 32);
+  EXPECT_DOUBLE_EQ(fc1.hbm_bytes_in, (8 * 16 + 16 * 32) * 2.0);  // x and w1 live in HBM
+  EXPECT_DOUBLE_EQ(fc1.on_chip_bytes_in, 0.0);
+  EXPECT_DOUBLE_EQ(fc1.bytes_out, 8 * 32 * 2.0);
+  OpCost relu = op_cost(g, g.ops()[1]);
+  EXPECT_DOUBLE_EQ(relu.flops, 8.0 * 32);
+  EXPECT_DOUBLE_EQ(relu.on_chip_bytes_in, 8 * 32 * 2.0);
+  EXPECT_DOUBLE_EQ(op_cost(g, g.ops()[2]).bytes_out, 8 * 16 * 4.0);
+}
+
+TEST(OpCost, CountsInputsBeyondTheArityAsEpilogueAdds) {
+  GraphBuilder b("bias");
+  b.add_tensor({"x", {4, 8}, DType::fp32, TensorRole::input, ""}).take();
+  b.add_tensor({"w", {8, 2}, DType::fp32, TensorRole::weight, ""}).take();
+  b.add_tensor({"bias", {2}, DType::fp32, TensorRole::weight, ""}).take();
+  b.add_tensor({"y", {4, 2}, DType::fp32, TensorRole::activation, ""}).take();
+  b.add_op(make_op("gemm", OpKind::matmul, "mac", {{"m", 4}, {"k", 8}, {"n", 2}},
+                   {"x[m,k]", "w[k,n]", "bias[n]"}, "y[m,n]"))
+      .take();
+  Graph g = b.finish();
+  EXPECT_DOUBLE_EQ(op_cost(g, g.ops()[0]).flops, 2.0 * 4 * 8 * 2 + 4 * 2);
+}
+
+TEST(Edges, LifetimesAndPeakLiveBytes) {
+  Graph g = two_layer_mlp();
+  Edges e = edges(g);
+  EXPECT_EQ(e.op_preds[2], std::vector<int>{1});
+  auto life = lifetimes(g, e);
+  EXPECT_EQ(life[3].first_op, 0);  // h
+  EXPECT_EQ(life[3].last_op, 1);
+  EXPECT_EQ(life[5].last_op, 2);  // y is a model output
+  Totals t = totals(g);
+  EXPECT_DOUBLE_EQ(t.weight_bytes, (16 * 32 + 32 * 16) * 2.0);
+  EXPECT_DOUBLE_EQ(t.flops, 2.0 * 8 * 16 * 32 + 8 * 32 + 2.0 * 8 * 32 * 16);
+  // At relu, h and a are alive; at fc2, a and y.
+  EXPECT_DOUBLE_EQ(t.peak_live_on_chip_bytes, 8 * 32 * 2.0 + 8 * 16 * 4.0);
+}
+
+TEST(GraphBuilder, RejectsInconsistentOps) {
+  GraphBuilder b("bad");
+  b.add_tensor({"x", {8, 16}, DType::fp16, TensorRole::input, ""}).take();
+  b.add_tensor({"h", {8, 16}, DType::fp16, TensorRole::activation, ""}).take();
+  b.add_tensor({"y", {8, 16}, DType::fp16, TensorRole::activation, ""}).take();
+  EXPECT_EQ(
+      b.add_op(make_op("a", OpKind::unary, "relu", {{"m", 8}}, {"x[m]"}, "h[m,0]")).error().message,
+      "op 'a': input x[m]: tensor 'x' has 2 dimensions but 1 index expressions are given");
+  EXPECT_EQ(
+      b.add_op(make_op("a", OpKind::unary, "relu", {{"m", 8}, {"n", 16}}, {"h[m,n]"}, "y[m,n]"))
+          .error()
+          .message,
+      "op 'a': reads 'h' before any op produces it (ops are listed in execution order)");
+  EXPECT_EQ(
+      b.add_op(make_op("a", OpKind::unary, "relu", {{"m", 8}, {"n", 17}}, {"x[m,n]"}, "y[m,n]"))
+          .error()
+          .message,
+      "op 'a': output y[m,n]: index 'n' spans [0, 16] but dimension 1 of 'y' has extent 16");
+  EXPECT_EQ(b.add_op(make_op("a", OpKind::unary, "frob", {{"m", 8}}, {}, "y[m,0]"))
+                .error()
+                .message.substr(0, 40),
+            "op 'a': unknown point function 'frob'; k");
+  EXPECT_EQ(b.add_op(make_op("a", OpKind::unary, "relu", {{"m", 8}}, {"x[m,q]"}, "y[m,0]"))
+                .error()
+                .message,
+            "op 'a': input x[m,q]: index 'q' uses rank 'q', which is not one of the op's ranks "
+            "(m=8)");
+  EXPECT_EQ(b.add_op(make_op("a", OpKind::unary, "relu", {{"m", 8}}, {"y[m,0]"}, "x[m,0]"))
+                .error()
+                .message,
+            "op 'a': reads 'y' before any op produces it (ops are listed in execution order)");
+  EXPECT_EQ(b.add_tensor({"v", {3, 3}, DType::fp16, TensorRole::activation, "h"}).error().message,
+            "tensor 'v': a view must have as many elements as 'h'");
+  EXPECT_TRUE(b.graph().ops().empty());
+}
+
+TEST(Repeats, FindsIdenticalOpsAndRepeatedLayers) {
+  // Four identical "layers" of two ops each (matmul, relu), between a prologue and an epilogue.
+  GraphBuilder b("stack");
+  b.add_tensor({"x", {4, 8}, DType::fp16, TensorRole::input, ""}).take();
+  b.add_tensor({"x0", {4, 8}, DType::fp16, TensorRole::activation, ""}).take();
+  b.add_op(make_op("pro", OpKind::unary, "neg", {{"m", 4}, {"n", 8}}, {"x[m,n]"}, "x0[m,n]"))
+      .take();
+  std::string prev = "x0";
+  for (int l = 0; l < 4; ++l) {
+    std::string p = "l" + std::to_string(l);
+    b.add_tensor({p + ".w", {8, 8}, DType::fp16, TensorRole::weight, ""}).take();
+    b.add_tensor({p + ".h", {4, 8}, DType::fp16, TensorRole::activation, ""}).take();
+    b.add_tensor({p + ".y", {4, 8}, DType::fp16, TensorRole::activation, ""}).take();
+    b.add_op(make_op(p + ".mm", OpKind::matmul, "mac", {{"m", 4}, {"k", 8}, {"n", 8}},
+                     {prev + "[m,k]", p + ".w[k,n]"}, p + ".h[m,n]"))
+        .take();
+    b.add_op(make_op(p + ".relu", OpKind::unary, "relu", {{"m", 4}, {"n", 8}}, {p + ".h[m,n]"},
+                     p + ".y[m,n]"))
+        .take();
+    prev = p + ".y";
+  }
+  Graph g = b.finish();
+  OpClasses classes = identical_ops(g);
+  EXPECT_EQ(classes.first_op.size(), 3u);  // neg, matmul, relu
+  EXPECT_EQ(classes.count[classes.class_of[1]], 4);
+  auto layers = repeated_layers(g, classes, edges(g));
+  ASSERT_TRUE(layers);
+  EXPECT_EQ(layers->first_op, 1);
+  EXPECT_EQ(layers->ops_per_layer, 2);
+  EXPECT_EQ(layers->count, 4);
+  EXPECT_EQ(layers->layer_of(8), 3);
+  EXPECT_EQ(layers->layer_of(0), -1);
+}
+
+}  // namespace
+}  // namespace tessera::ir
