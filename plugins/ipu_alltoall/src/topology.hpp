@@ -1,6 +1,6 @@
 // Graphcore IPU Mk2 (GC200)-like chips: tiles exchange data through an all-to-all, non-blocking
 // exchange, HBM controllers hang off the exchange, and chips connect all-to-all by IPU-Links.
-// Sources are in /work/shared/reference/hardware-facts.md §1 ([S] secondary, [D] derived,
+// Sources are in the team reference notes (shared/reference/hardware-facts.md in the workspace) §1 ([S] secondary, [D] derived,
 // [U] no source: a guess to replace when a measurement turns up).
 //
 // Model: each chip's exchange is one ROUTER endpoint. Every tile has a link to and from it, so

@@ -1,7 +1,7 @@
 // Preferred Networks MN-Core 2-like tree chips: chip -> groups -> L2B -> L1B -> MAB -> PE (or any
 // tree the section describes, tree_chip.hpp: explicit `levels`, several chips), every
 // inner node with (or without) a memory of its own, data moving only along tree edges (broadcast
-// down, reduce up). Sources: /work/shared/reference/hardware-facts.md §3 ([V] vendor, [S]
+// down, reduce up). Sources: the team reference notes (shared/reference/hardware-facts.md in the workspace) §3 ([V] vendor, [S]
 // secondary: developer-manual excerpts, [D] derived, [U] no source: a guess to replace).
 // One long word (長語) = 8 B.
 //
