@@ -66,6 +66,7 @@ int run(int argc, char** argv) {
   add_layout_command(app, global, action);
   add_memsim_command(app, global, action);
   add_inspect_command(app, global, action);
+  add_map_command(app, global, action);
 
   try {
     app.parse(argc, argv);

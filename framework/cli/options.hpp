@@ -40,5 +40,6 @@ void add_conformance_command(CLI::App& app, const GlobalOptions& global, Action&
 void add_layout_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_memsim_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_inspect_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_map_command(CLI::App& app, const GlobalOptions& global, Action& action);
 
 }  // namespace tessera::cli
