@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# demo.sh — the main job on a built-in default: set up and build, then show the targets found and
-# the default chip of the default target (Graphcore IPU Mk2-like).
+# demo.sh — the main job on a built-in default: set up and build, then compile Llama 2 13B decode
+# (batch 16, 2048 KV positions) for four IPU-like chips with HBM3E (ipu-pod4-hbm3e), plan all
+# five designs, simulate each plan, and write the Elk-Full plan, its program and a Perfetto trace
+# to demo-out/ (replaced on every run: it is the demo's own directory).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh" default
 tessera="$root/build/default/bin/tessera"
-"$tessera" targets
+out="$root/demo-out"
+"$tessera" compile llama2-13b --batch 16 --seq 2048 --target ipu_alltoall --chip ipu-pod4-hbm3e \
+  --design all --simulate -o "$out" --force
 echo
-"$tessera" topology --target ipu_alltoall
+"$tessera" simulate "$out/plan.yaml" --trace "$out/trace.json" --program "$out/program.txt" --force
+echo
+echo "demo: plans, program and trace in $out (open trace.json in https://ui.perfetto.dev)"

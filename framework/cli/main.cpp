@@ -67,6 +67,8 @@ int run(int argc, char** argv) {
   add_memsim_command(app, global, action);
   add_inspect_command(app, global, action);
   add_map_command(app, global, action);
+  add_compile_command(app, global, action);
+  add_simulate_command(app, global, action);
 
   try {
     app.parse(argc, argv);

@@ -41,5 +41,7 @@ void add_layout_command(CLI::App& app, const GlobalOptions& global, Action& acti
 void add_memsim_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_inspect_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_map_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_compile_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_simulate_command(CLI::App& app, const GlobalOptions& global, Action& action);
 
 }  // namespace tessera::cli

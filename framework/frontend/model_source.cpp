@@ -22,7 +22,7 @@ Status check_no_dims(const ModelRequest& r, const std::string& what) {
 
 Status check_no_shape(const ModelRequest& r, const std::string& what) {
   if (!r.shape_given) return ok_status();
-  return usage_error("--batch, --seq and --mode apply to zoo models; " + what +
+  return usage_error("--batch, --seq, --mode and --dtype apply to zoo models; " + what +
                      (what == "an ONNX model"
                           ? " takes --dim NAME=VALUE for its symbolic dimensions"
                           : " has fixed shapes"));

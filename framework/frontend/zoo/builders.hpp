@@ -18,6 +18,9 @@ struct RunShape {
   int64_t batch = 1;
   std::optional<int64_t> seq;  // default: 2048 for decoders, the entry's tokens for a DiT
   std::optional<Mode> mode;    // default: decode for decoders
+  // Element type of weights, activations and KV cache; default: the entry's. Lets a model kept in
+  // bf16 run on a target that computes only fp16/fp32 (the IPU), as Elk's evaluation does.
+  std::optional<ir::DType> dtype;
 };
 
 // Input errors for shapes the model cannot take (seq beyond learned positions, DiT decode, ...).

@@ -166,7 +166,9 @@ Result<ir::Graph> build_dit(const ModelSpec& m, const RunShape& shape) {
 }
 
 Result<ir::Graph> build_model(const ModelSpec& model, const RunShape& shape) {
-  return model.family == Family::dit ? build_dit(model, shape) : build_decoder(model, shape);
+  ModelSpec typed = model;
+  if (shape.dtype) typed.dtype = *shape.dtype;
+  return typed.family == Family::dit ? build_dit(typed, shape) : build_decoder(typed, shape);
 }
 
 }  // namespace tessera::zoo

@@ -108,15 +108,20 @@ std::string blocked_layout_text(const TreeChip& chip, const std::vector<uint64_t
     const std::string& name = chip.level(k).name;
     std::vector<uint64_t> strides = row_major(divisions[k]);
     bool named = false;
+    size_t copy_axis = 0;  // the next axis without a copy item of this level
     for (uint32_t r = 0; r < extents.size(); ++r) {
       if (divisions[k][r] == 1) continue;
       std::string item =
           std::to_string(divisions[k][r]) + "_" + name + ":" + std::to_string(strides[r]);
       // A rank the tensor lacks replicates it over that rank's blocks.
       auto axis = std::find(axes.begin(), axes.end(), r);
-      if (axis == axes.end())
-        items[0].push_back("*" + item);
-      else
+      if (axis == axes.end()) {
+        if (copy_axis == axes.size())
+          throw sdk::Error(TESSERA_RESOURCE_EXHAUSTED,
+                           "level " + name + " replicates a " + std::to_string(axes.size()) +
+                               "-axis tensor over more ranks than it has axes");
+        items[copy_axis++].push_back("*" + item);
+      } else
         items[static_cast<size_t>(axis - axes.begin())].push_back(item);
       named = true;
     }

@@ -50,9 +50,12 @@ std::vector<std::vector<std::vector<uint64_t>>> enumerate_shares(
 
 // The layout text when level k (0..memory_level) gives divisions[k][r] blocks to rank r of
 // `extents`: a level's block id is row-major over all the ranks; the tensor's axes are the ranks
-// `axes` lists (in order) and split it, the ranks it lacks replicate it (broadcast items on its
-// first axis); each block holds the row-major tile of what is left, at `base`. With every rank an
-// axis this is the chooser's candidate; with an operand's ranks, the partitioner's placement.
+// `axes` lists (in order) and split it, the ranks it lacks replicate it (broadcast items, one per
+// level per axis as the syntax allows: the first axis without a copy item of that level); each
+// block holds the row-major tile of what is left, at `base`. With every rank an axis this is the
+// chooser's candidate; with an operand's ranks, the partitioner's placement. Throws
+// RESOURCE_EXHAUSTED when one level replicates the tensor over more lacking ranks than it has
+// axes (the syntax cannot place those copies; the caller offers no such plan).
 std::string blocked_layout_text(const TreeChip& chip, const std::vector<uint64_t>& extents,
                                 const std::vector<uint32_t>& axes,
                                 const std::vector<std::vector<uint64_t>>& divisions,

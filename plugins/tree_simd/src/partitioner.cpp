@@ -72,10 +72,13 @@ std::vector<EinsumOperand> resolve_operands(const tessera_op_desc& op) {
         return r.name != nullptr && name == r.name;
       });
       if (it == op.ranks + op.num_ranks) {
-        if (name.find_first_of("+-*") != std::string::npos)
+        // Affine (`p+r`), constant (`2047`, one KV slot) and indirect (`$0`, a gather) indices
+        // are valid Einsums this partitioner does not place.
+        bool constant = !name.empty() && name.find_first_not_of("0123456789") == std::string::npos;
+        if (constant || name.starts_with('$') || name.find_first_of("+-*") != std::string::npos)
           throw sdk::unimplemented("operand '" + e.name + "' indexes '" + name +
-                                   "': affine indexing is left to the framework's default "
-                                   "partitioner");
+                                   "': affine, constant and indirect indexing are left to the "
+                                   "framework's default partitioner");
         throw sdk::invalid_argument("operand '" + e.name + "' indexes '" + name +
                                     "', which is not a rank of op '" + (op.name ? op.name : "") +
                                     "'");

@@ -263,6 +263,46 @@ TEST(Partitioner, SplitReductionsAreCombinedAndOthersAreLeftToTheFramework) {
   EXPECT_TRUE(plans_of(*part, huge.desc).empty());  // no split fits 32 KiB per PE
 }
 
+// A bias [n] of an op over (b, s, n) is replicated over b and s; when one level splits both, the
+// copies go on different axes, or (a one-axis tensor) the plan is not offered — never a bad layout.
+TEST(Partitioner, ReplicationOverSeveralLackingRanksStaysExpressible) {
+  auto part = make<TreePartitioner>(preset_section("mncore2-mini", "partitioner"));
+  Op add("bias", TESSERA_OP_ELEMENTWISE, {{"b", 8}, {"s", 8}, {"n", 64}},
+         {{"X", "b,s,n", TESSERA_DTYPE_FP32, 0, 0, 0},
+          {"W", "n", TESSERA_DTYPE_FP32, 0, 1, 0},
+          {"Y", "b,s,n", TESSERA_DTYPE_FP32, 1, 0, 0}});
+  auto plans = plans_of(*part, add.desc);
+  ASSERT_FALSE(plans.empty());
+  bool replicated_over_both = false;
+  for (const auto& p : plans) replicated_over_both |= p.tile[0] < 8 && p.tile[1] < 8;
+  EXPECT_TRUE(replicated_over_both);
+  auto chip = test::mini_chip();
+  auto operands = resolve_operands(add.desc);
+  std::vector<std::vector<uint64_t>> both_at_one_level = {{1, 1, 1}, {2, 2, 1}, {1, 1, 2},
+                                                          {1, 1, 1}, {1, 1, 1}, {1, 1, 1}};
+  try {
+    FAIL() << operand_layout_text(*chip, add.desc, operands[1], both_at_one_level, 0);
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), TESSERA_RESOURCE_EXHAUSTED) << e.what();
+  }
+}
+
+TEST(Partitioner, ConstantAndIndirectIndicesAreLeftToTheFramework) {
+  auto part = make<TreePartitioner>(preset_section("mncore2-mini", "partitioner"));
+  for (const char* index : {"63,d", "$0,d"}) {
+    Op rope("rope", TESSERA_OP_ELEMENTWISE, {{"h", 4}, {"d", 16}},
+            {{"X", "h,d", TESSERA_DTYPE_FP32, 0, 0, 0},
+             {"T", index, TESSERA_DTYPE_FP32, 0, 1, 0},
+             {"Y", "h,d", TESSERA_DTYPE_FP32, 1, 0, 0}});
+    try {
+      plans_of(*part, rope.desc);
+      FAIL() << index;
+    } catch (const sdk::Error& e) {
+      EXPECT_EQ(e.code(), TESSERA_UNIMPLEMENTED) << index;
+    }
+  }
+}
+
 TEST(CodeGen, ListsTheScheduleAndTheSimdKernelOfAnElementwiseOp) {
   Values mini = preset_section("mncore2-mini", "codegen");
   auto part = make<TreePartitioner>(mini);

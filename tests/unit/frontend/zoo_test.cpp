@@ -12,8 +12,17 @@
 namespace tessera::zoo {
 namespace {
 
+// A run shape in the entry's own element type.
+RunShape run_shape(int64_t batch, int64_t seq, std::optional<Mode> mode) {
+  RunShape shape;
+  shape.batch = batch;
+  shape.seq = seq;
+  shape.mode = mode;
+  return shape;
+}
+
 ir::Graph build(const std::string& name, int64_t batch, int64_t seq, Mode mode) {
-  return build_model(find_model(name).take(), RunShape{batch, seq, mode}).take();
+  return build_model(find_model(name).take(), run_shape(batch, seq, mode)).take();
 }
 
 double sum_flops(const ir::Graph& g, ir::OpKind kind) {
@@ -40,7 +49,7 @@ TEST(Zoo, WeightBytesMatchPublishedParameterCountsWithinOnePercent) {
   };
   for (const auto& m : models) {
     ModelSpec spec = find_model(m.name).take();
-    ir::Graph g = build_model(spec, RunShape{1, 256, std::nullopt}).take();
+    ir::Graph g = build_model(spec, run_shape(1, 256, std::nullopt)).take();
     double params = ir::totals(g).weight_bytes / static_cast<double>(element_bytes(spec.dtype));
     EXPECT_NEAR(params / m.params, 1.0, 0.01) << m.name << ": " << params;
   }
@@ -126,16 +135,33 @@ TEST(Zoo, DitStepFlops) {
   EXPECT_EQ(layers->count, L);
 }
 
+TEST(Zoo, DtypeOverrideRetypesEveryFloatTensor) {
+  ModelSpec gemma = find_model("gemma2-27b").take();
+  ASSERT_EQ(gemma.dtype, ir::DType::bf16);
+  ir::Graph g =
+      build_model(gemma,
+                  RunShape{.batch = 1, .seq = 16, .mode = std::nullopt, .dtype = ir::DType::fp16})
+          .take();
+  size_t fp16 = 0;
+  for (const auto& t : g.tensors()) {
+    EXPECT_NE(t.dtype, ir::DType::bf16) << t.name;
+    fp16 += t.dtype == ir::DType::fp16;
+  }
+  EXPECT_GT(fp16, g.tensors().size() / 2);
+  ir::Graph bf16 = build_model(gemma, run_shape(1, 16, std::nullopt)).take();
+  EXPECT_DOUBLE_EQ(ir::totals(g).weight_bytes, ir::totals(bf16).weight_bytes);
+}
+
 TEST(Zoo, ClearErrorsForShapesAModelCannotTake) {
   ModelSpec dit = find_model("dit-xl").take();
-  EXPECT_EQ(build_model(dit, RunShape{1, 256, Mode::decode}).error().message,
+  EXPECT_EQ(build_model(dit, run_shape(1, 256, Mode::decode)).error().message,
             "dit-xl is a diffusion transformer: it has no decode mode; use --mode prefill (one "
             "denoising step over --seq latent tokens)");
-  EXPECT_EQ(build_model(dit, RunShape{1, 200, std::nullopt}).error().message,
+  EXPECT_EQ(build_model(dit, run_shape(1, 200, std::nullopt)).error().message,
             "dit-xl: --seq 200 must be a square number of latent tokens (256 = 16x16 for "
             "256x256 images)");
   EXPECT_EQ(
-      build_model(find_model("opt-30b").take(), RunShape{1, 4096, std::nullopt}).error().message,
+      build_model(find_model("opt-30b").take(), run_shape(1, 4096, std::nullopt)).error().message,
       "opt-30b: --seq 4096 exceeds the model's 2048 learned positions");
   auto unknown = find_model("llama2-13");
   ASSERT_FALSE(unknown);

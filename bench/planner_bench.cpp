@@ -1,0 +1,96 @@
+// Elk planner speed and plan quality (docs/planner.md): Llama2-13B decode, batch 16, 2048 KV
+// positions, on ipu-pod4-hbm3e (5888 cores), all five designs end to end (per-op plans + plan),
+// on 2 threads; target <= 10 s wall and <= 2 GB peak RSS (Elk's Python artifact needs hours).
+// Counters: Elk-Full's speedup over Basic and Static, its share of Ideal, each design's HBM
+// utilisation, and peak RSS. Then the wall time of Llama2-70B, Gemma2-27B and OPT-30B at batch 32.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include "framework/frontend/zoo/builders.hpp"
+#include "framework/frontend/zoo/zoo.hpp"
+#include "framework/planner/chip_models.hpp"
+#include "framework/planner/planner_input.hpp"
+#include "framework/plugin/registry.hpp"
+
+namespace tessera::planner {
+namespace {
+
+constexpr unsigned kThreads = 2;
+constexpr Design kAll[] = {Design::basic, Design::static_split, Design::elk_dyn, Design::elk_full,
+                           Design::ideal};
+
+double peak_rss_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+// Everything `tessera compile --design all` does after loading: per-op plans and five designs.
+Result<std::vector<DesignResult>> compile_all(const ir::Graph& graph, const ChipModels& chip) {
+  try {
+    PartitionOptions partition_options;
+    partition_options.threads = kThreads;
+    PlannerInput input = make_planner_input(graph, chip, partition_options).take();
+    PlannerOptions options;
+    options.threads = kThreads;
+    std::vector<DesignResult> results;
+    for (Design d : kAll) results.push_back(plan_design(input, d, options).take());
+    return results;
+  } catch (const Failure& f) {
+    return f.error();
+  }
+}
+
+void BM_CompileAllDesigns(benchmark::State& state, const std::string& model, int64_t batch) {
+  PluginSet plugins{Registry::discover(plugin_search_dirs({}))};
+  Manifest manifest = plugins.library("ipu_alltoall").take()->manifest();
+  ChipModels chip = build_chip(plugins, resolve_chip("ipu-pod4-hbm3e", manifest).take()).take();
+  zoo::RunShape shape;
+  shape.batch = batch;
+  shape.seq = 2048;
+  shape.mode = zoo::Mode::decode;
+  shape.dtype = ir::DType::fp16;  // the IPU computes fp16; Gemma2 is kept in bf16
+  ir::Graph graph = zoo::build_model(zoo::find_model(model).take(), shape).take();
+  std::vector<DesignResult> r;
+  for (auto _ : state) {
+    auto results = compile_all(graph, chip);
+    if (!results.ok()) {
+      state.SkipWithError(results.error().message.c_str());
+      return;
+    }
+    r = std::move(results).take();
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["full_vs_basic"] = r[0].latency_s / r[3].latency_s;
+  state.counters["full_vs_static"] = r[1].latency_s / r[3].latency_s;
+  state.counters["full_of_ideal_pct"] = 100 * r[4].latency_s / r[3].latency_s;
+  state.counters["dyn_vs_static"] = r[1].latency_s / r[2].latency_s;
+  state.counters["full_ms"] = r[3].latency_s * 1e3;
+  const char* names[] = {"hbm_basic_pct", "hbm_static_pct", "hbm_dyn_pct", "hbm_full_pct",
+                         "hbm_ideal_pct"};
+  for (size_t d = 0; d < r.size(); ++d) state.counters[names[d]] = 100 * r[d].hbm_utilisation;
+  state.counters["orders"] = static_cast<double>(r[3].orders_tried);
+  state.counters["peak_rss_MB"] = peak_rss_bytes() / 1e6;
+}
+
+BENCHMARK_CAPTURE(BM_CompileAllDesigns, llama2_13b_b16, std::string("llama2-13b"), 16)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(3);
+BENCHMARK_CAPTURE(BM_CompileAllDesigns, llama2_70b_b32, std::string("llama2-70b"), 32)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_CompileAllDesigns, gemma2_27b_b32, std::string("gemma2-27b"), 32)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_CompileAllDesigns, opt_30b_b32, std::string("opt-30b"), 32)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(1);
+
+}  // namespace
+}  // namespace tessera::planner
+
+BENCHMARK_MAIN();

@@ -1,0 +1,100 @@
+#include "framework/codegen/program.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace tessera::codegen {
+
+namespace {
+
+// Times the planner computed from the same arithmetic may differ in the last bits.
+constexpr double kTimeSlack_s = 1e-12;
+
+ProgramOp program_op(const planner::OpSchedule& s, const planner::Machine& machine) {
+  ProgramOp p;
+  p.op = s.op;
+  p.name = s.name;
+  p.exec_label = s.exec.label;
+  p.preload_label = s.preload.label;
+  p.preload_bytes = s.preload_position >= 0 ? s.preload.hbm_to_core_bytes : 0;
+  p.hbm_read_bytes = s.preload_position >= 0 ? s.hbm_read_bytes : 0;
+  p.distribute_bytes = s.preload.distribute_bytes;
+  p.distribute_sync_s = p.distribute_bytes > 0 ? machine.sync_s : 0;
+  p.compute_s = s.exec.compute_s;
+  p.shift_bytes = s.exec.shift_bytes;
+  p.sync_s = s.exec.sync_s;
+  // A Plan says nothing of partial results crossing chips (the cost model folds multi-chip
+  // exchange into shift_s and sync_s), so a lowered program reduces nothing between chips.
+  p.reduce_bytes = 0;
+  p.hbm_write_bytes = s.hbm_write_bytes;
+  p.flops = s.flops;
+  p.cores_used = s.exec.cores_used;
+  p.estimated_start_s = s.execute_start_s;
+  p.estimated_end_s = s.execute_end_s;
+  return p;
+}
+
+Status check_plan_shape(const planner::Plan& plan, const ir::Graph& graph) {
+  const auto& ops = plan.result.ops;
+  if (ops.size() != graph.ops().size())
+    return input_error("plan: " + std::to_string(ops.size()) + " ops but the graph '" +
+                       graph.name() + "' has " + std::to_string(graph.ops().size()));
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].op != static_cast<int>(i))
+      return input_error("plan: ops[" + std::to_string(i) + "] is op " + std::to_string(ops[i].op) +
+                         "; ops must be in execution order");
+  }
+  std::vector<bool> seen(ops.size(), false);
+  for (int op : plan.result.preload_order) {
+    if (op < 0 || op >= static_cast<int>(ops.size()) || seen[op])
+      return input_error("plan: preload_order names op " + std::to_string(op) +
+                         ", which is out of range or listed twice");
+    seen[op] = true;
+  }
+  return ok_status();
+}
+
+// Index of the execute instruction before which each preload (in preload order) is issued.
+std::vector<size_t> preload_slots(const planner::Plan& plan) {
+  const auto& ops = plan.result.ops;
+  const auto& order = plan.result.preload_order;
+  std::vector<size_t> slot(order.size());
+  for (size_t j = 0; j < order.size(); ++j) {
+    const auto& p = ops[order[j]];
+    size_t e = 0;
+    while (e < ops.size() && ops[e].execute_end_s <= p.preload_start_s + kTimeSlack_s) ++e;
+    slot[j] = std::min(e, static_cast<size_t>(order[j]));
+  }
+  // Preloads are issued in order (rule 2): a later preload is never issued before an earlier one,
+  // and an earlier one must move forward when a later one must be issued sooner.
+  for (size_t j = order.size(); j-- > 1;) slot[j - 1] = std::min(slot[j - 1], slot[j]);
+  return slot;
+}
+
+}  // namespace
+
+const char* to_string(InstructionKind kind) {
+  return kind == InstructionKind::preload_async ? "preload_async" : "execute";
+}
+
+Result<Program> lower_plan(const planner::Plan& plan, const ir::Graph& graph) {
+  if (auto status = check_plan_shape(plan, graph); !status) return status.error();
+  Program program;
+  program.name = plan.source.graph_name + " on " + plan.machine.chip + ", " +
+                 planner::to_string(plan.result.design);
+  program.estimated_latency_s = plan.result.latency_s;
+  for (const auto& s : plan.result.ops) program.ops.push_back(program_op(s, plan.machine));
+  std::vector<size_t> slot = preload_slots(plan);
+  size_t next_preload = 0;
+  const auto& order = plan.result.preload_order;
+  for (size_t e = 0; e < program.ops.size(); ++e) {
+    for (; next_preload < order.size() && slot[next_preload] <= e; ++next_preload) {
+      if (program.ops[order[next_preload]].has_preload())
+        program.instructions.push_back({InstructionKind::preload_async, order[next_preload], 0});
+    }
+    program.instructions.push_back({InstructionKind::execute, static_cast<int>(e), 0});
+  }
+  return program;
+}
+
+}  // namespace tessera::codegen

@@ -1,0 +1,68 @@
+// The abstract program of a Plan (Elk seed §4.5): per op `preload_async(op)` — the HBM controllers
+// send op's preload-state data to every core, then set done_preload_op_<op> — and `execute(op)` —
+// wait for that tag, distribute_data between cores, local_execute each core's tile, rotate shared
+// operands (shifts), reduce across chips, write back to HBM, sync. The hardware runs it under
+// three rules: (1) an execute blocks every later preload_async and execute until it completes;
+// (2) preload_async instructions are served one at a time in program order; (3) preload_async(i)
+// blocks only execute(i). The simulator (framework/sim) executes a Program; program_text.hpp
+// writes and reads it as program.txt; program_check.hpp finds rule violations.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "framework/ir/graph.hpp"
+#include "framework/planner/plan.hpp"
+
+namespace tessera::codegen {
+
+// What one op moves and computes, copied from the Plan's OpSchedule (bytes are machine totals,
+// times seconds). A hand-written program carries the same fields on its instruction lines.
+struct ProgramOp {
+  int op = -1;  // graph op index
+  std::string name;
+  std::string exec_label, preload_label;
+  double preload_bytes = 0;  // HBM -> cores (copies counted); 0: no preload_async
+  // Bytes read from HBM for the preload: copies of one byte are read once and replicated on the
+  // way (0: as preload_bytes).
+  double hbm_read_bytes = 0;
+  double distribute_bytes = 0;   // core -> core before local_execute
+  double distribute_sync_s = 0;  // barrier ending distribute_data
+  double compute_s = 0;          // local_execute of the slowest core, uncontended
+  double shift_bytes = 0;        // core -> core rotations while executing
+  double sync_s = 0;             // barriers between steps and at the end
+  double reduce_bytes = 0;       // partial results exchanged between chips (multi-chip ops)
+  double hbm_write_bytes = 0;    // cores -> HBM (KV-cache update)
+  double flops = 0;
+  uint32_t cores_used = 0;
+  // The planner's estimate of this op's execute interval, for the report (seconds).
+  double estimated_start_s = 0, estimated_end_s = 0;
+  bool has_preload() const { return preload_bytes > 0; }
+};
+
+enum class InstructionKind { preload_async, execute };
+const char* to_string(InstructionKind kind);
+
+struct Instruction {
+  InstructionKind kind = InstructionKind::execute;
+  int op = -1;   // index into Program::ops (equal to the graph op index for lowered plans)
+  int line = 0;  // program.txt line it was read from; 0 when lowered
+};
+
+struct Program {
+  std::string name;            // "llama2-13b decode b16 s2048 on ipu-pod4-hbm3e, elk-full"
+  std::vector<ProgramOp> ops;  // indexed by op
+  std::vector<Instruction> instructions;
+  double estimated_latency_s = 0;  // the planner's latency of the step
+};
+
+// Lowers a Plan: one execute per op in execution order, and each preload_async in the plan's
+// preload order, placed before the first execute whose estimated end is after the preload's
+// estimated start (so the preload can start while that op executes, rules 1–2), and never after
+// its own op's execute. A Plan carries no cross-chip reduction volume, so reduce_bytes stays 0
+// (hand-written programs may set it). Errors (input): the plan's ops do not match `graph` (count,
+// order) or its preload order names an op twice or out of range.
+Result<Program> lower_plan(const planner::Plan& plan, const ir::Graph& graph);
+
+}  // namespace tessera::codegen

@@ -1,0 +1,136 @@
+// The baselines of baselines.hpp.
+#include "framework/planner/baselines.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+namespace tessera::planner {
+
+namespace {
+
+// The largest plan in `list` (bytes ascending) within `bytes`, or -1.
+template <class T, class Bytes>
+int largest_within(const std::vector<T>& list, double bytes, Bytes bytes_of) {
+  int best = -1;
+  for (int p = 0; p < static_cast<int>(list.size()); ++p)
+    if (bytes_of(list[p]) <= bytes) best = p;
+  return best;
+}
+
+double preload_bytes(const CostContext& costs, const Decisions& d, int op) {
+  return costs.plans(op).preload[d.exec_plan[op]][d.preload_plan[op]].preload_bytes_per_core;
+}
+
+}  // namespace
+
+Decisions basic_decisions(const CostContext& costs) {
+  Decisions d = program_order(costs);
+  int n = costs.ops();
+  d.exec_plan.assign(n, 0);
+  d.preload_plan.assign(n, -1);
+  d.window.assign(n, -1);
+  for (int op = 0; op < n; ++op)
+    d.exec_plan[op] = static_cast<int>(costs.plans(op).exec.size()) - 1;
+  std::vector<int> done = needed_positions(d);
+  int first = 0;  // first op of the run of ops that share done(op)
+  for (int op = 0; op < n; ++op) {
+    if (op + 1 < n && done[op + 1] == done[op]) continue;
+    // ops first..op run while preload done[op] + 1 is the next one to issue
+    int next = done[op] + 1;
+    double biggest = 0;
+    for (int h = first; h <= op; ++h)
+      biggest = std::max(biggest, costs.plans(h).exec[d.exec_plan[h]].exec_bytes_per_core);
+    int window = done[op];
+    if (next < static_cast<int>(d.order.size())) {
+      int j = d.order[next];
+      const auto& list = costs.plans(j).preload[d.exec_plan[j]];
+      int p = largest_within(list, costs.sram_bytes() - biggest,
+                             [](const PreloadPlan& x) { return x.preload_bytes_per_core; });
+      d.preload_plan[j] = p >= 0 ? p : costs.fastest_preload(j, d.exec_plan[j]);
+      if (p >= 0) window = next;
+    }
+    for (int h = first; h <= op; ++h) d.window[h] = window;
+    first = op + 1;
+  }
+  if (!d.order.empty() && d.preload_plan[d.order[0]] < 0) {
+    int j = d.order[0];
+    d.preload_plan[j] = costs.fastest_preload(j, d.exec_plan[j]);
+  }
+  return d;
+}
+
+std::vector<double> static_regions(const CostContext& costs) {
+  double floor = 0;
+  std::set<double> sizes;
+  for (int op = 0; op < costs.ops(); ++op) {
+    const auto& exec = costs.plans(op).exec;
+    floor = std::max(floor, exec.front().exec_bytes_per_core);
+    for (const auto& plan : exec) sizes.insert(plan.exec_bytes_per_core);
+  }
+  std::vector<double> regions;
+  for (double s : sizes)
+    if (s >= floor && s <= costs.sram_bytes()) regions.push_back(s);
+  return regions;
+}
+
+Decisions static_decisions(const CostContext& costs, double exec_region_bytes,
+                           bool largest_preloads) {
+  Decisions d = program_order(costs);
+  int n = costs.ops();
+  double preload_region = costs.sram_bytes() - exec_region_bytes;
+  d.exec_plan.assign(n, 0);
+  d.preload_plan.assign(n, -1);
+  d.window.assign(n, -1);
+  auto exec_bytes = [](const ExecPlan& x) { return x.exec_bytes_per_core; };
+  auto load_bytes = [](const PreloadPlan& x) { return x.preload_bytes_per_core; };
+  for (int op = 0; op < n; ++op) {
+    d.exec_plan[op] =
+        std::max(0, largest_within(costs.plans(op).exec, exec_region_bytes, exec_bytes));
+    if (!costs.has_load(op)) continue;
+    const auto& list = costs.plans(op).preload[d.exec_plan[op]];
+    d.preload_plan[op] =
+        largest_preloads ? std::max(0, largest_within(list, preload_region, load_bytes)) : 0;
+  }
+  std::vector<int> done = needed_positions(d);
+  int window = -1;
+  double resident = 0;  // preload bytes of positions (done[op], window]
+  int consumed = -1;
+  for (int op = 0; op < n; ++op) {
+    for (; consumed < done[op]; ++consumed)
+      if (consumed + 1 <= window) resident -= preload_bytes(costs, d, d.order[consumed + 1]);
+    window = std::max(window, done[op]);
+    while (window + 1 < static_cast<int>(d.order.size()) &&
+           resident + preload_bytes(costs, d, d.order[window + 1]) <= preload_region) {
+      ++window;
+      resident += preload_bytes(costs, d, d.order[window]);
+    }
+    d.window[op] = window;
+  }
+  return d;
+}
+
+Decisions ideal_decisions(const CostContext& costs) {
+  Decisions d = program_order(costs);
+  int n = costs.ops();
+  d.exec_plan.assign(n, 0);
+  d.preload_plan.assign(n, -1);
+  d.window = needed_positions(d);
+  for (int op = 0; op < n; ++op) {
+    const OpPlans& plans = costs.plans(op);
+    double best_s = std::numeric_limits<double>::infinity();
+    for (int e = 0; e < static_cast<int>(plans.exec.size()); ++e) {
+      if (!costs.has_load(op)) {
+        if (plans.exec[e].time_s() < best_s) best_s = plans.exec[e].time_s(), d.exec_plan[op] = e;
+        continue;
+      }
+      for (int p = 0; p < static_cast<int>(plans.preload[e].size()); ++p) {
+        double time_s = plans.exec[e].time_s() + plans.preload[e][p].distribute_s;
+        if (time_s < best_s) best_s = time_s, d.exec_plan[op] = e, d.preload_plan[op] = p;
+      }
+    }
+  }
+  return d;
+}
+
+}  // namespace tessera::planner

@@ -1,0 +1,158 @@
+// build_chip: the chip's plugin objects and the Machine read off them, once per run.
+//
+// Where each Machine field comes from:
+//   cores, chips, sram_bytes_per_core   Topology::info()
+//   sram_bytes_per_s_per_core           Topology::info().sram_bytes_per_s, which the ABI defines
+//                                       as ONE core's SRAM port (all accesses, own and remote);
+//                                       the IPU reports sram.bytes_per_cycle (16) × its clock
+//   clock_hz, sync_s                    CostModel::info() (the clock its cycle counts use; its
+//                                       barrier, which already includes any multi-chip factor)
+//   shift_bytes_per_s_per_core          CostModel::info().shift_bytes_per_s
+//   peak_flops_per_s                    Topology::peak_flops_per_s(fp16) is ONE core's (ABI), so
+//                                       × cores
+//   hbm_controllers                     endpoints of kind MEMORY_CONTROLLER, all chips
+//   hbm_bytes_per_s                     with a memory_model section: MemoryModel::sustained(
+//                                       kSustainedStreams) × chips — the section describes the
+//                                       memory of ONE chip (every chip has its own stacks, as on
+//                                       the ipu-pod4 presets); without one: per controller its
+//                                       fastest MEMORY link into the network, summed
+//   hbm_peak_bytes_per_s                MemoryModel::info().peak × chips, else as above
+//   hbm_latency_s                       the sustained model's mean read latency, else the
+//                                       slowest controller link's latency
+//   preload_bytes_per_s_per_core        CostModel::transfer_seconds of a long MEMORY-class
+//                                       transfer (the artifact's 5.5 GB/s per core on the IPU)
+//   interconnect_bytes_per_s            cores × shift rate: the core-to-core capacity the cost
+//                                       model lets the program use (topology links the cost
+//                                       model never charges would overstate utilisation's base)
+#include "framework/planner/chip_models.hpp"
+
+#include <algorithm>
+
+namespace tessera::planner {
+
+namespace {
+
+// Elk serialises preloads, each one op's HBM data read front to back: one long sequential stream
+// (the model's 1-stream rate is also its best; more interleaved streams thrash rows).
+constexpr uint32_t kSustainedStreams = 1;
+// A transfer long enough that per-message overheads vanish.
+constexpr double kLongTransferBytes = 1 << 20;
+
+Error in_chip_file(const ChipSpec& chip, Error error) {
+  if (!chip.file.empty()) error.message = chip.file.string() + ": " + error.message;
+  return error;
+}
+
+struct HbmLinks {
+  uint32_t controllers = 0;
+  double bytes_per_s = 0, latency_s = 0;
+};
+
+Result<HbmLinks> hbm_links(const Topology& topology, const TopologyInfo& info) {
+  HbmLinks out;
+  std::vector<bool> is_controller(info.num_endpoints, false);
+  for (uint32_t i = info.num_cores; i < info.num_endpoints; ++i) {
+    auto endpoint = topology.endpoint(i);
+    if (!endpoint) return endpoint.error();
+    is_controller[i] = endpoint->kind == TESSERA_ENDPOINT_MEMORY_CONTROLLER;
+    if (is_controller[i]) ++out.controllers;
+  }
+  // A controller with links to several network tiles (a mesh) reaches the cores through any of
+  // them but delivers no more than its own rate: each controller counts its fastest link once.
+  std::vector<double> controller_bytes_per_s(info.num_endpoints, 0.0);
+  for (uint32_t i = 0; i < info.num_links; ++i) {
+    auto link = topology.link(i);
+    if (!link) return link.error();
+    if (link->link_class != TESSERA_LINK_MEMORY || link->src >= info.num_endpoints ||
+        !is_controller[link->src])
+      continue;
+    double& rate = controller_bytes_per_s[link->src];
+    rate = std::max(rate, link->bytes_per_s);
+    out.latency_s = std::max(out.latency_s, link->latency_s);
+  }
+  for (double rate : controller_bytes_per_s) out.bytes_per_s += rate;
+  return out;
+}
+
+Status fill_hbm(Machine& m, const Topology& topology, const TopologyInfo& info,
+                std::optional<MemoryModel>& memory) {
+  auto links = hbm_links(topology, info);
+  if (!links) return links.error();
+  m.hbm_controllers = links->controllers;
+  m.hbm_bytes_per_s = m.hbm_peak_bytes_per_s = links->bytes_per_s;
+  m.hbm_latency_s = links->latency_s;
+  if (!memory) return ok_status();
+  auto sustained = memory->sustained(kSustainedStreams);
+  if (!sustained) return sustained.error();
+  auto memory_info = memory->info();
+  if (!memory_info) return memory_info.error();
+  double instances = m.chips;
+  m.hbm_bytes_per_s = sustained->bytes_per_s * instances;
+  m.hbm_peak_bytes_per_s = memory_info->peak_bytes_per_s * instances;
+  m.hbm_latency_s = sustained->latency_s;
+  return ok_status();
+}
+
+Status fill_rates(Machine& m, const Topology& topology, const CostModel& cost_model) {
+  auto cost = cost_model.info();
+  if (!cost) return cost.error();
+  m.clock_hz = cost->clock_hz;
+  m.sync_s = cost->sync_s;
+  m.shift_bytes_per_s_per_core = cost->shift_bytes_per_s;
+  m.interconnect_bytes_per_s = m.cores * cost->shift_bytes_per_s;
+  auto peak = topology.peak_flops_per_s(TESSERA_DTYPE_FP16);
+  if (!peak) return peak.error();
+  m.peak_flops_per_s = *peak * m.cores;
+  tessera_transfer_query preload{TESSERA_LINK_MEMORY, 0, kLongTransferBytes, 0};
+  auto seconds = cost_model.transfer_seconds({preload});
+  if (!seconds) return seconds.error();
+  m.preload_bytes_per_s_per_core = seconds->front() > 0 ? kLongTransferBytes / seconds->front() : 0;
+  return ok_status();
+}
+
+template <class Object, class Create>
+Result<Object> create_for(PluginSet& plugins, const ChipSpec& chip, Interface i, Create create) {
+  auto library = plugins.library(chip.plugin_for(i));
+  if (!library) return in_chip_file(chip, library.error());
+  auto object = create(*library, chip.params_for(i));
+  if (!object) return in_chip_file(chip, object.error());
+  return object;
+}
+
+}  // namespace
+
+Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip) {
+  auto topology = plugins.topology(chip);
+  if (!topology) return topology.error();
+  auto cost_model = create_for<CostModel>(plugins, chip, Interface::cost_model, &create_cost_model);
+  if (!cost_model) return cost_model.error();
+  ChipModels models{std::move(*topology), std::move(*cost_model), std::nullopt, std::nullopt, {}};
+  if (chip.sections.count(Interface::memory_model) != 0) {
+    auto memory =
+        create_for<MemoryModel>(plugins, chip, Interface::memory_model, &create_memory_model);
+    if (!memory) return memory.error();
+    models.memory = std::move(*memory);
+  }
+  auto partitioner =
+      create_for<Partitioner>(plugins, chip, Interface::partitioner, &create_partitioner);
+  if (partitioner)
+    models.partitioner = std::move(*partitioner);
+  else if (partitioner.error().code != StatusCode::unimplemented)
+    return partitioner.error();
+
+  auto info = models.topology.info();
+  if (!info) return info.error();
+  Machine& m = models.machine;
+  m.chip = chip.name.empty() ? info->name : chip.name;
+  m.target = chip.plugin_for(Interface::topology);
+  m.cores = info->num_cores;
+  m.chips = std::max<uint32_t>(info->num_chips, 1);
+  m.sram_bytes_per_core = info->sram_bytes_per_core;
+  m.sram_bytes_per_s_per_core = info->sram_bytes_per_s;
+  Status status = fill_rates(m, models.topology, models.cost_model);
+  if (status) status = fill_hbm(m, models.topology, *info, models.memory);
+  if (!status) return in_chip_file(chip, status.error());
+  return models;
+}
+
+}  // namespace tessera::planner

@@ -1,0 +1,27 @@
+// One chip's plugin objects for a compile or a simulation, built once from its ChipSpec, and the
+// Machine summary read off them (machine.hpp). The objects keep their libraries loaded.
+#pragma once
+
+#include <optional>
+
+#include "framework/common/status.hpp"
+#include "framework/planner/machine.hpp"
+#include "framework/plugin/chip.hpp"
+#include "framework/plugin/objects.hpp"
+#include "framework/plugin/plugin_set.hpp"
+
+namespace tessera::planner {
+
+struct ChipModels {
+  Topology topology;
+  CostModel cost_model;
+  std::optional<MemoryModel> memory;        // absent: HBM is modelled by the topology's rates
+  std::optional<Partitioner> partitioner;   // absent: the framework's default partitioner
+  Machine machine;
+};
+
+// Errors: a plugin the chip names cannot be loaded or lacks Topology/CostModel (plugin error);
+// a parameter the plugin rejects (its message, naming the parameter).
+Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip);
+
+}  // namespace tessera::planner

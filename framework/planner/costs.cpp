@@ -1,0 +1,116 @@
+// The per-op cost formulas shared by every design and the timeline.
+#include <algorithm>
+#include <limits>
+
+#include "framework/planner/schedule.hpp"
+
+namespace tessera::planner {
+
+CostContext::CostContext(const std::vector<int>& class_of, const std::vector<OpPlans>& class_plans,
+                         const Machine& machine)
+    : class_of_(class_of), class_plans_(&class_plans), machine_(machine) {
+  for (const OpPlans& plans : class_plans) {
+    auto& preload_costs = preload_costs_.emplace_back();
+    double hbm_only_s =
+        machine_.hbm_bytes_per_s > 0 ? plans.hbm_read_bytes / machine_.hbm_bytes_per_s : 0;
+    for (const auto& list : plans.preload) {
+      auto& costs = preload_costs.emplace_back();
+      for (const PreloadPlan& p : list)
+        costs.push_back({p.preload_bytes_per_core,
+                         p.distribute_s + std::max(0.0, noc_s(p) - hbm_only_s), noc_s(p),
+                         sram_port_s(p)});
+    }
+    std::vector<ExecCost>& costs = exec_costs_.emplace_back();
+    bool loads = plans.hbm_read_bytes > 0 && !plans.preload.empty() && !plans.preload[0].empty();
+    for (int e = 0; e < static_cast<int>(plans.exec.size()); ++e) {
+      const ExecPlan& plan = plans.exec[e];
+      ExecCost c{plan.exec_bytes_per_core, plan.time_s(), plan.shift_s, -1};
+      if (loads) {
+        c.fastest_preload = find_fastest_preload(plans, e);
+        double distribute_s = plans.preload[e][c.fastest_preload].distribute_s;
+        c.base_s += distribute_s;
+        c.comm_s += distribute_s;
+      }
+      costs.push_back(c);
+    }
+  }
+}
+
+bool CostContext::has_load(int op) const {
+  const OpPlans& p = plans(op);
+  return p.hbm_read_bytes > 0 && !p.preload.empty() && !p.preload.front().empty();
+}
+
+double CostContext::hbm_s(int op) const {
+  return machine_.hbm_bytes_per_s > 0 ? plans(op).hbm_read_bytes / machine_.hbm_bytes_per_s : 0;
+}
+
+double CostContext::noc_s(const PreloadPlan& plan) const {
+  double rate = machine_.preload_bytes_per_s_per_core * machine_.cores;
+  return rate > 0 ? plan.hbm_to_core_bytes / rate : 0;
+}
+
+double CostContext::load_s(int op, const PreloadPlan& plan) const {
+  return std::max(hbm_s(op), noc_s(plan));
+}
+
+double CostContext::sram_port_s(const PreloadPlan& plan) const {
+  double rate = machine_.sram_bytes_per_s_per_core * machine_.cores;
+  return rate > 0 ? plan.hbm_to_core_bytes / rate : 0;
+}
+
+int CostContext::find_fastest_preload(const OpPlans& plans, int exec) const {
+  const auto& list = plans.preload[exec];
+  double hbm_only_s =
+      machine_.hbm_bytes_per_s > 0 ? plans.hbm_read_bytes / machine_.hbm_bytes_per_s : 0;
+  int best = -1;
+  double best_s = std::numeric_limits<double>::infinity();
+  for (int p = 0; p < static_cast<int>(list.size()); ++p) {
+    double added_s = list[p].distribute_s + std::max(0.0, noc_s(list[p]) - hbm_only_s);
+    if (added_s <= best_s) {  // `<=`: ties go to the larger plan (the list ascends in space)
+      best_s = added_s;
+      best = p;
+    }
+  }
+  return best;
+}
+
+Decisions program_order(const CostContext& costs) {
+  Decisions d;
+  d.position.assign(costs.ops(), -1);
+  for (int op = 0; op < costs.ops(); ++op) {
+    if (!costs.has_load(op)) continue;
+    d.position[op] = static_cast<int>(d.order.size());
+    d.order.push_back(op);
+  }
+  return d;
+}
+
+std::vector<int> needed_positions(const Decisions& decisions) {
+  std::vector<int> done(decisions.position.size());
+  int needed = -1;
+  for (size_t op = 0; op < done.size(); ++op) {
+    needed = std::max(needed, decisions.position[op]);
+    done[op] = needed;
+  }
+  return done;
+}
+
+double contention_s(double start_s, double base_s, double comm_s,
+                    const std::vector<LoadInterval>& loads) {
+  double end_s = start_s + base_s;
+  double network_s = 0, port_s = 0;
+  for (const auto& load : loads) {
+    double length_s = load.end_s - load.start_s;
+    if (length_s <= 0) continue;
+    double overlap_s = std::max(0.0, std::min(end_s, load.end_s) - std::max(start_s, load.start_s));
+    double share = overlap_s / length_s;
+    network_s += load.noc_s * share;
+    port_s += load.sram_port_s * share;
+  }
+  // The execution's own traffic and the preloads' share of the window must both cross the
+  // network inside the window; what does not fit delays the execution.
+  return std::max(0.0, comm_s + network_s - base_s) + port_s;
+}
+
+}  // namespace tessera::planner

@@ -1,0 +1,41 @@
+#include <array>
+#include <utility>
+
+#include "framework/planner/planner.hpp"
+
+namespace tessera::planner {
+
+namespace {
+constexpr std::array<std::pair<Design, const char*>, 5> kDesigns{{
+    {Design::basic, "basic"},
+    {Design::static_split, "static"},
+    {Design::elk_dyn, "elk-dyn"},
+    {Design::elk_full, "elk-full"},
+    {Design::ideal, "ideal"},
+}};
+}  // namespace
+
+const char* to_string(Design design) {
+  for (const auto& [value, name] : kDesigns) {
+    if (value == design) return name;
+  }
+  return "unknown";
+}
+
+std::optional<Design> parse_design(const std::string& name) {
+  for (const auto& [value, text] : kDesigns) {
+    if (name == text) return value;
+  }
+  return std::nullopt;
+}
+
+std::string design_names() {
+  std::string names;
+  for (const auto& [value, text] : kDesigns) {
+    if (!names.empty()) names += ", ";
+    names += text;
+  }
+  return names;
+}
+
+}  // namespace tessera::planner

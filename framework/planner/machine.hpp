@@ -1,0 +1,34 @@
+// The facts about a chip that planning and simulation read, gathered once from the chip's plugins
+// (Topology, CostModel, MemoryModel) so the search loops never cross the plugin boundary. Parsed
+// chip files (plugin/chip.hpp) are the spec; a Machine is the model built from them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace tessera::planner {
+
+struct Machine {
+  std::string chip;    // chip name, as reports show it ("ipu-pod4-hbm3e")
+  std::string target;  // plugin serving the topology ("ipu_alltoall")
+  uint32_t cores = 0;  // compute cores over all chips
+  uint32_t chips = 1;
+  uint64_t sram_bytes_per_core = 0;
+  double clock_hz = 0;                   // the cost model's cycle clock
+  double peak_flops_per_s = 0;           // whole machine, fp16
+  double hbm_bytes_per_s = 0;            // sustained off-chip bandwidth, all stacks together
+  double hbm_peak_bytes_per_s = 0;       // the memory's peak (for utilisation reports)
+  double hbm_latency_s = 0;              // first byte of a long stream
+  uint32_t hbm_controllers = 0;          // HBM endpoints over all chips
+  // A core's inbound interconnect rate for data arriving from HBM controllers (the distribution
+  // side of a preload); cores × this is the on-chip network's preload capacity.
+  double preload_bytes_per_s_per_core = 0;
+  double shift_bytes_per_s_per_core = 0;  // a core's inter-core shift rate (rotations, distribute)
+  // A core's SRAM port (IPU: 16 B/cycle): preload bytes landing on a core while it computes steal
+  // it (Elk §2.3 memory-access contention). 0: not modelled.
+  double sram_bytes_per_s_per_core = 0;
+  double sync_s = 0;                      // one machine-wide barrier
+  double interconnect_bytes_per_s = 0;    // total core-to-core capacity (utilisation reports)
+};
+
+}  // namespace tessera::planner

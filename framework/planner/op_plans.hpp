@@ -1,0 +1,54 @@
+// Per-op plans (Elk seed §3.1, §3.3, §4.3): the ways one op can run on the chip and the ways its
+// HBM data can wait on chip before it runs, each reduced to a Pareto curve. Made by the
+// partitioner (partition/), read by the scheduler. Sizes are bytes per core; times are seconds.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessera::planner {
+
+// The execution state: a spatial partition of the op's ranks over the cores × a temporal
+// ("compute-shift") schedule in which shared operands are either replicated or split and rotated
+// between cores step by step.
+struct ExecPlan {
+  std::string label;          // e.g. "b/16 n/368 · rotate k×4"
+  std::vector<int64_t> tile;  // per rank, in the Einsum's loop order: extent one core computes
+  uint32_t cores_used = 0;
+  double exec_bytes_per_core = 0;  // SRAM of the whole execution state (double buffers included)
+  // The part of exec_bytes_per_core holding HBM-resident operands (weights, KV cache): what the
+  // preload plus distribute_data must have put on each core before local_execute starts.
+  double hbm_operand_bytes_per_core = 0;
+  double compute_s = 0;    // slowest core, all temporal steps (the target's CostModel)
+  double shift_s = 0;      // rotations of shared operands while executing
+  double sync_s = 0;       // barriers between steps
+  double shift_bytes = 0;  // total bytes moved core-to-core while executing
+  double time_s() const { return compute_s + shift_s + sync_s; }
+};
+
+// The preload state of an op for one of its execution plans: the layout its HBM data waits in.
+// Less replication needs less space and more distribute_data traffic when the op starts.
+struct PreloadPlan {
+  std::string label;                  // e.g. "replicate ×1"
+  double preload_bytes_per_core = 0;  // SRAM held from the preload's start until the op runs
+  double hbm_to_core_bytes = 0;       // bytes the HBM controllers put on the network (copies counted)
+  double distribute_bytes = 0;        // total bytes distribute_data moves core-to-core
+  double distribute_s = 0;            // distribute_data's time, sync included
+};
+
+// All plans of one class of identical ops (ir::identical_ops), searched once.
+struct OpPlans {
+  int representative_op = -1;  // the class's first op in the graph
+  double hbm_read_bytes = 0;   // from HBM (weights, KV cache, inputs): ir::op_cost().hbm_bytes_in
+  double hbm_write_bytes = 0;  // to HBM (a KV-cache update)
+  double flops = 0;
+  // Pareto front: exec_bytes_per_core strictly ascending, time_s() strictly descending. Never
+  // empty for a feasible op (the partitioner reports an op that fits nowhere as an error).
+  std::vector<ExecPlan> exec;
+  // preload[e]: the Pareto front for exec[e], preload_bytes_per_core strictly ascending,
+  // distribute_s strictly descending. Empty lists when the op reads nothing from HBM.
+  std::vector<std::vector<PreloadPlan>> preload;
+};
+
+}  // namespace tessera::planner

@@ -1,0 +1,180 @@
+// Bytes, traffic and time of every (spatial plan × rotation) candidate of one op.
+//
+// Per core, for tile t (the spatial tile) and a rotation of operand X in q steps along rank r:
+//   step tile        t with t_r cut to ceil(t_r / q)
+//   exec bytes       Σ tile bytes of the other operands and the output + 2 × X's piece (the piece
+//                    being computed on and the one arriving: the artifact's double buffer)
+//   compute          q × CostModel time of the step tile (one batched call for all candidates);
+//                    for a matmul or batched matmul the faster of C = A·B and Cᵀ = Bᵀ·Aᵀ
+//   shift            (q - 1) pieces at the core's shift rate
+//   syncs            one barrier per step (q; 1 without rotation)
+// Splitting a combined rank (a reduced k rank; the normalised rank of softmax/normalisation) over
+// p cores adds a tree combine: ceil(log2 p) levels, each moving one partial (the output tile; for
+// softmax/normalisation two statistics per row) and one barrier; softmax/normalisation broadcast
+// the result back down the tree, so their levels count twice. Combine traffic in all:
+// cores_used × (p - 1)/p partials per pass.
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "framework/planner/partition/plan_space.hpp"
+
+namespace tessera::planner::partition {
+
+namespace {
+
+double bytes_of(const OpShape& op, const OperandShape& operand, const std::vector<int64_t>& tile) {
+  return tile_elements(op, operand, tile) * operand.element_bytes;
+}
+
+std::string spatial_label(const OpShape& op, const SpatialPlan& plan) {
+  std::string label;
+  for (size_t r = 0; r < plan.factors.size(); ++r) {
+    if (plan.factors[r] == 1) continue;
+    if (!label.empty()) label += ' ';
+    label += op.rank_names[r] + "/" + std::to_string(plan.factors[r]);
+  }
+  return label.empty() ? "1 core" : label;
+}
+
+tessera_tile_query tile_query(const OpShape& op, const std::vector<int64_t>& step) {
+  tessera_tile_query q{};
+  q.op_kind = static_cast<uint32_t>(op.kind);
+  q.dtype = op.dtype;
+  q.batch = q.m = q.k = q.n = 1;
+  double points = 1;
+  for (size_t r = 0; r < step.size(); ++r) {
+    auto extent = static_cast<uint64_t>(step[r]);
+    points *= static_cast<double>(step[r]);
+    if (!op.matmul_like) continue;
+    switch (op.roles[r]) {
+      case Role::batch:
+        q.batch *= extent;
+        break;
+      case Role::m:
+        q.m *= extent;
+        break;
+      case Role::k:
+        q.k *= extent;
+        break;
+      case Role::n:
+        q.n *= extent;
+        break;
+    }
+  }
+  const OperandShape& out = op.operands.back();
+  q.elements = static_cast<uint64_t>(tile_elements(op, out, step));
+  q.flops = op.flops * points / op.points;
+  for (size_t i = 0; i + 1 < op.operands.size(); ++i)
+    q.bytes_in += bytes_of(op, op.operands[i], step);
+  q.bytes_out = bytes_of(op, out, step);
+  return q;
+}
+
+// A core's matmul kernel may compute its tile as C = A·B or as Cᵀ = Bᵀ·Aᵀ: only which operand
+// streams through the MAC unit changes, the output tile is the same. Fits like T10's are
+// asymmetric in m and n (a decode q·Kᵀ with m = 1 costs ~8× more than its transpose), so both
+// orientations are timed. Conv is left out: its m ranks index a sliding window of the input, so
+// its transpose is not a matmul of the same two tiles.
+bool transposable(const OpShape& op) {
+  return op.kind == ir::OpKind::matmul || op.kind == ir::OpKind::batched_matmul;
+}
+
+tessera_tile_query transposed(tessera_tile_query q) {
+  std::swap(q.m, q.n);
+  return q;
+}
+
+struct Combine {
+  double shift_s = 0, shift_bytes = 0;
+  int levels = 0;
+};
+
+Combine combine_cost(const OpShape& op, const SpatialPlan& plan, const Machine& machine) {
+  int64_t parts = 1;
+  for (size_t r = 0; r < plan.factors.size(); ++r)
+    if (op.combined[r]) parts *= plan.factors[r];
+  Combine c;
+  if (parts == 1) return c;
+  const OperandShape& out = op.operands.back();
+  double partial = bytes_of(op, out, plan.tile);
+  int passes = 1;
+  if (op.kind == ir::OpKind::softmax || op.kind == ir::OpKind::normalization) {
+    partial = 2 * out.element_bytes * tile_elements(op, out, plan.tile) /
+              static_cast<double>(plan.tile.back());
+    passes = 2;
+  }
+  c.levels = passes * static_cast<int>(std::ceil(std::log2(static_cast<double>(parts))));
+  c.shift_s = c.levels * partial / machine.shift_bytes_per_s_per_core;
+  c.shift_bytes = passes * plan.cores_used * partial * static_cast<double>(parts - 1) /
+                  static_cast<double>(parts);
+  return c;
+}
+
+ExecCandidate describe(const OpShape& op, const SpatialPlan& plan, const Rotation& rot,
+                       const Machine& machine, std::vector<int64_t>& step) {
+  step = plan.tile;
+  if (rot.operand >= 0) step[rot.rank] = (plan.tile[rot.rank] + rot.steps - 1) / rot.steps;
+  ExecCandidate c;
+  ExecPlan& p = c.plan;
+  p.label = spatial_label(op, plan);
+  if (rot.operand >= 0)
+    p.label += " · rotate " + op.operands[rot.operand].label + " " + op.rank_names[rot.rank] + "×" +
+               std::to_string(rot.steps);
+  p.tile = plan.tile;
+  p.cores_used = plan.cores_used;
+  double piece = 0;
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    const OperandShape& operand = op.operands[i];
+    bool rotated = static_cast<int>(i) == rot.operand;
+    double held = rotated ? bytes_of(op, operand, step) : bytes_of(op, operand, plan.tile);
+    p.exec_bytes_per_core += rotated ? 2 * held : held;
+    if (rotated) piece = held;
+    if (!operand.in_hbm || operand.is_output) continue;
+    p.hbm_operand_bytes_per_core += held;
+    int64_t copies = replication(op, operand, plan) / (rotated ? rot.steps : 1);
+    c.hbm.push_back(HbmHolding{operand.label, held, copies});
+  }
+  Combine combine = combine_cost(op, plan, machine);
+  double rotations = static_cast<double>(rot.steps - 1);
+  p.shift_s = rotations * piece / machine.shift_bytes_per_s_per_core + combine.shift_s;
+  p.shift_bytes = rotations * piece * plan.cores_used + combine.shift_bytes;
+  p.sync_s = static_cast<double>(rot.steps + combine.levels) * machine.sync_s;
+  return c;
+}
+
+}  // namespace
+
+Result<std::vector<ExecCandidate>> evaluate(const OpShape& op,
+                                            const std::vector<SpatialPlan>& spatial,
+                                            const Machine& machine, const CostModel& cost_model) {
+  std::vector<ExecCandidate> candidates;
+  std::vector<tessera_tile_query> queries;
+  std::vector<int64_t> steps;
+  std::vector<int64_t> step;
+  for (const SpatialPlan& plan : spatial) {
+    for (const Rotation& rot : rotations(op, plan)) {
+      candidates.push_back(describe(op, plan, rot, machine, step));
+      queries.push_back(tile_query(op, step));
+      steps.push_back(rot.steps);
+    }
+  }
+  // Queries [0, n) are the candidates as the roles orient them, [n, 2n) their transposes.
+  const size_t n = candidates.size();
+  if (transposable(op))
+    for (size_t i = 0; i < n; ++i) queries.push_back(transposed(queries[i]));
+  auto seconds = cost_model.tile_seconds(queries);
+  if (!seconds) return seconds.error();
+  for (size_t i = 0; i < n; ++i) {
+    double step_s = (*seconds)[i];
+    // Strictly faster only: a tie keeps the roles' orientation, so labels stay deterministic.
+    if (queries.size() > n && (*seconds)[n + i] < step_s) {
+      step_s = (*seconds)[n + i];
+      candidates[i].plan.label += " · transposed";
+    }
+    candidates[i].plan.compute_s = static_cast<double>(steps[i]) * step_s;
+  }
+  return candidates;
+}
+
+}  // namespace tessera::planner::partition

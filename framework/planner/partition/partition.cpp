@@ -1,0 +1,143 @@
+// partition_classes: per class of identical ops, in parallel (oneTBB), the representative op's
+// plans — the plugin Partitioner's when it has an answer, else the default search — reduced to
+// Pareto fronts. Classes are independent and each result lands in its own slot, so the output
+// does not depend on the thread count; the first error in class order is returned.
+#include "framework/planner/partition/partition.hpp"
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <cmath>
+#include <mutex>
+
+#include "framework/ir/analysis.hpp"
+#include "framework/planner/partition/plan_space.hpp"
+#include "framework/report/units.hpp"
+
+namespace tessera::planner {
+
+namespace {
+
+using partition::ExecCandidate;
+
+Error too_big(const std::string& op, const ExecPlan& smallest, const Machine& machine) {
+  return input_error(
+      "op '" + op + "' needs at least " + format_bytes(smallest.exec_bytes_per_core) +
+      " of SRAM per core under any plan (smallest: '" + smallest.label + "'); the chip has " +
+      format_bytes(static_cast<double>(machine.sram_bytes_per_core)) +
+      " per core — use a chip with more cores or SRAM, or a smaller batch");
+}
+
+// Keeps the candidates that run and fit, reduced to the exec Pareto front; errors when none fit.
+Result<std::vector<size_t>> exec_front(const partition::OpShape& op,
+                                       const std::vector<ExecPlan*>& plans,
+                                       const Machine& machine) {
+  const ExecPlan* smallest = nullptr;
+  std::vector<size_t> fitting;
+  std::vector<double> space, time;
+  for (size_t i = 0; i < plans.size(); ++i) {
+    const ExecPlan& p = *plans[i];
+    if (!std::isfinite(p.time_s())) continue;
+    if (smallest == nullptr || p.exec_bytes_per_core < smallest->exec_bytes_per_core) smallest = &p;
+    if (p.exec_bytes_per_core > static_cast<double>(machine.sram_bytes_per_core)) continue;
+    fitting.push_back(i);
+    space.push_back(p.exec_bytes_per_core);
+    time.push_back(p.time_s());
+  }
+  if (smallest == nullptr)
+    return input_error("op '" + op.name +
+                       "': the target's cost model gives no time for any tile of "
+                       "it (kind " +
+                       ir::to_string(op.kind) + ", type " + dtype_name(op.dtype) +
+                       "); choose a target whose cores compute in it");
+  if (fitting.empty()) return too_big(op.name, *smallest, machine);
+  std::vector<size_t> front;
+  for (size_t i : partition::pareto_front(space, time)) front.push_back(fitting[i]);
+  return front;
+}
+
+Status default_plans(const partition::OpShape& op, const Machine& machine,
+                     const CostModel& cost_model, OpPlans& out) {
+  auto candidates =
+      partition::evaluate(op, partition::spatial_plans(op, machine.cores), machine, cost_model);
+  if (!candidates) return candidates.error();
+  std::vector<ExecPlan*> plans;
+  for (ExecCandidate& c : *candidates) plans.push_back(&c.plan);
+  auto front = exec_front(op, plans, machine);
+  if (!front) return front.error();
+  for (size_t i : *front) {
+    out.preload.push_back(partition::preload_plans((*candidates)[i], machine));
+    out.exec.push_back(std::move((*candidates)[i].plan));
+  }
+  return ok_status();
+}
+
+void adopt_plugin_plans(std::vector<std::pair<ExecPlan, PreloadPlan>>& pairs,
+                        const std::vector<size_t>& front, bool reads_hbm, OpPlans& out) {
+  for (size_t i : front) {
+    out.exec.push_back(std::move(pairs[i].first));
+    out.preload.emplace_back();
+    if (reads_hbm) out.preload.back().push_back(std::move(pairs[i].second));
+  }
+}
+
+Result<OpPlans> plan_class(const ir::Graph& graph, int op_index, const Machine& machine,
+                           const CostModel& cost_model, const Partitioner* plugin) {
+  const ir::Op& op = graph.ops()[static_cast<size_t>(op_index)];
+  auto shape = partition::describe_op(graph, op);
+  if (!shape) return shape.error();
+  ir::OpCost cost = ir::op_cost(graph, op);
+  OpPlans plans;
+  plans.representative_op = op_index;
+  plans.hbm_read_bytes = cost.hbm_bytes_in;
+  plans.hbm_write_bytes = cost.writes_hbm ? cost.bytes_out : 0;
+  plans.flops = cost.flops;
+  if (plugin != nullptr) {
+    auto answered = partition::plugin_plans(*plugin, graph, op, *shape);
+    if (!answered) return answered.error();
+    if (answered->has_value()) {
+      auto& pairs = **answered;
+      std::vector<ExecPlan*> execs;
+      for (auto& pair : pairs) execs.push_back(&pair.first);
+      auto front = exec_front(*shape, execs, machine);
+      if (!front) return front.error();
+      adopt_plugin_plans(pairs, *front, cost.hbm_bytes_in > 0, plans);
+      return plans;
+    }
+  }
+  Status status = default_plans(*shape, machine, cost_model, plans);
+  if (!status) return status.error();
+  return plans;
+}
+
+}  // namespace
+
+Result<std::vector<OpPlans>> partition_classes(const ir::Graph& graph, const ir::OpClasses& classes,
+                                               const Machine& machine, const CostModel& cost_model,
+                                               const Partitioner* plugin_partitioner,
+                                               const PartitionOptions& options) {
+  size_t count = classes.first_op.size();
+  std::vector<std::optional<Result<OpPlans>>> results(count);
+  size_t done = 0;
+  std::mutex progress_mutex;
+  int threads =
+      options.threads == 0 ? tbb::task_arena::automatic : static_cast<int>(options.threads);
+  tbb::task_arena arena(threads);
+  arena.execute([&] {
+    tbb::parallel_for(size_t{0}, count, [&](size_t c) {
+      results[c] = plan_class(graph, classes.first_op[c], machine, cost_model, plugin_partitioner);
+      std::lock_guard lock(progress_mutex);
+      ++done;
+      if (options.progress) options.progress(static_cast<double>(done), static_cast<double>(count));
+    });
+  });
+  std::vector<OpPlans> plans;
+  plans.reserve(count);
+  for (auto& result : results) {
+    if (!result->ok()) return result->error();
+    plans.push_back(std::move(*result).value());
+  }
+  return plans;
+}
+
+}  // namespace tessera::planner

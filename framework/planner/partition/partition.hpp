@@ -1,0 +1,34 @@
+// The default Partitioner (T10/Elk style, seed §3.1, §3.3): for each class of identical ops, every
+// execution plan (spatial partition × compute-shift schedule) and preload plan worth considering,
+// timed with the target's CostModel (one batched call per op) and reduced to Pareto curves. A
+// plugin's own Partitioner, when the chip has one, answers first; ops it leaves UNIMPLEMENTED fall
+// back to this one.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "framework/common/status.hpp"
+#include "framework/ir/graph.hpp"
+#include "framework/ir/repeats.hpp"
+#include "framework/planner/machine.hpp"
+#include "framework/planner/op_plans.hpp"
+#include "framework/plugin/objects.hpp"
+
+namespace tessera::planner {
+
+struct PartitionOptions {
+  unsigned threads = 0;  // 0: all hardware threads
+  // Called with (classes done, classes in all); may be empty.
+  std::function<void(double done, double total)> progress;
+};
+
+// Per class of `classes`, its plans (OpPlans, same index as classes.first_op). An op that fits no
+// plan in the machine's SRAM is an input Error naming the op and the smallest space per core it
+// needs; a failing plugin call is a plugin Error.
+Result<std::vector<OpPlans>> partition_classes(const ir::Graph& graph, const ir::OpClasses& classes,
+                                               const Machine& machine, const CostModel& cost_model,
+                                               const Partitioner* plugin_partitioner,
+                                               const PartitionOptions& options);
+
+}  // namespace tessera::planner

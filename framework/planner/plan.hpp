@@ -1,0 +1,81 @@
+// The Plan (Elk seed §4.5): what the planner decided for one design — per op the chosen execution
+// and preload plans, the preload order, the SRAM allocation per core, and the estimated start/end
+// of preload, distribution and execution. Saved as plan.yaml (plan_yaml.hpp); the input of code
+// generation (framework/codegen) and of the simulator (framework/sim). Times are seconds from the
+// start of one inference step (one decode token).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "framework/planner/machine.hpp"
+#include "framework/planner/op_plans.hpp"
+
+namespace tessera::planner {
+
+enum class Design { basic, static_split, elk_dyn, elk_full, ideal };
+
+// "basic", "static", "elk-dyn", "elk-full", "ideal".
+const char* to_string(Design design);
+
+struct OpSchedule {
+  int op = -1;  // index in the graph's execution order
+  std::string name;
+  int op_class = -1;
+  ExecPlan exec;        // the chosen execution plan (a copy)
+  PreloadPlan preload;  // the chosen preload plan; all zero when the op reads nothing from HBM
+  double hbm_read_bytes = 0, hbm_write_bytes = 0, flops = 0;
+  int preload_position = -1;  // index of this op in the preload order; -1: nothing to preload
+  int preloads_during = 0;    // k: preloads that overlap this op's execution
+  double sram_bytes_per_core = 0;  // exec space + every resident preload space while it executes
+  double preload_start_s = 0, preload_end_s = 0;  // equal when nothing is preloaded
+  double execute_start_s = 0;     // the tag has been seen; distribute_data starts
+  double distribute_end_s = 0;    // local_execute starts
+  double execute_end_s = 0;
+};
+
+// Elk's breakdown of the step's latency (seed §6.2, Fig. 18a); the four parts sum to latency_s.
+struct Breakdown {
+  double execution_only_s = 0;  // executing, no preload in flight
+  double overlapped_s = 0;      // executing while a preload is in flight
+  double preload_stall_s = 0;   // only preloading: an execute waits for its data
+  double congestion_s = 0;      // time added by preload and execution traffic sharing the network
+};
+
+struct DesignResult {
+  Design design = Design::elk_full;
+  std::vector<OpSchedule> ops;     // execution order, one per graph op
+  std::vector<int> preload_order;  // graph op indices in the order their preloads are issued
+  double latency_s = 0;            // one step, end of the last execute
+  Breakdown breakdown;
+  double hbm_utilisation = 0;           // bytes read+written / (latency × peak HBM bandwidth)
+  double interconnect_utilisation = 0;  // bytes moved on chip / (latency × interconnect capacity)
+  double achieved_flops_per_s = 0;
+  uint64_t orders_tried = 1;  // preload orders evaluated (Elk-Full; 1 for the others)
+  double search_s = 0;        // wall time the planner spent on this design
+};
+
+// Where the plan came from, so `tessera simulate plan.yaml` can rebuild the same model and chip
+// and refuse a plan that no longer matches them.
+struct PlanSource {
+  std::string tessera_version;
+  std::string model;  // zoo name or file path, as given on the command line
+  int64_t batch = 0, seq = 0;  // zoo models; 0 for files
+  std::string mode;            // "decode" | "prefill" for zoo models
+  std::string dtype;           // zoo models: element type given with --dtype; empty: the entry's
+  std::string onnx_dims;       // ONNX models: the --dim bindings, "batch=2,seq=16"
+  int skip_unsupported = 0;    // ONNX models: 1 when imported with --skip-unsupported
+  std::string graph_name;
+  size_t graph_ops = 0;
+  std::string target;  // plugin name given with --target
+  std::string chip;    // preset name or chip file, as given (empty: the target's default)
+};
+
+struct Plan {
+  PlanSource source;
+  Machine machine;
+  DesignResult result;
+};
+
+}  // namespace tessera::planner

@@ -1,0 +1,323 @@
+// plan.yaml writer and reader. Each struct's keys are listed once (the *_fields functions) and
+// walked by both directions, so the two cannot drift apart.
+#include "framework/planner/plan_yaml.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <type_traits>
+
+#include "framework/common/yaml_reader.hpp"
+#include "framework/planner/planner.hpp"
+
+namespace tessera::planner {
+
+namespace {
+
+constexpr const char* kFormat = "tessera-plan-1";
+
+template <class S, class V>
+void source_fields(S& s, V&& v) {
+  v("tessera_version", s.tessera_version);
+  v("model", s.model);
+  v("batch", s.batch);
+  v("seq", s.seq);
+  v("mode", s.mode);
+  v("dtype", s.dtype);
+  v("onnx_dims", s.onnx_dims);
+  v("skip_unsupported", s.skip_unsupported);
+  v("graph_name", s.graph_name);
+  v("graph_ops", s.graph_ops);
+  v("target", s.target);
+  v("chip", s.chip);
+}
+
+template <class M, class V>
+void machine_fields(M& m, V&& v) {
+  v("chip", m.chip);
+  v("target", m.target);
+  v("cores", m.cores);
+  v("chips", m.chips);
+  v("sram_bytes_per_core", m.sram_bytes_per_core);
+  v("clock_hz", m.clock_hz);
+  v("peak_flops_per_s", m.peak_flops_per_s);
+  v("hbm_bytes_per_s", m.hbm_bytes_per_s);
+  v("hbm_peak_bytes_per_s", m.hbm_peak_bytes_per_s);
+  v("hbm_latency_s", m.hbm_latency_s);
+  v("hbm_controllers", m.hbm_controllers);
+  v("preload_bytes_per_s_per_core", m.preload_bytes_per_s_per_core);
+  v("shift_bytes_per_s_per_core", m.shift_bytes_per_s_per_core);
+  v("sram_bytes_per_s_per_core", m.sram_bytes_per_s_per_core);
+  v("sync_s", m.sync_s);
+  v("interconnect_bytes_per_s", m.interconnect_bytes_per_s);
+}
+
+template <class E, class V>
+void exec_fields(E& e, V&& v) {
+  v("label", e.label);
+  v("tile", e.tile);
+  v("cores_used", e.cores_used);
+  v("exec_bytes_per_core", e.exec_bytes_per_core);
+  v("hbm_operand_bytes_per_core", e.hbm_operand_bytes_per_core);
+  v("compute_s", e.compute_s);
+  v("shift_s", e.shift_s);
+  v("sync_s", e.sync_s);
+  v("shift_bytes", e.shift_bytes);
+}
+
+template <class P, class V>
+void preload_fields(P& p, V&& v) {
+  v("label", p.label);
+  v("preload_bytes_per_core", p.preload_bytes_per_core);
+  v("hbm_to_core_bytes", p.hbm_to_core_bytes);
+  v("distribute_bytes", p.distribute_bytes);
+  v("distribute_s", p.distribute_s);
+}
+
+template <class B, class V>
+void breakdown_fields(B& b, V&& v) {
+  v("execution_only_s", b.execution_only_s);
+  v("overlapped_s", b.overlapped_s);
+  v("preload_stall_s", b.preload_stall_s);
+  v("congestion_s", b.congestion_s);
+}
+
+// The op's scalars; `exec` and `preload` are nested maps handled by the callers.
+template <class O, class V>
+void op_fields(O& o, V&& v) {
+  v("op", o.op);
+  v("name", o.name);
+  v("class", o.op_class);
+  v("hbm_read_bytes", o.hbm_read_bytes);
+  v("hbm_write_bytes", o.hbm_write_bytes);
+  v("flops", o.flops);
+  v("preload_position", o.preload_position);
+  v("preloads_during", o.preloads_during);
+  v("sram_bytes_per_core", o.sram_bytes_per_core);
+  v("preload_start_s", o.preload_start_s);
+  v("preload_end_s", o.preload_end_s);
+  v("execute_start_s", o.execute_start_s);
+  v("distribute_end_s", o.distribute_end_s);
+  v("execute_end_s", o.execute_end_s);
+}
+
+template <class R, class V>
+void totals_fields(R& r, V&& v) {
+  v("latency_s", r.latency_s);
+  v("hbm_utilisation", r.hbm_utilisation);
+  v("interconnect_utilisation", r.interconnect_utilisation);
+  v("achieved_flops_per_s", r.achieved_flops_per_s);
+  v("orders_tried", r.orders_tried);
+  v("search_s", r.search_s);
+}
+
+// ---- writing ----
+
+struct Emit {
+  YAML::Emitter& out;
+  template <class T>
+  void operator()(const char* key, const T& value) {
+    out << YAML::Key << key << YAML::Value;
+    if constexpr (std::is_same_v<T, std::string>) {
+      out << value;
+    } else if constexpr (std::is_floating_point_v<T>) {
+      out << fmt::format("{}", value);  // shortest text that reads back to the same double
+    } else if constexpr (std::is_integral_v<T>) {
+      out << fmt::format("{}", value);
+    } else {  // a list of integers
+      out << YAML::Flow << YAML::BeginSeq;
+      for (auto x : value) out << fmt::format("{}", x);
+      out << YAML::EndSeq;
+    }
+  }
+};
+
+template <class T, class Fields>
+void emit_map(YAML::Emitter& out, const char* key, const T& value, Fields fields, bool flow) {
+  out << YAML::Key << key << YAML::Value;
+  if (flow) out << YAML::Flow;
+  out << YAML::BeginMap;
+  fields(value, Emit{out});
+  out << YAML::EndMap;
+}
+
+void emit_op(YAML::Emitter& out, const OpSchedule& op) {
+  out << YAML::BeginMap;
+  op_fields(op, Emit{out});
+  emit_map(
+      out, "exec", op.exec, [](auto& e, auto&& v) { exec_fields(e, v); }, true);
+  emit_map(
+      out, "preload", op.preload, [](auto& p, auto&& v) { preload_fields(p, v); }, true);
+  out << YAML::EndMap;
+}
+
+// ---- reading ----
+
+double parse_number(const YamlNode& node) {
+  std::string text = node.as_string();
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value))
+    throw node.fail("expected a number (e.g. 1.5e-3), got '" + text + "'");
+  if (value < 0) throw node.fail("must be >= 0, got " + text);
+  return value;
+}
+
+// Signed fields allow -1 ("none"); every integer must fit its field.
+template <class T>
+T read_integer(const YamlNode& node) {
+  constexpr auto max = static_cast<int64_t>(
+      std::min<uint64_t>(std::numeric_limits<T>::max(), std::numeric_limits<int64_t>::max()));
+  return static_cast<T>(node.as_int(std::is_signed_v<T> ? -1 : 0, max));
+}
+
+struct Keys {
+  std::vector<std::string>& keys;
+  template <class T>
+  void operator()(const char* key, const T&) {
+    keys.emplace_back(key);
+  }
+};
+
+struct Read {
+  const YamlNode& map;
+  template <class T>
+  void operator()(const char* key, T& field) {
+    YamlNode node = map.child(key);
+    if constexpr (std::is_same_v<T, std::string>) {
+      field = node.as_string();
+    } else if constexpr (std::is_floating_point_v<T>) {
+      field = parse_number(node);
+    } else if constexpr (std::is_integral_v<T>) {
+      field = read_integer<T>(node);
+    } else {
+      field.clear();
+      for (const auto& item : node.items())
+        field.push_back(read_integer<typename T::value_type>(item));
+    }
+  }
+};
+
+// Checks the keys (fields plus `extra`) and reads the fields.
+template <class T, class Fields>
+void read_map(const YamlNode& node, T& value, Fields fields,
+              const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> keys = extra;
+  fields(value, Keys{keys});
+  node.only_keys(keys);
+  fields(value, Read{node});
+}
+
+OpSchedule read_op(const YamlNode& node, int index) {
+  OpSchedule op;
+  read_map(node, op, [](auto& o, auto&& v) { op_fields(o, v); }, {"exec", "preload"});
+  if (op.op != index)
+    throw node.child("op").fail(
+        fmt::format("expected op {} (ops are listed in execution order), "
+                    "got {}",
+                    index, op.op));
+  read_map(node.child("exec"), op.exec, [](auto& e, auto&& v) { exec_fields(e, v); });
+  read_map(node.child("preload"), op.preload, [](auto& p, auto&& v) { preload_fields(p, v); });
+  return op;
+}
+
+void check_order(const YamlNode& root, const DesignResult& r) {
+  YamlNode order = root.child("preload_order");
+  for (size_t m = 0; m < r.preload_order.size(); ++m) {
+    int op = r.preload_order[m];
+    if (op < 0 || op >= static_cast<int>(r.ops.size()) ||
+        r.ops[op].preload_position != static_cast<int>(m))
+      throw order.items()[m].fail(fmt::format(
+          "preload {} names op {}, whose preload_position is not {}; the list must give, in "
+          "order, the ops whose preload_position is 0, 1, 2, ...",
+          m, op, m));
+  }
+  for (const auto& op : r.ops)
+    if (op.preload_position >= static_cast<int>(r.preload_order.size()))
+      throw order.fail(fmt::format("op {} has preload_position {} but the list has {} entries",
+                                   op.op, op.preload_position, r.preload_order.size()));
+}
+
+Plan parse_root(const YamlNode& root) {
+  root.only_keys(
+      {"format", "design", "source", "machine", "totals", "breakdown", "preload_order", "ops"});
+  std::string format = root.child("format").as_string();
+  if (format != kFormat)
+    throw root.child("format").fail("expected '" + std::string(kFormat) +
+                                    "' (written by this version of tessera), got '" + format +
+                                    "'; re-run `tessera compile` to write a current plan");
+  Plan plan;
+  YamlNode design = root.child("design");
+  auto parsed = parse_design(design.as_string());
+  if (!parsed)
+    throw design.fail("unknown design '" + design.as_string() + "'; valid: " + design_names());
+  plan.result.design = *parsed;
+  read_map(root.child("source"), plan.source, [](auto& s, auto&& v) { source_fields(s, v); });
+  read_map(root.child("machine"), plan.machine, [](auto& m, auto&& v) { machine_fields(m, v); });
+  read_map(root.child("totals"), plan.result, [](auto& r, auto&& v) { totals_fields(r, v); });
+  read_map(root.child("breakdown"), plan.result.breakdown,
+           [](auto& b, auto&& v) { breakdown_fields(b, v); });
+  Read{root}("preload_order", plan.result.preload_order);
+  std::vector<YamlNode> ops = root.child("ops").items();
+  for (size_t i = 0; i < ops.size(); ++i)
+    plan.result.ops.push_back(read_op(ops[i], static_cast<int>(i)));
+  check_order(root, plan.result);
+  return plan;
+}
+
+}  // namespace
+
+std::string write_plan_yaml(const Plan& plan) {
+  const DesignResult& r = plan.result;
+  YAML::Emitter out;
+  out << YAML::Comment("Tessera plan: one design's schedule (docs/planner.md).") << YAML::Newline
+      << YAML::Comment(
+             "Times in seconds from the start of one step; sizes in bytes, per core "
+             "where the key says so.");
+  out << YAML::BeginMap;
+  out << YAML::Key << "format" << YAML::Value << kFormat;
+  out << YAML::Key << "design" << YAML::Value << to_string(r.design);
+  emit_map(
+      out, "source", plan.source, [](auto& s, auto&& v) { source_fields(s, v); }, false);
+  emit_map(
+      out, "machine", plan.machine, [](auto& m, auto&& v) { machine_fields(m, v); }, false);
+  emit_map(
+      out, "totals", r, [](auto& x, auto&& v) { totals_fields(x, v); }, false);
+  emit_map(
+      out, "breakdown", r.breakdown, [](auto& b, auto&& v) { breakdown_fields(b, v); }, false);
+  Emit{out}("preload_order", r.preload_order);
+  out << YAML::Key << "ops" << YAML::Value << YAML::BeginSeq;
+  for (const auto& op : r.ops) emit_op(out, op);
+  out << YAML::EndSeq << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+Result<Plan> parse_plan_yaml(const std::string& text, const std::string& file) {
+  auto root = YamlNode::load_string(text, file);
+  if (!root) return root.error();
+  try {
+    return parse_root(*root);
+  } catch (const Failure& f) {
+    return f.error();
+  }
+}
+
+Result<Plan> read_plan_yaml(const std::string& path) {
+  std::ifstream in(path);
+  if (!in)
+    return input_error(path +
+                           ": cannot open the file (does it exist? `tessera compile -o DIR` "
+                           "writes DIR/plan.yaml)",
+                       StatusCode::not_found);
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_plan_yaml(text.str(), path);
+}
+
+}  // namespace tessera::planner

@@ -1,0 +1,228 @@
+// plan_design (planner.hpp): each design's decisions, timed by evaluate_timeline. Elk-Full's order
+// search runs on oneTBB; results are reduced in order index so any thread count gives the same
+// plan.
+#include "framework/planner/planner.hpp"
+
+#include <fmt/format.h>
+#include <tbb/info.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <limits>
+#include <mutex>
+
+#include "framework/planner/baselines.hpp"
+#include "framework/planner/inductive.hpp"
+#include "framework/planner/preload_orders.hpp"
+
+namespace tessera::planner {
+
+namespace {
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
+
+int default_k(const PlannerInput& input) {
+  if (input.layers && input.layers->ops_per_layer > 0) return input.layers->ops_per_layer;
+  return 8;
+}
+
+// The op's name in messages ("#3" without a graph).
+std::string op_name(const PlannerInput& input, int op) {
+  return input.graph && op >= 0 ? input.graph->ops()[op].name : fmt::format("#{}", op);
+}
+
+// An induction that placed nothing for some op, as an input error naming the op.
+Error cannot_place(const PlannerInput& input, Design design, const InductiveResult& r) {
+  return input_error(fmt::format("{}: op '{}' fits no schedule in {} bytes of SRAM per core: {}",
+                                 to_string(design), op_name(input, r.failed_op),
+                                 input.machine.sram_bytes_per_core, r.reason));
+}
+
+// Every design needs each op to have a plan that fits alone (the partitioner guarantees it for
+// the plans it makes; plans from elsewhere are checked here).
+Status check_plans_fit(const PlannerInput& input, const CostContext& costs) {
+  for (int op = 0; op < costs.ops(); ++op) {
+    const auto& exec = costs.plans(op).exec;
+    std::string name = op_name(input, op);
+    if (exec.empty()) return input_error(fmt::format("op '{}' has no execution plan", name));
+    if (exec.front().exec_bytes_per_core > costs.sram_bytes())
+      return input_error(fmt::format(
+          "op '{}' needs at least {:.0f} bytes of SRAM per core under any plan; the chip has {}",
+          name, exec.front().exec_bytes_per_core, input.machine.sram_bytes_per_core));
+  }
+  return ok_status();
+}
+
+Result<DesignResult> elk_dynamic(const PlannerInput& input, const CostContext& costs, int k) {
+  InductiveResult r = schedule_inductively(costs, program_order(costs), k);
+  if (!r.feasible) return cannot_place(input, Design::elk_dyn, r);
+  return evaluate_timeline(input.graph, costs, r.decisions, TimelineMode::shared);
+}
+
+struct OrderSearch {
+  std::vector<std::vector<int>> permutations;
+  std::vector<int> offsets;
+};
+
+OrderSearch order_space(const PlannerInput& input, const CostContext& costs,
+                        const PlannerOptions& options) {
+  OrderSearch search;
+  if (!input.layers || input.layers->count < 1) return search;
+  const ir::RepeatedLayers& layers = *input.layers;
+  search.offsets = large_load_offsets(costs, layers);
+  std::vector<int> kinds;
+  for (int offset : search.offsets) kinds.push_back(costs.class_of(layers.first_op + offset));
+  search.permutations =
+      bounded_orders(kinds, options.max_displacement, [&](const std::vector<int>& prefix) {
+        return prefix_fits(costs, layers, search.offsets, prefix);
+      });
+  return search;
+}
+
+// Latency of permutation `index` (0: program order) on the model `costs` describes, whose
+// repeated layers are `layers`; +inf when the inductive scheduler cannot place it.
+double order_latency(const CostContext& costs, const ir::RepeatedLayers* layers,
+                     const OrderSearch& s, size_t index, int k, Decisions* decisions) {
+  Decisions order = index == 0 ? program_order(costs)
+                               : permuted_order(costs, *layers, s.offsets, s.permutations[index]);
+  InductiveResult r = schedule_inductively(costs, std::move(order), k);
+  if (!r.feasible) return kNever;
+  double latency_s = evaluate_timeline(nullptr, costs, r.decisions, TimelineMode::shared).latency_s;
+  if (decisions) *decisions = std::move(r.decisions);
+  return latency_s;
+}
+
+// Orders are ranked on a slice of the model — the ops before the repeated layers and the first
+// kScreenLayers layers, which every order treats alike — and the kFinalists best, with program
+// order, are then scheduled on the whole model. Identical layers make the slice's ranking the
+// whole model's up to the edge effects of the last layers.
+constexpr int kScreenLayers = 3;
+constexpr size_t kFinalists = 8;
+
+struct Slice {
+  std::vector<int> class_of;
+  ir::RepeatedLayers layers;
+};
+
+Slice screening_slice(const PlannerInput& input) {
+  Slice slice;
+  slice.layers = *input.layers;
+  slice.layers.count = std::min(slice.layers.count, kScreenLayers);
+  int ops = slice.layers.first_op + slice.layers.count * slice.layers.ops_per_layer;
+  slice.class_of.assign(input.classes.class_of.begin(), input.classes.class_of.begin() + ops);
+  return slice;
+}
+
+// Screening latencies of every order, in parallel; deterministic (each slot written once).
+std::vector<double> screen_orders(const PlannerInput& input, const OrderSearch& search, int k,
+                                  const PlannerOptions& options) {
+  Slice slice = screening_slice(input);
+  CostContext costs(slice.class_of, input.class_plans, input.machine);
+  size_t count = search.permutations.size();
+  std::vector<double> latency_s(count, kNever);
+  std::atomic<size_t> finished{0};
+  std::mutex progress_mutex;
+  unsigned threads = options.threads > 0 ? options.threads
+                                         : static_cast<unsigned>(tbb::info::default_concurrency());
+  tbb::task_arena arena(static_cast<int>(threads));
+  arena.execute([&] {
+    tbb::parallel_for(size_t{0}, count, [&](size_t i) {
+      latency_s[i] = order_latency(costs, &slice.layers, search, i, k, nullptr);
+      size_t done = ++finished;
+      if (options.progress && (done % 64 == 0 || done == count)) {
+        std::lock_guard lock(progress_mutex);
+        options.progress(static_cast<double>(done), static_cast<double>(count));
+      }
+    });
+  });
+  return latency_s;
+}
+
+// Program order first, then the best screened orders (ties: lower index).
+std::vector<size_t> finalists(const std::vector<double>& screened) {
+  std::vector<size_t> ranked;
+  for (size_t i = 1; i < screened.size(); ++i)
+    if (screened[i] < kNever) ranked.push_back(i);
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [&](size_t a, size_t b) { return screened[a] < screened[b]; });
+  ranked.resize(std::min(ranked.size(), kFinalists));
+  ranked.insert(ranked.begin(), 0);
+  return ranked;
+}
+
+Result<DesignResult> elk_full(const PlannerInput& input, const CostContext& costs, int k,
+                              const PlannerOptions& options) {
+  OrderSearch search = order_space(input, costs, options);
+  std::vector<size_t> candidates{0};
+  if (search.permutations.size() > 1)
+    candidates = finalists(screen_orders(input, search, k, options));
+  const ir::RepeatedLayers* layers = input.layers ? &*input.layers : nullptr;
+  size_t best = 0;
+  double best_s = kNever;
+  for (size_t index : candidates) {
+    double latency_s = order_latency(costs, layers, search, index, k, nullptr);
+    if (latency_s < best_s || (latency_s == best_s && index < best))
+      best_s = latency_s, best = index;
+  }
+  if (best_s == kNever) {
+    InductiveResult r = schedule_inductively(costs, program_order(costs), k);
+    return cannot_place(input, Design::elk_full, r);
+  }
+  Decisions decisions;
+  order_latency(costs, layers, search, best, k, &decisions);
+  DesignResult result = evaluate_timeline(input.graph, costs, decisions, TimelineMode::shared);
+  result.orders_tried = std::max<size_t>(1, search.permutations.size());
+  return result;
+}
+
+DesignResult static_split(const PlannerInput& input, const CostContext& costs) {
+  Decisions best;
+  double best_s = kNever;
+  for (double region : static_regions(costs)) {
+    for (bool largest : {false, true}) {
+      Decisions d = static_decisions(costs, region, largest);
+      double latency_s = evaluate_timeline(nullptr, costs, d, TimelineMode::shared).latency_s;
+      if (latency_s < best_s) best_s = latency_s, best = std::move(d);
+    }
+  }
+  return evaluate_timeline(input.graph, costs, best, TimelineMode::shared);
+}
+
+}  // namespace
+
+Result<DesignResult> plan_design(const PlannerInput& input, Design design,
+                                 const PlannerOptions& options) {
+  auto started = std::chrono::steady_clock::now();
+  CostContext costs(input.classes.class_of, input.class_plans, input.machine);
+  if (Status fit = check_plans_fit(input, costs); !fit.ok()) return fit.error();
+  int k = options.max_preload_ops > 0 ? options.max_preload_ops : default_k(input);
+  Result<DesignResult> result = DesignResult{};
+  switch (design) {
+    case Design::basic:
+      result = evaluate_timeline(input.graph, costs, basic_decisions(costs), TimelineMode::shared);
+      break;
+    case Design::static_split:
+      result = static_split(input, costs);
+      break;
+    case Design::elk_dyn:
+      result = elk_dynamic(input, costs, k);
+      break;
+    case Design::elk_full:
+      result = elk_full(input, costs, k, options);
+      break;
+    case Design::ideal:
+      result =
+          evaluate_timeline(input.graph, costs, ideal_decisions(costs), TimelineMode::separate);
+      break;
+  }
+  if (!result.ok()) return result;
+  result->design = design;
+  result->search_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+}  // namespace tessera::planner

@@ -1,0 +1,46 @@
+// The Elk planner (seed §4.2–§4.4, §6.1): for one design, choose per op the preload count, the
+// execution and preload plans and the preload order that minimise one step's latency.
+//
+// Inputs are per-class plans (partition/) and the Machine; nothing here calls a plugin. Each
+// design is a pure function of its inputs: identical inputs give identical plans on any thread
+// count. An op with no plan that fits SRAM was already reported by the partitioner; a design that
+// cannot place the model at all (e.g. Static with no split that fits every op) returns an input
+// Error naming the op and the space it needs.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "framework/common/status.hpp"
+#include "framework/ir/graph.hpp"
+#include "framework/ir/repeats.hpp"
+#include "framework/planner/plan.hpp"
+
+namespace tessera::planner {
+
+struct PlannerInput {
+  const ir::Graph* graph = nullptr;
+  ir::OpClasses classes;                       // class_of per op
+  std::vector<OpPlans> class_plans;            // per class
+  std::optional<ir::RepeatedLayers> layers;    // preload orders are permuted within one layer
+  Machine machine;
+};
+
+struct PlannerOptions {
+  int max_preload_ops = 0;     // K; 0: the ops of one repeated layer (the artifact's #ops/#layers)
+  int max_displacement = 4;    // Elk-Full: how far a preload may move from program order
+  unsigned threads = 0;        // 0: all hardware threads
+  // Called now and then on long searches with (done, total) units of work; may be empty.
+  std::function<void(double done, double total)> progress;
+};
+
+Result<DesignResult> plan_design(const PlannerInput& input, Design design,
+                                 const PlannerOptions& options);
+
+// nullopt for an unknown name; design_names() lists the valid ones for error messages.
+std::optional<Design> parse_design(const std::string& name);
+std::string design_names();
+
+}  // namespace tessera::planner

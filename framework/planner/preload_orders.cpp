@@ -1,0 +1,114 @@
+// The order space of preload_orders.hpp.
+#include "framework/planner/preload_orders.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+
+namespace tessera::planner {
+
+namespace {
+
+class OrderTree {
+ public:
+  OrderTree(const std::vector<int>& kinds, int max_displacement,
+            const std::function<bool(const std::vector<int>&)>& fits)
+      : kinds_(kinds), d_(max_displacement), fits_(fits), used_(kinds.size(), false) {}
+
+  std::vector<std::vector<int>> build() {
+    grow();
+    return std::move(orders_);
+  }
+
+ private:
+  void grow() {
+    int slot = static_cast<int>(prefix_.size());
+    int n = static_cast<int>(kinds_.size());
+    if (slot == n) {
+      std::vector<int> seq;
+      for (int x : prefix_) seq.push_back(kinds_[x]);
+      if (seen_.insert(seq).second) orders_.push_back(prefix_);
+      return;
+    }
+    // An op more than d slots behind must take this slot, or no order completes.
+    int overdue = slot - d_;
+    bool forced = overdue >= 0 && !used_[overdue];
+    for (int x = std::max(0, slot - d_); x <= std::min(n - 1, slot + d_); ++x) {
+      if (used_[x] || (forced && x != overdue)) continue;
+      prefix_.push_back(x);
+      used_[x] = true;
+      if (fits_(prefix_)) grow();
+      used_[x] = false;
+      prefix_.pop_back();
+    }
+  }
+
+  const std::vector<int>& kinds_;
+  int d_;
+  const std::function<bool(const std::vector<int>&)>& fits_;
+  std::vector<bool> used_;
+  std::vector<int> prefix_;
+  std::set<std::vector<int>> seen_;
+  std::vector<std::vector<int>> orders_;
+};
+
+double smallest_preload_bytes(const OpPlans& plans) {
+  double bytes = plans.preload.front().front().preload_bytes_per_core;
+  for (const auto& list : plans.preload)
+    bytes = std::min(bytes, list.front().preload_bytes_per_core);
+  return bytes;
+}
+
+}  // namespace
+
+std::vector<int> large_load_offsets(const CostContext& costs, const ir::RepeatedLayers& layers) {
+  double layer_bytes = 0;
+  for (int k = 0; k < layers.ops_per_layer; ++k)
+    layer_bytes += costs.plans(layers.first_op + k).hbm_read_bytes;
+  std::vector<int> offsets;
+  for (int k = 0; k < layers.ops_per_layer; ++k) {
+    int op = layers.first_op + k;
+    if (costs.has_load(op) && costs.plans(op).hbm_read_bytes >= kLargeLoadShare * layer_bytes)
+      offsets.push_back(k);
+  }
+  return offsets;
+}
+
+std::vector<std::vector<int>> bounded_orders(
+    const std::vector<int>& kinds, int max_displacement,
+    const std::function<bool(const std::vector<int>& prefix)>& fits) {
+  return OrderTree(kinds, std::max(0, max_displacement), fits).build();
+}
+
+Decisions permuted_order(const CostContext& costs, const ir::RepeatedLayers& layers,
+                         const std::vector<int>& offsets, const std::vector<int>& permutation) {
+  Decisions d = program_order(costs);
+  for (int layer = 0; layer < layers.count; ++layer) {
+    int base = layers.first_op + layer * layers.ops_per_layer;
+    for (size_t s = 0; s < offsets.size(); ++s) {
+      int slot = d.position[base + offsets[s]];
+      d.order[slot] = base + offsets[permutation[s]];
+    }
+  }
+  for (size_t m = 0; m < d.order.size(); ++m) d.position[d.order[m]] = static_cast<int>(m);
+  return d;
+}
+
+bool prefix_fits(const CostContext& costs, const ir::RepeatedLayers& layers,
+                 const std::vector<int>& offsets, const std::vector<int>& prefix) {
+  int n = static_cast<int>(offsets.size());
+  std::vector<int> slot_of(n, -1);
+  for (size_t s = 0; s < prefix.size(); ++s) slot_of[prefix[s]] = static_cast<int>(s);
+  int needed = -1;
+  for (int x = 0; x < n && slot_of[x] >= 0; ++x) {
+    needed = std::max(needed, slot_of[x]);
+    double bytes = costs.plans(layers.first_op + offsets[x]).exec.front().exec_bytes_per_core;
+    for (int y = x + 1; y < n; ++y)
+      if (slot_of[y] >= 0 && slot_of[y] <= needed)
+        bytes += smallest_preload_bytes(costs.plans(layers.first_op + offsets[y]));
+    if (bytes > costs.sram_bytes()) return false;
+  }
+  return true;
+}
+
+}  // namespace tessera::planner

@@ -1,0 +1,45 @@
+// Preload-order permutation (Elk seed §4.4). Only ops with large HBM loads move, only within one
+// repeated layer, and every identical layer uses the same order. Orders are built slot by slot
+// (a prefix tree): slot s takes one of the layer's large ops whose program-order index is within
+// `max_displacement` of s; a prefix that already forces some op to sit beside preloads that cannot
+// fit even at their smallest plans is cut, with every order below it. Two orders that preload
+// the same sequence of op classes are the same order for the planner; the first is kept.
+//
+// Why a displacement bound: an order that moves a preload d slots early keeps d more preloads
+// resident, so large displacements overflow SRAM on LLM layers anyway; d = 4 is the artifact's
+// bound for inference and keeps the count polynomial (n·(2d+1)! at most), 504 orders for 6
+// distinct ops and ~4·10^3 for 8.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "framework/ir/repeats.hpp"
+#include "framework/planner/schedule.hpp"
+
+namespace tessera::planner {
+
+// An op's HBM load is large when it is at least this share of its layer's HBM bytes.
+inline constexpr double kLargeLoadShare = 0.02;
+
+// Offsets (within the first repeated layer) of the ops whose loads are large, in program order.
+std::vector<int> large_load_offsets(const CostContext& costs, const ir::RepeatedLayers& layers);
+
+// Every permutation p of 0..kinds.size()-1 with |p[s] - s| <= max_displacement for all s, in
+// lexicographic order, without repeats of the sequence kinds[p[0]], kinds[p[1]], ...; `fits`
+// sees each prefix and cuts it (and its extensions) by returning false. The identity comes first.
+std::vector<std::vector<int>> bounded_orders(
+    const std::vector<int>& kinds, int max_displacement,
+    const std::function<bool(const std::vector<int>& prefix)>& fits);
+
+// The model-wide preload order that applies `permutation` (slot -> index into `offsets`) to every
+// repeated layer; other preloads keep program order.
+Decisions permuted_order(const CostContext& costs, const ir::RepeatedLayers& layers,
+                         const std::vector<int>& offsets, const std::vector<int>& permutation);
+
+// The prefix test for the layer's large ops: with the prefix issued first, would any large op
+// that has everything it needs have to execute beside preloads that cannot fit at their smallest?
+bool prefix_fits(const CostContext& costs, const ir::RepeatedLayers& layers,
+                 const std::vector<int>& offsets, const std::vector<int>& prefix);
+
+}  // namespace tessera::planner

@@ -1,0 +1,113 @@
+// What every design decides, and the costs the deciding reads. A design (planner.cpp, designs.cpp)
+// fills Decisions; evaluate_timeline (timeline.cpp) turns them into times, the breakdown and
+// utilisations, so all five designs are measured by the same arithmetic.
+//
+// The execution model (Elk seed §2.2, §4.5): ops execute one after another in graph order;
+// preloads run one after another in the preload order; an op's preload ends before it executes.
+// window[i] is the last preload position that may be issued before op i ends: the preloads at
+// positions in (done(i), window[i]] (done(i): the last position an op <= i needs) overlap op i and
+// hold their preload space beside its execution space; the next one waits until op i ends. Windows
+// never decrease along the graph (a preload issued during op i stays resident during op i + 1).
+#pragma once
+
+#include <vector>
+
+#include "framework/ir/repeats.hpp"
+#include "framework/planner/machine.hpp"
+#include "framework/planner/op_plans.hpp"
+#include "framework/planner/plan.hpp"
+
+namespace tessera::planner {
+
+// Per-op views of the planner's input, and the cost formulas shared by the search and the
+// timeline. Borrows the OpPlans; the caller keeps them alive.
+class CostContext {
+ public:
+  CostContext(const std::vector<int>& class_of, const std::vector<OpPlans>& class_plans,
+              const Machine& machine);
+
+  int ops() const { return static_cast<int>(class_of_.size()); }
+  const Machine& machine() const { return machine_; }
+  double sram_bytes() const { return static_cast<double>(machine_.sram_bytes_per_core); }
+  const OpPlans& plans(int op) const { return (*class_plans_)[class_of_[op]]; }
+  int class_of(int op) const { return class_of_[op]; }
+  // The op reads HBM data that a preload must bring on chip.
+  bool has_load(int op) const;
+  // HBM time of the op's reads at the sustained bandwidth.
+  double hbm_s(int op) const;
+  // Time the network needs to put a preload's bytes on the cores.
+  double noc_s(const PreloadPlan& plan) const;
+  // A preload's time: max(HBM time, network time) (Elk §4.2).
+  double load_s(int op, const PreloadPlan& plan) const;
+  // Seconds one core's SRAM port is busy taking in a preload's bytes (0: not modelled).
+  double sram_port_s(const PreloadPlan& plan) const;
+  // The preload plan of exec plan `exec` that adds the least time on its own (distribution plus
+  // network time beyond the HBM time); ties: the larger plan. -1 for an op without a load.
+  int fastest_preload(int op, int exec) const { return exec_costs(op)[exec].fastest_preload; }
+
+  // Per exec plan, what the search reads many times, computed once per class.
+  struct ExecCost {
+    double bytes_per_core = 0;
+    double base_s = 0;  // execution plus the fastest preload plan's distribution
+    double comm_s = 0;  // the part of base_s that crosses the network (shifts, distribution)
+    int fastest_preload = -1;
+  };
+  const std::vector<ExecCost>& exec_costs(int op) const { return exec_costs_[class_of_[op]]; }
+
+  // Per preload plan of one exec plan: its bytes, the time it adds when it is not in flight
+  // beside an execution (distribution + network time beyond the HBM time), its network time and
+  // its SRAM-port time.
+  struct PreloadCost {
+    double bytes_per_core = 0, resting_s = 0, noc_s = 0, sram_port_s = 0;
+  };
+  const std::vector<PreloadCost>& preload_costs(int op, int exec) const {
+    return preload_costs_[class_of_[op]][exec];
+  }
+
+ private:
+  int find_fastest_preload(const OpPlans& plans, int exec) const;
+
+  std::vector<int> class_of_;
+  const std::vector<OpPlans>* class_plans_;
+  Machine machine_;
+  std::vector<std::vector<ExecCost>> exec_costs_;                     // per class, per exec plan
+  std::vector<std::vector<std::vector<PreloadCost>>> preload_costs_;  // per class, exec, preload
+};
+
+// One design's choices. Plan indices point into plans(op).exec and plans(op).preload[exec].
+struct Decisions {
+  std::vector<int> order;         // preload order: ops with a load
+  std::vector<int> position;      // per op: index in `order`, -1 for ops without a load
+  std::vector<int> window;        // per op: see the file comment
+  std::vector<int> exec_plan;     // per op
+  std::vector<int> preload_plan;  // per op, -1 for ops without a load
+};
+
+// Program order of the ops with loads, with positions; windows and plans left empty.
+Decisions program_order(const CostContext& costs);
+// done(i) per op: the largest preload position any op <= i needs (-1 before the first).
+std::vector<int> needed_positions(const Decisions& decisions);
+
+// Network and SRAM-port contention of one execution against the preloads in flight beside it:
+// `comm_s` of its own traffic competes with the preloads' network seconds falling inside
+// [start_s, start_s + base_s]; every preload byte landing on a core steals its SRAM port.
+struct LoadInterval {
+  double start_s = 0, end_s = 0;
+  double noc_s = 0;        // network seconds of the whole preload
+  double sram_port_s = 0;  // SRAM-port seconds per core of the whole preload
+};
+double contention_s(double start_s, double base_s, double comm_s,
+                    const std::vector<LoadInterval>& loads);
+
+enum class TimelineMode {
+  shared,    // preload and execution share the network and SRAM (every design but Ideal)
+  separate,  // Ideal: own preload network, no SRAM limit on preloads, loads at HBM speed
+};
+
+// The timed plan of `decisions` (op names from `graph`; without one, "op<i>"): DesignResult with
+// ops, order, latency, breakdown and utilisations (design, orders_tried and search_s left for the
+// caller).
+DesignResult evaluate_timeline(const ir::Graph* graph, const CostContext& costs,
+                               const Decisions& decisions, TimelineMode mode);
+
+}  // namespace tessera::planner

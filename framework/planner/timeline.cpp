@@ -1,0 +1,166 @@
+// Decisions → times (schedule.hpp): a forward pass in graph order that times each preload when
+// an execution first needs it, then the breakdown and utilisations.
+#include <algorithm>
+#include <string>
+
+#include "framework/planner/schedule.hpp"
+
+namespace tessera::planner {
+
+namespace {
+
+struct TimedLoad {
+  LoadInterval interval;
+  double noc_only_s = 0;  // the preload's network time (Ideal moves it to its own network)
+};
+
+class Timeline {
+ public:
+  Timeline(const ir::Graph* graph, const CostContext& costs, const Decisions& decisions,
+           TimelineMode mode)
+      : graph_(graph),
+        costs_(costs),
+        d_(decisions),
+        mode_(mode),
+        done_(needed_positions(decisions)),
+        loads_(decisions.order.size()),
+        exec_end_s_(costs.ops(), 0) {}
+
+  DesignResult run();
+
+ private:
+  void time_loads_through(int last_position, int executing_op);
+  OpSchedule execute(int op);
+  void add_breakdown(DesignResult& result) const;
+
+  const ir::Graph* graph_;
+  const CostContext& costs_;
+  const Decisions& d_;
+  TimelineMode mode_;
+  std::vector<int> done_;
+  std::vector<TimedLoad> loads_;
+  std::vector<double> exec_end_s_;
+  int loads_timed_ = 0;
+  int blocker_ = -1;  // last op whose window is below the next position to time
+  double resident_bytes_ = 0;
+  int admitted_ = 0;  // positions whose preload space is counted in resident_bytes_
+};
+
+// A preload starts when the previous one ended and, sharing SRAM, when the last op whose window
+// excludes it has ended (that op's space is what it lands in).
+void Timeline::time_loads_through(int last_position, int executing_op) {
+  for (; loads_timed_ <= last_position; ++loads_timed_) {
+    int m = loads_timed_;
+    int op = d_.order[m];
+    const PreloadPlan& plan = costs_.plans(op).preload[d_.exec_plan[op]][d_.preload_plan[op]];
+    double start_s = m > 0 ? loads_[m - 1].interval.end_s : 0;
+    double length_s = costs_.hbm_s(op);
+    if (mode_ == TimelineMode::shared) {
+      while (blocker_ + 1 < executing_op && d_.window[blocker_ + 1] < m) ++blocker_;
+      if (blocker_ >= 0) start_s = std::max(start_s, exec_end_s_[blocker_]);
+      length_s = costs_.load_s(op, plan);
+    }
+    loads_[m].interval = {start_s, start_s + length_s, costs_.noc_s(plan),
+                          costs_.sram_port_s(plan)};
+  }
+}
+
+OpSchedule Timeline::execute(int op) {
+  const OpPlans& plans = costs_.plans(op);
+  OpSchedule s;
+  s.op = op;
+  s.name = graph_ ? graph_->ops()[op].name : "op" + std::to_string(op);
+  s.op_class = costs_.class_of(op);
+  s.exec = plans.exec[d_.exec_plan[op]];
+  s.hbm_read_bytes = plans.hbm_read_bytes;
+  s.hbm_write_bytes = plans.hbm_write_bytes;
+  s.flops = plans.flops;
+  s.preload_position = d_.position[op];
+  int last = mode_ == TimelineMode::shared ? std::max(done_[op], d_.window[op]) : done_[op];
+  time_loads_through(last, op);
+  double ready_s = op > 0 ? exec_end_s_[op - 1] : 0;
+  if (s.preload_position >= 0) {
+    s.preload = plans.preload[d_.exec_plan[op]][d_.preload_plan[op]];
+    const LoadInterval& own = loads_[s.preload_position].interval;
+    s.preload_start_s = own.start_s;
+    s.preload_end_s = own.end_s;
+    ready_s = std::max(ready_s, own.end_s);
+  }
+  s.execute_start_s = ready_s;
+  s.distribute_end_s = ready_s + s.preload.distribute_s;
+  double base_s = s.preload.distribute_s + s.exec.time_s();
+  double penalty_s = 0;
+  if (mode_ == TimelineMode::shared) {
+    std::vector<LoadInterval> in_flight;
+    for (int m = done_[op] + 1; m <= d_.window[op]; ++m) in_flight.push_back(loads_[m].interval);
+    s.preloads_during = static_cast<int>(in_flight.size());
+    penalty_s = contention_s(ready_s, base_s, s.exec.shift_s + s.preload.distribute_s, in_flight);
+    for (; admitted_ <= last; ++admitted_) {
+      int j = d_.order[admitted_];
+      resident_bytes_ +=
+          costs_.plans(j).preload[d_.exec_plan[j]][d_.preload_plan[j]].preload_bytes_per_core;
+    }
+    if (s.preload_position >= 0) resident_bytes_ -= s.preload.preload_bytes_per_core;
+  }
+  s.sram_bytes_per_core = s.exec.exec_bytes_per_core + resident_bytes_;
+  s.execute_end_s = ready_s + base_s + penalty_s;
+  exec_end_s_[op] = s.execute_end_s;
+  return s;
+}
+
+// Loads are serialised, so their intervals are disjoint and sorted; one sweep splits each
+// execution into the time some preload was in flight and the time none was.
+void Timeline::add_breakdown(DesignResult& result) const {
+  Breakdown& b = result.breakdown;
+  size_t first = 0;
+  double busy_s = 0;
+  for (const OpSchedule& s : result.ops) {
+    double span_s = s.execute_end_s - s.execute_start_s;
+    double base_s = s.preload.distribute_s + s.exec.time_s();
+    double covered_s = 0;
+    while (first < loads_.size() && loads_[first].interval.end_s <= s.execute_start_s) ++first;
+    for (size_t m = first; m < loads_.size() && loads_[m].interval.start_s < s.execute_end_s; ++m)
+      covered_s += std::min(s.execute_end_s, loads_[m].interval.end_s) -
+                   std::max(s.execute_start_s, loads_[m].interval.start_s);
+    double share = span_s > 0 ? std::clamp(covered_s / span_s, 0.0, 1.0) : 0;
+    b.overlapped_s += base_s * share;
+    b.execution_only_s += base_s * (1 - share);
+    b.congestion_s += std::max(0.0, span_s - base_s);  // rounding can leave -1e-16
+    busy_s += span_s;
+  }
+  b.preload_stall_s = std::max(0.0, result.latency_s - busy_s);
+}
+
+DesignResult Timeline::run() {
+  DesignResult result;
+  result.preload_order = d_.order;
+  double hbm_bytes = 0, network_bytes = 0, flops = 0;
+  for (int op = 0; op < costs_.ops(); ++op) {
+    result.ops.push_back(execute(op));
+    const OpSchedule& s = result.ops.back();
+    hbm_bytes += s.hbm_read_bytes + s.hbm_write_bytes;
+    network_bytes += s.preload.hbm_to_core_bytes + s.preload.distribute_bytes + s.exec.shift_bytes;
+    flops += s.flops;
+  }
+  result.latency_s = result.ops.empty() ? 0 : result.ops.back().execute_end_s;
+  add_breakdown(result);
+  const Machine& m = costs_.machine();
+  double hbm_peak = m.hbm_peak_bytes_per_s > 0 ? m.hbm_peak_bytes_per_s : m.hbm_bytes_per_s;
+  if (result.latency_s > 0) {
+    if (hbm_peak > 0) result.hbm_utilisation = hbm_bytes / (result.latency_s * hbm_peak);
+    if (m.interconnect_bytes_per_s > 0)
+      result.interconnect_utilisation =
+          network_bytes / (result.latency_s * m.interconnect_bytes_per_s);
+    result.achieved_flops_per_s = flops / result.latency_s;
+  }
+  return result;
+}
+
+}  // namespace
+
+DesignResult evaluate_timeline(const ir::Graph* graph, const CostContext& costs,
+                               const Decisions& decisions, TimelineMode mode) {
+  return Timeline(graph, costs, decisions, mode).run();
+}
+
+}  // namespace tessera::planner

@@ -1,0 +1,43 @@
+// Runs a Program (codegen/program.hpp) on a SimNetwork, event by event, under the three rules:
+// the instruction stream stops at an execute until it completes (rule 1); preload_async
+// instructions queue up and are served one at a time (rule 2); an execute waits only for its own
+// tag (rule 3).
+//
+// What each instruction puts on the network (all flows max-min shared, each joining after its
+// route's latency; bytes split evenly over cores, a group's flow carrying its cores' share):
+//   preload_async(i)  every HBM controller -> every core group of its chip (a chip without
+//                     controllers is fed by all), through the controller's hbm link, the route,
+//                     and the group's SRAM port; the tag is set when the last byte lands.
+//   execute(i)        distribute_data: each group -> the next group of its chip (a ring), from
+//                     SRAM port to SRAM port; a barrier (distribute_sync_s); local_execute: each
+//                     group's SRAM port for compute_s at full port rate, so any transfer crossing
+//                     the port at the same time (a preload landing) stretches it and is slowed
+//                     by it; shifts: the ring again with shift_bytes; reductions between chips
+//                     (a ring over the chips' first groups); HBM writes: each group -> its chip's
+//                     controllers; the final barrier (sync_s).
+#pragma once
+
+#include <functional>
+
+#include "framework/codegen/program.hpp"
+#include "framework/common/status.hpp"
+#include "framework/sim/sim_network.hpp"
+#include "framework/sim/sim_result.hpp"
+
+namespace tessera::sim {
+
+struct EngineConfig {
+  double hbm_latency_s = 0;  // first byte of a stream from the memory, added to preload routes
+  // Each controller's rate (bytes per second) while it serves a preload of `preload_bytes` (the
+  // machine total); fast mode answers a constant. An error stops the simulation.
+  std::function<Result<double>(double preload_bytes)> hbm_bytes_per_s;
+  double bucket_s = 0;  // utilisation time-series bucket; 0: the program's estimate / 200
+  bool record_trace = false;
+};
+
+// Errors: a program that cannot finish (an execute waiting for a preload never issued: input
+// error naming the line), a failing route or HBM rate (their errors).
+Result<SimResult> run_program(SimNetwork& network, const codegen::Program& program,
+                              const EngineConfig& config);
+
+}  // namespace tessera::sim

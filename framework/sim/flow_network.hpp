@@ -1,0 +1,84 @@
+// A flow-level network: links with a capacity, and flows — a number of bytes along a list of
+// links — that share every link max-min fairly (progressive filling: the most contended link fixes
+// the rate of its flows, its capacity is removed from their other links, repeat). Rates are
+// recomputed only when asked (after flows start or end), so a batch of starts costs one solve.
+// Latency is the caller's: a flow joins the network when its first byte has crossed the route.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <vector>
+
+namespace tessera::sim {
+
+// What a link is, for utilisation reports. `hbm` is a memory controller's own rate (the
+// MemoryModel's), `sram_port` a core group's SRAM port, shared by compute and transfers.
+enum class LinkClass : uint8_t { on_chip, memory, chip_to_chip, hbm, sram_port };
+inline constexpr size_t kLinkClasses = 5;
+const char* to_string(LinkClass link_class);
+
+// What a flow carries, for the reports. `compute` is local_execute's use of the SRAM port.
+enum class FlowKind : uint8_t { preload, distribute, compute, shift, reduce, writeback };
+inline constexpr size_t kFlowKinds = 6;
+const char* to_string(FlowKind kind);
+
+// Max-min fair rates of the flows whose routes are `routes` (link indices) over links of
+// `capacity_bytes_per_s`, into `rates` (resized). A link listed twice in a route carries the
+// flow's rate twice (a transfer inside one core group reads and writes the same SRAM port). A
+// flow with an empty route gets infinity.
+void max_min_rates(std::span<const double> capacity_bytes_per_s,
+                   std::span<const std::vector<uint32_t>* const> routes,
+                   std::vector<double>& rates);
+
+class FlowNetwork {
+ public:
+  static constexpr double kNever = std::numeric_limits<double>::infinity();
+
+  // Capacity > 0 bytes per second. Returns the link's index.
+  uint32_t add_link(double bytes_per_s, LinkClass link_class);
+  // Takes effect at the next recompute().
+  void set_capacity(uint32_t link, double bytes_per_s);
+  double capacity(uint32_t link) const { return capacity_[link]; }
+  LinkClass link_class(uint32_t link) const { return class_[link]; }
+  size_t links() const { return capacity_.size(); }
+
+  // A flow of `bytes` > 0 along a non-empty `route` joins now; `owner` is returned when it
+  // finishes. Its rate is 0 until recompute(). Returns the flow's id (reused after it finishes).
+  uint32_t add_flow(std::span<const uint32_t> route, double bytes, uint32_t owner, FlowKind kind);
+  // Max-min fair rates of the active flows, and the per-kind and per-class totals.
+  void recompute();
+  // Seconds until the first active flow finishes at the current rates; kNever when none is active.
+  double next_finish_s() const;
+  // Moves every flow forward `seconds`; appends the owners of the flows that finished (in flow id
+  // order, so ties break the same way on every run) to `finished`, and their ids to `ids`.
+  void advance(double seconds, std::vector<uint32_t>& finished, std::vector<uint32_t>& ids);
+
+  double rate(uint32_t flow) const { return flows_[flow].rate; }
+  size_t active() const { return active_.size(); }
+  // Sum of the rates of active flows of a kind / over the links of a class (bytes per second; a
+  // flow counts once per link of the class on its route). Valid after recompute().
+  double kind_rate(FlowKind kind) const { return kind_rate_[static_cast<size_t>(kind)]; }
+  double class_rate(LinkClass c) const { return class_rate_[static_cast<size_t>(c)]; }
+  double class_capacity(LinkClass c) const { return class_capacity_[static_cast<size_t>(c)]; }
+
+ private:
+  struct Flow {
+    std::vector<uint32_t> route;
+    double bytes = 0, remaining = 0, rate = 0;
+    uint32_t owner = 0;
+    FlowKind kind = FlowKind::preload;
+  };
+  std::vector<double> capacity_;
+  std::vector<LinkClass> class_;
+  std::vector<Flow> flows_;
+  std::vector<uint32_t> active_, free_;
+  std::array<double, kFlowKinds> kind_rate_{};
+  std::array<double, kLinkClasses> class_rate_{}, class_capacity_{};
+  // Scratch of recompute(), kept to avoid allocating per solve.
+  std::vector<const std::vector<uint32_t>*> routes_scratch_;
+  std::vector<double> rates_scratch_;
+};
+
+}  // namespace tessera::sim

@@ -1,0 +1,184 @@
+#include "framework/sim/sim_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <numeric>
+
+#include "framework/report/table.hpp"
+#include "framework/report/units.hpp"
+
+namespace tessera::sim {
+
+namespace {
+
+constexpr size_t kTimeRows = 10;
+
+double fraction(double part, double whole) {
+  return whole > 0 ? part / whole : 0;
+}
+std::string percent(double f) {
+  return fmt::format("{:.1f}%", 100 * f);
+}
+double kind_bytes(const SimResult& r, FlowKind k) {
+  return r.bytes_by_kind[static_cast<size_t>(k)];
+}
+
+std::string breakdown_line(const planner::Breakdown& b, double latency_s) {
+  auto part = [&](const char* name, double s) {
+    return fmt::format("{} {} ({})", name, format_seconds(s), percent(fraction(s, latency_s)));
+  };
+  return part("execution only", b.execution_only_s) + ", " + part("overlapped", b.overlapped_s) +
+         ", " + part("preload stall", b.preload_stall_s) + ", " +
+         part("interconnect congestion", b.congestion_s);
+}
+
+// Ten rows of utilisation per link class over the step.
+std::string time_table(const SimResult& r) {
+  const auto& buckets = r.class_bytes_per_bucket;
+  Table table({"time", "hbm", "on-chip", "memory", "chip-to-chip", "sram-port"},
+              {Table::Align::left, Table::Align::right, Table::Align::right, Table::Align::right,
+               Table::Align::right, Table::Align::right});
+  if (buckets.empty() || r.latency_s <= 0) return table.render();
+  size_t per_row = (buckets.size() + kTimeRows - 1) / kTimeRows;
+  for (size_t first = 0; first < buckets.size(); first += per_row) {
+    size_t last = std::min(buckets.size(), first + per_row);
+    double t0 = first * r.bucket_s, t1 = std::min(r.latency_s, last * r.bucket_s);
+    std::vector<std::string> row{format_seconds(t0) + " - " + format_seconds(t1)};
+    for (LinkClass c : {LinkClass::hbm, LinkClass::on_chip, LinkClass::memory,
+                        LinkClass::chip_to_chip, LinkClass::sram_port}) {
+      double bytes = 0;
+      for (size_t b = first; b < last; ++b) bytes += buckets[b][static_cast<size_t>(c)];
+      double capacity = r.class_capacity[static_cast<size_t>(c)] * (t1 - t0);
+      row.push_back(capacity > 0 ? percent(fraction(bytes, capacity)) : "-");
+    }
+    table.add_row(std::move(row));
+  }
+  return table.render();
+}
+
+std::string op_table(const SimResult& r, const codegen::Program& p, size_t rows) {
+  std::vector<size_t> order(p.ops.size());
+  std::iota(order.begin(), order.end(), 0);
+  auto sim_s = [&](size_t i) { return r.ops[i].execute_end_s - r.ops[i].execute_start_s; };
+  auto est_s = [&](size_t i) { return p.ops[i].estimated_end_s - p.ops[i].estimated_start_s; };
+  if (rows > 0) {
+    rows = std::min(rows, order.size());
+    std::partial_sort(order.begin(), order.begin() + rows, order.end(), [&](size_t a, size_t b) {
+      return std::fabs(sim_s(a) - est_s(a)) > std::fabs(sim_s(b) - est_s(b));
+    });
+    order.resize(rows);
+  }
+  Table table({"#", "op", "plan", "estimated", "simulated", "diff", "sim start", "congestion"},
+              {Table::Align::right, Table::Align::left, Table::Align::left, Table::Align::right,
+               Table::Align::right, Table::Align::right, Table::Align::right, Table::Align::right});
+  for (size_t i : order) {
+    double congestion = std::max(0.0, sim_s(i) - r.ops[i].isolated_s);
+    table.add_row({std::to_string(i), p.ops[i].name, p.ops[i].exec_label, format_seconds(est_s(i)),
+                   format_seconds(sim_s(i)),
+                   est_s(i) > 0 ? fmt::format("{:+.1f}%", 100 * (sim_s(i) / est_s(i) - 1)) : "-",
+                   format_seconds(r.ops[i].execute_start_s), format_seconds(congestion)});
+  }
+  return table.render();
+}
+
+}  // namespace
+
+SimSummary summarize(const SimResult& r, const codegen::Program& program,
+                     const planner::Machine& machine) {
+  SimSummary s;
+  s.latency_s = r.latency_s;
+  s.estimated_latency_s = program.estimated_latency_s;
+  s.breakdown = r.breakdown;
+  double hbm_bytes = r.hbm_read_bytes + kind_bytes(r, FlowKind::writeback);
+  double hbm_peak =
+      machine.hbm_peak_bytes_per_s > 0 ? machine.hbm_peak_bytes_per_s : machine.hbm_bytes_per_s;
+  s.hbm_utilisation = fraction(hbm_bytes, r.latency_s * hbm_peak);
+  double moved = kind_bytes(r, FlowKind::preload) + kind_bytes(r, FlowKind::writeback) +
+                 kind_bytes(r, FlowKind::distribute) + kind_bytes(r, FlowKind::shift) +
+                 kind_bytes(r, FlowKind::reduce);
+  double capacity = machine.interconnect_bytes_per_s > 0
+                        ? machine.interconnect_bytes_per_s
+                        : r.class_capacity[static_cast<size_t>(LinkClass::on_chip)];
+  s.interconnect_utilisation = fraction(moved, r.latency_s * capacity);
+  size_t port = static_cast<size_t>(LinkClass::sram_port);
+  s.sram_utilisation = fraction(r.link_bytes_by_class[port], r.latency_s * r.class_capacity[port]);
+  s.achieved_flops_per_s = fraction(r.flops, r.latency_s);
+  return s;
+}
+
+std::string render_sim_report(const SimResult& r, const codegen::Program& program,
+                              const planner::Machine& machine, size_t op_rows) {
+  SimSummary s = summarize(r, program, machine);
+  std::string diff =
+      s.estimated_latency_s > 0
+          ? fmt::format(", {:+.1f}%", 100 * (s.latency_s / s.estimated_latency_s - 1))
+          : "";
+  std::string out;
+  out += "program      " + program.name + "\n";
+  out += fmt::format("simulated    {} core groups ({} cores), {} HBM controllers, {} events\n",
+                     r.groups, r.cores, r.controllers, r.events);
+  out += "latency      " + format_seconds(s.latency_s) + " per token (planner estimate " +
+         format_seconds(s.estimated_latency_s) + diff + ")\n";
+  out += "breakdown    " + breakdown_line(s.breakdown, s.latency_s) + "\n";
+  out += "achieved     " + format_flops_per_s(s.achieved_flops_per_s) + "\n";
+  out += "utilisation  HBM " + percent(s.hbm_utilisation) + ", interconnect " +
+         percent(s.interconnect_utilisation) + ", SRAM ports " + percent(s.sram_utilisation) +
+         "\n\nutilisation over time (per link class)\n" + time_table(r);
+  out += op_rows > 0 ? fmt::format("\nthe {} ops furthest from the planner's estimate\n", op_rows)
+                     : std::string("\nops, simulated next to the planner's estimate\n");
+  return out + op_table(r, program, op_rows);
+}
+
+std::string trace_json(const SimResult& r, const codegen::Program& program) {
+  using nlohmann::json;
+  json events = json::array();
+  auto pid_of = [](TrackKind k) {
+    return k == TrackKind::core_group ? 2 : k == TrackKind::hbm_controller ? 3 : 1;
+  };
+  const char* processes[] = {"", "program", "core groups", "HBM controllers", "link classes"};
+  for (int pid = 1; pid <= 4; ++pid)
+    events.push_back({{"name", "process_name"},
+                      {"ph", "M"},
+                      {"pid", pid},
+                      {"tid", 0},
+                      {"args", {{"name", processes[pid]}}}});
+  for (size_t t = 0; t < r.tracks.size(); ++t)
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", pid_of(r.tracks[t].kind)},
+                      {"tid", t},
+                      {"args", {{"name", r.tracks[t].name}}}});
+  for (const auto& s : r.spans) {
+    const auto& op = program.ops[s.op];
+    events.push_back({{"name", op.name},
+                      {"cat", s.what},
+                      {"ph", "X"},
+                      {"pid", pid_of(r.tracks[s.track].kind)},
+                      {"tid", s.track},
+                      {"ts", s.start_s * 1e6},
+                      {"dur", (s.end_s - s.start_s) * 1e6},
+                      {"args", {{"op", s.op}, {"what", s.what}}}});
+  }
+  for (size_t b = 0; b < r.class_bytes_per_bucket.size(); ++b) {
+    for (size_t c = 0; c < kLinkClasses; ++c) {
+      if (r.class_capacity[c] <= 0) continue;
+      double util = r.class_bytes_per_bucket[b][c] / (r.class_capacity[c] * r.bucket_s);
+      events.push_back(
+          {{"name", std::string(to_string(static_cast<LinkClass>(c))) + " utilisation"},
+           {"ph", "C"},
+           {"pid", 4},
+           {"tid", 0},
+           {"ts", b * r.bucket_s * 1e6},
+           {"args", {{"percent", 100 * util}}}});
+    }
+  }
+  json trace = {{"traceEvents", std::move(events)},
+                {"displayTimeUnit", "ns"},
+                {"otherData", {{"program", program.name}, {"latency_s", r.latency_s}}}};
+  return trace.dump() + "\n";
+}
+
+}  // namespace tessera::sim

@@ -1,0 +1,36 @@
+// The simulator's reports: the terminal text of `tessera simulate`, the few numbers the design
+// table of `tessera compile --simulate` shows, and trace.json (Chrome trace event format, opens in
+// Perfetto: one track per core group, per HBM controller, the program's execute and preload
+// streams, and a utilisation counter per link class).
+#pragma once
+
+#include <string>
+
+#include "framework/codegen/program.hpp"
+#include "framework/planner/machine.hpp"
+#include "framework/sim/sim_result.hpp"
+
+namespace tessera::sim {
+
+struct SimSummary {
+  double latency_s = 0, estimated_latency_s = 0;
+  planner::Breakdown breakdown;
+  double hbm_utilisation = 0;  // HBM bytes read and written / (latency x the machine's peak)
+  double interconnect_utilisation = 0;  // bytes moved on chip / (latency x interconnect capacity)
+  double sram_utilisation = 0;          // SRAM-port bytes / (latency x all ports' capacity)
+  double achieved_flops_per_s = 0;
+};
+
+SimSummary summarize(const SimResult& result, const codegen::Program& program,
+                     const planner::Machine& machine);
+
+// Latency next to the estimate, breakdown, utilisation in total and over time (10 rows), achieved
+// FLOP/s, and the `op_rows` ops whose simulated execute differs most from the estimate (all ops
+// when op_rows is 0).
+std::string render_sim_report(const SimResult& result, const codegen::Program& program,
+                              const planner::Machine& machine, size_t op_rows);
+
+// The trace; `result` must have been recorded with SimOptions::record_trace.
+std::string trace_json(const SimResult& result, const codegen::Program& program);
+
+}  // namespace tessera::sim

@@ -1,0 +1,19 @@
+// Fuzz target: the program.txt reader must answer any bytes with a Program or an Error, never a
+// crash, hang or exception; what it reads must pass through the checker and write back.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "framework/codegen/program_check.hpp"
+#include "framework/codegen/program_text.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string text(reinterpret_cast<const char*>(data), size);
+  auto program = tessera::codegen::read_program_text(text, "/fuzz/program.txt");
+  if (program) {
+    std::vector<int> order{0, 1, 2};
+    (void)tessera::codegen::check_program(*program, &order);
+    (void)tessera::codegen::write_program_text(*program);
+  }
+  return 0;
+}

@@ -1,0 +1,165 @@
+// plan.yaml: a planned design reads back field for field, and bad files get one precise error.
+#include "framework/planner/plan_yaml.hpp"
+
+#include <gtest/gtest.h>
+
+#include "framework/planner/planner.hpp"
+#include "tests/unit/planner/synthetic.hpp"
+
+namespace tessera::planner {
+namespace {
+
+Plan sample_plan() {
+  PlannerInput in;
+  in.class_plans = {testing::synthetic_op(0, {{100, 5}}),
+                    testing::synthetic_op(3000, {{100, 0.5}, {200, 0.1}}, {{300, 0.25}}),
+                    testing::synthetic_op(2000, {{100, 1.0 / 3}}, {{300, 0}, {400, 1e-9}})};
+  in.classes.class_of = {0, 1, 2};
+  in.machine = testing::round_machine();
+  PlannerOptions options;
+  options.threads = 1;
+  Plan plan;
+  plan.source = {
+      "0.1.0", "llama2-13b",        16, 2048,           "decode",        "fp16", "batch=16,seq=1",
+      1,       "llama2-13b-decode", 3,  "ipu_alltoall", "ipu-pod4-hbm3e"};
+  plan.machine = in.machine;
+  plan.result = plan_design(in, Design::elk_full, options).take();
+  plan.result.ops[1].exec.label = "b/16 n/368 · rotate k×4";
+  plan.result.ops[2].name = "null";  // a name YAML would otherwise read as nothing
+  return plan;
+}
+
+void expect_same_op(const OpSchedule& a, const OpSchedule& b) {
+  EXPECT_EQ(a.op, b.op);
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.op_class, b.op_class);
+  EXPECT_EQ(a.exec.label, b.exec.label);
+  EXPECT_EQ(a.exec.tile, b.exec.tile);
+  EXPECT_EQ(a.exec.compute_s, b.exec.compute_s);
+  EXPECT_EQ(a.exec.exec_bytes_per_core, b.exec.exec_bytes_per_core);
+  EXPECT_EQ(a.preload.distribute_s, b.preload.distribute_s);
+  EXPECT_EQ(a.preload.preload_bytes_per_core, b.preload.preload_bytes_per_core);
+  EXPECT_EQ(a.preload_position, b.preload_position);
+  EXPECT_EQ(a.preloads_during, b.preloads_during);
+  EXPECT_EQ(a.sram_bytes_per_core, b.sram_bytes_per_core);
+  EXPECT_EQ(a.preload_start_s, b.preload_start_s);
+  EXPECT_EQ(a.execute_end_s, b.execute_end_s);
+}
+
+TEST(PlanYaml, RoundTripIsExact) {
+  Plan plan = sample_plan();
+  std::string text = write_plan_yaml(plan);
+  Plan back = parse_plan_yaml(text, "plan.yaml").take();
+  EXPECT_EQ(back.result.design, Design::elk_full);
+  EXPECT_EQ(back.source.model, "llama2-13b");
+  EXPECT_EQ(back.source.batch, 16);
+  EXPECT_EQ(back.source.dtype, "fp16");
+  EXPECT_EQ(back.machine.sram_bytes_per_core, 1000u);
+  EXPECT_EQ(back.machine.hbm_bytes_per_s, plan.machine.hbm_bytes_per_s);
+  EXPECT_EQ(back.result.latency_s, plan.result.latency_s);
+  EXPECT_EQ(back.result.breakdown.overlapped_s, plan.result.breakdown.overlapped_s);
+  EXPECT_EQ(back.result.orders_tried, plan.result.orders_tried);
+  EXPECT_EQ(back.result.preload_order, plan.result.preload_order);
+  ASSERT_EQ(back.result.ops.size(), plan.result.ops.size());
+  for (size_t i = 0; i < plan.result.ops.size(); ++i)
+    expect_same_op(back.result.ops[i], plan.result.ops[i]);
+  EXPECT_EQ(write_plan_yaml(back), text);
+}
+
+// The sample's text with `from` (which must occur) replaced by `to`, parsed.
+Error parse_edited(const std::string& from, const std::string& to) {
+  std::string text = write_plan_yaml(sample_plan());
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  auto r = parse_plan_yaml(text, "p.yaml");
+  EXPECT_FALSE(r.ok());
+  return r.ok() ? Error{} : r.error();
+}
+
+int line_of(const std::string& key) {
+  std::string text = write_plan_yaml(sample_plan());
+  size_t at = text.find(key);
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
+}
+
+TEST(PlanYaml, UnknownKeyNamesTheNearest) {
+  Error e = parse_edited("  hbm_latency_s:", "  hbm_latncy_s:");
+  EXPECT_EQ(e.kind, ErrorKind::input);
+  EXPECT_EQ(e.message.rfind("p.yaml:" + std::to_string(line_of("hbm_latency_s")) +
+                                ": 'machine.hbm_latncy_s': unknown key 'hbm_latncy_s' (did you "
+                                "mean 'hbm_latency_s'?)",
+                            0),
+            0u)
+      << e.message;
+}
+
+TEST(PlanYaml, BadNumberNamesTheField) {
+  Error e = parse_edited("  latency_s: ", "  latency_s: fast #");
+  EXPECT_EQ(e.message, "p.yaml:" + std::to_string(line_of("  latency_s:")) +
+                           ": 'totals.latency_s': expected a number (e.g. 1.5e-3), got 'fast'");
+}
+
+TEST(PlanYaml, MissingKeyAndNegativeValue) {
+  Error missing = parse_edited("  search_s:", "  search_time:");
+  EXPECT_NE(missing.message.find("unknown key 'search_time' (did you mean 'search_s'?)"),
+            std::string::npos)
+      << missing.message;
+  Error negative = parse_edited("sram_bytes_per_core: 1000", "sram_bytes_per_core: -4");
+  EXPECT_NE(negative.message.find("'machine.sram_bytes_per_core': must be in [0, "),
+            std::string::npos)
+      << negative.message;
+}
+
+TEST(PlanYaml, UnknownDesignListsTheValidOnes) {
+  Error e = parse_edited("design: elk-full", "design: elk-fast");
+  EXPECT_EQ(e.message, "p.yaml:" + std::to_string(line_of("design:")) +
+                           ": 'design': unknown design 'elk-fast'; valid: basic, static, "
+                           "elk-dyn, elk-full, ideal");
+}
+
+TEST(PlanYaml, OpsOutOfOrderAndBadPreloadOrder) {
+  Error e = parse_edited("- op: 1\n", "- op: 2\n");
+  EXPECT_NE(e.message.find("'ops[1].op': expected op 1 (ops are listed in execution order), got 2"),
+            std::string::npos)
+      << e.message;
+  Error order = parse_edited("preload_order: [1, 2]", "preload_order: [2, 1]");
+  EXPECT_NE(order.message.find("'preload_order[0]': preload 0 names op 2, whose preload_position "
+                               "is not 0"),
+            std::string::npos)
+      << order.message;
+}
+
+TEST(PlanYaml, WrongFormatAndSyntax) {
+  Error e = parse_edited("format: tessera-plan-1", "format: tessera-plan-9");
+  EXPECT_NE(e.message.find("expected 'tessera-plan-1'"), std::string::npos) << e.message;
+  auto bad = parse_plan_yaml("ops: [\n", "x.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message.rfind("x.yaml:", 0), 0u);
+  auto scalar = parse_plan_yaml("42\n", "x.yaml");
+  ASSERT_FALSE(scalar.ok());
+  EXPECT_NE(scalar.error().message.find("expected a map"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tessera::planner
+
+namespace tessera::planner {
+namespace {
+
+// The fuzz corpus's valid seed (a compiled plan cut to three ops) must stay readable, so the
+// fuzzer keeps reaching the writer.
+TEST(PlanYaml, FuzzSeedReads) {
+  auto plan = read_plan_yaml(TESSERA_SOURCE_DIR "/tests/fuzz/corpus/plan_yaml/three_ops.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->result.ops.size(), 3u);
+  EXPECT_EQ(plan->result.design, Design::elk_dyn);
+  auto missing = read_plan_yaml("/nonexistent/plan.yaml");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message,
+            "/nonexistent/plan.yaml: cannot open the file (does it exist? `tessera compile -o DIR` "
+            "writes DIR/plan.yaml)");
+}
+
+}  // namespace
+}  // namespace tessera::planner

@@ -1,0 +1,173 @@
+// The inductive scheduler and the timeline on models small enough to schedule by hand.
+#include <gtest/gtest.h>
+
+#include "framework/planner/inductive.hpp"
+#include "framework/planner/planner.hpp"
+#include "tests/unit/planner/synthetic.hpp"
+
+namespace tessera::planner {
+namespace {
+
+using testing::round_machine;
+using testing::synthetic_op;
+
+PlannerInput input_of(std::vector<OpPlans> ops, double sram_bytes = 1000) {
+  PlannerInput in;
+  in.classes.class_of = testing::identity_classes(ops.size());
+  in.class_plans = std::move(ops);
+  in.machine = round_machine(sram_bytes);
+  return in;
+}
+
+DesignResult plan(const PlannerInput& in, Design design) {
+  PlannerOptions options;
+  options.threads = 1;
+  return plan_design(in, design, options).take();
+}
+
+// Op 0 computes for 5 s and reads nothing from HBM; ops 1 and 2 compute for 0.5 s each after
+// loading 3000 B (3 s) and 2000 B (2 s). SRAM (1000 B) holds op 0 (100 B) with both preloads
+// (300 B each). Worked backwards from the end (t = 0):
+//   op 2: k = 0, runs [-0.5, 0]; its preload must end by -0.5, so it runs [-2.5, -0.5].
+//   op 1: k = 0 would end it when op 2's preload starts (-2.5): start -3.
+//         k = 1 (op 2's preload beside it, 400 B) lets it end at -0.5: start -1.  -> k = 1
+//   op 0: k = 0: ends when op 1's preload starts (-2.5 - 3 = -5.5): start -10.5.
+//         k = 1: ends when op 2's preload starts (-2.5): start -7.5.
+//         k = 2 (700 B): ends when op 1 starts (-1): start -6.                    -> k = 2
+// So 6 s: preloads [0, 3] and [3, 5] under op 0, then ops 1 and 2. Basic preloads only the next
+// op: op 2's preload waits for op 0 ([5, 7]) and op 2 ends at 7.5.
+TEST(Inductive, ThreeOpModelMatchesTheHandSchedule) {
+  PlannerInput in =
+      input_of({synthetic_op(0, {{100, 5}}), synthetic_op(3000, {{100, 0.5}}, {{300, 0}}),
+                synthetic_op(2000, {{100, 0.5}}, {{300, 0}})});
+  DesignResult dyn = plan(in, Design::elk_dyn);
+  ASSERT_EQ(dyn.ops.size(), 3u);
+  EXPECT_NEAR(dyn.latency_s, 6.0, 1e-12);
+  EXPECT_EQ(dyn.ops[0].preloads_during, 2);
+  EXPECT_EQ(dyn.ops[1].preloads_during, 1);
+  EXPECT_EQ(dyn.ops[2].preloads_during, 0);
+  EXPECT_NEAR(dyn.ops[0].sram_bytes_per_core, 700, 1e-9);
+  EXPECT_NEAR(dyn.ops[1].preload_start_s, 0, 1e-12);
+  EXPECT_NEAR(dyn.ops[1].preload_end_s, 3, 1e-12);
+  EXPECT_NEAR(dyn.ops[2].preload_start_s, 3, 1e-12);
+  EXPECT_NEAR(dyn.ops[2].preload_end_s, 5, 1e-12);
+  EXPECT_NEAR(dyn.ops[2].execute_start_s, 5.5, 1e-12);
+  EXPECT_EQ(dyn.preload_order, (std::vector<int>{1, 2}));
+  // 5 s of op 0 overlap preloads; ops 1 and 2 run with none in flight.
+  EXPECT_NEAR(dyn.breakdown.overlapped_s, 5, 1e-12);
+  EXPECT_NEAR(dyn.breakdown.execution_only_s, 1, 1e-12);
+  EXPECT_NEAR(dyn.breakdown.preload_stall_s, 0, 1e-12);
+  EXPECT_NEAR(dyn.breakdown.congestion_s, 0, 1e-12);
+  EXPECT_NEAR(dyn.hbm_utilisation, 5000.0 / (6 * 1000), 1e-12);
+  EXPECT_NEAR(dyn.achieved_flops_per_s, 300.0 / 6, 1e-12);
+
+  DesignResult basic = plan(in, Design::basic);
+  EXPECT_NEAR(basic.latency_s, 7.5, 1e-12);
+  EXPECT_NEAR(basic.ops[2].preload_start_s, 5, 1e-12);
+  EXPECT_NEAR(basic.breakdown.preload_stall_s, 1.5, 1e-12);  // [5.5, 7] waits for op 2's data
+  EXPECT_NEAR(plan(in, Design::ideal).latency_s, 6.0, 1e-12);
+  EXPECT_NEAR(plan(in, Design::static_split).latency_s, 6.0, 1e-12);
+}
+
+// With 650 B of SRAM only one 300 B preload fits beside op 0: op 0 takes k = 1 and op 2's
+// preload starts when op 0 ends, as in Basic.
+TEST(Inductive, SramLimitsThePreloadCount) {
+  PlannerInput in =
+      input_of({synthetic_op(0, {{100, 5}}), synthetic_op(3000, {{100, 0.5}}, {{300, 0}}),
+                synthetic_op(2000, {{100, 0.5}}, {{300, 0}})},
+               650);
+  DesignResult dyn = plan(in, Design::elk_dyn);
+  EXPECT_EQ(dyn.ops[0].preloads_during, 1);
+  EXPECT_NEAR(dyn.latency_s, 7.5, 1e-12);
+  for (const auto& op : dyn.ops) EXPECT_LE(op.sram_bytes_per_core, 650);
+}
+
+// The execution plan trades against the preload count: op 0 has a 600 B plan taking 4 s and a
+// 100 B plan taking 5 s. With the 600 B plan only op 1's preload (300 B) fits beside it:
+// op 2's preload waits for op 0's end (4 s) and ends at 6, op 2 at 6.5. With the 100 B plan both
+// preloads fit and op 0 ends at 5, op 1 at 5.5, op 2 at 6. The induction picks k = 2 with the
+// slower plan (start -6 beats -6.5).
+TEST(Inductive, SlowerExecutionPlanWinsWhenItLetsMorePreload) {
+  PlannerInput in =
+      input_of({synthetic_op(0, {{100, 5}, {600, 4}}), synthetic_op(3000, {{100, 0.5}}, {{300, 0}}),
+                synthetic_op(2000, {{100, 0.5}}, {{300, 0}})});
+  DesignResult dyn = plan(in, Design::elk_dyn);
+  EXPECT_NEAR(dyn.latency_s, 6.0, 1e-12);
+  EXPECT_EQ(dyn.ops[0].preloads_during, 2);
+  EXPECT_NEAR(dyn.ops[0].exec.exec_bytes_per_core, 100, 1e-12);
+  EXPECT_NEAR(plan(in, Design::basic).latency_s, 6.5, 1e-12);
+}
+
+TEST(Timeline, OpWithoutLoadHasNoPreloadInterval) {
+  PlannerInput in = input_of({synthetic_op(0, {{100, 1}}), synthetic_op(0, {{100, 2}})});
+  DesignResult r = plan(in, Design::elk_dyn);
+  EXPECT_NEAR(r.latency_s, 3, 1e-12);
+  EXPECT_EQ(r.ops[1].preload_position, -1);
+  EXPECT_EQ(r.ops[1].preload_start_s, r.ops[1].preload_end_s);
+  EXPECT_TRUE(r.preload_order.empty());
+  EXPECT_NEAR(r.breakdown.execution_only_s, 3, 1e-12);
+}
+
+// Contention: op 0 computes 1 s and shifts 1 s; op 1's 2000 B preload is network-bound (2 s on
+// a 1000 B/s preload network, as long as its HBM time). Overlapping them (k = 1) puts 1 s of
+// shifts and 2 s of preload traffic into op 0's 2 s: 1 s does not fit and delays op 0 to 3 s;
+// op 1 runs [3, 4]. Not overlapping (k = 0) gives 2 + 2 + 1 = 5 s, so k = 1 wins.
+TEST(Timeline, NetworkContentionDelaysTheExecution) {
+  std::vector<OpPlans> ops{synthetic_op(0, {{100, 1}}), synthetic_op(2000, {{100, 1}}, {{100, 0}})};
+  ops[0].exec[0].shift_s = 1;
+  PlannerInput in = input_of(std::move(ops));
+  in.machine.preload_bytes_per_s_per_core = 1000;
+  DesignResult r = plan(in, Design::elk_dyn);
+  EXPECT_EQ(r.ops[0].preloads_during, 1);
+  EXPECT_NEAR(r.ops[0].execute_end_s, 3, 1e-12);
+  EXPECT_NEAR(r.latency_s, 4, 1e-12);
+  EXPECT_NEAR(r.breakdown.congestion_s, 1, 1e-12);
+  // op 0's 3 s span is 2/3 covered by the preload: its 2 s of work splits 4/3 overlapped.
+  EXPECT_NEAR(r.breakdown.overlapped_s, 4.0 / 3, 1e-12);
+  EXPECT_NEAR(r.breakdown.execution_only_s, 2.0 / 3 + 1, 1e-12);
+  EXPECT_NEAR(plan(in, Design::ideal).latency_s, 3, 1e-12);  // own network: no contention
+}
+
+// SRAM-port contention: the 2000 B landing on the core at 4000 B/s steal 0.5 s from op 0.
+TEST(Timeline, PreloadBytesStealTheSramPort) {
+  PlannerInput in =
+      input_of({synthetic_op(0, {{100, 2}}), synthetic_op(2000, {{100, 1}}, {{100, 0}})});
+  in.machine.sram_bytes_per_s_per_core = 4000;
+  DesignResult r = plan(in, Design::elk_dyn);
+  EXPECT_NEAR(r.ops[0].execute_end_s, 2.5, 1e-12);
+  EXPECT_NEAR(r.latency_s, 3.5, 1e-12);
+  EXPECT_NEAR(r.breakdown.congestion_s, 0.5, 1e-12);
+}
+
+TEST(Planner, OpThatFitsNowhereIsAnInputErrorForEveryDesign) {
+  PlannerInput in = input_of({synthetic_op(0, {{100, 1}}), synthetic_op(10, {{2000, 1}})});
+  for (Design d :
+       {Design::basic, Design::static_split, Design::elk_dyn, Design::elk_full, Design::ideal}) {
+    auto r = plan_design(in, d, PlannerOptions{});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().kind, ErrorKind::input);
+    EXPECT_EQ(r.error().message,
+              "op '#1' needs at least 2000 bytes of SRAM per core under any plan; the chip has "
+              "1000");
+  }
+}
+
+// A permuted order can force a later op's preload to sit beside an earlier op; when even the
+// smallest plans do not fit, the induction names the op.
+TEST(Planner, ForcedResidentThatDoesNotFitNamesTheOp) {
+  std::vector<OpPlans> plans{synthetic_op(10, {{600, 1}}, {{100, 0}}),
+                             synthetic_op(10, {{100, 1}}, {{500, 0}})};
+  CostContext costs({0, 1}, plans, round_machine());  // borrows `plans`
+  Decisions swapped = program_order(costs);
+  swapped.order = {1, 0};
+  swapped.position = {1, 0};
+  InductiveResult r = schedule_inductively(costs, swapped, 4);
+  EXPECT_FALSE(r.feasible);
+  EXPECT_EQ(r.failed_op, 0);
+  EXPECT_EQ(r.reason,
+            "with 1 resident preloads it needs 1100 bytes per core at least, 100 more than the "
+            "1000 available");
+}
+
+}  // namespace
+}  // namespace tessera::planner

@@ -1,0 +1,202 @@
+// The simulator executing programs on hand-built chips, against hand-computed timelines.
+#include "framework/sim/engine.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "framework/codegen/program.hpp"
+#include "framework/ir/graph_yaml.hpp"
+#include "tests/unit/sim/test_chips.hpp"
+#include "tests/unit/temp_dir.hpp"
+
+namespace tessera::sim {
+namespace {
+
+using codegen::InstructionKind;
+using codegen::Program;
+using codegen::ProgramOp;
+
+EngineConfig config(double hbm_bytes_per_s, double hbm_latency_s) {
+  EngineConfig c;
+  c.hbm_latency_s = hbm_latency_s;
+  c.hbm_bytes_per_s = [hbm_bytes_per_s](double) -> Result<double> { return hbm_bytes_per_s; };
+  c.record_trace = true;
+  return c;
+}
+
+SimResult run(const ChipGraph& chip, uint32_t groups, const Program& program,
+              const EngineConfig& c) {
+  auto network = SimNetwork::build(chip, groups, 1);
+  EXPECT_TRUE(network.ok());
+  auto result = run_program(*network, program, c);
+  EXPECT_TRUE(result.ok()) << result.error().message;
+  return std::move(result).take();
+}
+
+TEST(Engine, OnePreloadFlowIsLatencyPlusBytesOverBandwidth) {
+  chips::AllToAllSpec spec;
+  spec.cores = 1;
+  spec.controllers = 1;
+  spec.link_latency_s = 100e-9;  // controller -> exchange -> core: two hops
+  Program p;
+  ProgramOp op;
+  op.op = 0;
+  op.name = "load";
+  op.preload_bytes = 1e6;
+  p.ops = {op};
+  p.instructions = {{InstructionKind::preload_async, 0, 1}, {InstructionKind::execute, 0, 2}};
+  // The core link (4 GB/s) is the narrowest: hbm 8, controller link 20, SRAM port 16.
+  SimResult r = run(chips::all_to_all(spec), 1, p, config(8e9, 1e-6));
+  EXPECT_NEAR(r.latency_s, 1e-6 + 2 * 100e-9 + 1e6 / 4e9, 1e-15);
+  EXPECT_NEAR(r.ops[0].preload_end_s, r.latency_s, 1e-15);
+  EXPECT_NEAR(r.bytes_by_kind[static_cast<size_t>(FlowKind::preload)], 1e6, 1e-3);
+}
+
+// A program exercising every kind of traffic, on 8 symmetric cores.
+Program busy_program() {
+  Program p;
+  for (int i = 0; i < 3; ++i) {
+    ProgramOp op;
+    op.op = i;
+    op.name = "op" + std::to_string(i);
+    op.preload_bytes = i == 0 ? 0 : 2e6 * i;
+    op.distribute_bytes = 1e6 * i;
+    op.distribute_sync_s = i > 0 ? 1e-6 : 0;
+    op.compute_s = 50e-6;
+    op.shift_bytes = 3e5;
+    op.hbm_write_bytes = i == 2 ? 4e5 : 0;
+    op.sync_s = 2e-6;
+    op.flops = 1e9;
+    p.ops.push_back(op);
+  }
+  p.instructions = {{InstructionKind::preload_async, 1, 1},
+                    {InstructionKind::execute, 0, 2},
+                    {InstructionKind::preload_async, 2, 3},
+                    {InstructionKind::execute, 1, 4},
+                    {InstructionKind::execute, 2, 5}};
+  return p;
+}
+
+TEST(Engine, CoreGroupsGiveThePerCoreResultOnASymmetricChip) {
+  chips::AllToAllSpec spec;
+  spec.link_latency_s = 20e-9;
+  ChipGraph chip = chips::all_to_all(spec);
+  Program p = busy_program();
+  SimResult per_core = run(chip, 8, p, config(6e9, 500e-9));
+  EXPECT_EQ(per_core.groups, 8u);
+  for (uint32_t groups : {4u, 2u, 1u}) {
+    SimResult grouped = run(chip, groups, p, config(6e9, 500e-9));
+    EXPECT_EQ(grouped.groups, groups);
+    EXPECT_NEAR(grouped.latency_s, per_core.latency_s, 1e-12 * per_core.latency_s) << groups;
+    for (size_t i = 0; i < p.ops.size(); ++i) {
+      EXPECT_NEAR(grouped.ops[i].execute_start_s, per_core.ops[i].execute_start_s, 1e-15);
+      EXPECT_NEAR(grouped.ops[i].execute_end_s, per_core.ops[i].execute_end_s, 1e-15);
+    }
+    for (size_t k = 0; k < kFlowKinds; ++k)
+      EXPECT_NEAR(grouped.bytes_by_kind[k], per_core.bytes_by_kind[k],
+                  1e-6 * per_core.bytes_by_kind[k] + 1e-6);
+  }
+  // The preloads landing while op 0 computes slow it down (SRAM-port contention).
+  EXPECT_GT(per_core.ops[0].execute_end_s - per_core.ops[0].execute_start_s, 50e-6 + 2e-6);
+  EXPECT_GT(per_core.breakdown.congestion_s, 0);
+}
+
+TEST(Engine, ExecuteWaitingForAPreloadNeverIssuedIsAnError) {
+  Program p = busy_program();
+  p.instructions = {{InstructionKind::execute, 0, 1},
+                    {InstructionKind::execute, 1, 2},
+                    {InstructionKind::preload_async, 1, 3}};
+  auto network = SimNetwork::build(chips::all_to_all({}), 2, 1);
+  auto r = run_program(*network, p, config(6e9, 0));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message,
+            "program line 2: execute(1) waits for done_preload_op_1 but preload_async(1) is not "
+            "issued before it (rules 1 and 3)");
+}
+
+// Three ops on 4 cores (1 GB/s links, 4 GB/s SRAM ports), one controller at 2 GB/s with 1 us
+// latency, barriers of 0.5 us, no link latency. By hand:
+//   0 us      preload(1) issued (2000 B per core); execute(0) computes (40000 B of port per core)
+//   1-5 us    preload(1) flows at 0.5 GB/s each (hbm 2 GB/s / 4); compute gets 4 - 0.5 = 3.5 GB/s
+//   5 us      tag 1; preload(2) issued, its flows join at 6 us, 1000 B each at 0.5: done at 8 us
+//   compute   4000 + 14000 + 4000 + 7000 = 29000 B by 8 us; 11000 B at 4 GB/s: ends 10.75 us
+//   execute(1) 10.75 -> 15.75 (compute 5 us)
+//   execute(2) distribute 1000 B per core at 1 GB/s (its core link) = 1 us, barrier 0.5 us,
+//              compute 2 us, sync 1 us: ends 20.25 us
+TEST(Engine, HandMadeThreeOpPlanGivesTheHandComputedLatency) {
+  tessera::testing::TempDir dir;
+  std::string graph_file = (dir.path() / "tiny3.yaml").string();
+  std::ofstream(graph_file) << R"(tessera_workload: 1
+name: tiny3
+tensors:
+  - {name: x, shape: [1, 4], dtype: fp16, role: input}
+  - {name: w1, shape: [4, 4], dtype: fp16, role: weight}
+  - {name: w2, shape: [4, 4], dtype: fp16, role: weight}
+  - {name: a, shape: [1, 4], dtype: fp16, role: activation}
+  - {name: b, shape: [1, 4], dtype: fp16, role: activation}
+  - {name: c, shape: [1, 4], dtype: fp16, role: activation}
+ops:
+  - {name: op0, kind: unary, fn: copy, ranks: {m: 1, n: 4}, inputs: ["x[m,n]"], output: "a[m,n]"}
+  - {name: op1, kind: matmul, fn: mac, ranks: {m: 1, k: 4, n: 4}, inputs: ["a[m,k]", "w1[k,n]"], output: "b[m,n]"}
+  - {name: op2, kind: matmul, fn: mac, ranks: {m: 1, k: 4, n: 4}, inputs: ["b[m,k]", "w2[k,n]"], output: "c[m,n]"}
+outputs: [c]
+)";
+  auto graph = ir::read_graph_file(graph_file);
+  ASSERT_TRUE(graph.ok()) << graph.error().message;
+
+  planner::Plan plan;
+  plan.source.graph_name = "tiny3";
+  plan.machine.chip = "hand-built";
+  plan.machine.cores = 4;
+  plan.machine.sync_s = 0.5e-6;
+  plan.result.preload_order = {1, 2};
+  auto& ops = plan.result.ops;
+  ops.resize(3);
+  for (int i = 0; i < 3; ++i) {
+    ops[i].op = i;
+    ops[i].name = "op" + std::to_string(i);
+    ops[i].exec.cores_used = 4;
+  }
+  ops[0].exec.compute_s = 10e-6;
+  ops[0].execute_end_s = 10e-6;
+  ops[1].exec.compute_s = 5e-6;
+  ops[1].preload = {"replicate", 2000, 8000, 0, 0};
+  ops[1].preload_position = 0;
+  ops[1].execute_end_s = 15e-6;
+  ops[2].exec.compute_s = 2e-6;
+  ops[2].exec.sync_s = 1e-6;
+  ops[2].preload = {"split", 1000, 4000, 4000, 1.5e-6};
+  ops[2].preload_position = 1;
+  ops[2].preload_start_s = 5e-6;
+  ops[2].execute_end_s = 19.5e-6;
+  plan.result.latency_s = 19.5e-6;
+
+  auto program = codegen::lower_plan(plan, *graph);
+  ASSERT_TRUE(program.ok()) << program.error().message;
+  ASSERT_EQ(program->instructions.size(), 5u);
+  EXPECT_EQ(program->instructions[1].kind, InstructionKind::preload_async);
+  EXPECT_EQ(program->instructions[1].op, 2);  // preload 2 starts during execute(0)
+
+  chips::AllToAllSpec spec;
+  spec.cores = 4;
+  spec.controllers = 1;
+  spec.core_link_bytes_per_s = 1e9;
+  spec.controller_link_bytes_per_s = 2e9;
+  spec.sram_bytes_per_s = 4e9;
+  SimResult r = run(chips::all_to_all(spec), 4, *program, config(2e9, 1e-6));
+  EXPECT_NEAR(r.ops[1].preload_end_s, 5e-6, 1e-15);
+  EXPECT_NEAR(r.ops[2].preload_end_s, 8e-6, 1e-15);
+  EXPECT_NEAR(r.ops[0].execute_end_s, 10.75e-6, 1e-15);
+  EXPECT_NEAR(r.ops[1].execute_end_s, 15.75e-6, 1e-15);
+  EXPECT_NEAR(r.latency_s, 20.25e-6, 1e-15);
+  const auto& b = r.breakdown;
+  EXPECT_NEAR(b.congestion_s, 0.75e-6, 1e-15);              // op 0: 10.75 simulated, 10 alone
+  EXPECT_NEAR(b.overlapped_s, 8.0 / 10.75 * 10e-6, 1e-15);  // preloads in flight 0-8 us
+  EXPECT_NEAR(b.preload_stall_s, 0, 1e-15);
+  EXPECT_NEAR(b.execution_only_s + b.overlapped_s + b.preload_stall_s + b.congestion_s, r.latency_s,
+              1e-15);
+}
+
+}  // namespace
+}  // namespace tessera::sim
