@@ -5,6 +5,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <span>
 #include <utility>
 
 #include "framework/sim/event_queue.hpp"
@@ -21,7 +22,7 @@ constexpr size_t kMaxBuckets = 4096;
 constexpr uint32_t kNoTrack = UINT32_MAX;
 
 struct PendingFlow {
-  std::vector<uint32_t> route;
+  std::span<const uint32_t> route;  // into the engine's traffic routes
   double bytes = 0;
   Owner owner = kExecute;
   FlowKind kind = FlowKind::compute;
@@ -29,10 +30,23 @@ struct PendingFlow {
   int op = -1;
 };
 
-struct FlowPlan {  // a flow before it is scheduled: route, latency, bytes
-  std::vector<uint32_t> route;
+struct FlowPlan {                   // a flow before it is scheduled: route, latency, bytes
+  std::span<const uint32_t> route;  // into the engine's traffic routes
   double latency_s = 0, bytes = 0;
   uint32_t track = kNoTrack;
+  uint32_t group = 0;  // the core group whose share of the bytes it carries
+  uint32_t ways = 1;   // the flows that group's share is split over (controllers)
+};
+
+// The flows of one kind of traffic without their bytes. They depend only on the network, so each
+// kind is made once, on first use (a route error still shows only when traffic needs the route),
+// and every instruction after that only fills in bytes: no route is built or allocated per flow.
+enum class Traffic : size_t { ring, reduce, writeback, preload, compute };
+constexpr size_t kTraffics = 5;
+struct TrafficFlows {
+  bool made = false;
+  std::vector<std::vector<uint32_t>> routes;  // routes[i] is plans[i].route
+  std::vector<FlowPlan> plans;
 };
 
 class Engine {
@@ -57,14 +71,15 @@ class Engine {
   void issue();
   void start_execute(int op);
   void run_stage();
-  std::vector<FlowPlan> stage_flows(Stage stage, const codegen::ProgramOp& op);
-  std::vector<FlowPlan> ring_flows(double bytes_total);
-  std::vector<FlowPlan> reduce_flows(double bytes_total);
-  std::vector<FlowPlan> writeback_flows(double bytes_total);
-  std::vector<FlowPlan> preload_flows(double bytes_total);
+  std::span<const FlowPlan> stage_flows(Stage stage, const codegen::ProgramOp& op);
+  TrafficFlows& traffic(Traffic kind);
+  void make_traffic(Traffic kind, TrafficFlows& t);
+  std::span<const FlowPlan> ring_flows(double bytes_total);
+  std::span<const FlowPlan> reduce_flows(double bytes_total);
+  std::span<const FlowPlan> split_flows(Traffic kind, double bytes_total);
   std::vector<const Controller*> feeders(const CoreGroup& g) const;
   void try_start_preload();
-  void schedule_flows(std::vector<FlowPlan> plans, Owner owner, FlowKind kind, int op);
+  void schedule_flows(std::span<const FlowPlan> plans, Owner owner, FlowKind kind, int op);
   void on_flows_finished(const std::vector<uint32_t>& owners, const std::vector<uint32_t>& ids);
   void on_stage_done();
   void on_preload_done();
@@ -108,6 +123,7 @@ class Engine {
   std::vector<PendingFlow> active_info_;  // by FlowNetwork flow id
   std::vector<double> controller_end_s_;
   std::map<std::array<double, 7>, double> isolated_cache_;
+  std::array<TrafficFlows, kTraffics> traffic_;
 };
 
 void Engine::make_tracks() {
@@ -140,11 +156,11 @@ std::vector<const Controller*> Engine::feeders(const CoreGroup& g) const {
 
 // Route = source port (the read), path, destination port (the write). Inside one group both are
 // the group's port, which then carries the flow twice.
-FlowPlan port_to_port(const Path& p, uint32_t src_port, uint32_t dst_port, double bytes) {
-  FlowPlan f{{src_port}, p.latency_s, bytes, kNoTrack};
-  for (uint32_t l : p.links) f.route.push_back(l);
-  f.route.push_back(dst_port);
-  return f;
+std::vector<uint32_t> port_to_port(const Path& p, uint32_t src_port, uint32_t dst_port) {
+  std::vector<uint32_t> route{src_port};
+  route.insert(route.end(), p.links.begin(), p.links.end());
+  route.push_back(dst_port);
+  return route;
 }
 
 uint32_t group_of_core(const std::vector<CoreGroup>& groups, uint32_t core) {
@@ -153,92 +169,118 @@ uint32_t group_of_core(const std::vector<CoreGroup>& groups, uint32_t core) {
   return static_cast<uint32_t>(it - groups.begin()) - 1;
 }
 
-std::vector<FlowPlan> Engine::ring_flows(double bytes_total) {
-  std::vector<FlowPlan> out;
+TrafficFlows& Engine::traffic(Traffic kind) {
+  TrafficFlows& t = traffic_[static_cast<size_t>(kind)];
+  if (!t.made) {
+    make_traffic(kind, t);
+    for (size_t i = 0; i < t.plans.size(); ++i) t.plans[i].route = t.routes[i];
+    t.made = true;
+  }
+  return t;
+}
+
+void Engine::make_traffic(Traffic kind, TrafficFlows& t) {
   const auto& groups = net_.groups();
-  for (size_t g = 0; g < groups.size(); ++g) {
-    uint32_t target = net_.ring_target(g);
-    uint32_t dst = group_of_core(groups, target);
-    FlowPlan f = port_to_port(path(groups[g].representative, target), groups[g].sram_port,
-                              groups[dst].sram_port, bytes_total * groups[g].cores / net_.cores());
-    f.track = static_cast<uint32_t>(2 + g);
-    out.push_back(std::move(f));
-  }
-  return out;
-}
-
-std::vector<FlowPlan> Engine::reduce_flows(double bytes_total) {
-  std::vector<FlowPlan> out;
-  const auto& groups = net_.groups();
-  std::vector<size_t> first(net_.chips(), groups.size());
-  for (size_t g = groups.size(); g-- > 0;) first[groups[g].chip] = g;
-  for (uint32_t c = 0; c < net_.chips(); ++c) {
-    size_t a = first[c], b = first[(c + 1) % net_.chips()];
-    if (a == groups.size() || b == groups.size() || a == b) continue;
-    FlowPlan f = port_to_port(path(groups[a].representative, groups[b].representative),
-                              groups[a].sram_port, groups[b].sram_port, bytes_total / net_.chips());
-    f.track = static_cast<uint32_t>(2 + a);
-    out.push_back(std::move(f));
-  }
-  return out;
-}
-
-std::vector<FlowPlan> Engine::writeback_flows(double bytes_total) {
-  std::vector<FlowPlan> out;
-  for (const auto& g : net_.groups()) {
-    auto ctrls = feeders(g);
-    for (const Controller* c : ctrls) {
-      const Path& p = path(g.representative, c->endpoint);
-      FlowPlan f{{g.sram_port},
-                 p.latency_s,
-                 bytes_total * g.cores / net_.cores() / ctrls.size(),
-                 kNoTrack};
-      f.route.insert(f.route.end(), p.links.begin(), p.links.end());
-      f.route.push_back(c->hbm_link);
-      out.push_back(std::move(f));
-    }
-  }
-  return out;
-}
-
-std::vector<FlowPlan> Engine::preload_flows(double bytes_total) {
-  std::vector<FlowPlan> out;
   const auto& ctrls = net_.controllers();
-  for (const auto& g : net_.groups()) {
-    auto feeding = feeders(g);
-    for (const Controller* c : feeding) {
-      const Path& p = path(c->endpoint, g.representative);
-      FlowPlan f{{c->hbm_link},
-                 config_.hbm_latency_s + p.latency_s,
-                 bytes_total * g.cores / net_.cores() / feeding.size(),
-                 static_cast<uint32_t>(2 + net_.groups().size() + (c - ctrls.data()))};
-      f.route.insert(f.route.end(), p.links.begin(), p.links.end());
-      f.route.push_back(g.sram_port);
-      out.push_back(std::move(f));
+  auto add = [&t](std::vector<uint32_t> route, FlowPlan plan) {
+    t.routes.push_back(std::move(route));
+    t.plans.push_back(plan);
+  };
+  switch (kind) {
+    case Traffic::ring:
+      for (uint32_t g = 0; g < groups.size(); ++g) {
+        uint32_t target = net_.ring_target(g);
+        uint32_t dst = group_of_core(groups, target);
+        const Path& p = path(groups[g].representative, target);
+        add(port_to_port(p, groups[g].sram_port, groups[dst].sram_port),
+            {{}, p.latency_s, 0, 2 + g, g, 1});
+      }
+      return;
+    case Traffic::reduce: {
+      std::vector<uint32_t> first(net_.chips(), static_cast<uint32_t>(groups.size()));
+      for (uint32_t g = static_cast<uint32_t>(groups.size()); g-- > 0;) first[groups[g].chip] = g;
+      for (uint32_t c = 0; c < net_.chips(); ++c) {
+        uint32_t a = first[c], b = first[(c + 1) % net_.chips()];
+        if (a == groups.size() || b == groups.size() || a == b) continue;
+        const Path& p = path(groups[a].representative, groups[b].representative);
+        add(port_to_port(p, groups[a].sram_port, groups[b].sram_port),
+            {{}, p.latency_s, 0, 2 + a, a, 1});
+      }
+      return;
     }
+    case Traffic::writeback:
+      for (uint32_t g = 0; g < groups.size(); ++g) {
+        auto feeding = feeders(groups[g]);
+        for (const Controller* c : feeding) {
+          const Path& p = path(groups[g].representative, c->endpoint);
+          std::vector<uint32_t> route{groups[g].sram_port};
+          route.insert(route.end(), p.links.begin(), p.links.end());
+          route.push_back(c->hbm_link);
+          add(std::move(route),
+              {{}, p.latency_s, 0, kNoTrack, g, static_cast<uint32_t>(feeding.size())});
+        }
+      }
+      return;
+    case Traffic::preload:
+      for (uint32_t g = 0; g < groups.size(); ++g) {
+        auto feeding = feeders(groups[g]);
+        for (const Controller* c : feeding) {
+          const Path& p = path(c->endpoint, groups[g].representative);
+          std::vector<uint32_t> route{c->hbm_link};
+          route.insert(route.end(), p.links.begin(), p.links.end());
+          route.push_back(groups[g].sram_port);
+          add(std::move(route), {{},
+                                 config_.hbm_latency_s + p.latency_s,
+                                 0,
+                                 static_cast<uint32_t>(2 + groups.size() + (c - ctrls.data())),
+                                 g,
+                                 static_cast<uint32_t>(feeding.size())});
+        }
+      }
+      return;
+    case Traffic::compute:
+      for (uint32_t g = 0; g < groups.size(); ++g)
+        add({groups[g].sram_port}, {{}, 0, 0, 2 + g, g, 1});
+      return;
   }
-  return out;
 }
 
-std::vector<FlowPlan> Engine::stage_flows(Stage stage, const codegen::ProgramOp& op) {
+std::span<const FlowPlan> Engine::ring_flows(double bytes_total) {
+  auto& plans = traffic(Traffic::ring).plans;
+  for (auto& f : plans) f.bytes = bytes_total * net_.groups()[f.group].cores / net_.cores();
+  return plans;
+}
+
+std::span<const FlowPlan> Engine::reduce_flows(double bytes_total) {
+  auto& plans = traffic(Traffic::reduce).plans;
+  for (auto& f : plans) f.bytes = bytes_total / net_.chips();
+  return plans;
+}
+
+// Writeback and preload: each group's share of the bytes split evenly over its controllers.
+std::span<const FlowPlan> Engine::split_flows(Traffic kind, double bytes_total) {
+  auto& plans = traffic(kind).plans;
+  for (auto& f : plans)
+    f.bytes = bytes_total * net_.groups()[f.group].cores / net_.cores() / f.ways;
+  return plans;
+}
+
+std::span<const FlowPlan> Engine::stage_flows(Stage stage, const codegen::ProgramOp& op) {
   switch (stage) {
     case Stage::distribute:
-      return op.distribute_bytes > 0 ? ring_flows(op.distribute_bytes) : std::vector<FlowPlan>{};
+      return op.distribute_bytes > 0 ? ring_flows(op.distribute_bytes) : std::span<FlowPlan>{};
     case Stage::shift:
-      return op.shift_bytes > 0 ? ring_flows(op.shift_bytes) : std::vector<FlowPlan>{};
+      return op.shift_bytes > 0 ? ring_flows(op.shift_bytes) : std::span<FlowPlan>{};
     case Stage::reduce:
-      return op.reduce_bytes > 0 ? reduce_flows(op.reduce_bytes) : std::vector<FlowPlan>{};
+      return op.reduce_bytes > 0 ? reduce_flows(op.reduce_bytes) : std::span<FlowPlan>{};
     case Stage::writeback:
-      return op.hbm_write_bytes > 0 ? writeback_flows(op.hbm_write_bytes) : std::vector<FlowPlan>{};
+      return op.hbm_write_bytes > 0 ? split_flows(Traffic::writeback, op.hbm_write_bytes)
+                                    : std::span<FlowPlan>{};
     case Stage::compute: {
-      std::vector<FlowPlan> out;
-      if (op.compute_s <= 0) return out;
-      for (size_t g = 0; g < net_.groups().size(); ++g) {
-        uint32_t port = net_.groups()[g].sram_port;
-        out.push_back(
-            {{port}, 0, op.compute_s * flows_.capacity(port), static_cast<uint32_t>(2 + g)});
-      }
-      return out;
+      if (op.compute_s <= 0) return {};
+      auto& plans = traffic(Traffic::compute).plans;
+      for (auto& f : plans) f.bytes = op.compute_s * flows_.capacity(f.route[0]);
+      return plans;
     }
     default:
       return {};
@@ -260,8 +302,8 @@ FlowKind kind_of(Stage stage) {
   }
 }
 
-void Engine::schedule_flows(std::vector<FlowPlan> plans, Owner owner, FlowKind kind, int op) {
-  for (auto& f : plans) {
+void Engine::schedule_flows(std::span<const FlowPlan> plans, Owner owner, FlowKind kind, int op) {
+  for (const auto& f : plans) {
     if (f.bytes <= 0) continue;
     uint32_t slot;
     if (free_pending_.empty()) {
@@ -271,7 +313,7 @@ void Engine::schedule_flows(std::vector<FlowPlan> plans, Owner owner, FlowKind k
       slot = free_pending_.back();
       free_pending_.pop_back();
     }
-    pending_[slot] = {std::move(f.route), f.bytes, owner, kind, f.track, op};
+    pending_[slot] = {f.route, f.bytes, owner, kind, f.track, op};
     (owner == kExecute ? pending_execute_ : pending_preload_)++;
     queue_.schedule(now_ + f.latency_s, kJoin, slot);
   }
@@ -345,7 +387,8 @@ void Engine::try_start_preload() {
   dirty_ = true;
   result_.ops[preloading_].preload_start_s = now_;
   controller_end_s_.assign(net_.controllers().size(), now_);
-  schedule_flows(preload_flows(op.preload_bytes), kPreload, FlowKind::preload, preloading_);
+  schedule_flows(split_flows(Traffic::preload, op.preload_bytes), kPreload, FlowKind::preload,
+                 preloading_);
   if (pending_preload_ == 0) on_preload_done();
 }
 
@@ -441,8 +484,8 @@ double Engine::isolated_s(const codegen::ProgramOp& op) {
   for (Stage s :
        {Stage::distribute, Stage::compute, Stage::shift, Stage::reduce, Stage::writeback}) {
     auto plans = stage_flows(s, op);
-    std::vector<const std::vector<uint32_t>*> routes;
-    for (const auto& f : plans) routes.push_back(&f.route);
+    std::vector<std::span<const uint32_t>> routes;
+    for (const auto& f : plans) routes.push_back(f.route);
     max_min_rates(capacity, routes, rates);
     double stage_s = 0;
     for (size_t i = 0; i < plans.size(); ++i)
@@ -462,7 +505,7 @@ void Engine::handle_event(const Event& e) {
   PendingFlow& p = pending_[e.payload];
   uint32_t id = flows_.add_flow(p.route, p.bytes, p.owner, p.kind);
   if (active_info_.size() <= id) active_info_.resize(id + 1);
-  active_info_[id] = std::move(p);
+  active_info_[id] = p;
   free_pending_.push_back(e.payload);
   dirty_ = true;
 }

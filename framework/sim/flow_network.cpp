@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <queue>
 #include <utility>
 
 namespace tessera::sim {
@@ -13,18 +12,106 @@ namespace {
 // next event time ends at ~0 remaining, give or take rounding.
 constexpr double kFinishedFraction = 1e-9;
 
-// Per-solve state of progressive filling, sized to the links the flows use.
-struct Filling {
-  std::vector<double> residual;
-  std::vector<uint32_t> count;
-  std::vector<std::vector<uint32_t>> flows_on;  // link -> flows crossing it
-  std::vector<uint32_t> used;
-
-  explicit Filling(std::span<const double> capacity)
-      : residual(capacity.begin(), capacity.end()),
-        count(capacity.size(), 0),
-        flows_on(capacity.size()) {}
-};
+// Progressive filling of `flows` flows, flow i along route_of(i), into rates[0..flows). The most
+// contended link is the one of least (fair share = residual / count, index) among the links still
+// carrying unfrozen flows; its unfrozen flows are frozen at that share, in flow order, and their
+// bytes per second leave every link of their routes. A heap of (share, link) entries, one pushed
+// per route entry, pops mostly stale entries; instead a scan of the live links finds the least
+// share and every link tied at it. Symmetric core groups make the ties many, and they are frozen in
+// index order without rescanning while no link a freeze touched (only those change share) falls to
+// the tied share or below. The links are picked in the heap's order, so the rates are
+// bit-identical.
+template <typename RouteOf>
+void fill(std::span<const double> capacity_bytes_per_s, size_t flows, RouteOf route_of,
+          FillingScratch& s, double* rates) {
+  size_t links = capacity_bytes_per_s.size();
+  if (s.count.size() < links) {
+    s.residual_bytes_per_s.resize(links);
+    s.share_bytes_per_s.resize(links);
+    s.count.resize(links, 0);
+    s.first.resize(links);
+    s.end.resize(links);
+    s.touched_mark.resize(links, 0);
+    s.tied_mark.resize(links, 0);
+  }
+  s.live.clear();
+  size_t entries = 0;
+  for (size_t f = 0; f < flows; ++f) {
+    rates[f] = FlowNetwork::kNever;
+    for (uint32_t l : route_of(f)) {
+      if (s.count[l]++ == 0) s.live.push_back(l);
+      ++entries;
+    }
+  }
+  // The flows of each used link, back to back, in flow order.
+  s.flows_on.resize(entries);
+  uint32_t next = 0;
+  for (uint32_t l : s.live) {
+    s.first[l] = s.end[l] = next;
+    next += s.count[l];
+    s.residual_bytes_per_s[l] = capacity_bytes_per_s[l];
+    s.share_bytes_per_s[l] = s.residual_bytes_per_s[l] / s.count[l];
+  }
+  for (size_t f = 0; f < flows; ++f) {
+    for (uint32_t l : route_of(f)) s.flows_on[s.end[l]++] = static_cast<uint32_t>(f);
+  }
+  s.frozen.assign(flows, 0);
+  auto freeze = [&](uint32_t l) {
+    double share = s.share_bytes_per_s[l];
+    s.touched.clear();
+    for (uint32_t i = s.first[l]; i < s.end[l]; ++i) {
+      uint32_t f = s.flows_on[i];
+      if (s.frozen[f]) continue;
+      s.frozen[f] = 1;
+      rates[f] = share;
+      for (uint32_t other : route_of(f)) {
+        s.residual_bytes_per_s[other] = std::max(0.0, s.residual_bytes_per_s[other] - share);
+        --s.count[other];
+        if (!s.touched_mark[other]) {
+          s.touched_mark[other] = 1;
+          s.touched.push_back(other);
+        }
+      }
+    }
+  };
+  for (;;) {
+    // Drop the links left without unfrozen flows; find the least share and the links tied at it.
+    double least = FlowNetwork::kNever;
+    size_t kept = 0;
+    s.tied.clear();
+    for (uint32_t l : s.live) {
+      if (s.count[l] == 0) continue;
+      s.live[kept++] = l;
+      double share = s.share_bytes_per_s[l];
+      if (share > least) continue;
+      if (share < least) {
+        least = share;
+        s.tied.clear();
+      }
+      s.tied.push_back(l);
+    }
+    s.live.resize(kept);
+    if (kept == 0) break;
+    std::sort(s.tied.begin(), s.tied.end());
+    for (uint32_t l : s.tied) s.tied_mark[l] = 1;
+    bool rescan = false;
+    for (size_t k = 0; k < s.tied.size() && !rescan; ++k) {
+      uint32_t l = s.tied[k];
+      // A tied link a freeze raised above the least share is no longer the bottleneck.
+      if (s.count[l] == 0 || s.share_bytes_per_s[l] != least) continue;
+      freeze(l);
+      for (uint32_t other : s.touched) {
+        s.touched_mark[other] = 0;
+        if (s.count[other] == 0) continue;
+        double& share = s.share_bytes_per_s[other];
+        share = s.residual_bytes_per_s[other] / s.count[other];
+        // Now at or below the least share and not next in line among the ties: rescan.
+        rescan |= share < least || (share == least && (!s.tied_mark[other] || other < l));
+      }
+    }
+    for (uint32_t l : s.tied) s.tied_mark[l] = 0;
+  }
+}
 
 }  // namespace
 
@@ -63,36 +150,12 @@ const char* to_string(FlowKind kind) {
 }
 
 void max_min_rates(std::span<const double> capacity_bytes_per_s,
-                   std::span<const std::vector<uint32_t>* const> routes,
-                   std::vector<double>& rates) {
-  rates.assign(routes.size(), FlowNetwork::kNever);
-  Filling fill(capacity_bytes_per_s);
-  for (uint32_t f = 0; f < routes.size(); ++f) {
-    for (uint32_t l : *routes[f]) {
-      if (fill.count[l]++ == 0) fill.used.push_back(l);
-      fill.flows_on[l].push_back(f);
-    }
-  }
-  // Min-heap of (fair share, link); an entry is stale when the link's share has changed since.
-  using Entry = std::pair<double, uint32_t>;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
-  for (uint32_t l : fill.used) heap.emplace(fill.residual[l] / fill.count[l], l);
-  std::vector<bool> frozen(routes.size(), false);
-  while (!heap.empty()) {
-    auto [share, l] = heap.top();
-    heap.pop();
-    if (fill.count[l] == 0 || share != fill.residual[l] / fill.count[l]) continue;
-    for (uint32_t f : fill.flows_on[l]) {
-      if (frozen[f]) continue;
-      frozen[f] = true;
-      rates[f] = share;
-      for (uint32_t other : *routes[f]) {
-        fill.residual[other] = std::max(0.0, fill.residual[other] - share);
-        if (--fill.count[other] > 0 && other != l)
-          heap.emplace(fill.residual[other] / fill.count[other], other);
-      }
-    }
-  }
+                   std::span<const std::span<const uint32_t>> routes, std::vector<double>& rates) {
+  rates.resize(routes.size());
+  FillingScratch scratch;
+  fill(
+      capacity_bytes_per_s, routes.size(), [routes](size_t f) { return routes[f]; }, scratch,
+      rates.data());
 }
 
 uint32_t FlowNetwork::add_link(double bytes_per_s, LinkClass link_class) {
@@ -131,9 +194,11 @@ uint32_t FlowNetwork::add_flow(std::span<const uint32_t> route, double bytes, ui
 }
 
 void FlowNetwork::recompute() {
-  routes_scratch_.clear();
-  for (uint32_t id : active_) routes_scratch_.push_back(&flows_[id].route);
-  max_min_rates(capacity_, routes_scratch_, rates_scratch_);
+  rates_scratch_.resize(active_.size());
+  fill(
+      capacity_, active_.size(),
+      [this](size_t i) -> const std::vector<uint32_t>& { return flows_[active_[i]].route; },
+      filling_, rates_scratch_.data());
   kind_rate_.fill(0);
   class_rate_.fill(0);
   for (size_t i = 0; i < active_.size(); ++i) {

@@ -29,8 +29,22 @@ const char* to_string(FlowKind kind);
 // flow's rate twice (a transfer inside one core group reads and writes the same SRAM port). A
 // flow with an empty route gets infinity.
 void max_min_rates(std::span<const double> capacity_bytes_per_s,
-                   std::span<const std::vector<uint32_t>* const> routes,
-                   std::vector<double>& rates);
+                   std::span<const std::span<const uint32_t>> routes, std::vector<double>& rates);
+
+// The working memory of progressive filling, kept between solves so that a warm solve allocates
+// nothing: per link (indexed by link) and per flow arrays, and the flows crossing each used link
+// laid out back to back.
+struct FillingScratch {
+  std::vector<double> residual_bytes_per_s;  // per link: capacity not yet given to frozen flows
+  std::vector<double> share_bytes_per_s;     // per link: residual / count, while count > 0
+  std::vector<uint32_t> count;               // per link: route entries of unfrozen flows on it
+  std::vector<uint32_t> first, end;          // per link: its range in flows_on
+  std::vector<uint32_t> flows_on;            // flow positions, grouped by link, in flow order
+  std::vector<uint32_t> live;                // links with unfrozen flows
+  std::vector<uint32_t> tied;                // live links at the least share, by index
+  std::vector<uint32_t> touched;             // links whose share one freeze changed
+  std::vector<uint8_t> frozen, touched_mark, tied_mark;
+};
 
 class FlowNetwork {
  public:
@@ -65,7 +79,7 @@ class FlowNetwork {
 
  private:
   struct Flow {
-    std::vector<uint32_t> route;
+    std::vector<uint32_t> route;  // keeps its capacity when the id is reused: no allocation
     double bytes = 0, remaining = 0, rate = 0;
     uint32_t owner = 0;
     FlowKind kind = FlowKind::preload;
@@ -77,7 +91,7 @@ class FlowNetwork {
   std::array<double, kFlowKinds> kind_rate_{};
   std::array<double, kLinkClasses> class_rate_{}, class_capacity_{};
   // Scratch of recompute(), kept to avoid allocating per solve.
-  std::vector<const std::vector<uint32_t>*> routes_scratch_;
+  FillingScratch filling_;
   std::vector<double> rates_scratch_;
 };
 
