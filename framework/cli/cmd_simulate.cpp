@@ -1,7 +1,6 @@
 // `tessera simulate PLAN.yaml`: rebuilds the plan's model and chip, refuses a plan that no longer
 // matches them, lowers it to the preload_async/execute program (or runs a hand-written one) and
 // executes it on the event-driven simulator; prints the report, writes program.txt and trace.json.
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -99,16 +98,8 @@ void check_chip(const std::string& file, const planner::Machine& planned,
   differ("hbm_controllers", planned.hbm_controllers, built.hbm_controllers);
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Failure(input_error(path + ": cannot open the file"));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 codegen::Program hand_written_program(const std::string& path, const planner::Plan& plan) {
-  codegen::Program program = codegen::read_program_text(read_text(path), path).take();
+  codegen::Program program = codegen::read_program_text(read_file(path).take(), path).take();
   auto violations = codegen::check_program(program, &plan.result.preload_order);
   if (!violations.empty()) {
     std::string text = codegen::format_violations(violations, path);

@@ -25,6 +25,14 @@ std::vector<fs::path> files_with_suffix(const fs::path& dir, const std::string& 
   return files;
 }
 
+Result<std::string> read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return input_error(path.string() + ": cannot open the file (does it exist and is it readable?)",
+                       StatusCode::not_found);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
 Status write_file_atomically(const fs::path& path, const std::string& contents, bool force) {
   std::error_code ec;
   if (!force && fs::exists(path, ec))

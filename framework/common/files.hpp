@@ -2,11 +2,11 @@
 // (a temporary beside the target, then rename) that never replace an existing file unless asked.
 #pragma once
 
-#include "framework/common/status.hpp"
-
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "framework/common/status.hpp"
 
 namespace tessera {
 
@@ -15,6 +15,9 @@ namespace tessera {
 // there.
 std::vector<std::filesystem::path> files_with_suffix(const std::filesystem::path& dir,
                                                      const std::string& suffix);
+
+// The whole file as bytes. Input error (not_found) naming the path when it cannot be opened.
+Result<std::string> read_file(const std::filesystem::path& path);
 
 // Writes `contents` to `path` atomically. An existing file is an input error telling the user to
 // pass --force, unless `force`. Creates missing parent directories.

@@ -8,11 +8,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <type_traits>
 
+#include "framework/common/files.hpp"
 #include "framework/common/yaml_reader.hpp"
 #include "framework/planner/planner.hpp"
 
@@ -309,15 +308,13 @@ Result<Plan> parse_plan_yaml(const std::string& text, const std::string& file) {
 }
 
 Result<Plan> read_plan_yaml(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
+  auto text = read_file(path);
+  if (!text)
     return input_error(path +
                            ": cannot open the file (does it exist? `tessera compile -o DIR` "
                            "writes DIR/plan.yaml)",
                        StatusCode::not_found);
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_plan_yaml(text.str(), path);
+  return parse_plan_yaml(*text, path);
 }
 
 }  // namespace tessera::planner

@@ -1,8 +1,6 @@
 #include "framework/frontend/onnx/importer.hpp"
 
-#include <fstream>
-#include <iterator>
-
+#include "framework/common/files.hpp"
 #include "framework/frontend/onnx/context.hpp"
 #include "framework/frontend/onnx/converters.hpp"
 
@@ -42,12 +40,9 @@ Result<ir::Graph> import_onnx_bytes(const std::string& bytes, const std::string&
 }
 
 Result<ir::Graph> import_onnx_file(const std::string& path, const OnnxOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return input_error(path + ": cannot open the file (does it exist and is it readable?)",
-                       StatusCode::not_found);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return import_onnx_bytes(bytes, path, options);
+  auto bytes = read_file(path);
+  if (!bytes) return bytes.error();
+  return import_onnx_bytes(*bytes, path, options);
 }
 
 }  // namespace tessera::onnx_import

@@ -1,11 +1,11 @@
 #include "framework/common/files.hpp"
 
-#include "tests/unit/temp_dir.hpp"
-
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <iterator>
+
+#include "tests/unit/temp_dir.hpp"
 
 namespace tessera {
 namespace {
@@ -37,13 +37,25 @@ TEST(Files, AtomicWriteCreatesParentsAndRefusesToClobber) {
   EXPECT_EQ(read(path), "first\n");
   auto again = write_file_atomically(path, "second\n", false);
   ASSERT_FALSE(again.ok());
-  EXPECT_EQ(again.error().message,
-            "'" + path.string() + "' already exists; pass --force to overwrite it or choose "
-                                  "another path");
+  EXPECT_EQ(again.error().message, "'" + path.string() +
+                                       "' already exists; pass --force to overwrite it or choose "
+                                       "another path");
   EXPECT_EQ(read(path), "first\n") << "a refused write must leave the file alone";
   ASSERT_TRUE(write_file_atomically(path, "second\n", true).ok());
   EXPECT_EQ(read(path), "second\n");
   EXPECT_EQ(files_with_suffix(path.parent_path(), "").size(), 1u) << "no temporary left behind";
+}
+
+TEST(Files, ReadsWholeFilesAndNamesAMissingOne) {
+  TempDir dir;
+  std::string bytes("a\0b\nc", 5);
+  ASSERT_TRUE(write_file_atomically(dir.path() / "x.bin", bytes, false).ok());
+  EXPECT_EQ(read_file(dir.path() / "x.bin").take(), bytes);
+  auto missing = read_file("/nonexistent/x.txt");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code, StatusCode::not_found);
+  EXPECT_EQ(missing.error().message,
+            "/nonexistent/x.txt: cannot open the file (does it exist and is it readable?)");
 }
 
 TEST(Files, UnwritableDirectoryIsAnInputError) {
