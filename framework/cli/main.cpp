@@ -69,6 +69,8 @@ int run(int argc, char** argv) {
   add_map_command(app, global, action);
   add_compile_command(app, global, action);
   add_simulate_command(app, global, action);
+  add_sweep_command(app, global, action);
+  add_plot_command(app, global, action);
 
   try {
     app.parse(argc, argv);

@@ -43,5 +43,7 @@ void add_inspect_command(CLI::App& app, const GlobalOptions& global, Action& act
 void add_map_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_compile_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_simulate_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_sweep_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_plot_command(CLI::App& app, const GlobalOptions& global, Action& action);
 
 }  // namespace tessera::cli

@@ -24,6 +24,8 @@
 //   interconnect_bytes_per_s            cores × shift rate: the core-to-core capacity the cost
 //                                       model lets the program use (topology links the cost
 //                                       model never charges would overstate utilisation's base)
+// then the chip file's scale section (ChipScale) multiplies the HBM, interconnect and compute
+// rates.
 #include "framework/planner/chip_models.hpp"
 
 #include <algorithm>
@@ -110,6 +112,28 @@ Status fill_rates(Machine& m, const Topology& topology, const CostModel& cost_mo
   return ok_status();
 }
 
+Status apply_scale(ChipModels& models, const ChipScale& scale) {
+  Machine& m = models.machine;
+  if (scale.flops != 1 && models.partitioner)
+    return input_error("scale.flops: the chip's plugin Partitioner ('" + m.target +
+                       "') times the ops itself, so the framework cannot scale their compute; "
+                       "scale its cost_model parameters instead");
+  m.compute_speedup = scale.flops;
+  m.peak_flops_per_s *= scale.flops;
+  m.shift_bytes_per_s_per_core *= scale.interconnect;
+  m.preload_bytes_per_s_per_core *= scale.interconnect;
+  m.interconnect_bytes_per_s *= scale.interconnect;
+  models.on_chip_link_scale = scale.interconnect;
+  if (scale.hbm_bytes_per_s == 0) return ok_status();
+  if (!(m.hbm_peak_bytes_per_s > 0))
+    return input_error("scale.hbm_bytes_per_s: the chip has no HBM bandwidth to scale");
+  double factor = scale.hbm_bytes_per_s / m.hbm_peak_bytes_per_s;
+  m.hbm_bytes_per_s *= factor;
+  m.hbm_peak_bytes_per_s = scale.hbm_bytes_per_s;
+  models.memory_link_scale = factor;
+  return ok_status();
+}
+
 template <class Object, class Create>
 Result<Object> create_for(PluginSet& plugins, const ChipSpec& chip, Interface i, Create create) {
   auto library = plugins.library(chip.plugin_for(i));
@@ -126,7 +150,7 @@ Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip) {
   if (!topology) return topology.error();
   auto cost_model = create_for<CostModel>(plugins, chip, Interface::cost_model, &create_cost_model);
   if (!cost_model) return cost_model.error();
-  ChipModels models{std::move(*topology), std::move(*cost_model), std::nullopt, std::nullopt, {}};
+  ChipModels models{std::move(*topology), std::move(*cost_model), std::nullopt, std::nullopt, {}, 1, 1};
   if (chip.sections.count(Interface::memory_model) != 0) {
     auto memory =
         create_for<MemoryModel>(plugins, chip, Interface::memory_model, &create_memory_model);
@@ -151,6 +175,7 @@ Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip) {
   m.sram_bytes_per_s_per_core = info->sram_bytes_per_s;
   Status status = fill_rates(m, models.topology, models.cost_model);
   if (status) status = fill_hbm(m, models.topology, *info, models.memory);
+  if (status) status = apply_scale(models, chip.scale);
   if (!status) return in_chip_file(chip, status.error());
   return models;
 }

@@ -29,6 +29,9 @@ struct Machine {
   double sram_bytes_per_s_per_core = 0;
   double sync_s = 0;                      // one machine-wide barrier
   double interconnect_bytes_per_s = 0;    // total core-to-core capacity (utilisation reports)
+  // The chip file's scale.flops: the default partitioner divides the cost model's tile times by
+  // it (peak_flops_per_s already includes it).
+  double compute_speedup = 1;
 };
 
 }  // namespace tessera::planner

@@ -6,6 +6,8 @@
 #include <tessera/sdk/nearest.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <stdexcept>
 
 #include <boost/dll/runtime_symbol_info.hpp>
 
@@ -39,8 +41,31 @@ void flatten(const YamlNode& node, const std::string& prefix, ParamList& out, in
   }
 }
 
+double positive(const YamlNode& section, const std::string& key, double fallback) {
+  if (!section.has(key)) return fallback;
+  YamlNode node = section.child(key);
+  try {
+    size_t used = 0;
+    std::string text = node.as_string();
+    double value = std::stod(text, &used);
+    if (used == text.size() && value > 0 && std::isfinite(value)) return value;
+  } catch (const std::logic_error&) {
+  }
+  throw node.fail("expected a number > 0, got '" + node.as_string() + "'");
+}
+
+ChipScale parse_scale(const YamlNode& section) {
+  if (!section.is_map()) throw section.fail("expected a map: hbm_bytes_per_s, interconnect, flops");
+  section.only_keys({"hbm_bytes_per_s", "interconnect", "flops"});
+  ChipScale scale;
+  scale.hbm_bytes_per_s = positive(section, "hbm_bytes_per_s", 0);
+  scale.interconnect = positive(section, "interconnect", 1);
+  scale.flops = positive(section, "flops", 1);
+  return scale;
+}
+
 ChipSpec parse_chip(const YamlNode& root, const fs::path& file, const std::string& default_target) {
-  std::vector<std::string> allowed = {"name", "description", "target"};
+  std::vector<std::string> allowed = {"name", "description", "target", "scale"};
   for (Interface i : kAllInterfaces) allowed.emplace_back(to_string(i));
   if (!root.is_map()) throw root.fail("a chip file must be a YAML map");
   root.only_keys(allowed);
@@ -49,6 +74,7 @@ ChipSpec parse_chip(const YamlNode& root, const fs::path& file, const std::strin
   chip.name = root.child("name").as_string();
   chip.description = root.get_string("description", "");
   chip.target = root.get_string("target", default_target);
+  if (root.has("scale")) chip.scale = parse_scale(root.child("scale"));
   for (Interface i : kAllInterfaces) {
     std::string key(to_string(i));
     if (!root.has(key)) continue;

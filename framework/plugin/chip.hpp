@@ -7,6 +7,7 @@
 //   target: ipu_alltoall          # default plugin for every interface
 //   topology: {cores_per_chip: 1472, hbm: {controllers: 4}}   # params, flattened: hbm.controllers
 //   memory_model: {plugin: hbm_dramsim, config: hbm3e_8hi.ini} # `plugin` overrides `target`
+//   scale: {hbm_bytes_per_s: 8e12, interconnect: 2, flops: 0.5}  # design-space knobs (ChipScale)
 #pragma once
 
 #include "framework/common/status.hpp"
@@ -26,12 +27,27 @@ struct ChipSection {
   ParamList params;
 };
 
+// Design-space knobs the framework applies on top of the plugins' models (build_chip), so one
+// sweep axis can move a machine-wide rate on any target without knowing each plugin's parameters.
+//   hbm_bytes_per_s  the whole machine's peak HBM bandwidth (0: as the models give it); the memory
+//                    model's sustained/peak ratio and latency are kept, and the topology's memory
+//                    links scale with it
+//   interconnect     × every on-chip link and the cost model's shift and distribution rates
+//   flops            × the compute rate: per-op tile times ÷ flops, peak FLOP/s × flops
+struct ChipScale {
+  double hbm_bytes_per_s = 0;
+  double interconnect = 1;
+  double flops = 1;
+  bool operator==(const ChipScale&) const = default;
+};
+
 struct ChipSpec {
   std::filesystem::path file;  // empty for the built-in empty chip
   std::string name;
   std::string description;
   std::string target;
   std::map<Interface, ChipSection> sections;
+  ChipScale scale;
 
   // The plugin that serves `i` (the section's override or the target).
   std::string plugin_for(Interface i) const;

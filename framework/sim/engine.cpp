@@ -378,11 +378,14 @@ void Engine::try_start_preload() {
   const auto& op = program_.ops[preloading_];
   auto rate = config_.hbm_bytes_per_s(op.preload_bytes);
   if (!rate) return fail(rate.error());
-  // A byte read once feeds all its copies: the flows carry copies, so the controllers' links
-  // carry them `replication` times faster than the memory reads.
+  // A byte read once feeds all its copies, which fan out inside the network: the flows carry
+  // copies, so the controllers and their links into the network carry them `replication` times
+  // faster than the memory reads.
   double replication =
       op.hbm_read_bytes > 0 ? std::max(1.0, op.preload_bytes / op.hbm_read_bytes) : 1.0;
   for (const auto& c : net_.controllers()) flows_.set_capacity(c.hbm_link, *rate * replication);
+  for (const auto& [link, bytes_per_s] : net_.memory_links())
+    flows_.set_capacity(link, bytes_per_s * replication);
   result_.hbm_read_bytes += op.hbm_read_bytes > 0 ? op.hbm_read_bytes : op.preload_bytes;
   dirty_ = true;
   result_.ops[preloading_].preload_start_s = now_;

@@ -65,6 +65,9 @@ Result<SimNetwork> SimNetwork::build(const ChipGraph& chip, uint32_t groups_per_
   s.make_groups(chip, groups_per_chip);
   s.make_nodes(chip);
   s.make_links(chip);
+  for (uint32_t link : std::set<uint32_t>(s.link_of_.begin(), s.link_of_.end()))
+    if (s.network_.link_class(link) == LinkClass::memory)
+      s.memory_links_.emplace_back(link, s.network_.capacity(link));
   for (const auto& ep : chip.endpoints) {
     if (ep.kind != TESSERA_ENDPOINT_MEMORY_CONTROLLER) continue;
     s.controllers_.push_back(

@@ -70,6 +70,10 @@ class SimNetwork {
   FlowNetwork& network() { return network_; }
   const std::vector<CoreGroup>& groups() const { return groups_; }
   const std::vector<Controller>& controllers() const { return controllers_; }
+  // The links between memory controllers and the on-chip network, with their capacities: a
+  // preload's copies fan out inside the network, so during a replicated preload these links,
+  // like the controllers' own, carry the copies `replication` times faster (engine.cpp).
+  const std::vector<std::pair<uint32_t, double>>& memory_links() const { return memory_links_; }
   uint32_t chips() const { return chips_; }
   uint32_t cores() const { return cores_; }
   // Cached; errors are the Topology's route errors.
@@ -89,6 +93,7 @@ class SimNetwork {
   std::vector<Controller> controllers_;
   std::vector<uint32_t> node_of_;  // endpoint -> node (groups are nodes 0..G-1)
   std::vector<uint32_t> link_of_;  // physical link -> FlowNetwork link
+  std::vector<std::pair<uint32_t, double>> memory_links_;
   std::map<std::pair<uint32_t, uint32_t>, Path> paths_;
   uint32_t chips_ = 1, cores_ = 0;
 };

@@ -15,6 +15,10 @@ Result<SimResult> simulate_program(const codegen::Program& program, planner::Chi
   if (!rate) return rate.error();
   auto graph = read_chip_graph(chip.topology);
   if (!graph) return graph.error();
+  for (Link& link : graph->links) {
+    if (link.link_class == TESSERA_LINK_MEMORY) link.bytes_per_s *= chip.memory_link_scale;
+    if (link.link_class == TESSERA_LINK_ON_CHIP) link.bytes_per_s *= chip.on_chip_link_scale;
+  }
   auto first = rate->bytes_per_s(0);
   if (!first) return first.error();
   auto network = SimNetwork::build(*graph, options.groups_per_chip, *first);

@@ -172,7 +172,7 @@ Result<std::vector<ExecCandidate>> evaluate(const OpShape& op,
       step_s = (*seconds)[n + i];
       candidates[i].plan.label += " · transposed";
     }
-    candidates[i].plan.compute_s = static_cast<double>(steps[i]) * step_s;
+    candidates[i].plan.compute_s = static_cast<double>(steps[i]) * step_s / machine.compute_speedup;
   }
   return candidates;
 }

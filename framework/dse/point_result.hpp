@@ -1,0 +1,50 @@
+// What one sweep point produced, and its JSON form: the run directory's points/NNNNNN.json and the
+// message an MPI worker sends to rank 0 are both this text, so a local and a distributed run write
+// the same bytes.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "framework/common/status.hpp"
+
+namespace tessera::dse {
+
+// Seconds throughout (the tables show ms); utilisations are fractions.
+struct Metrics {
+  double latency_s = 0;
+  double hbm_utilisation = 0, interconnect_utilisation = 0, sram_utilisation = 0;
+  double flops_per_s = 0;
+  double execution_only_s = 0, overlapped_s = 0, preload_stall_s = 0, congestion_s = 0;
+};
+
+struct DesignRow {
+  std::string design;
+  Metrics planned;  // sram_utilisation unused
+  uint64_t orders_tried = 1;
+  bool simulated = false;
+  Metrics simulated_metrics;
+};
+
+struct PointResult {
+  size_t index = 0;
+  std::vector<std::string> values;  // per axis
+  bool ok = false;
+  std::string reason;  // why it failed; empty when ok
+  // The point as it ran.
+  std::string model, target, chip, mode, dtype;
+  int64_t batch = 0, seq = 0;
+  uint64_t cores = 0;
+  double hbm_peak_bytes_per_s = 0, hbm_sustained_bytes_per_s = 0;
+  double interconnect_bytes_per_s = 0, peak_flops_per_s = 0;
+  std::vector<DesignRow> rows;  // one per design asked for (none when it failed)
+  double wall_s = 0;  // how long it took; for progress estimates, not part of the results
+};
+
+nlohmann::json to_json(const PointResult& result);
+// Input error naming `where` when the JSON is not a point result (a damaged run directory).
+Result<PointResult> point_from_json(const nlohmann::json& json, const std::string& where);
+
+}  // namespace tessera::dse

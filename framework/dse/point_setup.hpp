@@ -1,0 +1,43 @@
+// From a sweep point to what it runs: the model request and the chip spec with the point's values
+// applied. Axis paths (docs/dse.md):
+//   workload   model, batch, seq, mode, dtype
+//   chip       chip (a preset name or chip file of the base target)
+//   knobs      memory.bandwidth_bytes_per_s  the machine's peak HBM bandwidth (scale.hbm_bytes_per_s)
+//              interconnect_scale            × on-chip network rates (scale.interconnect)
+//              flops_scale                   × compute rate (scale.flops)
+//              cores                         all cores: topology.cores_per_chip = cores / chips
+//   chip file  SECTION.PARAM for a section of the chip file (topology, cost_model, memory_model,
+//              partitioner, layout_mapper, codegen), e.g. topology.kind, and scale.KEY
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "framework/common/status.hpp"
+#include "framework/dse/points.hpp"
+#include "framework/dse/sweep_spec.hpp"
+#include "framework/frontend/model_source.hpp"
+#include "framework/plugin/chip.hpp"
+#include "framework/plugin/plugin_set.hpp"
+
+namespace tessera::dse {
+
+struct PointSetup {
+  ModelRequest request;
+  std::string model;  // as the results show it
+  int64_t batch = 0, seq = 0;
+  std::string mode, dtype;
+  std::string chip_name;  // as given (preset or file)
+  ChipSpec chip;
+};
+
+// Errors (input): a value an axis cannot take (e.g. cores not divisible by the chips), an unknown
+// chip preset. The plugins check their own parameters later, in build_chip.
+Result<PointSetup> setup_point(const SweepSpec& spec, const Point& point, PluginSet& plugins);
+
+// Before any point runs: every axis path exists (a chip-file parameter must be one the plugin
+// reads) and every knob value is a number > 0; every design is known. The error names the sweep
+// file's line and, for an unknown path, the valid paths nearest to it.
+Status check_sweep(const SweepSpec& spec, PluginSet& plugins);
+
+}  // namespace tessera::dse

@@ -1,0 +1,182 @@
+#include "framework/dse/results_table.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace tessera::dse {
+
+namespace {
+
+// A table cell. Not a std::variant: GCC 12 reports false maybe-uninitialized warnings on
+// variants holding a string once they go through an initializer list.
+struct Cell {
+  enum class Kind { empty, text, real, integer } kind = Kind::empty;
+  std::string text;
+  double real = 0;
+  int64_t integer = 0;
+  Cell() = default;
+  Cell(std::string s) : kind(Kind::text), text(std::move(s)) {}  // NOLINT: implicit by design
+  Cell(const char* s) : Cell(std::string(s)) {}                   // NOLINT
+  Cell(double d) : kind(Kind::real), real(d) {}                   // NOLINT
+  Cell(int64_t i) : kind(Kind::integer), integer(i) {}            // NOLINT
+};
+
+const std::vector<std::string> kFixedColumns = {
+    "model", "target", "chip", "batch", "seq", "mode", "dtype", "design", "cores",
+    "hbm_peak_bytes_per_s", "hbm_sustained_bytes_per_s", "interconnect_bytes_per_s",
+    "peak_flops_per_s", "planned_ms", "speedup_vs_basic", "of_ideal", "hbm_util", "noc_util",
+    "tflops", "exec_only_ms", "overlap_ms", "stall_ms", "congest_ms", "orders", "sim_ms",
+    "sim_hbm_util", "sim_noc_util", "sim_sram_util", "sim_tflops", "sim_exec_only_ms",
+    "sim_overlap_ms", "sim_stall_ms", "sim_congest_ms"};
+
+// An axis whose path is a fixed column (batch, model, cores, ...) is shown once, as that column.
+std::vector<size_t> axis_columns(const SweepSpec& spec) {
+  std::vector<size_t> out;
+  for (size_t a = 0; a < spec.axes.size(); ++a)
+    if (std::find(kFixedColumns.begin(), kFixedColumns.end(), spec.axes[a].path) ==
+        kFixedColumns.end())
+      out.push_back(a);
+  return out;
+}
+
+std::vector<std::string> columns(const SweepSpec& spec) {
+  std::vector<std::string> out = {"point", "status", "reason"};
+  for (size_t a : axis_columns(spec)) out.push_back(spec.axes[a].path);
+  out.insert(out.end(), kFixedColumns.begin(), kFixedColumns.end());
+  return out;
+}
+
+void add_metrics(std::vector<Cell>& row, const Metrics& m, bool with_sram) {
+  row.push_back(m.latency_s * 1e3);
+  if (!with_sram) return;  // the planned block puts speedup and % of ideal here
+  row.push_back(m.hbm_utilisation);
+  row.push_back(m.interconnect_utilisation);
+  row.push_back(m.sram_utilisation);
+  row.push_back(m.flops_per_s / 1e12);
+  row.push_back(m.execution_only_s * 1e3);
+  row.push_back(m.overlapped_s * 1e3);
+  row.push_back(m.preload_stall_s * 1e3);
+  row.push_back(m.congestion_s * 1e3);
+}
+
+double latency_of(const PointResult& r, const std::string& design) {
+  for (const DesignRow& d : r.rows)
+    if (d.design == design) return d.planned.latency_s;
+  return 0;
+}
+
+std::vector<Cell> design_cells(const PointResult& r, const DesignRow& d) {
+  std::vector<Cell> row;
+  add_metrics(row, d.planned, false);
+  double basic = latency_of(r, "basic"), ideal = latency_of(r, "ideal");
+  double own = d.planned.latency_s;
+  row.push_back(basic > 0 && own > 0 ? Cell(basic / own) : Cell());
+  row.push_back(ideal > 0 && own > 0 ? Cell(ideal / own) : Cell());
+  const Metrics& p = d.planned;
+  for (double v : {p.hbm_utilisation, p.interconnect_utilisation, p.flops_per_s / 1e12,
+                   p.execution_only_s * 1e3, p.overlapped_s * 1e3, p.preload_stall_s * 1e3,
+                   p.congestion_s * 1e3})
+    row.push_back(v);
+  row.push_back(static_cast<int64_t>(d.orders_tried));
+  if (d.simulated) add_metrics(row, d.simulated_metrics, true);
+  else row.resize(row.size() + 9);
+  return row;
+}
+
+std::vector<std::vector<Cell>> rows(const SweepSpec& spec, const PointResults& results) {
+  std::vector<std::vector<Cell>> out;
+  std::vector<size_t> shown = axis_columns(spec);
+  for (const auto& [index, r] : results) {
+    auto head = [&](const std::string& design) {
+      std::vector<Cell> row = {static_cast<int64_t>(index), r.ok ? "ok" : "failed", r.reason};
+      for (size_t a : shown) row.push_back(r.values.at(a));
+      row.insert(row.end(), {r.model, r.target, r.chip});
+      row.push_back(r.batch > 0 ? Cell(r.batch) : Cell());
+      row.push_back(r.seq > 0 ? Cell(r.seq) : Cell());
+      row.insert(row.end(), {r.mode, r.dtype, design});
+      if (r.cores == 0) return row.resize(row.size() + 5), row;
+      row.push_back(static_cast<int64_t>(r.cores));
+      for (double v : {r.hbm_peak_bytes_per_s, r.hbm_sustained_bytes_per_s,
+                       r.interconnect_bytes_per_s, r.peak_flops_per_s})
+        row.push_back(v);
+      return row;
+    };
+    if (!r.ok) {
+      for (const std::string& design : spec.base.designs) {
+        auto row = head(design);
+        row.resize(columns(spec).size());
+        out.push_back(std::move(row));
+      }
+      continue;
+    }
+    for (const DesignRow& d : r.rows) {
+      auto row = head(d.design);
+      auto cells = design_cells(r, d);
+      row.insert(row.end(), cells.begin(), cells.end());
+      out.push_back(std::move(row));
+    }
+  }
+  return out;
+}
+
+std::string csv_field(const Cell& cell) {
+  if (cell.kind == Cell::Kind::empty) return "";
+  if (cell.kind == Cell::Kind::integer) return std::to_string(cell.integer);
+  if (cell.kind == Cell::Kind::real) return fmt::format("{}", cell.real);
+  const std::string& s = cell.text;
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string quoted = "\"";
+  for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+nlohmann::json json_value(const Cell& cell) {
+  switch (cell.kind) {
+    case Cell::Kind::empty: return nullptr;
+    case Cell::Kind::integer: return cell.integer;
+    case Cell::Kind::real: return std::isfinite(cell.real) ? nlohmann::json(cell.real) : nullptr;
+    case Cell::Kind::text: return cell.text;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string results_csv(const SweepSpec& spec, const PointResults& results) {
+  std::string out;
+  for (const std::string& c : columns(spec)) out += (out.empty() ? "" : ",") + csv_field(c);
+  out += "\n";
+  for (const auto& row : rows(spec, results)) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) line += (i ? "," : "") + csv_field(row[i]);
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string results_json(const SweepSpec& spec, const PointResults& results) {
+  nlohmann::json axes = nlohmann::json::array();
+  for (const Axis& a : spec.axes)
+    axes.push_back({{"path", a.path}, {"values", a.values}, {"zip", a.zip}});
+  std::vector<std::string> names = columns(spec);
+  nlohmann::json json_rows = nlohmann::json::array();
+  for (const auto& row : rows(spec, results)) {
+    nlohmann::json object = nlohmann::json::object();
+    for (size_t i = 0; i < row.size(); ++i) object[names[i]] = json_value(row[i]);
+    json_rows.push_back(std::move(object));
+  }
+  nlohmann::json doc = {{"tessera_version", TESSERA_VERSION},
+                        {"sweep",
+                         {{"name", spec.name},
+                          {"description", spec.description},
+                          {"plots", spec.plots}}},
+                        {"axes", axes},
+                        {"columns", names},
+                        {"rows", json_rows}};
+  return doc.dump(1) + "\n";
+}
+
+}  // namespace tessera::dse

@@ -1,0 +1,195 @@
+#include "framework/dse/sweep_spec.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "framework/common/files.hpp"
+#include "framework/common/yaml_reader.hpp"
+
+namespace tessera::dse {
+
+namespace {
+
+constexpr size_t kMaxAxisValues = 10000;
+
+double as_number(const YamlNode& node) {
+  std::string text = node.as_string();
+  try {
+    size_t used = 0;
+    double value = std::stod(text, &used);
+    if (used == text.size() && std::isfinite(value)) return value;
+  } catch (const std::logic_error&) {
+  }
+  throw node.fail("expected a number, got '" + text + "'");
+}
+
+bool as_bool(const YamlNode& node) {
+  std::string text = node.as_string();
+  if (text == "true") return true;
+  if (text == "false") return false;
+  throw node.fail("expected true or false, got '" + text + "'");
+}
+
+std::vector<std::string> range_values(const YamlNode& range) {
+  range.only_keys({"from", "to", "step", "count", "scale"});
+  double from = as_number(range.child("from"));
+  double to = as_number(range.child("to"));
+  std::string scale = range.get_string("scale", "linear");
+  if (scale != "linear" && scale != "log")
+    throw range.child("scale").fail("expected linear or log, got '" + scale + "'");
+  if (range.has("step") == range.has("count"))
+    throw range.fail("give exactly one of step (linear) or count");
+  size_t count = 0;
+  double step = 0;
+  if (range.has("step")) {
+    if (scale == "log") throw range.child("step").fail("a log range takes count, not step");
+    step = as_number(range.child("step"));
+    if (!(step > 0) || to < from)
+      throw range.fail("needs from <= to and step > 0 (got from " + fmt::format("{}", from) +
+                       ", to " + fmt::format("{}", to) + ", step " + fmt::format("{}", step) + ")");
+    // A tolerance of a millionth of a step keeps `to` when decimal steps do not add up exactly.
+    double steps = std::floor((to - from) / step * (1 + 1e-9) + 1e-6);
+    if (!(steps < kMaxAxisValues))
+      throw range.fail(fmt::format("gives more than {} values; at most {} per axis",
+                                   kMaxAxisValues, kMaxAxisValues));
+    count = static_cast<size_t>(steps) + 1;
+  } else {
+    count = static_cast<size_t>(range.child("count").as_int(1, kMaxAxisValues));
+    if (scale == "log" && !(from > 0 && to > 0))
+      throw range.fail("a log range needs from > 0 and to > 0");
+  }
+  std::vector<std::string> values;
+  for (size_t i = 0; i < count; ++i) {
+    double t = count == 1 ? 0.0 : static_cast<double>(i) / static_cast<double>(count - 1);
+    double v = step > 0 ? from + static_cast<double>(i) * step
+               : scale == "log" ? from * std::pow(to / from, t)
+                                : from + (to - from) * t;
+    values.push_back(fmt::format("{}", v));
+  }
+  return values;
+}
+
+Axis parse_axis(const YamlNode& node) {
+  if (!node.is_map()) throw node.fail("expected a map with path and values or range");
+  node.only_keys({"path", "values", "range", "zip"});
+  Axis axis;
+  axis.line = node.line();
+  axis.path = node.child("path").as_string();
+  axis.zip = node.get_string("zip", "");
+  if (node.has("values") == node.has("range"))
+    throw node.fail("give exactly one of values (a list) or range (from, to, step|count)");
+  if (node.has("values")) {
+    YamlNode values = node.child("values");
+    if (!values.is_sequence()) throw values.fail("expected a list of values");
+    axis.values = values.as_string_list();
+  } else {
+    axis.values = range_values(node.child("range"));
+  }
+  if (axis.values.empty()) throw node.fail("the axis has no values");
+  if (axis.values.size() > kMaxAxisValues)
+    throw node.fail(fmt::format("has {} values; at most {}", axis.values.size(), kMaxAxisValues));
+  return axis;
+}
+
+SweepBase parse_base(const YamlNode& node) {
+  if (!node.is_map()) throw node.fail("expected a map: model, target, chip, batch, ...");
+  node.only_keys({"model", "target", "chip", "batch", "seq", "mode", "dtype", "dims", "designs",
+                  "simulate", "groups", "max_displacement"});
+  SweepBase b;
+  b.model = node.child("model").as_string();
+  b.target = node.child("target").as_string();
+  b.chip = node.get_string("chip", "");
+  if (node.has("batch")) b.batch = node.child("batch").as_int(1, 1 << 20);
+  if (node.has("seq")) b.seq = node.child("seq").as_int(1, 1 << 24);
+  b.mode = node.get_string("mode", "");
+  if (!b.mode.empty() && b.mode != "decode" && b.mode != "prefill")
+    throw node.child("mode").fail("expected decode or prefill, got '" + b.mode + "'");
+  b.dtype = node.get_string("dtype", "");
+  if (node.has("dims")) b.dims = node.child("dims").as_string_list();
+  if (node.has("designs")) b.designs = node.child("designs").as_string_list();
+  if (b.designs.empty()) throw node.child("designs").fail("lists no design");
+  if (node.has("simulate")) b.simulate = as_bool(node.child("simulate"));
+  if (node.has("groups")) b.groups_per_chip = static_cast<uint32_t>(node.child("groups").as_int(1, 4096));
+  if (node.has("max_displacement"))
+    b.max_displacement = static_cast<int>(node.child("max_displacement").as_int(0, 8));
+  return b;
+}
+
+void check_axes(const YamlNode& axes_node, const std::vector<Axis>& axes) {
+  std::set<std::string> paths;
+  std::map<std::string, const Axis*> first_of_zip;
+  for (const Axis& axis : axes) {
+    auto where = [&](const std::string& what) {
+      return Failure(input_error(fmt::format("{}:{}: axes: {}", axes_node.file(), axis.line, what)));
+    };
+    if (!paths.insert(axis.path).second) throw where("the path '" + axis.path + "' is swept twice");
+    if (axis.zip.empty()) continue;
+    auto [it, fresh] = first_of_zip.emplace(axis.zip, &axis);
+    if (!fresh && it->second->values.size() != axis.values.size())
+      throw where(fmt::format("'{}' has {} values but '{}' (zip {}) has {}; zipped axes advance "
+                              "together and need as many values",
+                              axis.path, axis.values.size(), it->second->path, axis.zip,
+                              it->second->values.size()));
+  }
+}
+
+SweepSpec parse(const YamlNode& root, const std::string& text) {
+  if (!root.is_map()) throw root.fail("a sweep file must be a YAML map: name, base, axes, plots");
+  root.only_keys({"name", "description", "base", "axes", "plots"});
+  SweepSpec spec;
+  spec.file = root.file();
+  spec.text = text;
+  spec.name = root.child("name").as_string();
+  spec.description = root.get_string("description", "");
+  spec.base = parse_base(root.child("base"));
+  if (root.has("axes")) {
+    YamlNode axes = root.child("axes");
+    if (!axes.is_sequence()) throw axes.fail("expected a list of axes");
+    for (const YamlNode& item : axes.items()) spec.axes.push_back(parse_axis(item));
+    check_axes(axes, spec.axes);
+  }
+  if (root.has("plots")) {
+    YamlNode plots = root.child("plots");
+    spec.plots = plots.as_string_list();
+    for (const std::string& plot : spec.plots) {
+      bool known = false;
+      for (const std::string& k : known_plots()) known |= k == plot;
+      if (known) continue;
+      std::string valid;
+      for (const std::string& k : known_plots()) valid += (valid.empty() ? "" : ", ") + k;
+      throw plots.fail("unknown plot '" + plot + "'; known: " + valid);
+    }
+  }
+  return spec;
+}
+
+}  // namespace
+
+const std::vector<std::string>& known_plots() {
+  static const std::vector<std::string> plots = {"breakdown",       "latency_vs_hbm",
+                                                 "utilisation_vs_hbm", "noc_hbm_heatmap",
+                                                 "latency_vs_cores", "flops_vs_bandwidth"};
+  return plots;
+}
+
+Result<SweepSpec> parse_sweep_text(const std::string& text, const std::string& file) {
+  auto root = YamlNode::load_string(text, file);
+  if (!root) return root.error();
+  try {
+    return parse(*root, text);
+  } catch (const Failure& f) {
+    return f.error();
+  }
+}
+
+Result<SweepSpec> read_sweep(const std::string& file) {
+  auto text = read_file(file);
+  if (!text) return text.error();
+  return parse_sweep_text(*text, file);
+}
+
+}  // namespace tessera::dse

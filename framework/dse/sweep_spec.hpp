@@ -1,0 +1,67 @@
+// Sweep files (configs/sweeps/*.yaml): the design space `tessera sweep` explores (docs/dse.md).
+//
+//   name: fig19-hbm-bandwidth
+//   description: one line
+//   base: {model: llama2-13b, target: ipu_alltoall, chip: ipu-pod4-hbm3e, batch: 32,
+//          seq: 2048, designs: [basic, static, elk-dyn, elk-full, ideal], simulate: true}
+//   axes:
+//     - {path: memory.bandwidth_bytes_per_s, range: {from: 2e12, to: 18e12, step: 2e12}}
+//     - {path: topology.kind, values: [alltoall, mesh]}
+//     - {path: cores, values: [2944, 5888], zip: c}   # axes sharing a zip label advance together
+//   plots: [latency_vs_hbm, utilisation_vs_hbm, breakdown]
+//
+// Points are the cartesian product of the zip groups (an axis without a label is a group of its
+// own), the first axis varying slowest. The parsed spec keeps every value as written (text), so a
+// point's chip parameter reaches the plugin exactly as the sweep file spells it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "framework/common/status.hpp"
+
+namespace tessera::dse {
+
+struct SweepBase {
+  std::string model;  // zoo name or model file (relative paths: to the sweep file)
+  std::string target;
+  std::string chip;  // preset or chip file; empty: the target's default
+  int64_t batch = 1;
+  int64_t seq = 0;  // 0: the model's default
+  std::string mode;   // decode | prefill; empty: the model's default
+  std::string dtype;  // empty: the model's
+  std::vector<std::string> dims;  // ONNX --dim bindings, NAME=VALUE
+  std::vector<std::string> designs = {"basic", "static", "elk-dyn", "elk-full", "ideal"};
+  bool simulate = true;
+  uint32_t groups_per_chip = 4;  // simulator core groups (docs/simulator.md)
+  int max_displacement = 4;
+};
+
+struct Axis {
+  std::string path;
+  std::vector<std::string> values;  // as written (ranges formatted with {})
+  std::string zip;                  // group label; empty: its own group
+  int line = 0;                     // in the sweep file, for errors
+};
+
+struct SweepSpec {
+  std::string file;  // as given, for messages
+  std::string text;  // the file's bytes: the run directory keeps them to recognise the sweep
+  std::string name;
+  std::string description;
+  SweepBase base;
+  std::vector<Axis> axes;
+  std::vector<std::string> plots;
+};
+
+// Errors (input, naming file, line and key): unknown keys, a value of the wrong kind, a range
+// that is empty or has more than 10000 values, zipped axes of different lengths, an axis given
+// twice. Axis paths are checked against the chip and model later (point_setup.hpp).
+Result<SweepSpec> read_sweep(const std::string& file);
+Result<SweepSpec> parse_sweep_text(const std::string& text, const std::string& file);
+
+// The plots `tessera plot` knows (framework/dse/plot_sweep.py), for validation.
+const std::vector<std::string>& known_plots();
+
+}  // namespace tessera::dse

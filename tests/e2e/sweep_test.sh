@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# sweep_test.sh TESSERA MPIEXEC|"" WORKDIR SWEEP — `tessera sweep` as a user runs it: failed points
+# kept with their reason, a finished run resumed as a no-op, a run killed midway and resumed to the
+# same bytes, the same bytes from `mpirun -np 2` (when MPI is built), a different sweep refused in
+# the same run directory, and the figures drawn from the run.
+set -u
+tessera=$1 mpiexec=$2 work=$3 sweep=$4
+fail() { echo "FAIL: $*"; exit 1; }
+rm -rf "$work" && mkdir -p "$work"
+name=e2e-small
+
+"$tessera" sweep "$sweep" -o "$work/local" --threads 2 >"$work/local.out" 2>&1 ||
+  fail "local run: $(cat "$work/local.out")"
+grep -q "^sweep $name: 6 points — 6 run now in .*, 0 from an earlier run; 3 failed$" "$work/local.out" ||
+  fail "local summary: $(cat "$work/local.out")"
+grep -q "^  point 3 failed: op 'layers.0.q_proj' needs at least 22.5 KiB of SRAM per core" "$work/local.out" ||
+  fail "failed point's reason not reported: $(cat "$work/local.out")"
+grep -q "^3,failed,\"op 'layers.0.q_proj' needs at least 22.5 KiB of SRAM per core .*\",16384,0.5e12,llama2-7b," \
+  "$work/local/results.csv" || fail "failed point not in results.csv"
+[[ $(grep -c ',ok,' "$work/local/results.csv") == 6 ]] || fail "expected 3 ok points x 2 designs"
+
+"$tessera" sweep "$sweep" -o "$work/local" >"$work/again.out" 2>&1 || fail "rerun: $(cat "$work/again.out")"
+grep -q "^sweep $name: 6 points, 0 to run, 6 already in $work/local$" "$work/again.out" ||
+  fail "a finished run is not skipped: $(cat "$work/again.out")"
+
+# Killed once the first point is on disk; the resumed run must end with the same bytes.
+"$tessera" sweep "$sweep" -o "$work/killed" --threads 1 >/dev/null 2>&1 &
+pid=$!
+for ((i = 0; i < 6000; ++i)); do
+  compgen -G "$work/killed/points/*.json" >/dev/null && break
+  sleep 0.05
+done
+kill -9 "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+done_before=$(find "$work/killed/points" -name '*.json' | wc -l)
+((done_before >= 1 && done_before < 6)) || fail "kill left $done_before of 6 points"
+compgen -G "$work/killed/points/*.tmp*" >/dev/null && fail "a partial point file survived the kill"
+"$tessera" sweep "$sweep" -o "$work/killed" >"$work/resume.out" 2>&1 || fail "resume: $(cat "$work/resume.out")"
+grep -q "^sweep $name: 6 points, $((6 - done_before)) to run, $done_before already in" "$work/resume.out" ||
+  fail "resume did not skip the finished points: $(cat "$work/resume.out")"
+cmp -s "$work/local/results.csv" "$work/killed/results.csv" || fail "killed+resumed CSV differs"
+cmp -s "$work/local/results.json" "$work/killed/results.json" || fail "killed+resumed JSON differs"
+
+if [[ -n $mpiexec ]]; then
+  # OpenMPI's own allocations outlive MPI_Finalize; under ASan they are not ours to report.
+  ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+    "$mpiexec" --oversubscribe -np 2 "$tessera" sweep "$sweep" -o "$work/mpi" >"$work/mpi.out" 2>&1 ||
+    fail "mpirun: $(cat "$work/mpi.out")"
+  grep -q "^sweep $name: 6 points — 6 run now" "$work/mpi.out" || fail "mpi summary: $(cat "$work/mpi.out")"
+  cmp -s "$work/local/results.csv" "$work/mpi/results.csv" || fail "MPI CSV differs from the local run"
+  cmp -s "$work/local/results.json" "$work/mpi/results.json" || fail "MPI JSON differs"
+fi
+
+sed "s/^name: $name/name: other/" "$sweep" >"$work/other.yaml"
+"$tessera" sweep "$work/other.yaml" -o "$work/local" >"$work/other.out" 2>&1
+status=$?
+[[ $status == 3 ]] || fail "a different sweep in the run directory exits $status"
+grep -qF "error: $work/local holds the results of a different sweep (its sweep.yaml differs from $work/other.yaml); pass another -o DIR, or --force to discard those results" \
+  "$work/other.out" || fail "different-sweep message: $(cat "$work/other.out")"
+
+"$tessera" plot "$work/local" >"$work/plot.out" 2>&1 || fail "plot: $(cat "$work/plot.out")"
+for f in latency_vs_hbm breakdown; do
+  [[ -s $work/local/plots/$f.png && -s $work/local/plots/$f.svg ]] || fail "plot $f not drawn"
+done
+grep -q "HBM bandwidth (TB/s)" "$work/local/plots/latency_vs_hbm.svg" || fail "axis label missing"
+echo ok

@@ -1,0 +1,138 @@
+// Points against the real planner, simulator and ipu_alltoall plugin: axis paths checked before
+// anything runs (with the valid paths near a wrong one), a point that does not fit recorded with
+// its reason, the per-op plan cache shared by points that differ only in HBM bandwidth, and the
+// scale knobs reaching the machine.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "framework/dse/evaluate_point.hpp"
+#include "framework/dse/point_setup.hpp"
+#include "framework/planner/chip_models.hpp"
+#include "framework/plugin/plugin_set.hpp"
+
+namespace tessera::dse {
+namespace {
+
+Registry registry() { return Registry::discover(plugin_search_dirs({})); }
+
+SweepSpec sweep(const std::string& axes) {
+  return parse_sweep_text(
+             "name: t\nbase: {model: llama2-7b, target: ipu_alltoall, chip: ipu-mk2-hbm3e, batch: "
+             "1, seq: 16, designs: [basic, elk-dyn]}\naxes:\n" + axes,
+             "s.yaml")
+      .take();
+}
+
+std::string check_error(const std::string& axes) {
+  PluginSet plugins(registry());
+  Status status = check_sweep(sweep(axes), plugins);
+  EXPECT_FALSE(status.ok());
+  return status ? "" : status.error().message;
+}
+
+TEST(CheckSweep, AWrongChipParameterListsTheValidPathsNearIt) {
+  std::string e = check_error("  - {path: topology.hbm.bytes_per_sec, values: [1e12]}\n");
+  EXPECT_TRUE(e.starts_with("s.yaml:4: axes: unknown path 'topology.hbm.bytes_per_sec' (")) << e;
+  EXPECT_NE(e.find("ipu-mk2-hbm3e.yaml: plugin 'ipu_alltoall': create_topology: unknown topology "
+                   "parameter 'hbm.bytes_per_sec'"),
+            std::string::npos)
+      << e;
+  EXPECT_TRUE(e.ends_with(
+      "; valid paths near it: topology.hbm.bytes_per_s, topology.sram_bytes_per_core, "
+      "scale.hbm_bytes_per_s, topology.hbm.controllers, topology.cores_per_chip, topology.chips; "
+      "any parameter the chip's plugins read is SECTION.PARAM, SECTION one of topology, "
+      "cost_model, memory_model, partitioner, layout_mapper, codegen"))
+      << e;
+}
+
+TEST(CheckSweep, AMisspeltKnobAndBadValues) {
+  std::string e = check_error("  - {path: memory.bandwith, values: [1e12]}\n");
+  EXPECT_EQ(e.substr(0, 97),
+            "s.yaml:4: axes: unknown path 'memory.bandwith'; valid paths near it: "
+            "memory.bandwidth_bytes_per_s");
+  EXPECT_EQ(check_error("  - {path: cores, values: [64, 0]}\n"),
+            "s.yaml:4: axes: cores: value '0': expected a whole number >= 1");
+  EXPECT_EQ(check_error("  - {path: flops_scale, values: [2, fast]}\n"),
+            "s.yaml:4: axes: flops_scale: value 'fast': expected a number > 0");
+  PluginSet plugins(registry());
+  EXPECT_TRUE(check_sweep(sweep("  - {path: topology.cores_per_chip, values: [64]}\n"), plugins).ok());
+}
+
+TEST(SetupPoint, KnobsReachTheChipSpecAndTheMachine) {
+  SweepSpec s = sweep(
+      "  - {path: memory.bandwidth_bytes_per_s, values: [3e12]}\n"
+      "  - {path: interconnect_scale, values: [2]}\n"
+      "  - {path: flops_scale, values: [4]}\n"
+      "  - {path: cores, values: [736]}\n");
+  PluginSet plugins(registry());
+  PointSetup setup = setup_point(s, enumerate_points(s).front(), plugins).take();
+  EXPECT_EQ(setup.chip.scale, (ChipScale{3e12, 2, 4}));
+  planner::ChipModels scaled = planner::build_chip(plugins, setup.chip).take();
+  ChipSpec plain_spec = setup.chip;
+  plain_spec.scale = {};
+  planner::ChipModels plain = planner::build_chip(plugins, plain_spec).take();
+  const planner::Machine& m = scaled.machine;
+  EXPECT_EQ(m.cores, 736u);
+  EXPECT_DOUBLE_EQ(m.hbm_peak_bytes_per_s, 3e12);
+  EXPECT_DOUBLE_EQ(m.hbm_bytes_per_s / m.hbm_peak_bytes_per_s,
+                   plain.machine.hbm_bytes_per_s / plain.machine.hbm_peak_bytes_per_s)
+      << "the memory model's efficiency is kept";
+  EXPECT_DOUBLE_EQ(m.shift_bytes_per_s_per_core, 2 * plain.machine.shift_bytes_per_s_per_core);
+  EXPECT_DOUBLE_EQ(m.preload_bytes_per_s_per_core, 2 * plain.machine.preload_bytes_per_s_per_core);
+  EXPECT_DOUBLE_EQ(m.peak_flops_per_s, 4 * plain.machine.peak_flops_per_s);
+  EXPECT_EQ(m.compute_speedup, 4);
+  EXPECT_DOUBLE_EQ(scaled.on_chip_link_scale, 2);
+  EXPECT_DOUBLE_EQ(scaled.memory_link_scale, 3e12 / plain.machine.hbm_peak_bytes_per_s);
+}
+
+TEST(EvaluatePoint, PointsShareOpPlansAcrossHbmBandwidthAndFailuresKeepTheirReason) {
+  SweepSpec s = sweep(
+      "  - {path: topology.sram_bytes_per_core, values: [638976, 16384]}\n"
+      "  - {path: memory.bandwidth_bytes_per_s, values: [1e12, 2e12]}\n");
+  auto points = enumerate_points(s);
+  PlanCache cache;
+  Registry reg = registry();
+  PointResult slow = evaluate_point(s, points[0], reg, cache, {2});
+  PointResult fast = evaluate_point(s, points[1], reg, cache, {2});
+  ASSERT_TRUE(slow.ok) << slow.reason;
+  ASSERT_TRUE(fast.ok) << fast.reason;
+  EXPECT_EQ(cache.misses(), 1u);
+  EXPECT_EQ(cache.hits(), 1u);
+  ASSERT_EQ(slow.rows.size(), 2u);
+  EXPECT_EQ(slow.rows[1].design, "elk-dyn");
+  EXPECT_TRUE(slow.rows[1].simulated);
+  EXPECT_GT(slow.rows[1].planned.latency_s, fast.rows[1].planned.latency_s);
+  EXPECT_GT(slow.rows[1].simulated_metrics.latency_s, fast.rows[1].simulated_metrics.latency_s);
+  EXPECT_EQ(fast.hbm_peak_bytes_per_s, 2e12);
+
+  PointResult tiny = evaluate_point(s, points[2], reg, cache, {2});
+  EXPECT_FALSE(tiny.ok);
+  EXPECT_TRUE(tiny.rows.empty());
+  EXPECT_EQ(tiny.reason.substr(0, 78),
+            "op 'layers.0.q_proj' needs at least 22.5 KiB of SRAM per core under any plan (");
+  EXPECT_EQ(tiny.cores, 1472u) << "what ran is still described";
+}
+
+TEST(PlanCache, ConcurrentPointsComputeAKeyOnce) {
+  PlanCache cache;
+  std::atomic<int> computed{0};
+  auto compute = [&]() -> Result<PlanCache::Plans> {
+    ++computed;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return PlanCache::Plans(3);
+  };
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i)
+    threads.emplace_back([&] { EXPECT_EQ(cache.get("k", compute).take()->size(), 3u); });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(computed.load(), 1);
+  EXPECT_EQ(cache.hits() + cache.misses(), 4u);
+  auto failing = [&]() -> Result<PlanCache::Plans> { return input_error("no plan fits"); };
+  EXPECT_EQ(cache.get("bad", failing).error().message, "no plan fits");
+  EXPECT_EQ(cache.get("bad", failing).error().message, "no plan fits") << "failures not cached";
+}
+
+}  // namespace
+}  // namespace tessera::dse

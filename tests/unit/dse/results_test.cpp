@@ -1,0 +1,110 @@
+// Result tables: the CSV's columns and cells exactly, failed points, quoting, and the JSON a
+// point travels in (run directory, MPI) read back unchanged.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "framework/dse/point_result.hpp"
+#include "framework/dse/results_table.hpp"
+
+namespace tessera::dse {
+namespace {
+
+SweepSpec spec() {
+  return parse_sweep_text(R"(name: t
+base: {model: llama2-7b, target: ipu_alltoall, batch: 2, designs: [basic, ideal]}
+axes:
+  - {path: memory.bandwidth_bytes_per_s, values: [1e12, 2e12]}
+  - {path: batch, values: [2]}
+plots: [breakdown]
+)",
+                          "s.yaml")
+      .take();
+}
+
+PointResult ok_point() {
+  PointResult r;
+  r.index = 0;
+  r.values = {"1e12", "2"};
+  r.ok = true;
+  r.model = "llama2-7b";
+  r.target = "ipu_alltoall";
+  r.chip = "ipu-mk2";
+  r.batch = 2;
+  r.cores = 1472;
+  r.hbm_peak_bytes_per_s = 1e12;
+  r.hbm_sustained_bytes_per_s = 0.8e12;
+  r.interconnect_bytes_per_s = 7e12;
+  r.peak_flops_per_s = 2.5e14;
+  DesignRow basic{"basic", {2e-3, 0.5, 0.25, 0, 1e12, 1e-3, 0.5e-3, 0.25e-3, 0.25e-3}, 1, true,
+                  {2.5e-3, 0.4, 0.2, 0.1, 0.8e12, 1e-3, 1e-3, 0.25e-3, 0.25e-3}};
+  DesignRow ideal{"ideal", {1e-3, 1, 0.5, 0, 2e12, 0.5e-3, 0.5e-3, 0, 0}, 1, false, {}};
+  r.rows = {basic, ideal};
+  r.wall_s = 1.5;
+  return r;
+}
+
+TEST(ResultsTable, CsvHasTheAxesThenEveryMetricPerDesign) {
+  PointResults results;
+  results[0] = ok_point();
+  PointResult failed;
+  failed.index = 1;
+  failed.values = {"2e12", "2"};
+  failed.target = "ipu_alltoall";
+  failed.reason = "op 'x' needs 8 MiB, \"more\" than the chip";
+  results[1] = failed;
+  std::string csv = results_csv(spec(), results);
+  std::string header =
+      "point,status,reason,memory.bandwidth_bytes_per_s,model,target,chip,batch,seq,mode,dtype,"
+      "design,cores,hbm_peak_bytes_per_s,hbm_sustained_bytes_per_s,interconnect_bytes_per_s,"
+      "peak_flops_per_s,planned_ms,speedup_vs_basic,of_ideal,hbm_util,noc_util,tflops,"
+      "exec_only_ms,overlap_ms,stall_ms,congest_ms,orders,sim_ms,sim_hbm_util,sim_noc_util,"
+      "sim_sram_util,sim_tflops,sim_exec_only_ms,sim_overlap_ms,sim_stall_ms,sim_congest_ms\n";
+  std::string basic =
+      "0,ok,,1e12,llama2-7b,ipu_alltoall,ipu-mk2,2,,,,basic,1472,1000000000000,800000000000,"
+      "7000000000000,250000000000000,2,1,0.5,0.5,0.25,1,1,0.5,0.25,0.25,1,2.5,0.4,0.2,0.1,0.8,1,"
+      "1,0.25,0.25\n";
+  std::string ideal =
+      "0,ok,,1e12,llama2-7b,ipu_alltoall,ipu-mk2,2,,,,ideal,1472,1000000000000,800000000000,"
+      "7000000000000,250000000000000,1,2,1,1,0.5,2,0.5,0.5,0,0,1,,,,,,,,,\n";
+  std::string fail_row =
+      "1,failed,\"op 'x' needs 8 MiB, \"\"more\"\" than the chip\",2e12,,ipu_alltoall,,,,,,";
+  EXPECT_EQ(csv.substr(0, header.size()), header);
+  EXPECT_NE(csv.find(basic), std::string::npos) << csv;
+  EXPECT_NE(csv.find(ideal), std::string::npos) << csv;
+  EXPECT_NE(csv.find(fail_row + "basic" + std::string(25, ',') + "\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(fail_row + "ideal,"), std::string::npos) << csv;
+}
+
+TEST(ResultsTable, JsonCarriesTheSweepAndTheSameRows) {
+  PointResults results;
+  results[0] = ok_point();
+  auto json = nlohmann::json::parse(results_json(spec(), results));
+  EXPECT_EQ(json["sweep"]["name"], "t");
+  EXPECT_EQ(json["sweep"]["plots"], nlohmann::json::array({"breakdown"}));
+  EXPECT_EQ(json["axes"][0]["path"], "memory.bandwidth_bytes_per_s");
+  ASSERT_EQ(json["rows"].size(), 2u);
+  EXPECT_EQ(json["rows"][0]["planned_ms"], 2.0);
+  EXPECT_EQ(json["rows"][1]["sim_ms"], nullptr);
+  EXPECT_EQ(json["rows"][0]["memory.bandwidth_bytes_per_s"], "1e12");
+}
+
+TEST(PointResult, JsonRoundTripIsExact) {
+  PointResult r = ok_point();
+  r.rows[0].planned.latency_s = 0.1 + 0.2;  // not a short decimal
+  auto back = point_from_json(nlohmann::json::parse(to_json(r).dump()), "p.json").take();
+  EXPECT_EQ(to_json(back).dump(), to_json(r).dump());
+  EXPECT_EQ(back.rows[0].planned.latency_s, 0.1 + 0.2);
+  EXPECT_TRUE(back.rows[0].simulated);
+  EXPECT_FALSE(back.rows[1].simulated);
+}
+
+TEST(PointResult, ADamagedFileSaysWhichAndWhatToDo) {
+  auto r = point_from_json(nlohmann::json::parse(R"({"index": 3})"), "RUN/points/000003.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message.substr(0, 52), "RUN/points/000003.json: not a sweep point result ([j");
+  EXPECT_TRUE(r.error().message.ends_with("); delete the file to run the point again"));
+}
+
+}  // namespace
+}  // namespace tessera::dse
