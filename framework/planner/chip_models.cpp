@@ -112,28 +112,6 @@ Status fill_rates(Machine& m, const Topology& topology, const CostModel& cost_mo
   return ok_status();
 }
 
-Status apply_scale(ChipModels& models, const ChipScale& scale) {
-  Machine& m = models.machine;
-  if (scale.flops != 1 && models.partitioner)
-    return input_error("scale.flops: the chip's plugin Partitioner ('" + m.target +
-                       "') times the ops itself, so the framework cannot scale their compute; "
-                       "scale its cost_model parameters instead");
-  m.compute_speedup = scale.flops;
-  m.peak_flops_per_s *= scale.flops;
-  m.shift_bytes_per_s_per_core *= scale.interconnect;
-  m.preload_bytes_per_s_per_core *= scale.interconnect;
-  m.interconnect_bytes_per_s *= scale.interconnect;
-  models.on_chip_link_scale = scale.interconnect;
-  if (scale.hbm_bytes_per_s == 0) return ok_status();
-  if (!(m.hbm_peak_bytes_per_s > 0))
-    return input_error("scale.hbm_bytes_per_s: the chip has no HBM bandwidth to scale");
-  double factor = scale.hbm_bytes_per_s / m.hbm_peak_bytes_per_s;
-  m.hbm_bytes_per_s *= factor;
-  m.hbm_peak_bytes_per_s = scale.hbm_bytes_per_s;
-  models.memory_link_scale = factor;
-  return ok_status();
-}
-
 template <class Object, class Create>
 Result<Object> create_for(PluginSet& plugins, const ChipSpec& chip, Interface i, Create create) {
   auto library = plugins.library(chip.plugin_for(i));
@@ -150,7 +128,7 @@ Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip) {
   if (!topology) return topology.error();
   auto cost_model = create_for<CostModel>(plugins, chip, Interface::cost_model, &create_cost_model);
   if (!cost_model) return cost_model.error();
-  ChipModels models{std::move(*topology), std::move(*cost_model), std::nullopt, std::nullopt, {}, 1, 1};
+  ChipModels models{std::move(*topology), std::move(*cost_model), std::nullopt, std::nullopt, {}, {}};
   if (chip.sections.count(Interface::memory_model) != 0) {
     auto memory =
         create_for<MemoryModel>(plugins, chip, Interface::memory_model, &create_memory_model);
@@ -175,9 +153,32 @@ Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip) {
   m.sram_bytes_per_s_per_core = info->sram_bytes_per_s;
   Status status = fill_rates(m, models.topology, models.cost_model);
   if (status) status = fill_hbm(m, models.topology, *info, models.memory);
-  if (status) status = apply_scale(models, chip.scale);
   if (!status) return in_chip_file(chip, status.error());
+  auto links = scale_machine(m, chip.scale, models.partitioner.has_value());
+  if (!links) return in_chip_file(chip, links.error());
+  models.link_scale = *links;
   return models;
+}
+
+Result<LinkScale> scale_machine(Machine& m, const ChipScale& scale, bool plugin_partitioner) {
+  if (scale.flops != 1 && plugin_partitioner)
+    return input_error("scale.flops: the chip's plugin Partitioner ('" + m.target +
+                       "') times the ops itself, so the framework cannot scale their compute; "
+                       "scale its cost_model parameters instead");
+  LinkScale links;
+  m.compute_speedup = scale.flops;
+  m.peak_flops_per_s *= scale.flops;
+  m.shift_bytes_per_s_per_core *= scale.interconnect;
+  m.preload_bytes_per_s_per_core *= scale.interconnect;
+  m.interconnect_bytes_per_s *= scale.interconnect;
+  links.on_chip = scale.interconnect;
+  if (scale.hbm_bytes_per_s == 0) return links;
+  if (!(m.hbm_peak_bytes_per_s > 0))
+    return input_error("scale.hbm_bytes_per_s: the chip has no HBM bandwidth to scale");
+  links.memory = scale.hbm_bytes_per_s / m.hbm_peak_bytes_per_s;
+  m.hbm_bytes_per_s *= links.memory;
+  m.hbm_peak_bytes_per_s = scale.hbm_bytes_per_s;
+  return links;
 }
 
 }  // namespace tessera::planner

@@ -12,21 +12,29 @@
 
 namespace tessera::planner {
 
+// Factors the simulator multiplies the topology's links by, per class (the chip file's scale).
+struct LinkScale {
+  double memory = 1;   // links between memory controllers and the network
+  double on_chip = 1;  // every other link inside a chip
+};
+
 struct ChipModels {
   Topology topology;
   CostModel cost_model;
   std::optional<MemoryModel> memory;        // absent: HBM is modelled by the topology's rates
   std::optional<Partitioner> partitioner;   // absent: the framework's default partitioner
   Machine machine;
-  // The chip file's scale section, applied to `machine` already; the simulator multiplies the
-  // topology's links of these classes by these factors (1: as the plugin reports them).
-  double memory_link_scale = 1;
-  double on_chip_link_scale = 1;
+  LinkScale link_scale;  // the chip file's scale section, already applied to `machine`
 };
 
 // Errors: a plugin the chip names cannot be loaded or lacks Topology/CostModel (plugin error);
 // a parameter the plugin rejects (its message, naming the parameter); a scale the chip cannot take
 // (scale.hbm_bytes_per_s without HBM, scale.flops with a plugin Partitioner: input errors).
 Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip);
+
+// Applies a chip file's scale section (ChipScale) to the Machine read off the plugins and returns
+// the link factors for the simulator. Input errors: scale.flops with a plugin Partitioner (its op
+// times are its own), scale.hbm_bytes_per_s on a machine without HBM bandwidth.
+Result<LinkScale> scale_machine(Machine& machine, const ChipScale& scale, bool plugin_partitioner);
 
 }  // namespace tessera::planner

@@ -16,8 +16,8 @@ Result<SimResult> simulate_program(const codegen::Program& program, planner::Chi
   auto graph = read_chip_graph(chip.topology);
   if (!graph) return graph.error();
   for (Link& link : graph->links) {
-    if (link.link_class == TESSERA_LINK_MEMORY) link.bytes_per_s *= chip.memory_link_scale;
-    if (link.link_class == TESSERA_LINK_ON_CHIP) link.bytes_per_s *= chip.on_chip_link_scale;
+    if (link.link_class == TESSERA_LINK_MEMORY) link.bytes_per_s *= chip.link_scale.memory;
+    if (link.link_class == TESSERA_LINK_ON_CHIP) link.bytes_per_s *= chip.link_scale.on_chip;
   }
   auto first = rate->bytes_per_s(0);
   if (!first) return first.error();

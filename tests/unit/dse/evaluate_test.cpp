@@ -1,7 +1,7 @@
 // Points against the real planner, simulator and ipu_alltoall plugin: axis paths checked before
 // anything runs (with the valid paths near a wrong one), a point that does not fit recorded with
 // its reason, the per-op plan cache shared by points that differ only in HBM bandwidth, and the
-// scale knobs reaching the machine.
+// scale knobs reaching the machine (or refused where the chip cannot take them).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -83,8 +83,27 @@ TEST(SetupPoint, KnobsReachTheChipSpecAndTheMachine) {
   EXPECT_DOUBLE_EQ(m.preload_bytes_per_s_per_core, 2 * plain.machine.preload_bytes_per_s_per_core);
   EXPECT_DOUBLE_EQ(m.peak_flops_per_s, 4 * plain.machine.peak_flops_per_s);
   EXPECT_EQ(m.compute_speedup, 4);
-  EXPECT_DOUBLE_EQ(scaled.on_chip_link_scale, 2);
-  EXPECT_DOUBLE_EQ(scaled.memory_link_scale, 3e12 / plain.machine.hbm_peak_bytes_per_s);
+  EXPECT_DOUBLE_EQ(scaled.link_scale.on_chip, 2);
+  EXPECT_DOUBLE_EQ(scaled.link_scale.memory, 3e12 / plain.machine.hbm_peak_bytes_per_s);
+}
+
+TEST(ChipScale, KnobsTheChipCannotTakeAreInputErrors) {
+  PluginSet plugins(registry());
+  auto tree = plugins.library("tree_simd");
+  ASSERT_TRUE(tree.ok()) << tree.error().message;
+  ChipSpec chip = resolve_chip("mncore2-mini", (*tree)->manifest()).take();
+  chip.scale.flops = 2;
+  auto models = planner::build_chip(plugins, chip);
+  ASSERT_FALSE(models.ok());
+  EXPECT_TRUE(models.error().message.ends_with(
+      "scale.flops: the chip's plugin Partitioner ('tree_simd') times the ops itself, so the "
+      "framework cannot scale their compute; scale its cost_model parameters instead"))
+      << models.error().message;
+
+  planner::Machine no_hbm;
+  auto none = planner::scale_machine(no_hbm, ChipScale{1e12, 1, 1}, false);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().message, "scale.hbm_bytes_per_s: the chip has no HBM bandwidth to scale");
 }
 
 TEST(EvaluatePoint, PointsShareOpPlansAcrossHbmBandwidthAndFailuresKeepTheirReason) {

@@ -35,6 +35,25 @@ memory_model:
   EXPECT_EQ(m.items[0], (std::pair<std::string, std::string>{"config", "hbm3e.ini"}));
 }
 
+TEST(Chip, ScaleSectionIsReadAndChecked) {
+  auto chip = parse_chip_text(
+      "name: c\ntarget: t\nscale: {hbm_bytes_per_s: 8e12, interconnect: 0.5}\n", "/x/c.yaml");
+  ASSERT_TRUE(chip.ok()) << chip.error().message;
+  EXPECT_EQ(chip->scale, (ChipScale{8e12, 0.5, 1}));
+  auto bad = parse_chip_text("name: c\ntarget: t\nscale:\n  flops: fast\n", "/x/c.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "/x/c.yaml:4: 'scale.flops': expected a number > 0, got 'fast'");
+  auto zero = parse_chip_text("name: c\ntarget: t\nscale: {interconnect: 0}\n", "/x/c.yaml");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.error().message,
+            "/x/c.yaml:3: 'scale.interconnect': expected a number > 0, got '0'");
+  auto typo = parse_chip_text("name: c\ntarget: t\nscale: {flop: 2}\n", "/x/c.yaml");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_EQ(typo.error().message,
+            "/x/c.yaml:3: 'scale.flop': unknown key 'flop' (did you mean 'flops'?); valid keys: "
+            "hbm_bytes_per_s, interconnect, flops");
+}
+
 TEST(Chip, UnknownSectionSuggestsTheInterface) {
   TempDir dir;
   auto chip = read_chip(dir.write("c.yaml", "name: x\ntarget: t\ntopologie: {}\n"));
