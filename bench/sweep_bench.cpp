@@ -17,8 +17,8 @@ namespace {
 
 void BM_ShippedSweep(benchmark::State& state, const std::string& name) {
   namespace fs = std::filesystem;
-  SweepSpec spec = read_sweep(std::string(TESSERA_SOURCE_DIR) + "/configs/sweeps/" + name + ".yaml")
-                       .take();
+  SweepSpec spec =
+      read_sweep(std::string(TESSERA_SOURCE_DIR) + "/configs/sweeps/" + name + ".yaml").take();
   Registry registry = Registry::discover(plugin_search_dirs({}));
   fs::path dir = fs::temp_directory_path() / ("tessera-sweep-bench-" + name);
   size_t points = 0, failed = 0, searched = 0, reused = 0;
@@ -47,9 +47,13 @@ void BM_ShippedSweep(benchmark::State& state, const std::string& name) {
 }
 
 BENCHMARK_CAPTURE(BM_ShippedSweep, fig19_reduced, std::string("fig19-hbm-bandwidth-reduced"))
-    ->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(BM_ShippedSweep, fig22_reduced, std::string("fig22-noc-hbm-reduced"))
-    ->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace tessera::dse

@@ -42,8 +42,8 @@ fs::path plot_script() {
   boost::dll::fs::error_code ec;
   auto exe = boost::dll::program_location(ec);
   if (!ec) {
-    fs::path installed = fs::path(exe.string()).parent_path() / ".." / "share" / "tessera" /
-                         "plot_sweep.py";
+    fs::path installed =
+        fs::path(exe.string()).parent_path() / ".." / "share" / "tessera" / "plot_sweep.py";
     if (fs::exists(installed)) return installed;
   }
   return TESSERA_PLOT_SCRIPT;
@@ -72,15 +72,15 @@ int run(const std::vector<std::string>& args, bool quiet) {
 int run_plot(const PlotOptions& o) {
   std::string py = python();
   if (run({py, "-c", "import matplotlib"}, true) != 0)
-    throw Failure(input_error(
-        "tessera plot needs Python 3 with matplotlib, and '" + py +
-        "' has none: install it (Debian: apt-get install python3-matplotlib) or point "
-        "TESSERA_PYTHON at a python3 that has it"));
+    throw Failure(
+        input_error("tessera plot needs Python 3 with matplotlib, and '" + py +
+                    "' has none: install it (Debian: apt-get install python3-matplotlib) or point "
+                    "TESSERA_PYTHON at a python3 that has it"));
   fs::path script = plot_script();
   if (!fs::exists(script))
     throw Failure(input_error(script.string() + ": the plot script is missing; reinstall tessera"));
-  std::vector<std::string> args = {py, script.string(), o.run_dir, "--metric", o.metric,
-                                   "--formats", o.formats};
+  std::vector<std::string> args = {py,       script.string(), o.run_dir, "--metric",
+                                   o.metric, "--formats",     o.formats};
   if (!o.output.empty()) args.insert(args.end(), {"--out", o.output});
   if (!o.only.empty()) args.insert(args.end(), {"--only", o.only});
   std::cout.flush();

@@ -40,8 +40,8 @@ std::string progress_line(const dse::Progress& p) {
   std::string line = "[" + std::string(filled, '#') + std::string(kWidth - filled, '-') + "] " +
                      fmt::format("{}/{} points", finished, p.total);
   if (p.failed) line += fmt::format(" · {} failed", p.failed);
-  return line + fmt::format(" · {:.1f} points/min · {} left", p.points_per_minute(),
-                            duration(p.left_s()));
+  return line +
+         fmt::format(" · {:.1f} points/min · {} left", p.points_per_minute(), duration(p.left_s()));
 }
 
 // On a terminal one line rewritten in place; with -v and no terminal, a line per point.
@@ -50,16 +50,18 @@ std::function<void(const dse::Progress&)> progress_printer(bool verbose) {
   if (!tty && !verbose) return {};
   return [tty](const dse::Progress& p) {
     bool last = p.skipped + p.done >= p.total;
-    if (tty) std::cerr << "\r\033[K" << progress_line(p) << (last ? "\n" : "") << std::flush;
-    else std::cerr << progress_line(p) << "\n";
+    if (tty)
+      std::cerr << "\r\033[K" << progress_line(p) << (last ? "\n" : "") << std::flush;
+    else
+      std::cerr << progress_line(p) << "\n";
   };
 }
 
 std::string summary(const dse::SweepSession& session, const std::string& run_dir) {
   dse::Progress p = session.progress();
-  std::string out = fmt::format("sweep {}: {} points — {} run now in {}, {} from an earlier run",
-                                session.spec().name, p.total, p.done, duration(p.elapsed_s),
-                                p.skipped);
+  std::string out =
+      fmt::format("sweep {}: {} points — {} run now in {}, {} from an earlier run",
+                  session.spec().name, p.total, p.done, duration(p.elapsed_s), p.skipped);
   size_t failed = 0;
   std::string reasons;
   for (const auto& [index, r] : session.results()) {
@@ -67,9 +69,10 @@ std::string summary(const dse::SweepSession& session, const std::string& run_dir
     if (++failed <= 5) reasons += fmt::format("  point {} failed: {}\n", index, r.reason);
   }
   out += fmt::format("; {} failed\n", failed) + reasons;
-  if (failed > 5) out += fmt::format("  ... and {} more (reason column of results.csv)\n", failed - 5);
-  return out + fmt::format("wrote {0}/results.csv, {0}/results.json; plot: tessera plot {0}\n",
-                           run_dir);
+  if (failed > 5)
+    out += fmt::format("  ... and {} more (reason column of results.csv)\n", failed - 5);
+  return out +
+         fmt::format("wrote {0}/results.csv, {0}/results.json; plot: tessera plot {0}\n", run_dir);
 }
 
 int list_points(const dse::SweepSpec& spec) {
@@ -99,8 +102,8 @@ int run_sweep(const GlobalOptions& global, const SweepOptions& o) {
     auto s = dse::SweepSession::start(spec, registry, run_dir, options);
     if (!s) return s.error();
     std::cerr << fmt::format("sweep {}: {} points, {} to run, {} already in {}\n", spec.name,
-                             (*s)->progress().total, (*s)->todo().size(),
-                             (*s)->progress().skipped, run_dir);
+                             (*s)->progress().total, (*s)->todo().size(), (*s)->progress().skipped,
+                             run_dir);
     return s;
   };
   if (o.mpi || dse::launched_by_mpi()) {
@@ -138,8 +141,9 @@ void add_sweep_command(CLI::App& app, const GlobalOptions& global, Action& actio
   cmd->add_flag("--force", o->force,
                 "Discard the results of a different sweep in the run directory");
   cmd->add_flag("--retry-failed", o->retry_failed, "Run failed points again");
-  cmd->add_flag("--mpi", o->mpi,
-                "Spread points over MPI ranks (implied under mpirun): mpirun -np N tessera sweep FILE");
+  cmd->add_flag(
+      "--mpi", o->mpi,
+      "Spread points over MPI ranks (implied under mpirun): mpirun -np N tessera sweep FILE");
   cmd->add_flag("--list", o->list, "Print the points and stop");
   cmd->add_option("--threads", o->threads, "Worker threads per process (default: all)")
       ->check(CLI::Range(1u, 1024u));

@@ -71,10 +71,11 @@ using planner::Machine;
 // memory model's.
 std::string cache_key(const PointSetup& s, const planner::ChipModels& models) {
   const Machine& m = models.machine;
-  std::string key = fmt::format(
-      "model={}|batch={}|seq={}|mode={}|dtype={}|", s.request.model, s.request.shape.batch,
-      s.request.shape.seq.value_or(0), s.mode, s.dtype);
-  for (const auto& [name, value] : s.request.onnx.dims) key += fmt::format("dim:{}={}|", name, value);
+  std::string key =
+      fmt::format("model={}|batch={}|seq={}|mode={}|dtype={}|", s.request.model,
+                  s.request.shape.batch, s.request.shape.seq.value_or(0), s.mode, s.dtype);
+  for (const auto& [name, value] : s.request.onnx.dims)
+    key += fmt::format("dim:{}={}|", name, value);
   key += fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|", m.target, m.cores, m.chips,
                      m.sram_bytes_per_core, m.clock_hz, m.peak_flops_per_s,
                      m.preload_bytes_per_s_per_core, m.shift_bytes_per_s_per_core,
@@ -91,8 +92,14 @@ std::string cache_key(const PointSetup& s, const planner::ChipModels& models) {
 }
 
 Metrics planned_metrics(const planner::DesignResult& d) {
-  return {d.latency_s, d.hbm_utilisation, d.interconnect_utilisation, 0, d.achieved_flops_per_s,
-          d.breakdown.execution_only_s, d.breakdown.overlapped_s, d.breakdown.preload_stall_s,
+  return {d.latency_s,
+          d.hbm_utilisation,
+          d.interconnect_utilisation,
+          0,
+          d.achieved_flops_per_s,
+          d.breakdown.execution_only_s,
+          d.breakdown.overlapped_s,
+          d.breakdown.preload_stall_s,
           d.breakdown.congestion_s};
 }
 
@@ -167,8 +174,8 @@ Status run(const SweepSpec& spec, const Point& point, const Registry& registry, 
     if (!result) return result.error();
     DesignRow row{name, planned_metrics(*result), result->orders_tried, false, {}};
     if (spec.base.simulate) {
-      auto simulated =
-          simulated_metrics(planner::Plan{source, input.machine, *result}, *models, *graph, spec.base);
+      auto simulated = simulated_metrics(planner::Plan{source, input.machine, *result}, *models,
+                                         *graph, spec.base);
       if (!simulated) return simulated.error();
       row.simulated = true;
       row.simulated_metrics = *simulated;

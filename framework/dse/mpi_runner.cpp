@@ -119,7 +119,9 @@ void work(const SweepSpec& spec, const Registry& registry, unsigned threads) {
 
 }  // namespace
 
-bool mpi_built() { return true; }
+bool mpi_built() {
+  return true;
+}
 
 Result<MpiRun> run_mpi(const std::function<Result<SweepSession*>()>& start,
                        const Registry& registry, unsigned threads) {

@@ -24,9 +24,10 @@ struct MpiRun {
   int ranks = 1;
 };
 
-// Every rank calls this. `start` runs on rank 0 only and returns a session the caller owns; its error (or a failure to record a result)
-// is returned there, and the other ranks return quietly. With one rank, rank 0 evaluates the
-// points itself (run_local). Errors: the stub's mpi_missing_message (usage), start's, record's.
+// Every rank calls this. `start` runs on rank 0 only and returns a session the caller owns; its
+// error (or a failure to record a result) is returned there, and the other ranks return quietly.
+// With one rank, rank 0 evaluates the points itself (run_local). Errors: the stub's
+// mpi_missing_message (usage), start's, record's.
 Result<MpiRun> run_mpi(const std::function<Result<SweepSession*>()>& start,
                        const Registry& registry, unsigned threads);
 

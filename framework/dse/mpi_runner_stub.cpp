@@ -4,10 +4,11 @@
 
 namespace tessera::dse {
 
-bool mpi_built() { return false; }
+bool mpi_built() {
+  return false;
+}
 
-Result<MpiRun> run_mpi(const std::function<Result<SweepSession*>()>&,
-                       const Registry&, unsigned) {
+Result<MpiRun> run_mpi(const std::function<Result<SweepSession*>()>&, const Registry&, unsigned) {
   return usage_error(mpi_missing_message());
 }
 

@@ -40,7 +40,7 @@ struct PointResult {
   double hbm_peak_bytes_per_s = 0, hbm_sustained_bytes_per_s = 0;
   double interconnect_bytes_per_s = 0, peak_flops_per_s = 0;
   std::vector<DesignRow> rows;  // one per design asked for (none when it failed)
-  double wall_s = 0;  // how long it took; for progress estimates, not part of the results
+  double wall_s = 0;            // how long it took; for progress estimates, not part of the results
 };
 
 nlohmann::json to_json(const PointResult& result);

@@ -66,7 +66,8 @@ std::string value_problem(const std::string& path, const std::string& value) {
   return "";
 }
 
-void set_param(ChipSpec& chip, Interface section, const std::string& key, const std::string& value) {
+void set_param(ChipSpec& chip, Interface section, const std::string& key,
+               const std::string& value) {
   auto& items = chip.sections[section].params.items;
   for (auto& [k, v] : items)
     if (k == key) {
@@ -97,9 +98,10 @@ Status apply_chip_value(ChipSpec& chip, const std::string& path, const std::stri
     int64_t chips = chips_text.empty() ? 1 : positive_int(chips_text).value_or(0);
     int64_t cores = *positive_int(value);
     if (chips < 1 || cores % chips != 0)
-      return input_error(fmt::format("cores {}: not a multiple of the chip's {} chips "
-                                     "(topology.chips); cores are spread evenly over the chips",
-                                     cores, chips_text.empty() ? "1" : chips_text));
+      return input_error(
+          fmt::format("cores {}: not a multiple of the chip's {} chips "
+                      "(topology.chips); cores are spread evenly over the chips",
+                      cores, chips_text.empty() ? "1" : chips_text));
     set_param(chip, Interface::topology, "cores_per_chip", std::to_string(cores / chips));
   } else {
     size_t dot = path.find('.');
@@ -157,6 +159,11 @@ bool is_chip_path(const std::string& path) {
 }  // namespace
 
 Result<PointSetup> setup_point(const SweepSpec& spec, const Point& point, PluginSet& plugins) {
+  for (size_t a = 0; a < spec.axes.size(); ++a) {
+    std::string problem = value_problem(spec.axes[a].path, point.values.at(a));
+    if (!problem.empty())
+      return input_error(spec.axes[a].path + ": value '" + point.values[a] + "': " + problem);
+  }
   try {
     Values v = workload(spec, point);
     PointSetup s;
@@ -212,8 +219,7 @@ std::string near_paths(const std::string& path, std::vector<std::string> paths) 
   });
   paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
   std::string out;
-  for (size_t i = 0; i < std::min<size_t>(paths.size(), 6); ++i)
-    out += (i ? ", " : "") + paths[i];
+  for (size_t i = 0; i < std::min<size_t>(paths.size(), 6); ++i) out += (i ? ", " : "") + paths[i];
   return out;
 }
 
@@ -262,11 +268,12 @@ Status check_sweep(const SweepSpec& spec, PluginSet& plugins) {
     }
     if (!known) {
       std::string said = plugin_message.empty() ? "" : " (" + plugin_message + ")";
-      return input_error(where + "unknown path '" + axis.path + "'" + said +
-                         "; valid paths near it: " + near_paths(axis.path, valid_paths(base->chip)) +
-                         "; any parameter the chip's plugins read is SECTION.PARAM, SECTION one "
-                         "of topology, cost_model, memory_model, partitioner, layout_mapper, "
-                         "codegen");
+      return input_error(
+          where + "unknown path '" + axis.path + "'" + said +
+          "; valid paths near it: " + near_paths(axis.path, valid_paths(base->chip)) +
+          "; any parameter the chip's plugins read is SECTION.PARAM, SECTION one "
+          "of topology, cost_model, memory_model, partitioner, layout_mapper, "
+          "codegen");
     }
   }
   return ok_status();

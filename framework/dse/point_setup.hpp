@@ -2,7 +2,8 @@
 // applied. Axis paths (docs/dse.md):
 //   workload   model, batch, seq, mode, dtype
 //   chip       chip (a preset name or chip file of the base target)
-//   knobs      memory.bandwidth_bytes_per_s  the machine's peak HBM bandwidth (scale.hbm_bytes_per_s)
+//   knobs      memory.bandwidth_bytes_per_s  the machine's peak HBM bandwidth
+//   (scale.hbm_bytes_per_s)
 //              interconnect_scale            × on-chip network rates (scale.interconnect)
 //              flops_scale                   × compute rate (scale.flops)
 //              cores                         all cores: topology.cores_per_chip = cores / chips

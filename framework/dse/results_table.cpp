@@ -19,18 +19,44 @@ struct Cell {
   int64_t integer = 0;
   Cell() = default;
   Cell(std::string s) : kind(Kind::text), text(std::move(s)) {}  // NOLINT: implicit by design
-  Cell(const char* s) : Cell(std::string(s)) {}                   // NOLINT
-  Cell(double d) : kind(Kind::real), real(d) {}                   // NOLINT
-  Cell(int64_t i) : kind(Kind::integer), integer(i) {}            // NOLINT
+  Cell(const char* s) : Cell(std::string(s)) {}                  // NOLINT
+  Cell(double d) : kind(Kind::real), real(d) {}                  // NOLINT
+  Cell(int64_t i) : kind(Kind::integer), integer(i) {}           // NOLINT
 };
 
-const std::vector<std::string> kFixedColumns = {
-    "model", "target", "chip", "batch", "seq", "mode", "dtype", "design", "cores",
-    "hbm_peak_bytes_per_s", "hbm_sustained_bytes_per_s", "interconnect_bytes_per_s",
-    "peak_flops_per_s", "planned_ms", "speedup_vs_basic", "of_ideal", "hbm_util", "noc_util",
-    "tflops", "exec_only_ms", "overlap_ms", "stall_ms", "congest_ms", "orders", "sim_ms",
-    "sim_hbm_util", "sim_noc_util", "sim_sram_util", "sim_tflops", "sim_exec_only_ms",
-    "sim_overlap_ms", "sim_stall_ms", "sim_congest_ms"};
+const std::vector<std::string> kFixedColumns = {"model",
+                                                "target",
+                                                "chip",
+                                                "batch",
+                                                "seq",
+                                                "mode",
+                                                "dtype",
+                                                "design",
+                                                "cores",
+                                                "hbm_peak_bytes_per_s",
+                                                "hbm_sustained_bytes_per_s",
+                                                "interconnect_bytes_per_s",
+                                                "peak_flops_per_s",
+                                                "planned_ms",
+                                                "speedup_vs_basic",
+                                                "of_ideal",
+                                                "hbm_util",
+                                                "noc_util",
+                                                "tflops",
+                                                "exec_only_ms",
+                                                "overlap_ms",
+                                                "stall_ms",
+                                                "congest_ms",
+                                                "orders",
+                                                "sim_ms",
+                                                "sim_hbm_util",
+                                                "sim_noc_util",
+                                                "sim_sram_util",
+                                                "sim_tflops",
+                                                "sim_exec_only_ms",
+                                                "sim_overlap_ms",
+                                                "sim_stall_ms",
+                                                "sim_congest_ms"};
 
 // An axis whose path is a fixed column (batch, model, cores, ...) is shown once, as that column.
 std::vector<size_t> axis_columns(const SweepSpec& spec) {
@@ -81,8 +107,10 @@ std::vector<Cell> design_cells(const PointResult& r, const DesignRow& d) {
                    p.congestion_s * 1e3})
     row.push_back(v);
   row.push_back(static_cast<int64_t>(d.orders_tried));
-  if (d.simulated) add_metrics(row, d.simulated_metrics, true);
-  else row.resize(row.size() + 9);
+  if (d.simulated)
+    add_metrics(row, d.simulated_metrics, true);
+  else
+    row.resize(row.size() + 9);
   return row;
 }
 
@@ -97,7 +125,10 @@ std::vector<std::vector<Cell>> rows(const SweepSpec& spec, const PointResults& r
       row.push_back(r.batch > 0 ? Cell(r.batch) : Cell());
       row.push_back(r.seq > 0 ? Cell(r.seq) : Cell());
       row.insert(row.end(), {r.mode, r.dtype, design});
-      if (r.cores == 0) return row.resize(row.size() + 5), row;
+      if (r.cores == 0) {  // failed before the chip was built: nothing to describe
+        row.resize(row.size() + 5);
+        return row;
+      }
       row.push_back(static_cast<int64_t>(r.cores));
       for (double v : {r.hbm_peak_bytes_per_s, r.hbm_sustained_bytes_per_s,
                        r.interconnect_bytes_per_s, r.peak_flops_per_s})
@@ -135,10 +166,14 @@ std::string csv_field(const Cell& cell) {
 
 nlohmann::json json_value(const Cell& cell) {
   switch (cell.kind) {
-    case Cell::Kind::empty: return nullptr;
-    case Cell::Kind::integer: return cell.integer;
-    case Cell::Kind::real: return std::isfinite(cell.real) ? nlohmann::json(cell.real) : nullptr;
-    case Cell::Kind::text: return cell.text;
+    case Cell::Kind::empty:
+      return nullptr;
+    case Cell::Kind::integer:
+      return cell.integer;
+    case Cell::Kind::real:
+      return std::isfinite(cell.real) ? nlohmann::json(cell.real) : nullptr;
+    case Cell::Kind::text:
+      return cell.text;
   }
   return nullptr;
 }
@@ -168,14 +203,12 @@ std::string results_json(const SweepSpec& spec, const PointResults& results) {
     for (size_t i = 0; i < row.size(); ++i) object[names[i]] = json_value(row[i]);
     json_rows.push_back(std::move(object));
   }
-  nlohmann::json doc = {{"tessera_version", TESSERA_VERSION},
-                        {"sweep",
-                         {{"name", spec.name},
-                          {"description", spec.description},
-                          {"plots", spec.plots}}},
-                        {"axes", axes},
-                        {"columns", names},
-                        {"rows", json_rows}};
+  nlohmann::json doc = {
+      {"tessera_version", TESSERA_VERSION},
+      {"sweep", {{"name", spec.name}, {"description", spec.description}, {"plots", spec.plots}}},
+      {"axes", axes},
+      {"columns", names},
+      {"rows", json_rows}};
   return doc.dump(1) + "\n";
 }
 

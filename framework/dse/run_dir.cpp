@@ -65,7 +65,8 @@ Result<PointResults> RunDir::finished() const {
 }
 
 Status RunDir::write_point(const PointResult& result) const {
-  return write_file_atomically(point_file(dir_, result.index), to_json(result).dump(1) + "\n", true);
+  return write_file_atomically(point_file(dir_, result.index), to_json(result).dump(1) + "\n",
+                               true);
 }
 
 Status RunDir::write_results(const SweepSpec& spec, const PointResults& results) const {

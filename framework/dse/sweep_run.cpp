@@ -87,8 +87,8 @@ Status run_local(SweepSession& session, const Registry& registry, PlanCache& cac
         tbb::blocked_range<size_t>(0, session.todo().size(), 1),
         [&](const tbb::blocked_range<size_t>& range) {
           for (size_t i = range.begin(); i != range.end(); ++i) {
-            PointResult r = evaluate_point(session.spec(), session.todo()[i], registry, cache,
-                                           options);
+            PointResult r =
+                evaluate_point(session.spec(), session.todo()[i], registry, cache, options);
             session.record(std::move(r)).take();
           }
         },

@@ -37,7 +37,8 @@ struct RunOptions {
 class SweepSession {
  public:
   // Errors: the sweep's own (check_sweep) and the run directory's (RunDir::open, finished()).
-  static Result<std::unique_ptr<SweepSession>> start(const SweepSpec& spec, const Registry& registry,
+  static Result<std::unique_ptr<SweepSession>> start(const SweepSpec& spec,
+                                                     const Registry& registry,
                                                      const std::filesystem::path& dir,
                                                      const RunOptions& options);
 

@@ -54,8 +54,8 @@ std::vector<std::string> range_values(const YamlNode& range) {
     // A tolerance of a millionth of a step keeps `to` when decimal steps do not add up exactly.
     double steps = std::floor((to - from) / step * (1 + 1e-9) + 1e-6);
     if (!(steps < kMaxAxisValues))
-      throw range.fail(fmt::format("gives more than {} values; at most {} per axis",
-                                   kMaxAxisValues, kMaxAxisValues));
+      throw range.fail(fmt::format("gives more than {} values; at most {} per axis", kMaxAxisValues,
+                                   kMaxAxisValues));
     count = static_cast<size_t>(steps) + 1;
   } else {
     count = static_cast<size_t>(range.child("count").as_int(1, kMaxAxisValues));
@@ -65,7 +65,7 @@ std::vector<std::string> range_values(const YamlNode& range) {
   std::vector<std::string> values;
   for (size_t i = 0; i < count; ++i) {
     double t = count == 1 ? 0.0 : static_cast<double>(i) / static_cast<double>(count - 1);
-    double v = step > 0 ? from + static_cast<double>(i) * step
+    double v = step > 0         ? from + static_cast<double>(i) * step
                : scale == "log" ? from * std::pow(to / from, t)
                                 : from + (to - from) * t;
     values.push_back(fmt::format("{}", v));
@@ -113,7 +113,8 @@ SweepBase parse_base(const YamlNode& node) {
   if (node.has("designs")) b.designs = node.child("designs").as_string_list();
   if (b.designs.empty()) throw node.child("designs").fail("lists no design");
   if (node.has("simulate")) b.simulate = as_bool(node.child("simulate"));
-  if (node.has("groups")) b.groups_per_chip = static_cast<uint32_t>(node.child("groups").as_int(1, 4096));
+  if (node.has("groups"))
+    b.groups_per_chip = static_cast<uint32_t>(node.child("groups").as_int(1, 4096));
   if (node.has("max_displacement"))
     b.max_displacement = static_cast<int>(node.child("max_displacement").as_int(0, 8));
   return b;
@@ -124,16 +125,17 @@ void check_axes(const YamlNode& axes_node, const std::vector<Axis>& axes) {
   std::map<std::string, const Axis*> first_of_zip;
   for (const Axis& axis : axes) {
     auto where = [&](const std::string& what) {
-      return Failure(input_error(fmt::format("{}:{}: axes: {}", axes_node.file(), axis.line, what)));
+      return Failure(
+          input_error(fmt::format("{}:{}: axes: {}", axes_node.file(), axis.line, what)));
     };
     if (!paths.insert(axis.path).second) throw where("the path '" + axis.path + "' is swept twice");
     if (axis.zip.empty()) continue;
     auto [it, fresh] = first_of_zip.emplace(axis.zip, &axis);
     if (!fresh && it->second->values.size() != axis.values.size())
-      throw where(fmt::format("'{}' has {} values but '{}' (zip {}) has {}; zipped axes advance "
-                              "together and need as many values",
-                              axis.path, axis.values.size(), it->second->path, axis.zip,
-                              it->second->values.size()));
+      throw where(fmt::format(
+          "'{}' has {} values but '{}' (zip {}) has {}; zipped axes advance "
+          "together and need as many values",
+          axis.path, axis.values.size(), it->second->path, axis.zip, it->second->values.size()));
   }
 }
 
@@ -170,9 +172,9 @@ SweepSpec parse(const YamlNode& root, const std::string& text) {
 }  // namespace
 
 const std::vector<std::string>& known_plots() {
-  static const std::vector<std::string> plots = {"breakdown",       "latency_vs_hbm",
+  static const std::vector<std::string> plots = {"breakdown",          "latency_vs_hbm",
                                                  "utilisation_vs_hbm", "noc_hbm_heatmap",
-                                                 "latency_vs_cores", "flops_vs_bandwidth"};
+                                                 "latency_vs_cores",   "flops_vs_bandwidth"};
   return plots;
 }
 

@@ -28,9 +28,9 @@ struct SweepBase {
   std::string target;
   std::string chip;  // preset or chip file; empty: the target's default
   int64_t batch = 1;
-  int64_t seq = 0;  // 0: the model's default
-  std::string mode;   // decode | prefill; empty: the model's default
-  std::string dtype;  // empty: the model's
+  int64_t seq = 0;                // 0: the model's default
+  std::string mode;               // decode | prefill; empty: the model's default
+  std::string dtype;              // empty: the model's
   std::vector<std::string> dims;  // ONNX --dim bindings, NAME=VALUE
   std::vector<std::string> designs = {"basic", "static", "elk-dyn", "elk-full", "ideal"};
   bool simulate = true;

@@ -128,7 +128,8 @@ Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip) {
   if (!topology) return topology.error();
   auto cost_model = create_for<CostModel>(plugins, chip, Interface::cost_model, &create_cost_model);
   if (!cost_model) return cost_model.error();
-  ChipModels models{std::move(*topology), std::move(*cost_model), std::nullopt, std::nullopt, {}, {}};
+  ChipModels models{
+      std::move(*topology), std::move(*cost_model), std::nullopt, std::nullopt, {}, {}};
   if (chip.sections.count(Interface::memory_model) != 0) {
     auto memory =
         create_for<MemoryModel>(plugins, chip, Interface::memory_model, &create_memory_model);

@@ -21,8 +21,8 @@ struct LinkScale {
 struct ChipModels {
   Topology topology;
   CostModel cost_model;
-  std::optional<MemoryModel> memory;        // absent: HBM is modelled by the topology's rates
-  std::optional<Partitioner> partitioner;   // absent: the framework's default partitioner
+  std::optional<MemoryModel> memory;       // absent: HBM is modelled by the topology's rates
+  std::optional<Partitioner> partitioner;  // absent: the framework's default partitioner
   Machine machine;
   LinkScale link_scale;  // the chip file's scale section, already applied to `machine`
 };

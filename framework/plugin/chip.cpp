@@ -1,15 +1,13 @@
 #include "framework/plugin/chip.hpp"
 
-#include "framework/common/files.hpp"
-#include "framework/common/yaml_reader.hpp"
-
-#include <tessera/sdk/nearest.hpp>
-
 #include <algorithm>
+#include <boost/dll/runtime_symbol_info.hpp>
 #include <cmath>
 #include <stdexcept>
+#include <tessera/sdk/nearest.hpp>
 
-#include <boost/dll/runtime_symbol_info.hpp>
+#include "framework/common/files.hpp"
+#include "framework/common/yaml_reader.hpp"
 
 #ifndef TESSERA_SOURCE_CHIPS_DIR
 #error "TESSERA_SOURCE_CHIPS_DIR must be defined by the build"
@@ -84,8 +82,10 @@ ChipSpec parse_chip(const YamlNode& root, const fs::path& file, const std::strin
     if (!section.raw().IsNull()) {
       if (!section.is_map()) throw section.fail("expected a map of parameters");
       for (const auto& [k, v] : section.entries()) {
-        if (k == "plugin") s.plugin = v.as_string();
-        else flatten(v, k, s.params);
+        if (k == "plugin")
+          s.plugin = v.as_string();
+        else
+          flatten(v, k, s.params);
       }
     }
     if (s.plugin.empty() && chip.target.empty())
@@ -166,7 +166,8 @@ std::vector<fs::path> shared_chip_dirs() {
   std::vector<fs::path> dirs;
   boost::dll::fs::error_code ec;
   auto exe = boost::dll::program_location(ec);
-  if (!ec) dirs.push_back(fs::path(exe.string()).parent_path() / ".." / "share" / "tessera" / "chips");
+  if (!ec)
+    dirs.push_back(fs::path(exe.string()).parent_path() / ".." / "share" / "tessera" / "chips");
   dirs.push_back(TESSERA_SOURCE_CHIPS_DIR);
   return dirs;
 }

@@ -10,15 +10,15 @@
 //   scale: {hbm_bytes_per_s: 8e12, interconnect: 2, flops: 0.5}  # design-space knobs (ChipScale)
 #pragma once
 
-#include "framework/common/status.hpp"
-#include "framework/plugin/interface.hpp"
-#include "framework/plugin/library.hpp"
-#include "framework/plugin/manifest.hpp"
-
 #include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "framework/common/status.hpp"
+#include "framework/plugin/interface.hpp"
+#include "framework/plugin/library.hpp"
+#include "framework/plugin/manifest.hpp"
 
 namespace tessera {
 

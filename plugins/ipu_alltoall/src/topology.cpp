@@ -72,8 +72,8 @@ void IpuTopology::read_params(const sdk::Params& params) {
 
 // Read with either kind, so a sweep can flip `kind` alone without the mesh keys turning unknown.
 void IpuTopology::read_mesh_params(const sdk::Params& params) {
-  mesh_columns_ = get_count(params, "mesh.columns", squarest_columns(cores_per_chip_),
-                            kMaxCoresPerChip);
+  mesh_columns_ =
+      get_count(params, "mesh.columns", squarest_columns(cores_per_chip_), kMaxCoresPerChip);
   if (cores_per_chip_ % mesh_columns_ != 0)
     throw sdk::invalid_argument("parameter 'mesh.columns': " + std::to_string(mesh_columns_) +
                                 " does not divide the " + std::to_string(cores_per_chip_) +
@@ -173,11 +173,11 @@ void IpuTopology::add_mesh_links() {
     for (uint32_t y = 0; y < mesh_rows(); ++y)
       for (uint32_t x = 0; x < mesh_columns_; ++x) {
         if (x + 1 < mesh_columns_)
-          tables_.add_duplex(mesh_tile(chip, x, y), mesh_tile(chip, x + 1, y),
-                             TESSERA_LINK_ON_CHIP, 0, mesh_link_bytes_per_s_, mesh_latency_s_);
+          tables_.add_duplex(mesh_tile(chip, x, y), mesh_tile(chip, x + 1, y), TESSERA_LINK_ON_CHIP,
+                             0, mesh_link_bytes_per_s_, mesh_latency_s_);
         if (y + 1 < mesh_rows())
-          tables_.add_duplex(mesh_tile(chip, x, y), mesh_tile(chip, x, y + 1),
-                             TESSERA_LINK_ON_CHIP, 0, mesh_link_bytes_per_s_, mesh_latency_s_);
+          tables_.add_duplex(mesh_tile(chip, x, y), mesh_tile(chip, x, y + 1), TESSERA_LINK_ON_CHIP,
+                             0, mesh_link_bytes_per_s_, mesh_latency_s_);
       }
     tables_.add_duplex(exchange_of_chip(chip), gateway_tile(chip), TESSERA_LINK_ON_CHIP, 0,
                        mesh_link_bytes_per_s_, mesh_latency_s_);

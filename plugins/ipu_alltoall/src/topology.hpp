@@ -1,7 +1,7 @@
 // Graphcore IPU Mk2 (GC200)-like chips: tiles exchange data through an all-to-all, non-blocking
 // exchange, HBM controllers hang off the exchange, and chips connect all-to-all by IPU-Links.
-// Sources are in the team reference notes (shared/reference/hardware-facts.md in the workspace) §1 ([S] secondary, [D] derived,
-// [U] no source: a guess to replace when a measurement turns up).
+// Sources are in the team reference notes (shared/reference/hardware-facts.md in the workspace) §1
+// ([S] secondary, [D] derived, [U] no source: a guess to replace when a measurement turns up).
 //
 // Model (kind alltoall): each chip's exchange is one ROUTER endpoint. Every tile has a link to and
 // from it, so tile -> tile on one chip is 2 links and across chips 3 (tile, exchange, exchange,
@@ -14,12 +14,12 @@
 // tile is its own router, linked both ways to its N/S/E/W neighbours; routes are dimension-ordered
 // (X, then Y). HBM controllers alternate between the west (even controllers) and east edge (odd);
 // the j-th of an edge's k controllers sits at row (2j+1)*rows/(2k) and links both ways to
-// `hbm.attach_rows` consecutive edge tiles centred at that row, every link at the controller's full rate (the planner counts a
-// controller's fastest link once, so it never delivers more than its rate). A controller enters or
-// leaves the mesh at its attach tile nearest in rows to the other end. The chip's ROUTER endpoint
-// is a gateway port beside the middle tile of row 0 (one mesh link each way) and carries the
-// IPU-Links: a route to another chip goes to the gateway tile, the port, the other chip's port and
-// on from its gateway tile.
+// `hbm.attach_rows` consecutive edge tiles centred at that row, every link at the controller's full
+// rate (the planner counts a controller's fastest link once, so it never delivers more than its
+// rate). A controller enters or leaves the mesh at its attach tile nearest in rows to the other
+// end. The chip's ROUTER endpoint is a gateway port beside the middle tile of row 0 (one mesh link
+// each way) and carries the IPU-Links: a route to another chip goes to the gateway tile, the port,
+// the other chip's port and on from its gateway tile.
 //
 // Endpoints, in order: tiles (chip-major: chip c's tile t is core c*cores_per_chip + t), then one
 // exchange (mesh: port) per chip, then the HBM controllers (chip-major). alltoall: a tile's x is

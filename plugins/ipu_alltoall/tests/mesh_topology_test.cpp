@@ -184,7 +184,9 @@ TEST(MeshHbm, ControllerUsesItsAttachTileNearestInRows) {
 }
 
 TEST(MeshHbm, AttachRowsAreClampedToTheMesh) {
-  IpuTopology t = make({{"kind", "mesh"}, {"chips", "2"}, {"cores_per_chip", "12"},
+  IpuTopology t = make({{"kind", "mesh"},
+                        {"chips", "2"},
+                        {"cores_per_chip", "12"},
                         {"hbm.attach_rows", "4"}});  // 3 rows exist
   uint32_t memory_links = 0;
   for (uint32_t i = 0; i < t.info().num_links; ++i)
@@ -195,8 +197,9 @@ TEST(MeshHbm, AttachRowsAreClampedToTheMesh) {
 TEST(MeshParams, BadValuesNameTheirKey) {
   auto error = [](Values v) { return construction_error<IpuTopology>(std::move(v)); };
   EXPECT_EQ(error({{"kind", "torus"}}), "parameter 'kind': expected alltoall or mesh, got 'torus'");
-  EXPECT_EQ(error({{"kind", "mesh"}, {"cores_per_chip", "12"}, {"mesh.columns", "5"}}),
-            "parameter 'mesh.columns': 5 does not divide the 12 tiles of a chip ('cores_per_chip')");
+  EXPECT_EQ(
+      error({{"kind", "mesh"}, {"cores_per_chip", "12"}, {"mesh.columns", "5"}}),
+      "parameter 'mesh.columns': 5 does not divide the 12 tiles of a chip ('cores_per_chip')");
   EXPECT_EQ(error({{"kind", "mesh"}, {"hbm.controllers", "1"}, {"hbm.placement.0", "3"}}),
             "parameter 'hbm.placement': applies to kind alltoall only; kind mesh places the HBM "
             "controllers along the west and east edges");

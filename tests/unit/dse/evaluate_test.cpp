@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <thread>
 
 #include "framework/dse/evaluate_point.hpp"
@@ -15,12 +16,15 @@
 namespace tessera::dse {
 namespace {
 
-Registry registry() { return Registry::discover(plugin_search_dirs({})); }
+Registry registry() {
+  return Registry::discover(plugin_search_dirs({}));
+}
 
 SweepSpec sweep(const std::string& axes) {
   return parse_sweep_text(
              "name: t\nbase: {model: llama2-7b, target: ipu_alltoall, chip: ipu-mk2-hbm3e, batch: "
-             "1, seq: 16, designs: [basic, elk-dyn]}\naxes:\n" + axes,
+             "1, seq: 16, designs: [basic, elk-dyn]}\naxes:\n" +
+                 axes,
              "s.yaml")
       .take();
 }
@@ -57,7 +61,8 @@ TEST(CheckSweep, AMisspeltKnobAndBadValues) {
   EXPECT_EQ(check_error("  - {path: flops_scale, values: [2, fast]}\n"),
             "s.yaml:4: axes: flops_scale: value 'fast': expected a number > 0");
   PluginSet plugins(registry());
-  EXPECT_TRUE(check_sweep(sweep("  - {path: topology.cores_per_chip, values: [64]}\n"), plugins).ok());
+  EXPECT_TRUE(
+      check_sweep(sweep("  - {path: topology.cores_per_chip, values: [64]}\n"), plugins).ok());
 }
 
 TEST(SetupPoint, KnobsReachTheChipSpecAndTheMachine) {
@@ -132,6 +137,23 @@ TEST(EvaluatePoint, PointsShareOpPlansAcrossHbmBandwidthAndFailuresKeepTheirReas
   EXPECT_EQ(tiny.reason.substr(0, 78),
             "op 'layers.0.q_proj' needs at least 22.5 KiB of SRAM per core under any plan (");
   EXPECT_EQ(tiny.cores, 1472u) << "what ran is still described";
+}
+
+TEST(ShippedSweeps, EveryFileInConfigsSweepsParsesAndChecks) {
+  PluginSet plugins(registry());
+  size_t files = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(TESSERA_SOURCE_DIR) + "/configs/sweeps")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++files;
+    auto spec = read_sweep(entry.path().string());
+    ASSERT_TRUE(spec.ok()) << spec.error().message;
+    Status checked = check_sweep(*spec, plugins);
+    EXPECT_TRUE(checked.ok()) << (checked ? "" : checked.error().message);
+    EXPECT_FALSE(spec->plots.empty()) << entry.path();
+    EXPECT_FALSE(enumerate_points(*spec).empty());
+  }
+  EXPECT_EQ(files, 10u) << "each study at reduced and paper size";
 }
 
 TEST(PlanCache, ConcurrentPointsComputeAKeyOnce) {

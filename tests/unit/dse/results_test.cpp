@@ -36,7 +36,10 @@ PointResult ok_point() {
   r.hbm_sustained_bytes_per_s = 0.8e12;
   r.interconnect_bytes_per_s = 7e12;
   r.peak_flops_per_s = 2.5e14;
-  DesignRow basic{"basic", {2e-3, 0.5, 0.25, 0, 1e12, 1e-3, 0.5e-3, 0.25e-3, 0.25e-3}, 1, true,
+  DesignRow basic{"basic",
+                  {2e-3, 0.5, 0.25, 0, 1e12, 1e-3, 0.5e-3, 0.25e-3, 0.25e-3},
+                  1,
+                  true,
                   {2.5e-3, 0.4, 0.2, 0.1, 0.8e12, 1e-3, 1e-3, 0.25e-3, 0.25e-3}};
   DesignRow ideal{"ideal", {1e-3, 1, 0.5, 0, 2e12, 0.5e-3, 0.5e-3, 0, 0}, 1, false, {}};
   r.rows = {basic, ideal};
@@ -102,7 +105,8 @@ TEST(PointResult, JsonRoundTripIsExact) {
 TEST(PointResult, ADamagedFileSaysWhichAndWhatToDo) {
   auto r = point_from_json(nlohmann::json::parse(R"({"index": 3})"), "RUN/points/000003.json");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message.substr(0, 52), "RUN/points/000003.json: not a sweep point result ([j");
+  EXPECT_EQ(r.error().message.substr(0, 52),
+            "RUN/points/000003.json: not a sweep point result ([j");
   EXPECT_TRUE(r.error().message.ends_with("); delete the file to run the point again"));
 }
 

@@ -1,9 +1,10 @@
 // Sweep files: values and ranges as written, zip groups, the point order, and the errors a user
 // meets with the file, line and key.
+#include "framework/dse/sweep_spec.hpp"
+
 #include <gtest/gtest.h>
 
 #include "framework/dse/points.hpp"
-#include "framework/dse/sweep_spec.hpp"
 
 namespace tessera::dse {
 namespace {
@@ -35,8 +36,9 @@ TEST(SweepSpec, ReadsTheBaseAndKeepsValuesAsWritten) {
 }
 
 TEST(SweepSpec, LinearRangesKeepTheirEndDespiteDecimalSteps) {
-  SweepSpec s = parse("axes:\n  - {path: interconnect_scale, range: {from: 0.1, to: 0.3, step: 0.1}}\n"
-                      "  - {path: cores, range: {from: 1104, to: 2576, step: 368}}\n");
+  SweepSpec s = parse(
+      "axes:\n  - {path: interconnect_scale, range: {from: 0.1, to: 0.3, step: 0.1}}\n"
+      "  - {path: cores, range: {from: 1104, to: 2576, step: 368}}\n");
   EXPECT_EQ(s.axes[0].values, (std::vector<std::string>{"0.1", "0.2", "0.30000000000000004"}));
   EXPECT_EQ(s.axes[1].values, (std::vector<std::string>{"1104", "1472", "1840", "2208", "2576"}));
 }
@@ -73,10 +75,12 @@ TEST(SweepSpec, Errors) {
                             "  - {path: batch, values: [1], zip: c}\n"),
             "s.yaml:5: axes: 'batch' has 1 values but 'cores' (zip c) has 2; zipped axes advance "
             "together and need as many values");
-  EXPECT_EQ(error_of(base + "axes:\n  - {path: batch, values: [1]}\n  - {path: batch, values: [2]}\n"),
-            "s.yaml:5: axes: the path 'batch' is swept twice");
-  EXPECT_EQ(error_of(base + "axes:\n  - {path: batch, values: [1], range: {from: 1, to: 2, step: 1}}\n"),
-            "s.yaml:4: 'axes[0]': give exactly one of values (a list) or range (from, to, step|count)");
+  EXPECT_EQ(
+      error_of(base + "axes:\n  - {path: batch, values: [1]}\n  - {path: batch, values: [2]}\n"),
+      "s.yaml:5: axes: the path 'batch' is swept twice");
+  EXPECT_EQ(
+      error_of(base + "axes:\n  - {path: batch, values: [1], range: {from: 1, to: 2, step: 1}}\n"),
+      "s.yaml:4: 'axes[0]': give exactly one of values (a list) or range (from, to, step|count)");
   EXPECT_EQ(error_of(base + "axes:\n  - {path: batch, range: {from: 4, to: 2, step: 1}}\n"),
             "s.yaml:4: 'axes[0].range': needs from <= to and step > 0 (got from 4, to 2, step 1)");
   EXPECT_EQ(error_of(base + "axes:\n  - {path: seq, range: {from: 1, to: 2e6, step: 1}}\n"),
@@ -84,7 +88,8 @@ TEST(SweepSpec, Errors) {
   EXPECT_EQ(error_of(base + "plots: [latency_vs_hbm, roofline]\n"),
             "s.yaml:3: 'plots': unknown plot 'roofline'; known: breakdown, latency_vs_hbm, "
             "utilisation_vs_hbm, noc_hbm_heatmap, latency_vs_cores, flops_vs_bandwidth");
-  EXPECT_EQ(error_of("name: t\nbase: {model: m}\n"), "s.yaml:2: 'base': missing required key 'target'");
+  EXPECT_EQ(error_of("name: t\nbase: {model: m}\n"),
+            "s.yaml:2: 'base': missing required key 'target'");
 }
 
 }  // namespace
