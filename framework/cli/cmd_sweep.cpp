@@ -33,6 +33,10 @@ std::string duration(double seconds) {
   return fmt::format("{}s", s);
 }
 
+std::string points(size_t n) {
+  return fmt::format("{} point{}", n, n == 1 ? "" : "s");
+}
+
 std::string progress_line(const dse::Progress& p) {
   constexpr size_t kWidth = 24;
   size_t finished = p.skipped + p.done;
@@ -60,8 +64,8 @@ std::function<void(const dse::Progress&)> progress_printer(bool verbose) {
 std::string summary(const dse::SweepSession& session, const std::string& run_dir) {
   dse::Progress p = session.progress();
   std::string out =
-      fmt::format("sweep {}: {} points — {} run now in {}, {} from an earlier run",
-                  session.spec().name, p.total, p.done, duration(p.elapsed_s), p.skipped);
+      fmt::format("sweep {}: {} — {} run now in {}, {} from an earlier run", session.spec().name,
+                  points(p.total), p.done, duration(p.elapsed_s), p.skipped);
   size_t failed = 0;
   std::string reasons;
   for (const auto& [index, r] : session.results()) {
@@ -76,9 +80,9 @@ std::string summary(const dse::SweepSession& session, const std::string& run_dir
 }
 
 int list_points(const dse::SweepSpec& spec) {
-  auto points = dse::enumerate_points(spec);
-  std::cout << fmt::format("sweep {}: {} points\n", spec.name, points.size());
-  for (const auto& point : points) {
+  auto all = dse::enumerate_points(spec);
+  std::cout << fmt::format("sweep {}: {}\n", spec.name, points(all.size()));
+  for (const auto& point : all) {
     std::string line = fmt::format("{:>6}", point.index);
     for (size_t a = 0; a < spec.axes.size(); ++a)
       line += fmt::format("  {}={}", spec.axes[a].path, point.values[a]);
@@ -101,9 +105,9 @@ int run_sweep(const GlobalOptions& global, const SweepOptions& o) {
   auto start = [&]() -> Result<std::unique_ptr<dse::SweepSession>> {
     auto s = dse::SweepSession::start(spec, registry, run_dir, options);
     if (!s) return s.error();
-    std::cerr << fmt::format("sweep {}: {} points, {} to run, {} already in {}\n", spec.name,
-                             (*s)->progress().total, (*s)->todo().size(), (*s)->progress().skipped,
-                             run_dir);
+    std::cerr << fmt::format("sweep {}: {}, {} to run, {} already in {}\n", spec.name,
+                             points((*s)->progress().total), (*s)->todo().size(),
+                             (*s)->progress().skipped, run_dir);
     return s;
   };
   if (o.mpi || dse::launched_by_mpi()) {
