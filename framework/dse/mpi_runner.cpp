@@ -86,8 +86,7 @@ Status coordinate(SweepSession& session, int workers) {
     int source = 0, tag = 0;
     std::string text = receive_text(MPI_ANY_SOURCE, source, tag);
     if (tag == kResult && failure) {
-      auto json = nlohmann::json::parse(text, nullptr, false);
-      auto result = point_from_json(json, "the result from rank " + std::to_string(source));
+      auto result = read_point_json(text, "the result from rank " + std::to_string(source));
       failure = result ? session.record(std::move(*result)) : Status(result.error());
     }
     if (next < todo.size() && failure) {
@@ -113,7 +112,7 @@ void work(const SweepSpec& spec, const Registry& registry, unsigned threads) {
     if (tag == kStop) return;
     size_t index = std::stoull(text);
     PointResult r = evaluate_point(spec, points.at(index), registry, cache, options);
-    send_text(to_json(r).dump(), 0, kResult);
+    send_text(point_json(r), 0, kResult);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "framework/dse/point_result.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace tessera::dse {
 
 namespace {
@@ -32,8 +34,6 @@ Metrics metrics_from(const json& j) {
   return m;
 }
 
-}  // namespace
-
 json to_json(const PointResult& r) {
   json rows = json::array();
   for (const DesignRow& d : r.rows) {
@@ -63,7 +63,7 @@ json to_json(const PointResult& r) {
           {"wall_s", r.wall_s}};
 }
 
-Result<PointResult> point_from_json(const json& j, const std::string& where) {
+Result<PointResult> from_json(const json& j, const std::string& where) {
   try {
     PointResult r;
     j.at("index").get_to(r.index);
@@ -97,6 +97,14 @@ Result<PointResult> point_from_json(const json& j, const std::string& where) {
     return input_error(where + ": not a sweep point result (" + e.what() +
                        "); delete the file to run the point again");
   }
+}
+
+}  // namespace
+
+std::string point_json(const PointResult& result) { return to_json(result).dump(1) + "\n"; }
+
+Result<PointResult> read_point_json(const std::string& text, const std::string& where) {
+  return from_json(json::parse(text, nullptr, false), where);
 }
 
 }  // namespace tessera::dse

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -43,8 +42,10 @@ struct PointResult {
   double wall_s = 0;            // how long it took; for progress estimates, not part of the results
 };
 
-nlohmann::json to_json(const PointResult& result);
-// Input error naming `where` when the JSON is not a point result (a damaged run directory).
-Result<PointResult> point_from_json(const nlohmann::json& json, const std::string& where);
+// The JSON text of a result (one value per line), and back. Text rather than a JSON object keeps
+// nlohmann/json out of every file that moves results around.
+std::string point_json(const PointResult& result);
+// Input error naming `where` when the text is not a point result (a damaged run directory).
+Result<PointResult> read_point_json(const std::string& text, const std::string& where);
 
 }  // namespace tessera::dse

@@ -56,8 +56,7 @@ Result<PointResults> RunDir::finished() const {
   for (const fs::path& file : files_with_suffix(dir_ / "points", ".json")) {
     auto text = read_file(file);
     if (!text) return text.error();
-    auto json = nlohmann::json::parse(*text, nullptr, false);
-    auto point = point_from_json(json, file.string());
+    auto point = read_point_json(*text, file.string());
     if (!point) return point.error();
     out.emplace(point->index, std::move(*point));
   }
@@ -65,8 +64,7 @@ Result<PointResults> RunDir::finished() const {
 }
 
 Status RunDir::write_point(const PointResult& result) const {
-  return write_file_atomically(point_file(dir_, result.index), to_json(result).dump(1) + "\n",
-                               true);
+  return write_file_atomically(point_file(dir_, result.index), point_json(result), true);
 }
 
 Status RunDir::write_results(const SweepSpec& spec, const PointResults& results) const {
