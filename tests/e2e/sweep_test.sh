@@ -11,16 +11,16 @@ name=e2e-small
 
 "$tessera" sweep "$sweep" -o "$work/local" --threads 2 >"$work/local.out" 2>&1 ||
   fail "local run: $(cat "$work/local.out")"
-grep -q "^sweep $name: 6 points — 6 run now in .*, 0 from an earlier run; 3 failed$" "$work/local.out" ||
+grep -q "^sweep $name: 4 points — 4 run now in .*, 0 from an earlier run; 2 failed$" "$work/local.out" ||
   fail "local summary: $(cat "$work/local.out")"
-grep -q "^  point 3 failed: op 'layers.0.q_proj' needs at least 22.5 KiB of SRAM per core" "$work/local.out" ||
+grep -q "^  point 2 failed: op 'layers.0.q_proj' needs at least 22.5 KiB of SRAM per core" "$work/local.out" ||
   fail "failed point's reason not reported: $(cat "$work/local.out")"
-grep -q "^3,failed,\"op 'layers.0.q_proj' needs at least 22.5 KiB of SRAM per core .*\",16384,0.5e12,llama2-7b," \
+grep -q "^2,failed,\"op 'layers.0.q_proj' needs at least 22.5 KiB of SRAM per core .*\",16384,0.5e12,llama2-7b," \
   "$work/local/results.csv" || fail "failed point not in results.csv"
-[[ $(grep -c ',ok,' "$work/local/results.csv") == 6 ]] || fail "expected 3 ok points x 2 designs"
+[[ $(grep -c ',ok,' "$work/local/results.csv") == 4 ]] || fail "expected 2 ok points x 2 designs"
 
 "$tessera" sweep "$sweep" -o "$work/local" >"$work/again.out" 2>&1 || fail "rerun: $(cat "$work/again.out")"
-grep -q "^sweep $name: 6 points, 0 to run, 6 already in $work/local$" "$work/again.out" ||
+grep -q "^sweep $name: 4 points, 0 to run, 4 already in $work/local$" "$work/again.out" ||
   fail "a finished run is not skipped: $(cat "$work/again.out")"
 
 # Killed once the first point is on disk; the resumed run must end with the same bytes.
@@ -33,10 +33,10 @@ done
 kill -9 "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
 done_before=$(find "$work/killed/points" -name '*.json' | wc -l)
-((done_before >= 1 && done_before < 6)) || fail "kill left $done_before of 6 points"
+((done_before >= 1 && done_before < 4)) || fail "kill left $done_before of 4 points"
 compgen -G "$work/killed/points/*.tmp*" >/dev/null && fail "a partial point file survived the kill"
 "$tessera" sweep "$sweep" -o "$work/killed" >"$work/resume.out" 2>&1 || fail "resume: $(cat "$work/resume.out")"
-grep -q "^sweep $name: 6 points, $((6 - done_before)) to run, $done_before already in" "$work/resume.out" ||
+grep -q "^sweep $name: 4 points, $((4 - done_before)) to run, $done_before already in" "$work/resume.out" ||
   fail "resume did not skip the finished points: $(cat "$work/resume.out")"
 cmp -s "$work/local/results.csv" "$work/killed/results.csv" || fail "killed+resumed CSV differs"
 cmp -s "$work/local/results.json" "$work/killed/results.json" || fail "killed+resumed JSON differs"
@@ -46,7 +46,7 @@ if [[ -n $mpiexec ]]; then
   ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
     "$mpiexec" --oversubscribe -np 2 "$tessera" sweep "$sweep" -o "$work/mpi" >"$work/mpi.out" 2>&1 ||
     fail "mpirun: $(cat "$work/mpi.out")"
-  grep -q "^sweep $name: 6 points — 6 run now" "$work/mpi.out" || fail "mpi summary: $(cat "$work/mpi.out")"
+  grep -q "^sweep $name: 4 points — 4 run now" "$work/mpi.out" || fail "mpi summary: $(cat "$work/mpi.out")"
   cmp -s "$work/local/results.csv" "$work/mpi/results.csv" || fail "MPI CSV differs from the local run"
   cmp -s "$work/local/results.json" "$work/mpi/results.json" || fail "MPI JSON differs"
 fi
