@@ -117,6 +117,7 @@ std::vector<Cell> design_cells(const PointResult& r, const DesignRow& d) {
 std::vector<std::vector<Cell>> rows(const SweepSpec& spec, const PointResults& results) {
   std::vector<std::vector<Cell>> out;
   std::vector<size_t> shown = axis_columns(spec);
+  const size_t width = columns(spec).size();
   for (const auto& [index, r] : results) {
     auto head = [&](const std::string& design) {
       std::vector<Cell> row = {static_cast<int64_t>(index), r.ok ? "ok" : "failed", r.reason};
@@ -138,7 +139,7 @@ std::vector<std::vector<Cell>> rows(const SweepSpec& spec, const PointResults& r
     if (!r.ok) {
       for (const std::string& design : spec.base.designs) {
         auto row = head(design);
-        row.resize(columns(spec).size());
+        row.resize(width);
         out.push_back(std::move(row));
       }
       continue;

@@ -58,6 +58,25 @@ status=$?
 grep -qF "error: $work/local holds the results of a different sweep (its sweep.yaml differs from $work/other.yaml); pass another -o DIR, or --force to discard those results" \
   "$work/other.out" || fail "different-sweep message: $(cat "$work/other.out")"
 
+"$tessera" sweep "$work/other.yaml" -o "$work/local" --force >"$work/forced.out" 2>&1 ||
+  fail "--force over a different sweep: $(cat "$work/forced.out")"
+grep -q "^sweep other: 4 points — 4 run now" "$work/forced.out" ||
+  fail "--force did not discard the old results: $(cat "$work/forced.out")"
+
+mkdir -p "$work/mine" && echo "keep me" >"$work/mine/notes.txt"
+"$tessera" sweep "$sweep" -o "$work/mine" >"$work/mine.out" 2>&1
+status=$?
+[[ $status == 3 ]] || fail "a non-run directory with files exits $status"
+grep -qF "error: $work/mine exists and is not a sweep run directory (it has no sweep.yaml); pass another -o DIR, or --force to write into it" \
+  "$work/mine.out" || fail "non-run directory message: $(cat "$work/mine.out")"
+[[ $(cat "$work/mine/notes.txt") == "keep me" ]] || fail "the user's file was touched"
+
+TESSERA_PYTHON=/nonexistent/python3 "$tessera" plot "$work/local" >"$work/nopy.out" 2>&1
+status=$?
+[[ $status == 3 ]] || fail "plot without matplotlib exits $status"
+grep -qF "error: tessera plot needs Python 3 with matplotlib, and '/nonexistent/python3' has none: install it (Debian: apt-get install python3-matplotlib) or point TESSERA_PYTHON at a python3 that has it" \
+  "$work/nopy.out" || fail "no-matplotlib message: $(cat "$work/nopy.out")"
+
 "$tessera" plot "$work/local" >"$work/plot.out" 2>&1 || fail "plot: $(cat "$work/plot.out")"
 for f in latency_vs_hbm breakdown; do
   [[ -s $work/local/plots/$f.png && -s $work/local/plots/$f.svg ]] || fail "plot $f not drawn"

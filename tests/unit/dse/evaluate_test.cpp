@@ -65,6 +65,24 @@ TEST(CheckSweep, AMisspeltKnobAndBadValues) {
       check_sweep(sweep("  - {path: topology.cores_per_chip, values: [64]}\n"), plugins).ok());
 }
 
+TEST(CheckSweep, UnknownDesignCoresThatDoNotDivideAndBadDims) {
+  PluginSet plugins(registry());
+  SweepSpec s = sweep("  - {path: cores, values: [6]}\n");
+  s.base.designs = {"basic", "elk-fast"};
+  EXPECT_EQ(check_sweep(s, plugins).error().message,
+            "s.yaml: base.designs: unknown design 'elk-fast'; valid: basic, static, elk-dyn, "
+            "elk-full, ideal");
+  SweepSpec four =
+      sweep("  - {path: topology.chips, values: [4]}\n  - {path: cores, values: [6]}\n");
+  EXPECT_EQ(setup_point(four, enumerate_points(four).front(), plugins).error().message,
+            "cores 6: not a multiple of the chip's 4 chips (topology.chips); cores are spread "
+            "evenly over the chips");
+  SweepSpec dims = sweep("  - {path: batch, values: [1]}\n");
+  dims.base.dims = {"batch"};
+  EXPECT_EQ(setup_point(dims, enumerate_points(dims).front(), plugins).error().message,
+            "s.yaml: base.dims: 'batch': expected NAME=VALUE with VALUE >= 1, e.g. batch=16");
+}
+
 TEST(SetupPoint, KnobsReachTheChipSpecAndTheMachine) {
   SweepSpec s = sweep(
       "  - {path: memory.bandwidth_bytes_per_s, values: [3e12]}\n"

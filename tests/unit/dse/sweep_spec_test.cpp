@@ -90,6 +90,22 @@ TEST(SweepSpec, Errors) {
             "utilisation_vs_hbm, noc_hbm_heatmap, latency_vs_cores, flops_vs_bandwidth");
   EXPECT_EQ(error_of("name: t\nbase: {model: m}\n"),
             "s.yaml:2: 'base': missing required key 'target'");
+  EXPECT_EQ(error_of("name: t\nbase: {model: m, target: t, simulate: maybe}\n"),
+            "s.yaml:2: 'base.simulate': expected true or false, got 'maybe'");
+  EXPECT_EQ(error_of("name: t\nbase: {model: m, target: t, mode: train}\n"),
+            "s.yaml:2: 'base.mode': expected decode or prefill, got 'train'");
+  EXPECT_EQ(error_of(base + "axes:\n  - {path: seq, range: {from: 1, to: 4, step: 1, count: 4}}\n"),
+            "s.yaml:4: 'axes[0].range': give exactly one of step (linear) or count");
+  EXPECT_EQ(
+      error_of(base + "axes:\n  - {path: seq, range: {from: 1, to: 4, step: 1, scale: log}}\n"),
+      "s.yaml:4: 'axes[0].range.step': a log range takes count, not step");
+  EXPECT_EQ(
+      error_of(base + "axes:\n  - {path: seq, range: {from: 0, to: 4, count: 3, scale: log}}\n"),
+      "s.yaml:4: 'axes[0].range': a log range needs from > 0 and to > 0");
+  EXPECT_EQ(error_of(base + "axes:\n  - {path: seq, range: {from: two, to: 4, step: 1}}\n"),
+            "s.yaml:4: 'axes[0].range.from': expected a number, got 'two'");
+  EXPECT_EQ(error_of(base + "axes:\n  - {path: seq, values: []}\n"),
+            "s.yaml:4: 'axes[0]': the axis has no values");
 }
 
 }  // namespace
