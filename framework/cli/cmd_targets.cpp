@@ -1,12 +1,11 @@
 // `tessera targets`: the plugins found on the search path, with what each provides.
+#include <iostream>
+#include <nlohmann/json.hpp>
+
 #include "framework/cli/options.hpp"
 #include "framework/plugin/chip.hpp"
 #include "framework/plugin/library.hpp"
 #include "framework/report/table.hpp"
-
-#include <nlohmann/json.hpp>
-
-#include <iostream>
 
 namespace tessera::cli {
 
@@ -61,9 +60,9 @@ int print_table(const Registry& registry) {
     std::erase(chips, m.default_chip);
     if (!m.default_chip.empty()) chips.insert(chips.begin(), m.default_chip);
     std::string status = load_status(m);
-    table.add_row({m.name, m.version, std::to_string(m.abi_major) + "." + std::to_string(m.abi_minor),
-                   provides_list(m), join(chips), status == "ok" ? "ok" : "BROKEN",
-                   m.library.string()});
+    table.add_row(
+        {m.name, m.version, std::to_string(m.abi_major) + "." + std::to_string(m.abi_minor),
+         provides_list(m), join(chips), status == "ok" ? "ok" : "BROKEN", m.library.string()});
     if (status != "ok") std::cerr << "warning: " << status << "\n";
   }
   std::cout << table.render();
@@ -84,7 +83,8 @@ int print_table(const Registry& registry) {
 
 void add_targets_command(CLI::App& app, const GlobalOptions& global, Action& action) {
   auto options = std::make_shared<TargetsOptions>();
-  CLI::App* cmd = app.add_subcommand("targets", "List the target plugins found, with what each provides");
+  CLI::App* cmd =
+      app.add_subcommand("targets", "List the target plugins found, with what each provides");
   cmd->add_option("--format", options->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();

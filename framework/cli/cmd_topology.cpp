@@ -1,9 +1,9 @@
 // `tessera topology`: what a target's chip is made of, and how a transfer crosses it.
+#include <iostream>
+
 #include "framework/cli/options.hpp"
 #include "framework/plugin/plugin_set.hpp"
 #include "framework/report/topology_report.hpp"
-
-#include <iostream>
 
 namespace tessera::cli {
 
@@ -17,7 +17,8 @@ struct TopologyOptions {
 };
 
 // An endpoint by index or by exact name.
-uint32_t find_endpoint(const Topology& topology, const TopologyInfo& info, const std::string& text) {
+uint32_t find_endpoint(const Topology& topology, const TopologyInfo& info,
+                       const std::string& text) {
   if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
     unsigned long long index = std::stoull(text);
     if (index < info.num_endpoints) return static_cast<uint32_t>(index);

@@ -1,11 +1,11 @@
 // tessera: one driver for compiling, mapping and simulating on ICCA chips. Subcommands live in
 // cmd_*.cpp; this file owns global options, logging and exit codes.
-#include "framework/cli/options.hpp"
-
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <iostream>
+
+#include "framework/cli/options.hpp"
 
 #ifndef TESSERA_VERSION
 #error "TESSERA_VERSION must be defined by the build"
@@ -15,10 +15,14 @@ namespace tessera::cli {
 
 int exit_code(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::usage: return kExitUsage;
-    case ErrorKind::input: return kExitInput;
-    case ErrorKind::plugin: return kExitPlugin;
-    case ErrorKind::internal: return kExitInternal;
+    case ErrorKind::usage:
+      return kExitUsage;
+    case ErrorKind::input:
+      return kExitInput;
+    case ErrorKind::plugin:
+      return kExitPlugin;
+    case ErrorKind::internal:
+      return kExitInternal;
   }
   return kExitInternal;
 }
@@ -42,12 +46,13 @@ void setup_logging(const GlobalOptions& options) {
 }
 
 int run(int argc, char** argv) {
-  CLI::App app{"Tessera: compile and simulate deep-learning models on inter-core-connected AI chips",
-               "tessera"};
-  app.set_version_flag("--version",
-                       std::string("tessera " TESSERA_VERSION " (plugin ABI ") +
-                           std::to_string(TESSERA_ABI_MAJOR) + "." +
-                           std::to_string(TESSERA_ABI_MINOR) + ", " + host_platform() + ")");
+  CLI::App app{
+      "Tessera: compile and simulate deep-learning models on inter-core-connected AI chips",
+      "tessera"};
+  app.set_version_flag("--version", std::string("tessera " TESSERA_VERSION " (plugin ABI ") +
+                                        std::to_string(TESSERA_ABI_MAJOR) + "." +
+                                        std::to_string(TESSERA_ABI_MINOR) + ", " + host_platform() +
+                                        ")");
   app.require_subcommand(1);
   app.fallthrough();  // global options may follow the subcommand
   GlobalOptions global;

@@ -1,13 +1,12 @@
 // Options every subcommand shares, and the mapping of errors to exit codes (docs/cli.md).
 #pragma once
 
-#include "framework/common/status.hpp"
-#include "framework/plugin/registry.hpp"
-
 #include <CLI/CLI.hpp>
-
 #include <string>
 #include <vector>
+
+#include "framework/common/status.hpp"
+#include "framework/plugin/registry.hpp"
 
 namespace tessera::cli {
 

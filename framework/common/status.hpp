@@ -29,8 +29,7 @@ static_assert(static_cast<int32_t>(StatusCode::invalid_argument) == TESSERA_INVA
 static_assert(static_cast<int32_t>(StatusCode::not_found) == TESSERA_NOT_FOUND);
 static_assert(static_cast<int32_t>(StatusCode::out_of_range) == TESSERA_OUT_OF_RANGE);
 static_assert(static_cast<int32_t>(StatusCode::unimplemented) == TESSERA_UNIMPLEMENTED);
-static_assert(static_cast<int32_t>(StatusCode::failed_precondition) ==
-              TESSERA_FAILED_PRECONDITION);
+static_assert(static_cast<int32_t>(StatusCode::failed_precondition) == TESSERA_FAILED_PRECONDITION);
 static_assert(static_cast<int32_t>(StatusCode::resource_exhausted) == TESSERA_RESOURCE_EXHAUSTED);
 static_assert(static_cast<int32_t>(StatusCode::internal) == TESSERA_INTERNAL);
 
@@ -74,7 +73,7 @@ class Failure : public std::runtime_error {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : state_(std::move(value)) {}      // NOLINT: implicit by design
   Result(Error error) : state_(std::move(error)) {}  // NOLINT
   bool ok() const { return state_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -107,6 +106,8 @@ class [[nodiscard]] Result {
 // Result of an operation without a value.
 struct Done {};
 using Status = Result<Done>;
-inline Status ok_status() { return Done{}; }
+inline Status ok_status() {
+  return Done{};
+}
 
 }  // namespace tessera

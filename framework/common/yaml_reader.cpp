@@ -1,9 +1,8 @@
 #include "framework/common/yaml_reader.hpp"
 
-#include <tessera/sdk/nearest.hpp>
-
 #include <algorithm>
 #include <charconv>
+#include <tessera/sdk/nearest.hpp>
 
 namespace tessera {
 
@@ -42,9 +41,13 @@ std::string YamlNode::where() const {
   return w;
 }
 
-Failure YamlNode::fail(const std::string& what) const { return Failure(input_error(where() + what)); }
+Failure YamlNode::fail(const std::string& what) const {
+  return Failure(input_error(where() + what));
+}
 
-bool YamlNode::has(const std::string& key) const { return node_.IsMap() && node_[key]; }
+bool YamlNode::has(const std::string& key) const {
+  return node_.IsMap() && node_[key];
+}
 
 YamlNode YamlNode::child(const std::string& key) const {
   if (!node_.IsMap()) throw fail("expected a map with key '" + key + "'");
@@ -86,7 +89,8 @@ int64_t YamlNode::as_int(int64_t min, int64_t max) const {
   if (ec != std::errc() || end != text.data() + text.size())
     throw fail("expected a whole number, got '" + text + "'");
   if (v < min || v > max)
-    throw fail("must be in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " + text);
+    throw fail("must be in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " +
+               text);
   return v;
 }
 

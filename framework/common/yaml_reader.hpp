@@ -2,13 +2,13 @@
 // line and the key path, says what was expected, and for an unknown key the nearest valid one.
 #pragma once
 
-#include "framework/common/status.hpp"
-
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "framework/common/status.hpp"
 
 namespace tessera {
 
@@ -36,8 +36,8 @@ class YamlNode {
   Failure fail(const std::string& what) const;
 
   bool has(const std::string& key) const;
-  YamlNode child(const std::string& key) const;       // throws Failure if missing
-  std::vector<YamlNode> items() const;                // a sequence's elements
+  YamlNode child(const std::string& key) const;                   // throws Failure if missing
+  std::vector<YamlNode> items() const;                            // a sequence's elements
   std::vector<std::pair<std::string, YamlNode>> entries() const;  // a map's entries
 
   std::string as_string() const;

@@ -14,12 +14,12 @@ struct Machine {
   uint32_t cores = 0;  // compute cores over all chips
   uint32_t chips = 1;
   uint64_t sram_bytes_per_core = 0;
-  double clock_hz = 0;                   // the cost model's cycle clock
-  double peak_flops_per_s = 0;           // whole machine, fp16
-  double hbm_bytes_per_s = 0;            // sustained off-chip bandwidth, all stacks together
-  double hbm_peak_bytes_per_s = 0;       // the memory's peak (for utilisation reports)
-  double hbm_latency_s = 0;              // first byte of a long stream
-  uint32_t hbm_controllers = 0;          // HBM endpoints over all chips
+  double clock_hz = 0;              // the cost model's cycle clock
+  double peak_flops_per_s = 0;      // whole machine, fp16
+  double hbm_bytes_per_s = 0;       // sustained off-chip bandwidth, all stacks together
+  double hbm_peak_bytes_per_s = 0;  // the memory's peak (for utilisation reports)
+  double hbm_latency_s = 0;         // first byte of a long stream
+  uint32_t hbm_controllers = 0;     // HBM endpoints over all chips
   // A core's inbound interconnect rate for data arriving from HBM controllers (the distribution
   // side of a preload); cores × this is the on-chip network's preload capacity.
   double preload_bytes_per_s_per_core = 0;
@@ -27,8 +27,8 @@ struct Machine {
   // A core's SRAM port (IPU: 16 B/cycle): preload bytes landing on a core while it computes steal
   // it (Elk §2.3 memory-access contention). 0: not modelled.
   double sram_bytes_per_s_per_core = 0;
-  double sync_s = 0;                      // one machine-wide barrier
-  double interconnect_bytes_per_s = 0;    // total core-to-core capacity (utilisation reports)
+  double sync_s = 0;                    // one machine-wide barrier
+  double interconnect_bytes_per_s = 0;  // total core-to-core capacity (utilisation reports)
   // The chip file's scale.flops: the default partitioner divides the cost model's tile times by
   // it (peak_flops_per_s already includes it).
   double compute_speedup = 1;

@@ -32,9 +32,9 @@ struct ExecPlan {
 struct PreloadPlan {
   std::string label;                  // e.g. "replicate ×1"
   double preload_bytes_per_core = 0;  // SRAM held from the preload's start until the op runs
-  double hbm_to_core_bytes = 0;       // bytes the HBM controllers put on the network (copies counted)
-  double distribute_bytes = 0;        // total bytes distribute_data moves core-to-core
-  double distribute_s = 0;            // distribute_data's time, sync included
+  double hbm_to_core_bytes = 0;  // bytes the HBM controllers put on the network (copies counted)
+  double distribute_bytes = 0;   // total bytes distribute_data moves core-to-core
+  double distribute_s = 0;       // distribute_data's time, sync included
 };
 
 // All plans of one class of identical ops (ir::identical_ops), searched once.

@@ -26,12 +26,12 @@ struct OpSchedule {
   ExecPlan exec;        // the chosen execution plan (a copy)
   PreloadPlan preload;  // the chosen preload plan; all zero when the op reads nothing from HBM
   double hbm_read_bytes = 0, hbm_write_bytes = 0, flops = 0;
-  int preload_position = -1;  // index of this op in the preload order; -1: nothing to preload
-  int preloads_during = 0;    // k: preloads that overlap this op's execution
+  int preload_position = -1;       // index of this op in the preload order; -1: nothing to preload
+  int preloads_during = 0;         // k: preloads that overlap this op's execution
   double sram_bytes_per_core = 0;  // exec space + every resident preload space while it executes
   double preload_start_s = 0, preload_end_s = 0;  // equal when nothing is preloaded
-  double execute_start_s = 0;     // the tag has been seen; distribute_data starts
-  double distribute_end_s = 0;    // local_execute starts
+  double execute_start_s = 0;                     // the tag has been seen; distribute_data starts
+  double distribute_end_s = 0;                    // local_execute starts
   double execute_end_s = 0;
 };
 
@@ -60,7 +60,7 @@ struct DesignResult {
 // and refuse a plan that no longer matches them.
 struct PlanSource {
   std::string tessera_version;
-  std::string model;  // zoo name or file path, as given on the command line
+  std::string model;           // zoo name or file path, as given on the command line
   int64_t batch = 0, seq = 0;  // zoo models; 0 for files
   std::string mode;            // "decode" | "prefill" for zoo models
   std::string dtype;           // zoo models: element type given with --dtype; empty: the entry's

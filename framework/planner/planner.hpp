@@ -22,16 +22,16 @@ namespace tessera::planner {
 
 struct PlannerInput {
   const ir::Graph* graph = nullptr;
-  ir::OpClasses classes;                       // class_of per op
-  std::vector<OpPlans> class_plans;            // per class
-  std::optional<ir::RepeatedLayers> layers;    // preload orders are permuted within one layer
+  ir::OpClasses classes;                     // class_of per op
+  std::vector<OpPlans> class_plans;          // per class
+  std::optional<ir::RepeatedLayers> layers;  // preload orders are permuted within one layer
   Machine machine;
 };
 
 struct PlannerOptions {
-  int max_preload_ops = 0;     // K; 0: the ops of one repeated layer (the artifact's #ops/#layers)
-  int max_displacement = 4;    // Elk-Full: how far a preload may move from program order
-  unsigned threads = 0;        // 0: all hardware threads
+  int max_preload_ops = 0;   // K; 0: the ops of one repeated layer (the artifact's #ops/#layers)
+  int max_displacement = 4;  // Elk-Full: how far a preload may move from program order
+  unsigned threads = 0;      // 0: all hardware threads
   // Called now and then on long searches with (done, total) units of work; may be empty.
   std::function<void(double done, double total)> progress;
 };

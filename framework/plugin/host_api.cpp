@@ -32,23 +32,36 @@ void log_from_plugin(int32_t level, const char* message) {
     const std::string who = current_plugin != nullptr ? *current_plugin : "plugin";
     const char* text = message != nullptr ? message : "";
     switch (level) {
-      case TESSERA_LOG_TRACE: spdlog::trace("[{}] {}", who, text); break;
-      case TESSERA_LOG_DEBUG: spdlog::debug("[{}] {}", who, text); break;
-      case TESSERA_LOG_INFO: spdlog::info("[{}] {}", who, text); break;
-      case TESSERA_LOG_WARN: spdlog::warn("[{}] {}", who, text); break;
-      default: spdlog::error("[{}] {}", who, text); break;
+      case TESSERA_LOG_TRACE:
+        spdlog::trace("[{}] {}", who, text);
+        break;
+      case TESSERA_LOG_DEBUG:
+        spdlog::debug("[{}] {}", who, text);
+        break;
+      case TESSERA_LOG_INFO:
+        spdlog::info("[{}] {}", who, text);
+        break;
+      case TESSERA_LOG_WARN:
+        spdlog::warn("[{}] {}", who, text);
+        break;
+      default:
+        spdlog::error("[{}] {}", who, text);
+        break;
     }
   } catch (...) {
     // A log line is not worth failing the plugin's call for.
   }
 }
 
-const tessera_host_api kHostApi = {sizeof(tessera_host_api), TESSERA_ABI_MAJOR, TESSERA_ABI_MINOR,
-                                   &make_status, &log_from_plugin, {}};
+const tessera_host_api kHostApi = {sizeof(tessera_host_api), TESSERA_ABI_MAJOR,
+                                   TESSERA_ABI_MINOR,        &make_status,
+                                   &log_from_plugin,         {}};
 
 }  // namespace
 
-const tessera_host_api* host_api() { return &kHostApi; }
+const tessera_host_api* host_api() {
+  return &kHostApi;
+}
 
 std::optional<Error> take_status(tessera_status* status, const std::string& context) {
   if (status == nullptr) return std::nullopt;
@@ -67,6 +80,8 @@ std::optional<Error> take_status(tessera_status* status, const std::string& cont
 CurrentPlugin::CurrentPlugin(const std::string& name) : previous_(current_plugin) {
   current_plugin = &name;
 }
-CurrentPlugin::~CurrentPlugin() { current_plugin = previous_; }
+CurrentPlugin::~CurrentPlugin() {
+  current_plugin = previous_;
+}
 
 }  // namespace tessera

@@ -1,13 +1,13 @@
-// The host side of the ABI's host API: statuses made for plugins, plugin log lines routed to spdlog,
-// and the conversion of a returned status into a framework Error.
+// The host side of the ABI's host API: statuses made for plugins, plugin log lines routed to
+// spdlog, and the conversion of a returned status into a framework Error.
 #pragma once
-
-#include "framework/common/status.hpp"
 
 #include <tessera/plugin_abi.h>
 
 #include <optional>
 #include <string>
+
+#include "framework/common/status.hpp"
 
 namespace tessera {
 

@@ -16,12 +16,18 @@ inline constexpr std::array<Interface, 6> kAllInterfaces = {
 
 inline std::string_view to_string(Interface i) {
   switch (i) {
-    case Interface::topology: return "topology";
-    case Interface::cost_model: return "cost_model";
-    case Interface::partitioner: return "partitioner";
-    case Interface::layout_mapper: return "layout_mapper";
-    case Interface::codegen: return "codegen";
-    case Interface::memory_model: return "memory_model";
+    case Interface::topology:
+      return "topology";
+    case Interface::cost_model:
+      return "cost_model";
+    case Interface::partitioner:
+      return "partitioner";
+    case Interface::layout_mapper:
+      return "layout_mapper";
+    case Interface::codegen:
+      return "codegen";
+    case Interface::memory_model:
+      return "memory_model";
   }
   return "?";
 }

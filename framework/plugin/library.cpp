@@ -1,10 +1,9 @@
 #include "framework/plugin/library.hpp"
 
-#include "framework/plugin/host_api.hpp"
-
 #include <boost/dll/shared_library_load_mode.hpp>
-
 #include <cstddef>
+
+#include "framework/plugin/host_api.hpp"
 
 namespace tessera {
 
@@ -14,7 +13,9 @@ namespace {
 constexpr size_t kDescriptorSize10 =
     offsetof(tessera_plugin_descriptor, create_memory_model) + sizeof(void*);
 
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+std::string quoted(const std::filesystem::path& p) {
+  return "'" + p.string() + "'";
+}
 
 Status check_manifest(const Manifest& m) {
   if (m.platform != host_platform())
@@ -36,12 +37,18 @@ Status check_manifest(const Manifest& m) {
 
 const void* constructor_slot(const tessera_plugin_descriptor& d, Interface i) {
   switch (i) {
-    case Interface::topology: return reinterpret_cast<const void*>(d.create_topology);
-    case Interface::cost_model: return reinterpret_cast<const void*>(d.create_cost_model);
-    case Interface::partitioner: return reinterpret_cast<const void*>(d.create_partitioner);
-    case Interface::layout_mapper: return reinterpret_cast<const void*>(d.create_layout_mapper);
-    case Interface::codegen: return reinterpret_cast<const void*>(d.create_codegen);
-    case Interface::memory_model: return reinterpret_cast<const void*>(d.create_memory_model);
+    case Interface::topology:
+      return reinterpret_cast<const void*>(d.create_topology);
+    case Interface::cost_model:
+      return reinterpret_cast<const void*>(d.create_cost_model);
+    case Interface::partitioner:
+      return reinterpret_cast<const void*>(d.create_partitioner);
+    case Interface::layout_mapper:
+      return reinterpret_cast<const void*>(d.create_layout_mapper);
+    case Interface::codegen:
+      return reinterpret_cast<const void*>(d.create_codegen);
+    case Interface::memory_model:
+      return reinterpret_cast<const void*>(d.create_memory_model);
   }
   return nullptr;
 }
@@ -53,8 +60,8 @@ Result<std::shared_ptr<PluginLibrary>> PluginLibrary::load(const Manifest& manif
   std::shared_ptr<PluginLibrary> lib(new PluginLibrary());
   lib->manifest_ = manifest;
   boost::dll::fs::error_code ec;
-  lib->library_.load(manifest.library.string(), boost::dll::load_mode::rtld_local |
-                                                    boost::dll::load_mode::rtld_now, ec);
+  lib->library_.load(manifest.library.string(),
+                     boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now, ec);
   if (ec)
     return plugin_error("plugin '" + manifest.name + "': cannot load " + quoted(manifest.library) +
                         ": " + ec.message());
@@ -62,8 +69,10 @@ Result<std::shared_ptr<PluginLibrary>> PluginLibrary::load(const Manifest& manif
     return plugin_error("plugin '" + manifest.name + "': " + quoted(manifest.library) +
                         " does not export '" TESSERA_PLUGIN_QUERY_SYMBOL
                         "' (build it with tessera_add_plugin and TESSERA_DEFINE_PLUGIN)");
-  lib->query_ = lib->library_.get<const tessera_plugin_descriptor*(
-      uint32_t, uint32_t, const tessera_host_api*)>(TESSERA_PLUGIN_QUERY_SYMBOL);
+  lib->query_ =
+      lib->library_
+          .get<const tessera_plugin_descriptor*(uint32_t, uint32_t, const tessera_host_api*)>(
+              TESSERA_PLUGIN_QUERY_SYMBOL);
   const tessera_plugin_descriptor* d = nullptr;
   Status queried = lib->call("tessera_plugin_query", [&]() -> tessera_status* {
     d = lib->query_(TESSERA_ABI_MAJOR, TESSERA_ABI_MINOR, host_api());
@@ -71,9 +80,10 @@ Result<std::shared_ptr<PluginLibrary>> PluginLibrary::load(const Manifest& manif
   });
   if (!queried) return queried.error();
   if (d == nullptr)
-    return plugin_error("plugin '" + manifest.name + "': tessera_plugin_query returned NULL for ABI " +
-                        std::to_string(TESSERA_ABI_MAJOR) + "." + std::to_string(TESSERA_ABI_MINOR) +
-                        " (the plugin cannot serve this host; rebuild it against this SDK)");
+    return plugin_error(
+        "plugin '" + manifest.name + "': tessera_plugin_query returned NULL for ABI " +
+        std::to_string(TESSERA_ABI_MAJOR) + "." + std::to_string(TESSERA_ABI_MINOR) +
+        " (the plugin cannot serve this host; rebuild it against this SDK)");
   lib->descriptor_ = d;
   if (auto s = lib->check_descriptor(); !s) return s.error();
   return lib;
@@ -96,8 +106,9 @@ Status PluginLibrary::check_descriptor() const {
                         "'); regenerate the manifest with tessera_add_plugin");
   std::string version = d.version != nullptr ? d.version : "";
   if (version != manifest_.version)
-    return plugin_error(who + ": descriptor version '" + version + "' disagrees with the manifest " +
-                        quoted(manifest_.file) + " (version '" + manifest_.version + "')");
+    return plugin_error(who + ": descriptor version '" + version +
+                        "' disagrees with the manifest " + quoted(manifest_.file) + " (version '" +
+                        manifest_.version + "')");
   for (Interface i : kAllInterfaces) {
     bool in_manifest = manifest_.provides_interface(i);
     bool in_binary = constructor_slot(d, i) != nullptr;
@@ -117,11 +128,11 @@ Status finish_plugin_call(const PluginLibrary& library, const std::string& what,
                           tessera_status* status, const char* exception_what, bool threw) {
   const std::string context = "plugin '" + library.name() + "': " + what;
   if (threw)
-    return plugin_error(context + " threw an exception across the C ABI" +
-                            (exception_what != nullptr ? std::string(" (") + exception_what + ")"
-                                                       : std::string()) +
-                            "; a plugin must return a status (the SDK trampolines do this)",
-                        StatusCode::internal);
+    return plugin_error(
+        context + " threw an exception across the C ABI" +
+            (exception_what != nullptr ? std::string(" (") + exception_what + ")" : std::string()) +
+            "; a plugin must return a status (the SDK trampolines do this)",
+        StatusCode::internal);
   if (auto error = take_status(status, context)) return *error;
   return ok_status();
 }

@@ -5,18 +5,17 @@
 // library is unloaded when the last PluginLibrary reference drops.
 #pragma once
 
-#include "framework/common/status.hpp"
-#include "framework/plugin/host_api.hpp"
-#include "framework/plugin/manifest.hpp"
-
 #include <tessera/plugin_abi.h>
 
 #include <boost/dll/shared_library.hpp>
-
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "framework/common/status.hpp"
+#include "framework/plugin/host_api.hpp"
+#include "framework/plugin/manifest.hpp"
 
 namespace tessera {
 

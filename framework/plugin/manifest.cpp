@@ -1,8 +1,8 @@
 #include "framework/plugin/manifest.hpp"
 
-#include "framework/common/yaml_reader.hpp"
-
 #include <algorithm>
+
+#include "framework/common/yaml_reader.hpp"
 
 #ifndef TESSERA_HOST_PLATFORM
 #error "TESSERA_HOST_PLATFORM must be defined by the build"
@@ -10,7 +10,9 @@
 
 namespace tessera {
 
-std::string host_platform() { return TESSERA_HOST_PLATFORM; }
+std::string host_platform() {
+  return TESSERA_HOST_PLATFORM;
+}
 
 namespace {
 
@@ -20,7 +22,9 @@ Manifest parse(const YamlNode& root, const std::filesystem::path& file) {
   Manifest m;
   m.file = file;
   m.name = root.child("name").as_string();
-  auto allowed = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; };
+  auto allowed = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  };
   if (m.name.empty() || !std::all_of(m.name.begin(), m.name.end(), allowed))
     throw root.child("name").fail("plugin names use only a-z, 0-9 and _, got '" + m.name + "'");
   m.version = root.child("version").as_string();

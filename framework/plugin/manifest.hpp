@@ -2,18 +2,18 @@
 // ABI or platform is refused without running any of its code.
 #pragma once
 
-#include "framework/common/status.hpp"
-#include "framework/plugin/interface.hpp"
-
 #include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "framework/common/status.hpp"
+#include "framework/plugin/interface.hpp"
+
 namespace tessera {
 
 struct Manifest {
-  std::filesystem::path file;     // the manifest itself
+  std::filesystem::path file;  // the manifest itself
   std::string name;
   std::string version;
   std::string description;
@@ -23,7 +23,7 @@ struct Manifest {
   uint32_t abi_minor = 0;
   std::string platform;
   std::set<Interface> provides;
-  std::string default_chip;       // may be empty
+  std::string default_chip;         // may be empty
   std::filesystem::path chips_dir;  // absolute; empty when the plugin ships no presets
 
   bool provides_interface(Interface i) const { return provides.count(i) != 0; }

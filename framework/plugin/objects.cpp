@@ -6,20 +6,28 @@ namespace tessera {
 
 const char* to_string(tessera_endpoint_kind kind) {
   switch (kind) {
-    case TESSERA_ENDPOINT_CORE: return "core";
-    case TESSERA_ENDPOINT_MEMORY_CONTROLLER: return "memory controller";
-    case TESSERA_ENDPOINT_ROUTER: return "router";
-    case TESSERA_ENDPOINT_CHIP_PORT: return "chip port";
-    case TESSERA_ENDPOINT_TREE_NODE: return "tree node";
+    case TESSERA_ENDPOINT_CORE:
+      return "core";
+    case TESSERA_ENDPOINT_MEMORY_CONTROLLER:
+      return "memory controller";
+    case TESSERA_ENDPOINT_ROUTER:
+      return "router";
+    case TESSERA_ENDPOINT_CHIP_PORT:
+      return "chip port";
+    case TESSERA_ENDPOINT_TREE_NODE:
+      return "tree node";
   }
   return "unknown";
 }
 
 const char* to_string(tessera_link_class link_class) {
   switch (link_class) {
-    case TESSERA_LINK_ON_CHIP: return "on-chip";
-    case TESSERA_LINK_MEMORY: return "memory";
-    case TESSERA_LINK_CHIP_TO_CHIP: return "chip-to-chip";
+    case TESSERA_LINK_ON_CHIP:
+      return "on-chip";
+    case TESSERA_LINK_MEMORY:
+      return "memory";
+    case TESSERA_LINK_CHIP_TO_CHIP:
+      return "chip-to-chip";
   }
   return "unknown";
 }
@@ -56,18 +64,17 @@ Result<Handle> create(std::shared_ptr<const PluginLibrary> library, const ParamL
     return e;
   }
   if (object == nullptr)
-    return plugin_error("plugin '" + library->name() + "': create_" + iname +
-                            " returned OK but no object",
-                        StatusCode::internal);
+    return plugin_error(
+        "plugin '" + library->name() + "': create_" + iname + " returned OK but no object",
+        StatusCode::internal);
   // Every 1.x object is at least as large as the 1.0 vtable; anything shorter cannot be called
   // (nor safely released, so it is leaked: the plugin is broken).
   if (object->struct_size < sizeof(CApi) || object->release == nullptr)
-    return plugin_error("plugin '" + library->name() + "': the " + iname +
-                            " object is malformed: struct_size " +
-                            std::to_string(object->struct_size) + " (ABI 1.0 needs " +
-                            std::to_string(sizeof(CApi)) + "), release " +
-                            (object->release ? "set" : "NULL"),
-                        StatusCode::internal);
+    return plugin_error(
+        "plugin '" + library->name() + "': the " + iname + " object is malformed: struct_size " +
+            std::to_string(object->struct_size) + " (ABI 1.0 needs " +
+            std::to_string(sizeof(CApi)) + "), release " + (object->release ? "set" : "NULL"),
+        StatusCode::internal);
   return Handle(std::move(library), object);
 }
 
@@ -124,10 +131,14 @@ Result<Endpoint> Topology::endpoint(uint32_t index) const {
   auto c = sized<tessera_endpoint>();
   Status s = call("topology.get_endpoint", [&] { return raw()->get_endpoint(raw(), index, &c); });
   if (!s) return s.error();
-  return Endpoint{index,        static_cast<tessera_endpoint_kind>(c.kind),
-                  c.chip,       c.x,
-                  c.y,          c.level,
-                  c.parent,     c.memory_bytes,
+  return Endpoint{index,
+                  static_cast<tessera_endpoint_kind>(c.kind),
+                  c.chip,
+                  c.x,
+                  c.y,
+                  c.level,
+                  c.parent,
+                  c.memory_bytes,
                   c.name != nullptr ? c.name : ""};
 }
 
@@ -135,7 +146,7 @@ Result<Link> Topology::link(uint32_t index) const {
   auto c = sized<tessera_link>();
   Status s = call("topology.get_link", [&] { return raw()->get_link(raw(), index, &c); });
   if (!s) return s.error();
-  return Link{index,     c.src,         c.dst, static_cast<tessera_link_class>(c.link_class),
+  return Link{index,     c.src,         c.dst,      static_cast<tessera_link_class>(c.link_class),
               c.network, c.bytes_per_s, c.latency_s};
 }
 
@@ -148,9 +159,8 @@ Result<std::vector<uint32_t>> Topology::route(uint32_t src, uint32_t dst) const 
   });
   if (!s && s.error().code == StatusCode::out_of_range && count > links.size()) {
     links.resize(count);
-    s = call("topology.route", [&] {
-      return raw()->route(raw(), src, dst, links.data(), links.size(), &count);
-    });
+    s = call("topology.route",
+             [&] { return raw()->route(raw(), src, dst, links.data(), links.size(), &count); });
   }
   if (!s) return s.error();
   links.resize(count);
@@ -192,8 +202,12 @@ Result<Level> Topology::level(uint32_t index) const {
   auto c = sized<tessera_level>();
   Status s = call("topology.get_level", [&] { return raw()->get_level(raw(), index, &c); });
   if (!s) return s.error();
-  return Level{c.name != nullptr ? c.name : "", c.fanout, c.nodes, c.memory_bytes,
-               c.down_bytes_per_s, c.up_bytes_per_s};
+  return Level{c.name != nullptr ? c.name : "",
+               c.fanout,
+               c.nodes,
+               c.memory_bytes,
+               c.down_bytes_per_s,
+               c.up_bytes_per_s};
 }
 
 // ---- LayoutMapper ------------------------------------------------------------------------------

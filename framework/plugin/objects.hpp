@@ -2,18 +2,18 @@
 // once, and turns the C vtable into guarded C++ calls that return Result.
 #pragma once
 
-#include "framework/common/status.hpp"
-#include "framework/plugin/interface.hpp"
-#include "framework/plugin/library.hpp"
-
 #include <tessera/plugin_abi.h>
 
 #include <cstddef>
 #include <functional>
 #include <memory>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "framework/common/status.hpp"
+#include "framework/plugin/interface.hpp"
+#include "framework/plugin/library.hpp"
 
 namespace tessera {
 

@@ -2,15 +2,15 @@
 // a chip's objects from its ChipSpec.
 #pragma once
 
+#include <map>
+#include <memory>
+#include <string>
+
 #include "framework/common/status.hpp"
 #include "framework/plugin/chip.hpp"
 #include "framework/plugin/library.hpp"
 #include "framework/plugin/objects.hpp"
 #include "framework/plugin/registry.hpp"
-
-#include <map>
-#include <memory>
-#include <string>
 
 namespace tessera {
 

@@ -1,14 +1,12 @@
 #include "framework/plugin/registry.hpp"
 
-#include "framework/common/files.hpp"
-
-#include <tessera/sdk/nearest.hpp>
-
 #include <algorithm>
+#include <boost/dll/runtime_symbol_info.hpp>
 #include <cstdlib>
 #include <set>
+#include <tessera/sdk/nearest.hpp>
 
-#include <boost/dll/runtime_symbol_info.hpp>
+#include "framework/common/files.hpp"
 
 #ifndef TESSERA_BUILD_PLUGIN_DIR
 #error "TESSERA_BUILD_PLUGIN_DIR must be defined by the build"
@@ -23,7 +21,8 @@ namespace {
 constexpr const char* kManifestSuffix = ".plugin.yaml";
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 void add_unique(std::vector<fs::path>& dirs, const fs::path& dir) {
@@ -49,7 +48,8 @@ std::vector<fs::path> plugin_search_dirs(const std::vector<fs::path>& cli_dirs) 
   }
   boost::dll::fs::error_code ec;
   auto exe = boost::dll::program_location(ec);
-  if (!ec) add_unique(dirs, fs::path(exe.string()).parent_path() / ".." / "lib" / "tessera" / "plugins");
+  if (!ec)
+    add_unique(dirs, fs::path(exe.string()).parent_path() / ".." / "lib" / "tessera" / "plugins");
   add_unique(dirs, TESSERA_BUILD_PLUGIN_DIR);
   return dirs;
 }
@@ -86,8 +86,7 @@ Result<Manifest> Registry::resolve(const std::string& target) const {
       return input_error("plugin file '" + target + "' does not exist", StatusCode::not_found);
     if (!fs::exists(manifest))
       return plugin_error("plugin '" + target + "' has no manifest: expected '" +
-                              manifest.string() +
-                              "' beside it (tessera_add_plugin generates it)",
+                              manifest.string() + "' beside it (tessera_add_plugin generates it)",
                           StatusCode::not_found);
     return read_manifest(manifest);
   }
@@ -107,10 +106,12 @@ Result<Manifest> Registry::resolve(const std::string& target) const {
   if (!near.empty()) message += "; did you mean '" + near + "'?";
   std::string available;
   for (const auto& m : manifests_) available += (available.empty() ? "" : ", ") + m.name;
-  message += available.empty() ? " No plugins were found." : " Available targets: " + available + ".";
+  message +=
+      available.empty() ? " No plugins were found." : " Available targets: " + available + ".";
   std::string searched;
   for (const auto& d : dirs_) searched += (searched.empty() ? "" : ", ") + d.string();
-  message += " Searched: " + searched + " (add directories with --plugin-path or TESSERA_PLUGIN_PATH)";
+  message +=
+      " Searched: " + searched + " (add directories with --plugin-path or TESSERA_PLUGIN_PATH)";
   return input_error(message, StatusCode::not_found);
 }
 

@@ -8,12 +8,12 @@
 // A target may also be an explicit path to NAME.so or NAME.plugin.yaml.
 #pragma once
 
-#include "framework/common/status.hpp"
-#include "framework/plugin/manifest.hpp"
-
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "framework/common/status.hpp"
+#include "framework/plugin/manifest.hpp"
 
 namespace tessera {
 

@@ -33,7 +33,8 @@ std::string Table::render() const {
   };
   std::string out = line(header_);
   std::string rule;
-  for (size_t c = 0; c < width.size(); ++c) rule += std::string(width[c], '-') + (c + 1 < width.size() ? "  " : "");
+  for (size_t c = 0; c < width.size(); ++c)
+    rule += std::string(width[c], '-') + (c + 1 < width.size() ? "  " : "");
   out += rule + "\n";
   for (const auto& r : rows_) out += line(r);
   return out;

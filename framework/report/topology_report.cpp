@@ -1,11 +1,11 @@
 #include "framework/report/topology_report.hpp"
 
-#include "framework/report/table.hpp"
-#include "framework/report/units.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
+
+#include "framework/report/table.hpp"
+#include "framework/report/units.hpp"
 
 namespace tessera {
 
@@ -121,7 +121,8 @@ std::string render_text(const TopologySummary& s) {
   out += fmt::format("chip         {}\n", i.name);
   out += fmt::format("cores        {} on {} chip{}\n", i.num_cores, i.num_chips,
                      i.num_chips == 1 ? "" : "s");
-  out += fmt::format("SRAM         {} per core, {} in total\n", format_bytes(double(i.sram_bytes_per_core)),
+  out += fmt::format("SRAM         {} per core, {} in total\n",
+                     format_bytes(double(i.sram_bytes_per_core)),
                      format_bytes(double(i.sram_bytes_per_core) * i.num_cores));
   out += fmt::format("SRAM port    {} per core\n", format_bytes_per_s(i.sram_bytes_per_s));
   out += fmt::format("clock        {}\n", format_hz(i.clock_hz));
@@ -136,8 +137,8 @@ std::string render_text(const TopologySummary& s) {
   Table links({"class", "count", "bandwidth each", "latency"},
               {Table::Align::left, Table::Align::right, Table::Align::right, Table::Align::right});
   for (const auto& g : s.link_groups)
-    links.add_row({to_string(g.link_class), std::to_string(g.count), format_bytes_per_s(g.bytes_per_s),
-                   format_seconds(g.latency_s)});
+    links.add_row({to_string(g.link_class), std::to_string(g.count),
+                   format_bytes_per_s(g.bytes_per_s), format_seconds(g.latency_s)});
   out += "\n" + links.render();
   if (!s.levels.empty()) {
     Table levels({"level", "name", "fanout", "nodes", "memory each", "down", "up"},
@@ -165,7 +166,8 @@ nlohmann::json render_json(const TopologySummary& s) {
                       {"peak_flops_per_s_per_core", s.peak_flops_per_s},
                       {"endpoints", i.num_endpoints},
                       {"links", i.num_links}};
-  for (const auto& [kind, count] : s.endpoints_by_kind) j["endpoints_by_kind"][to_string(kind)] = count;
+  for (const auto& [kind, count] : s.endpoints_by_kind)
+    j["endpoints_by_kind"][to_string(kind)] = count;
   for (const auto& g : s.link_groups)
     j["link_groups"].push_back({{"class", to_string(g.link_class)},
                                 {"count", g.count},
@@ -181,11 +183,18 @@ nlohmann::json render_json(const TopologySummary& s) {
   for (const auto& r : s.routes) {
     nlohmann::json hops = nlohmann::json::array();
     for (const auto& h : r.hops)
-      hops.push_back({{"link", h.link.index}, {"from", h.from}, {"to", h.to},
-                      {"class", to_string(h.link.link_class)}, {"network", h.link.network},
-                      {"bytes_per_s", h.link.bytes_per_s}, {"latency_s", h.link.latency_s}});
-    j["routes"].push_back({{"src", r.src.name}, {"dst", r.dst.name}, {"latency_s", r.latency_s},
-                           {"bottleneck_bytes_per_s", r.bottleneck_bytes_per_s}, {"hops", hops}});
+      hops.push_back({{"link", h.link.index},
+                      {"from", h.from},
+                      {"to", h.to},
+                      {"class", to_string(h.link.link_class)},
+                      {"network", h.link.network},
+                      {"bytes_per_s", h.link.bytes_per_s},
+                      {"latency_s", h.link.latency_s}});
+    j["routes"].push_back({{"src", r.src.name},
+                           {"dst", r.dst.name},
+                           {"latency_s", r.latency_s},
+                           {"bottleneck_bytes_per_s", r.bottleneck_bytes_per_s},
+                           {"hops", hops}});
   }
   return j;
 }

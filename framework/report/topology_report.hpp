@@ -2,14 +2,13 @@
 // example routes, gathered once (TopologySummary) and rendered as text or JSON.
 #pragma once
 
-#include "framework/common/status.hpp"
-#include "framework/plugin/objects.hpp"
-
-#include <nlohmann/json.hpp>
-
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "framework/common/status.hpp"
+#include "framework/plugin/objects.hpp"
 
 namespace tessera {
 
@@ -28,7 +27,7 @@ struct RouteHop {
 struct RouteSummary {
   Endpoint src, dst;
   std::vector<RouteHop> hops;
-  double latency_s = 0;              // sum of per-link latencies
+  double latency_s = 0;               // sum of per-link latencies
   double bottleneck_bytes_per_s = 0;  // slowest link on the way
 };
 

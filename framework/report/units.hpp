@@ -7,10 +7,10 @@
 
 namespace tessera {
 
-std::string format_bytes(double bytes);            // 624.0 KiB
+std::string format_bytes(double bytes);              // 624.0 KiB
 std::string format_bytes_per_s(double bytes_per_s);  // 5.30 GB/s
 std::string format_flops_per_s(double flops_per_s);  // 169.6 GFLOP/s
-std::string format_seconds(double seconds);        // 9.00 ns
-std::string format_hz(double hz);                  // 1.325 GHz
+std::string format_seconds(double seconds);          // 9.00 ns
+std::string format_hz(double hz);                    // 1.325 GHz
 
 }  // namespace tessera

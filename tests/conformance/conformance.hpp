@@ -10,10 +10,10 @@
 namespace tessera::conformance {
 
 struct Options {
-  std::vector<std::string> plugins;                  // names, aliases or paths (.so/.plugin.yaml)
-  bool all = false;                                  // every plugin on the search path
-  std::vector<std::filesystem::path> plugin_dirs;    // --plugin-path
-  std::vector<std::string> gtest_args;               // passed through (e.g. --gtest_filter=...)
+  std::vector<std::string> plugins;                // names, aliases or paths (.so/.plugin.yaml)
+  bool all = false;                                // every plugin on the search path
+  std::vector<std::filesystem::path> plugin_dirs;  // --plugin-path
+  std::vector<std::string> gtest_args;             // passed through (e.g. --gtest_filter=...)
 };
 
 // Runs the suite. Returns the process exit code: 0 all passed, 1 some test failed. A plugin that

@@ -1,10 +1,10 @@
 // Fuzz target: the chip file reader must answer any bytes with a ChipSpec or an Error, never a
 // crash, hang or exception.
-#include "framework/plugin/chip.hpp"
-
 #include <cstddef>
 #include <cstdint>
 #include <string>
+
+#include "framework/plugin/chip.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

@@ -1,10 +1,10 @@
 // Fuzz target: the plugin manifest reader must answer any bytes with a manifest or an Error, never
 // a crash, hang or exception.
-#include "framework/plugin/manifest.hpp"
-
 #include <cstddef>
 #include <cstdint>
 #include <string>
+
+#include "framework/plugin/manifest.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

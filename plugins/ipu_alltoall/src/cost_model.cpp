@@ -8,7 +8,9 @@ namespace tessera::plugins::ipu {
 
 namespace {
 
-double ceil_div(uint64_t a, uint64_t b) { return static_cast<double>((a + b - 1) / b); }
+double ceil_div(uint64_t a, uint64_t b) {
+  return static_cast<double>((a + b - 1) / b);
+}
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // fp32 AMP throughput is a quarter of fp16's on Mk2 (62.5 vs 250 TFLOPS [S]).
@@ -37,7 +39,9 @@ double IpuCostModel::elementwise_cycles(double elements) {
   return 0.5 * elements + 300;
 }
 
-double IpuCostModel::unary_cycles(double elements) { return 0.5 * elements + 200; }
+double IpuCostModel::unary_cycles(double elements) {
+  return 0.5 * elements + 200;
+}
 
 double IpuCostModel::cycles(const tessera_tile_query& q) const {
   double out = static_cast<double>(q.elements);
@@ -51,16 +55,23 @@ double IpuCostModel::cycles(const tessera_tile_query& q) const {
       double mac = 24 * ceil_div(q.m, 6) * ceil_div(q.k, 16) * ceil_div(q.n, 16);
       return batch * (matmul_cycles(q.m, q.k, q.n) + (kFp32MacSlowdown - 1) * mac);
     }
-    case TESSERA_OP_CONV: return 0.0495 * q.flops + 2030;
-    case TESSERA_OP_ELEMENTWISE: return elementwise_cycles(out);
-    case TESSERA_OP_UNARY: return unary_cycles(out);
+    case TESSERA_OP_CONV:
+      return 0.0495 * q.flops + 2030;
+    case TESSERA_OP_ELEMENTWISE:
+      return elementwise_cycles(out);
+    case TESSERA_OP_UNARY:
+      return unary_cycles(out);
     case TESSERA_OP_REDUCTION:
     case TESSERA_OP_GATHER:
     case TESSERA_OP_DATA_MOVEMENT:
-    case TESSERA_OP_OTHER: return unary_cycles(std::max(in, out));
-    case TESSERA_OP_SOFTMAX: return 3 * unary_cycles(out) + elementwise_cycles(out);
-    case TESSERA_OP_NORMALIZATION: return 2 * unary_cycles(out) + 2 * elementwise_cycles(out);
-    default: return kInfinity;
+    case TESSERA_OP_OTHER:
+      return unary_cycles(std::max(in, out));
+    case TESSERA_OP_SOFTMAX:
+      return 3 * unary_cycles(out) + elementwise_cycles(out);
+    case TESSERA_OP_NORMALIZATION:
+      return 2 * unary_cycles(out) + 2 * elementwise_cycles(out);
+    default:
+      return kInfinity;
   }
 }
 
@@ -71,9 +82,12 @@ double IpuCostModel::tile_seconds(const tessera_tile_query& query) const {
 
 double IpuCostModel::transfer_seconds(const tessera_transfer_query& q) const {
   switch (q.link_class) {
-    case TESSERA_LINK_ON_CHIP: return span_factor() * q.bytes * shift_cycles_per_byte_ / clock_hz_;
-    case TESSERA_LINK_MEMORY: return q.bytes / distribute_bytes_per_s_;
-    case TESSERA_LINK_CHIP_TO_CHIP: return q.bytes / chip_link_bytes_per_s_;
+    case TESSERA_LINK_ON_CHIP:
+      return span_factor() * q.bytes * shift_cycles_per_byte_ / clock_hz_;
+    case TESSERA_LINK_MEMORY:
+      return q.bytes / distribute_bytes_per_s_;
+    case TESSERA_LINK_CHIP_TO_CHIP:
+      return q.bytes / chip_link_bytes_per_s_;
     default:
       throw sdk::invalid_argument("link_class " + std::to_string(q.link_class) +
                                   " is not a tessera_link_class");

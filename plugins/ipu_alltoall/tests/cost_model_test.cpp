@@ -60,10 +60,10 @@ TEST(IpuCostModel, UnfittedDtypesCannotRun) {
 }
 
 TEST(IpuCostModel, ElementwiseHasASmallTileRegime) {
-  EXPECT_DOUBLE_EQ(IpuCostModel::elementwise_cycles(1000), 1040);          // 0.75x + 290
-  EXPECT_DOUBLE_EQ(IpuCostModel::elementwise_cycles(16000), 8517);         // capped
-  EXPECT_DOUBLE_EQ(IpuCostModel::elementwise_cycles(20000), 10300);        // 0.5x + 300
-  EXPECT_DOUBLE_EQ(IpuCostModel::unary_cycles(1000), 700);                 // 0.5x + 200
+  EXPECT_DOUBLE_EQ(IpuCostModel::elementwise_cycles(1000), 1040);    // 0.75x + 290
+  EXPECT_DOUBLE_EQ(IpuCostModel::elementwise_cycles(16000), 8517);   // capped
+  EXPECT_DOUBLE_EQ(IpuCostModel::elementwise_cycles(20000), 10300);  // 0.5x + 300
+  EXPECT_DOUBLE_EQ(IpuCostModel::unary_cycles(1000), 700);           // 0.5x + 200
   tessera_tile_query add{};
   add.op_kind = TESSERA_OP_ELEMENTWISE;
   add.dtype = TESSERA_DTYPE_FP16;
@@ -83,8 +83,7 @@ TEST(IpuCostModel, SoftmaxIsComposedFromFittedPasses) {
 TEST(IpuCostModel, ShiftAndSyncSlowDownAcrossChips) {
   tessera_transfer_query shift{TESSERA_LINK_ON_CHIP, 0, 2000, 0};
   EXPECT_DOUBLE_EQ(make().transfer_seconds(shift), 2000 * 0.28 / kClockHz);  // 0.56 cyc/elem
-  EXPECT_DOUBLE_EQ(make({{"chips", "4"}}).transfer_seconds(shift),
-                   1.25 * 2000 * 0.28 / kClockHz);
+  EXPECT_DOUBLE_EQ(make({{"chips", "4"}}).transfer_seconds(shift), 1.25 * 2000 * 0.28 / kClockHz);
   EXPECT_DOUBLE_EQ(make().info().sync_s, 118 / kClockHz);
   EXPECT_DOUBLE_EQ(make({{"chips", "4"}}).info().sync_s, 1.25 * 118 / kClockHz);
   tessera_transfer_query hbm{TESSERA_LINK_MEMORY, 0, 5.5e9, 0};

@@ -38,8 +38,10 @@ std::vector<std::pair<double, double>> read_rate_table(const sdk::Params& params
     double rate = colon == std::string::npos ? 0 : std::strtod(text->c_str() + colon + 1, &end);
     if (colon == std::string::npos || !(bytes > 0) || !(rate > 0) ||
         (!table.empty() && bytes <= table.back().first))
-      throw sdk::invalid_argument("parameter '" + key + "': expected \"bytes:bytes_per_cycle\" with "
-                                  "both positive and sizes ascending, got '" + *text + "'");
+      throw sdk::invalid_argument("parameter '" + key +
+                                  "': expected \"bytes:bytes_per_cycle\" with "
+                                  "both positive and sizes ascending, got '" +
+                                  *text + "'");
     table.emplace_back(bytes, rate);
   }
   if (table.empty()) table = {{128, 5.5}, {256, 10.1}, {512, 18.0}, {1024, 27.4}, {2048, 30.0}};
@@ -81,9 +83,14 @@ double TensixCostModel::matrix_cycles(const tessera_tile_query& q) const {
     case TESSERA_DTYPE_FP16:
     case TESSERA_DTYPE_BF16:
     case TESSERA_DTYPE_FP8:
-    case TESSERA_DTYPE_INT8: rate = fpu_flops_per_cycle_; break;
-    case TESSERA_DTYPE_FP32: rate = fpu_fp32_flops_per_cycle_; break;
-    default: return kInfinity;
+    case TESSERA_DTYPE_INT8:
+      rate = fpu_flops_per_cycle_;
+      break;
+    case TESSERA_DTYPE_FP32:
+      rate = fpu_fp32_flops_per_cycle_;
+      break;
+    default:
+      return kInfinity;
   }
   if (q.op_kind == TESSERA_OP_CONV) return q.flops / rate;
   double batch = static_cast<double>(std::max<uint64_t>(q.batch, 1));
@@ -96,16 +103,21 @@ double TensixCostModel::cycles(const tessera_tile_query& q) const {
   switch (q.op_kind) {
     case TESSERA_OP_MATMUL:
     case TESSERA_OP_BATCHED_MATMUL:
-    case TESSERA_OP_CONV: return matrix_cycles(q);
+    case TESSERA_OP_CONV:
+      return matrix_cycles(q);
     case TESSERA_OP_ELEMENTWISE:
-    case TESSERA_OP_UNARY: return out / sfpu_lanes_;
+    case TESSERA_OP_UNARY:
+      return out / sfpu_lanes_;
     case TESSERA_OP_SOFTMAX:
-    case TESSERA_OP_NORMALIZATION: return 4 * out / sfpu_lanes_;
+    case TESSERA_OP_NORMALIZATION:
+      return 4 * out / sfpu_lanes_;
     case TESSERA_OP_REDUCTION:
     case TESSERA_OP_GATHER:
     case TESSERA_OP_DATA_MOVEMENT:
-    case TESSERA_OP_OTHER: return std::max(in, out) / sfpu_lanes_;
-    default: return kInfinity;
+    case TESSERA_OP_OTHER:
+      return std::max(in, out) / sfpu_lanes_;
+    default:
+      return kInfinity;
   }
 }
 
@@ -117,7 +129,8 @@ double TensixCostModel::transfer_seconds(const tessera_transfer_query& q) const 
   double packet = q.packet_bytes > 0 ? q.packet_bytes : q.bytes;
   double latency = q.hops * hop_latency_cycles_;
   switch (q.link_class) {
-    case TESSERA_LINK_ON_CHIP: return (latency + q.bytes / noc_bytes_per_cycle(packet)) / clock_hz_;
+    case TESSERA_LINK_ON_CHIP:
+      return (latency + q.bytes / noc_bytes_per_cycle(packet)) / clock_hz_;
     case TESSERA_LINK_MEMORY:
       return (latency + q.bytes / std::min(dram_bytes_per_cycle_, noc_bytes_per_cycle(packet))) /
              clock_hz_;

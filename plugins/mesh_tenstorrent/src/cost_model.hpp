@@ -32,7 +32,6 @@
 
 #include <tessera/sdk/interfaces.hpp>
 #include <tessera/sdk/params.hpp>
-
 #include <utility>
 #include <vector>
 

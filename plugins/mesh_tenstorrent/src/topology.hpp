@@ -1,8 +1,9 @@
 // Tenstorrent Wormhole B0 / Blackhole-like chips: Tensix cores and DRAM controller tiles on a 2D
 // grid of routers, with two physically separate NoCs, both 2D tori (wraparound links).
-// Sources: the team reference notes (shared/reference/hardware-facts.md in the workspace) §2 ([V] vendor, [W] Tenstorrent docs,
-// [D] derived). Coordinates come from tt-metal `tt_metal/soc_descriptors/wormhole_b0_80_arch.yaml`
-// and `blackhole_140_arch.yaml` @049e2880 (NoC coordinates, "x-y").
+// Sources: the team reference notes (shared/reference/hardware-facts.md in the workspace) §2 ([V]
+// vendor, [W] Tenstorrent docs, [D] derived). Coordinates come from tt-metal
+// `tt_metal/soc_descriptors/wormhole_b0_80_arch.yaml` and `blackhole_140_arch.yaml` @049e2880 (NoC
+// coordinates, "x-y").
 //
 // Model: every grid node has one ROUTER endpoint per NoC. A tile's NIU (network interface) has a
 // link to and from its node's router on each NoC (`network` = NoC id). NoC0 routers link to their

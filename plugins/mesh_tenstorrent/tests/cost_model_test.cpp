@@ -50,7 +50,7 @@ TEST(TensixCostModel, VectorOpsUseThirtyTwoLanes) {
 
 TEST(TensixCostModel, NocRateFollowsTheCalibratedTable) {
   TensixCostModel m = make();
-  EXPECT_DOUBLE_EQ(m.noc_bytes_per_cycle(64), 5.5);      // flat below the table
+  EXPECT_DOUBLE_EQ(m.noc_bytes_per_cycle(64), 5.5);  // flat below the table
   EXPECT_DOUBLE_EQ(m.noc_bytes_per_cycle(256), 10.1);
   EXPECT_DOUBLE_EQ(m.noc_bytes_per_cycle(768), 22.7);    // halfway 512 → 1024
   EXPECT_DOUBLE_EQ(m.noc_bytes_per_cycle(1 << 20), 30);  // flat above
@@ -83,7 +83,8 @@ TEST(TensixCostModel, MalformedRateTableNamesTheItem) {
     make({{"fidelity", "hifi5"}});
     FAIL();
   } catch (const sdk::Error& e) {
-    EXPECT_STREQ(e.what(), "parameter 'fidelity': 'hifi5' is not one of: lofi, hifi2, hifi3, hifi4");
+    EXPECT_STREQ(e.what(),
+                 "parameter 'fidelity': 'hifi5' is not one of: lofi, hifi2, hifi3, hifi4");
   }
 }
 

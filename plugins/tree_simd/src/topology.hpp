@@ -1,9 +1,9 @@
 // Preferred Networks MN-Core 2-like tree chips: chip -> groups -> L2B -> L1B -> MAB -> PE (or any
 // tree the section describes, tree_chip.hpp: explicit `levels`, several chips), every
 // inner node with (or without) a memory of its own, data moving only along tree edges (broadcast
-// down, reduce up). Sources: the team reference notes (shared/reference/hardware-facts.md in the workspace) §3 ([V] vendor, [S]
-// secondary: developer-manual excerpts, [D] derived, [U] no source: a guess to replace).
-// One long word (長語) = 8 B.
+// down, reduce up). Sources: the team reference notes (shared/reference/hardware-facts.md in the
+// workspace) §3 ([V] vendor, [S] secondary: developer-manual excerpts, [D] derived, [U] no source:
+// a guess to replace). One long word (長語) = 8 B.
 //
 // Endpoints, in order: PEs (the cores, numbered depth-first, so one MAB's PEs are consecutive),
 // then the inner nodes level by level from the root (chip, groups, L2Bs, L1Bs, MABs), then one

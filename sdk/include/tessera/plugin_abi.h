@@ -6,7 +6,8 @@
  * implements everything below and never lets an exception escape.
  *
  * EVOLUTION RULES (read before changing this file)
- *  1. Released layouts are frozen: tests/abi/ checks every offset of version 1.0 with static asserts.
+ *  1. Released layouts are frozen: tests/abi/ checks every offset of version 1.0 with static
+ * asserts.
  *  2. Append only. A new field or method goes at the END of its struct, and bumps
  *     TESSERA_ABI_MINOR. Nothing is ever removed, reordered or retyped within a major version.
  *  3. Every struct that may grow starts with `size_t struct_size`, filled by whoever creates the
@@ -17,11 +18,11 @@
  *  5. A change that cannot follow these rules is a new major version; a plugin returns NULL from
  *     tessera_plugin_query for a major version it was not built for.
  *
- * OWNERSHIP, the one rule: whoever allocates, frees. Objects made by a plugin are released with their
- * own `release`; statuses are made by the host (make_status) and freed by the host after the call
- * that returned them; strings a plugin returns stay owned by the object that returned them and live
- * until that object is released (unless a method says otherwise). Data a plugin hands back in bulk
- * (plans, files, completions) goes through host-provided sink callbacks, which copy it.
+ * OWNERSHIP, the one rule: whoever allocates, frees. Objects made by a plugin are released with
+ * their own `release`; statuses are made by the host (make_status) and freed by the host after the
+ * call that returned them; strings a plugin returns stay owned by the object that returned them and
+ * live until that object is released (unless a method says otherwise). Data a plugin hands back in
+ * bulk (plans, files, completions) goes through host-provided sink callbacks, which copy it.
  *
  * ERRORS: every method returns `tessera_status*`; NULL means success. A non-NULL status was made by
  * the host's `make_status`; its code is one of tessera_status_code. Nothing may throw, abort or
@@ -69,13 +70,14 @@ extern "C" {
 /* Mirrors tessera::StatusCode (framework/common/status.hpp); a static_assert keeps them equal. */
 typedef enum tessera_status_code {
   TESSERA_OK = 0,
-  TESSERA_INVALID_ARGUMENT = 1,    /* NULL where an object is required, bad index, malformed text */
-  TESSERA_NOT_FOUND = 2,           /* a named thing (parameter, file, preset) does not exist */
-  TESSERA_OUT_OF_RANGE = 3,        /* an output buffer is too small; the needed size is reported */
-  TESSERA_UNIMPLEMENTED = 4,       /* the method exists in the ABI but this plugin does not do it */
-  TESSERA_FAILED_PRECONDITION = 5, /* the object is not in a state to do this (e.g. not configured) */
-  TESSERA_RESOURCE_EXHAUSTED = 6,  /* out of memory or another hard limit */
-  TESSERA_INTERNAL = 7             /* a bug; an exception caught at the boundary lands here */
+  TESSERA_INVALID_ARGUMENT = 1, /* NULL where an object is required, bad index, malformed text */
+  TESSERA_NOT_FOUND = 2,        /* a named thing (parameter, file, preset) does not exist */
+  TESSERA_OUT_OF_RANGE = 3,     /* an output buffer is too small; the needed size is reported */
+  TESSERA_UNIMPLEMENTED = 4,    /* the method exists in the ABI but this plugin does not do it */
+  TESSERA_FAILED_PRECONDITION =
+      5, /* the object is not in a state to do this (e.g. not configured) */
+  TESSERA_RESOURCE_EXHAUSTED = 6, /* out of memory or another hard limit */
+  TESSERA_INTERNAL = 7            /* a bug; an exception caught at the boundary lands here */
 } tessera_status_code;
 
 /* Opaque; made and freed by the host only. */
@@ -141,11 +143,11 @@ typedef struct tessera_params {
  * ---------------------------------------------------------------------------------------------- */
 
 typedef enum tessera_endpoint_kind {
-  TESSERA_ENDPOINT_CORE = 0,           /* a compute core with its own SRAM */
+  TESSERA_ENDPOINT_CORE = 0,              /* a compute core with its own SRAM */
   TESSERA_ENDPOINT_MEMORY_CONTROLLER = 1, /* an off-chip memory (HBM/DRAM) controller */
-  TESSERA_ENDPOINT_ROUTER = 2,         /* a switch or router: forwards, neither computes nor stores */
-  TESSERA_ENDPOINT_CHIP_PORT = 3,      /* a chip-to-chip link port */
-  TESSERA_ENDPOINT_TREE_NODE = 4       /* an inner node of a tree chip, with a memory of its own */
+  TESSERA_ENDPOINT_ROUTER = 2,    /* a switch or router: forwards, neither computes nor stores */
+  TESSERA_ENDPOINT_CHIP_PORT = 3, /* a chip-to-chip link port */
+  TESSERA_ENDPOINT_TREE_NODE = 4  /* an inner node of a tree chip, with a memory of its own */
 } tessera_endpoint_kind;
 
 typedef struct tessera_topology_info {
@@ -154,7 +156,7 @@ typedef struct tessera_topology_info {
   uint32_t num_endpoints;
   uint32_t num_links;
   uint32_t num_chips;
-  uint32_t num_levels;          /* hierarchy levels (tree chips); 0 for flat chips */
+  uint32_t num_levels; /* hierarchy levels (tree chips); 0 for flat chips */
   uint32_t reserved0;
   uint64_t sram_bytes_per_core; /* usable by one core's program */
   double sram_bytes_per_s;      /* one core's SRAM port, all accesses (own and remote) */
@@ -164,26 +166,26 @@ typedef struct tessera_topology_info {
 
 typedef struct tessera_endpoint {
   size_t struct_size;
-  uint32_t kind;       /* tessera_endpoint_kind */
-  uint32_t chip;       /* chip index, 0-based */
-  int32_t x, y;        /* grid coordinates where meaningful, else -1 */
-  uint32_t level;      /* tree level of this node (0 = root); 0 for flat chips */
-  uint32_t parent;     /* tree parent endpoint; UINT32_MAX for the root and for flat chips */
+  uint32_t kind;         /* tessera_endpoint_kind */
+  uint32_t chip;         /* chip index, 0-based */
+  int32_t x, y;          /* grid coordinates where meaningful, else -1 */
+  uint32_t level;        /* tree level of this node (0 = root); 0 for flat chips */
+  uint32_t parent;       /* tree parent endpoint; UINT32_MAX for the root and for flat chips */
   uint64_t memory_bytes; /* SRAM of a core or tree node; 0 for routers and ports */
-  const char* name;    /* e.g. "core 17", "hbm 2", "r(3,4)"; owned by the topology */
+  const char* name;      /* e.g. "core 17", "hbm 2", "r(3,4)"; owned by the topology */
 } tessera_endpoint;
 
 typedef enum tessera_link_class {
-  TESSERA_LINK_ON_CHIP = 0,   /* core/router/tree network inside one chip */
-  TESSERA_LINK_MEMORY = 1,    /* between a memory controller and the on-chip network */
+  TESSERA_LINK_ON_CHIP = 0, /* core/router/tree network inside one chip */
+  TESSERA_LINK_MEMORY = 1,  /* between a memory controller and the on-chip network */
   TESSERA_LINK_CHIP_TO_CHIP = 2
 } tessera_link_class;
 
 /* A DIRECTED link. Bidirectional wires are two links. */
 typedef struct tessera_link {
   size_t struct_size;
-  uint32_t src; /* endpoint index */
-  uint32_t dst; /* endpoint index */
+  uint32_t src;        /* endpoint index */
+  uint32_t dst;        /* endpoint index */
   uint32_t link_class; /* tessera_link_class */
   uint32_t network;    /* which of several physical networks (e.g. Tenstorrent NoC 0 / NoC 1) */
   double bytes_per_s;  /* > 0 */
@@ -208,15 +210,16 @@ struct tessera_topology {
   tessera_status* (*get_info)(const tessera_topology* self, tessera_topology_info* out);
   /* Peak FLOP/s of ONE core for `dtype`; 0 (and OK) when the core cannot compute in it. */
   tessera_status* (*peak_flops_per_s)(const tessera_topology* self, uint32_t dtype, double* out);
-  tessera_status* (*get_endpoint)(const tessera_topology* self, uint32_t index, tessera_endpoint* out);
+  tessera_status* (*get_endpoint)(const tessera_topology* self, uint32_t index,
+                                  tessera_endpoint* out);
   tessera_status* (*get_link)(const tessera_topology* self, uint32_t index, tessera_link* out);
   /* The links a transfer from `src` to `dst` traverses, in order (the first leaves `src`, the last
    * enters `dst`; src == dst gives 0 links). `*count` receives the length. If `capacity` is smaller
    * (e.g. 0 with links == NULL to ask), returns OUT_OF_RANGE and writes nothing but `*count`.
    * A route must exist between any two cores and between every core and every memory controller,
    * both ways; a pair with no path (e.g. routers of two separate networks) is INVALID_ARGUMENT. */
-  tessera_status* (*route)(const tessera_topology* self, uint32_t src, uint32_t dst, uint32_t* links,
-                           size_t capacity, size_t* count);
+  tessera_status* (*route)(const tessera_topology* self, uint32_t src, uint32_t dst,
+                           uint32_t* links, size_t capacity, size_t* count);
   /* Level `index` < num_levels of a tree chip. */
   tessera_status* (*get_level)(const tessera_topology* self, uint32_t index, tessera_level* out);
   void* reserved[8];
@@ -262,9 +265,9 @@ typedef struct tessera_transfer_query {
 
 typedef struct tessera_cost_model_info {
   size_t struct_size;
-  double sync_s;              /* one chip-wide barrier */
-  double clock_hz;            /* clock the model counts cycles in */
-  double shift_bytes_per_s;   /* one core's inter-core shift rate (rotating operands) */
+  double sync_s;            /* one chip-wide barrier */
+  double clock_hz;          /* clock the model counts cycles in */
+  double shift_bytes_per_s; /* one core's inter-core shift rate (rotating operands) */
 } tessera_cost_model_info;
 
 typedef struct tessera_cost_model tessera_cost_model;
@@ -316,17 +319,17 @@ typedef struct tessera_op_desc {
 
 typedef struct tessera_partition_plan {
   size_t struct_size;
-  const char* label;             /* human-readable, e.g. "m/8 n/184 rotate B"; copied by the sink */
+  const char* label; /* human-readable, e.g. "m/8 n/184 rotate B"; copied by the sink */
   uint32_t cores_used;
-  uint32_t num_ranks;            /* = op num_ranks */
-  const uint64_t* tile_extents;  /* per rank, the extent one core works on; copied by the sink */
-  uint64_t exec_bytes_per_core;  /* SRAM the execution state needs on each used core */
+  uint32_t num_ranks;              /* = op num_ranks */
+  const uint64_t* tile_extents;    /* per rank, the extent one core works on; copied by the sink */
+  uint64_t exec_bytes_per_core;    /* SRAM the execution state needs on each used core */
   uint64_t preload_bytes_per_core; /* SRAM the preloaded (HBM) data needs while waiting */
-  double inter_core_bytes;       /* total bytes moved between cores while executing */
-  double hbm_bytes;              /* total bytes read from off-chip memory for this op */
-  double compute_s;              /* per-core compute time (slowest core) */
-  double shift_s;                /* inter-core traffic while executing */
-  double distribute_s;           /* turn preloaded layout into the execution layout */
+  double inter_core_bytes;         /* total bytes moved between cores while executing */
+  double hbm_bytes;                /* total bytes read from off-chip memory for this op */
+  double compute_s;                /* per-core compute time (slowest core) */
+  double shift_s;                  /* inter-core traffic while executing */
+  double distribute_s;             /* turn preloaded layout into the execution layout */
   double sync_s;
 } tessera_partition_plan;
 
@@ -356,9 +359,9 @@ typedef struct tessera_layout tessera_layout;
 
 typedef struct tessera_location {
   uint32_t num_levels;
-  uint32_t core;                          /* flat index of the block at the memory level */
-  uint32_t blocks[TESSERA_MAX_LEVELS];    /* block index per level, top down */
-  uint64_t address;                       /* element address inside that block's memory */
+  uint32_t core;                       /* flat index of the block at the memory level */
+  uint32_t blocks[TESSERA_MAX_LEVELS]; /* block index per level, top down */
+  uint64_t address;                    /* element address inside that block's memory */
 } tessera_location;
 
 typedef struct tessera_layout_mapper tessera_layout_mapper;
@@ -370,7 +373,8 @@ struct tessera_layout_mapper {
   tessera_status* (*parse)(const tessera_layout_mapper* self, const char* text,
                            const uint64_t* shape, uint32_t rank, tessera_layout** out);
   void (*release_layout)(const tessera_layout_mapper* self, tessera_layout* layout);
-  /* Canonical text into buffer[capacity] (NUL-terminated); *length = strlen. OUT_OF_RANGE if small. */
+  /* Canonical text into buffer[capacity] (NUL-terminated); *length = strlen. OUT_OF_RANGE if small.
+   */
   tessera_status* (*format)(const tessera_layout_mapper* self, const tessera_layout* layout,
                             char* buffer, size_t capacity, size_t* length);
   /* For count indices (row-major, `rank` values each) the locations. */
@@ -436,7 +440,7 @@ typedef struct tessera_memory_info {
   double clock_hz;
   double peak_bytes_per_s; /* all channels */
   uint32_t channels;
-  uint32_t burst_bytes;    /* bytes of one request */
+  uint32_t burst_bytes; /* bytes of one request */
   uint64_t capacity_bytes;
 } tessera_memory_info;
 
@@ -459,7 +463,7 @@ typedef struct tessera_memory_stats {
   uint64_t reads, writes;
   uint64_t row_hits, row_misses;
   uint64_t activates, refreshes;
-  double bytes_per_s;      /* achieved over `cycles` */
+  double bytes_per_s; /* achieved over `cycles` */
   double avg_read_latency_cycles;
   double energy_j;
 } tessera_memory_stats;
@@ -497,14 +501,15 @@ struct tessera_memory_model {
  * releases with its `release`; on failure *out is untouched and the status says which parameter is
  * wrong. [concurrent] */
 typedef tessera_status* (*tessera_create_topology_fn)(const tessera_params*, tessera_topology**);
-typedef tessera_status* (*tessera_create_cost_model_fn)(const tessera_params*, tessera_cost_model**);
+typedef tessera_status* (*tessera_create_cost_model_fn)(const tessera_params*,
+                                                        tessera_cost_model**);
 typedef tessera_status* (*tessera_create_partitioner_fn)(const tessera_params*,
-                                                        tessera_partitioner**);
+                                                         tessera_partitioner**);
 typedef tessera_status* (*tessera_create_layout_mapper_fn)(const tessera_params*,
-                                                          tessera_layout_mapper**);
+                                                           tessera_layout_mapper**);
 typedef tessera_status* (*tessera_create_codegen_fn)(const tessera_params*, tessera_codegen**);
 typedef tessera_status* (*tessera_create_memory_model_fn)(const tessera_params*,
-                                                         tessera_memory_model**);
+                                                          tessera_memory_model**);
 
 /* Static data of the plugin: owned by the plugin, valid until the library is unloaded. */
 typedef struct tessera_plugin_descriptor {

@@ -31,7 +31,9 @@ TEST(YamlReader, MissingFileIsNotFound) {
 
 TEST(YamlReader, UnknownKeySuggestsTheNearestAndListsValidOnes) {
   auto root = YamlNode::load_string("name: x\ntopolgy: {}\n", "c.yaml").value();
-  EXPECT_EQ(failure_of([&] { root.only_keys({"name", "topology"}); }),
+  EXPECT_EQ(failure_of([&] {
+              root.only_keys({"name", "topology"});
+            }),
             "c.yaml:2: 'topolgy': unknown key 'topolgy' (did you mean 'topology'?); valid keys: "
             "name, topology");
 }

@@ -1,8 +1,8 @@
 #include "framework/plugin/chip.hpp"
 
-#include "tests/unit/temp_dir.hpp"
-
 #include <gtest/gtest.h>
+
+#include "tests/unit/temp_dir.hpp"
 
 namespace tessera {
 namespace {
@@ -25,9 +25,11 @@ memory_model:
   EXPECT_EQ(chip->plugin_for(Interface::topology), "ipu_alltoall");
   EXPECT_EQ(chip->plugin_for(Interface::memory_model), "hbm_dramsim");
   ParamList p = chip->params_for(Interface::topology);
-  std::vector<std::pair<std::string, std::string>> expected = {
-      {"chips", "2"}, {"hbm.controllers", "4"}, {"hbm.placement.0", "0"},
-      {"hbm.placement.1", "368"}, {"name", "pod"}};
+  std::vector<std::pair<std::string, std::string>> expected = {{"chips", "2"},
+                                                               {"hbm.controllers", "4"},
+                                                               {"hbm.placement.0", "0"},
+                                                               {"hbm.placement.1", "368"},
+                                                               {"name", "pod"}};
   EXPECT_EQ(p.items, expected);
   EXPECT_EQ(p.base_dir, dir.path().string());
   ParamList m = chip->params_for(Interface::memory_model);

@@ -1,8 +1,8 @@
 // The host-side handles through a real plugin .so from the build tree: values survive the C
 // boundary, batches come back in order, errors come back as Results.
-#include "framework/plugin/plugin_set.hpp"
-
 #include <gtest/gtest.h>
+
+#include "framework/plugin/plugin_set.hpp"
 
 namespace tessera {
 namespace {
@@ -21,7 +21,7 @@ TEST_F(Handles, CostModelBatchesQueriesInOrder) {
   small.op_kind = large.op_kind = TESSERA_OP_MATMUL;
   small.dtype = large.dtype = TESSERA_DTYPE_FP16;
   small.batch = large.batch = 1;
-  small.m = 6, small.k = 16, small.n = 16;  // 24 + 514 + 113 + 173 = 824 cycles
+  small.m = 6, small.k = 16, small.n = 16;   // 24 + 514 + 113 + 173 = 824 cycles
   large.m = 12, large.k = 32, large.n = 16;  // 24·2·2 + 514·2 + 113 + 173 = 1410 cycles
   auto seconds = model->tile_seconds({small, large, small});
   ASSERT_TRUE(seconds.ok()) << seconds.error().message;
@@ -49,8 +49,9 @@ TEST_F(Handles, InterfaceNotProvidedIsUnimplemented) {
   auto mapper = create_layout_mapper(plugins.library("ipu_alltoall").value(), {});
   ASSERT_FALSE(mapper.ok());
   EXPECT_EQ(mapper.error().code, StatusCode::unimplemented);
-  EXPECT_EQ(mapper.error().message.rfind("plugin 'ipu_alltoall' does not provide a layout_mapper", 0),
-            0u);
+  EXPECT_EQ(
+      mapper.error().message.rfind("plugin 'ipu_alltoall' does not provide a layout_mapper", 0),
+      0u);
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 #include "framework/plugin/manifest.hpp"
 
-#include "tests/unit/temp_dir.hpp"
-
 #include <gtest/gtest.h>
+
+#include "tests/unit/temp_dir.hpp"
 
 namespace tessera {
 namespace {

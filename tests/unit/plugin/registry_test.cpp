@@ -1,8 +1,8 @@
 #include "framework/plugin/registry.hpp"
 
-#include "tests/unit/temp_dir.hpp"
-
 #include <gtest/gtest.h>
+
+#include "tests/unit/temp_dir.hpp"
 
 namespace tessera {
 namespace {
@@ -73,8 +73,8 @@ TEST_F(RegistryTest, PathToALibraryUsesTheManifestBesideIt) {
   EXPECT_EQ(r->name, "ipu_alltoall");
   auto missing = registry.resolve((dir.path() / "nothing.so").string());
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error().message, "plugin file '" + (dir.path() / "nothing.so").string() +
-                                         "' does not exist");
+  EXPECT_EQ(missing.error().message,
+            "plugin file '" + (dir.path() / "nothing.so").string() + "' does not exist");
 }
 
 TEST(PluginSearchDirs, CommandLineThenEnvironmentThenInstallThenBuildTree) {

@@ -56,7 +56,8 @@ tessera_status* guard(Body&& body) noexcept {
   } catch (const std::bad_alloc&) {
     return make_status(TESSERA_RESOURCE_EXHAUSTED, "out of memory");
   } catch (const std::exception& e) {
-    return make_status(TESSERA_INTERNAL, (std::string("unexpected exception: ") + e.what()).c_str());
+    return make_status(TESSERA_INTERNAL,
+                       (std::string("unexpected exception: ") + e.what()).c_str());
   } catch (...) {
     return make_status(TESSERA_INTERNAL, "unexpected exception of unknown type");
   }

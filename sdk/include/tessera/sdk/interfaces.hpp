@@ -7,17 +7,17 @@
 // interface); a parameter it never reads is reported to the user as unknown.
 //
 // Value types are the C structs of <tessera/plugin_abi.h>; `struct_size` fields are filled by the
-// SDK, so implementations leave them alone. Strings returned (names) must stay valid for the life of
-// the object. Thread-safety follows the ABI: const methods may be called concurrently.
+// SDK, so implementations leave them alone. Strings returned (names) must stay valid for the life
+// of the object. Thread-safety follows the ABI: const methods may be called concurrently.
 #pragma once
 
 #include <tessera/plugin_abi.h>
-#include <tessera/sdk/params.hpp>
 
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <tessera/sdk/params.hpp>
 #include <utility>
 #include <vector>
 

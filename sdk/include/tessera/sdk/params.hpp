@@ -5,9 +5,6 @@
 // in a chip file is an error, not a silently ignored setting.
 #pragma once
 
-#include <tessera/sdk/error.hpp>
-#include <tessera/sdk/nearest.hpp>
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -16,6 +13,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tessera/sdk/error.hpp>
+#include <tessera/sdk/nearest.hpp>
 #include <vector>
 
 namespace tessera::sdk {

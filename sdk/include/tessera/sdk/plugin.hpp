@@ -11,13 +11,13 @@
 #pragma once
 
 #include <tessera/plugin_abi.h>
-#include <tessera/sdk/error.hpp>
-#include <tessera/sdk/interfaces.hpp>
-#include <tessera/sdk/params.hpp>
 
 #include <cstring>
 #include <memory>
 #include <string>
+#include <tessera/sdk/error.hpp>
+#include <tessera/sdk/interfaces.hpp>
+#include <tessera/sdk/params.hpp>
 #include <vector>
 
 namespace tessera::sdk::detail {
@@ -56,7 +56,8 @@ struct TopologyTrampolines {
       throw invalid_argument(std::string(what) + " " + std::to_string(index) +
                              " out of range (count " + std::to_string(count) + ")");
   }
-  static tessera_status* get_info(const tessera_topology* self, tessera_topology_info* out) noexcept {
+  static tessera_status* get_info(const tessera_topology* self,
+                                  tessera_topology_info* out) noexcept {
     return guard([&] {
       require_non_null(out, "out");
       copy_sized(out, checked_info(self));
@@ -94,7 +95,8 @@ struct TopologyTrampolines {
       uint32_t endpoints = checked_info(self).num_endpoints;
       check_index(src, endpoints, "source endpoint");
       check_index(dst, endpoints, "destination endpoint");
-      if (links == nullptr && capacity != 0) throw invalid_argument("links is NULL but capacity > 0");
+      if (links == nullptr && capacity != 0)
+        throw invalid_argument("links is NULL but capacity > 0");
       // A plain local: a thread_local here would pin the library in memory (glibc keeps a
       // module with live TLS destructors loaded until the thread exits), breaking unload.
       std::vector<uint32_t> path;
@@ -118,8 +120,15 @@ struct TopologyTrampolines {
       require_non_null(out, "out");
       auto box = std::make_unique<B>();
       box->impl = construct<Impl>(params, "topology");
-      box->api = tessera_topology{sizeof(tessera_topology), &B::release, &get_info, &peak_flops,
-                                  &get_endpoint, &get_link, &route, &get_level, {}};
+      box->api = tessera_topology{sizeof(tessera_topology),
+                                  &B::release,
+                                  &get_info,
+                                  &peak_flops,
+                                  &get_endpoint,
+                                  &get_link,
+                                  &route,
+                                  &get_level,
+                                  {}};
       *out = &box.release()->api;
     });
   }
@@ -163,9 +172,8 @@ struct CostModelTrampolines {
     });
   }
   static tessera_status* transfer_seconds(const tessera_cost_model* self,
-                                          const tessera_transfer_query* queries,
-                                          size_t query_size, size_t count,
-                                          double* seconds) noexcept {
+                                          const tessera_transfer_query* queries, size_t query_size,
+                                          size_t count, double* seconds) noexcept {
     return guard([&] {
       require_non_null(self, "self");
       const Impl& impl = B::of(self);
@@ -178,8 +186,8 @@ struct CostModelTrampolines {
       require_non_null(out, "out");
       auto box = std::make_unique<B>();
       box->impl = construct<Impl>(params, "cost_model");
-      box->api = tessera_cost_model{sizeof(tessera_cost_model), &B::release, &get_info,
-                                    &tile_seconds, &transfer_seconds, {}};
+      box->api = tessera_cost_model{
+          sizeof(tessera_cost_model), &B::release, &get_info, &tile_seconds, &transfer_seconds, {}};
       *out = &box.release()->api;
     });
   }
@@ -252,7 +260,8 @@ struct LayoutMapperTrampolines {
       std::string text = B::of(self).format(layout_of(layout));
       *length = text.size();
       if (capacity < text.size() + 1)
-        throw Error(TESSERA_OUT_OF_RANGE, "format needs " + std::to_string(text.size() + 1) + " bytes");
+        throw Error(TESSERA_OUT_OF_RANGE,
+                    "format needs " + std::to_string(text.size() + 1) + " bytes");
       require_non_null(buffer, "buffer");
       std::memcpy(buffer, text.c_str(), text.size() + 1);
     });
@@ -289,8 +298,14 @@ struct LayoutMapperTrampolines {
       require_non_null(out, "out");
       auto box = std::make_unique<B>();
       box->impl = construct<Impl>(params, "layout_mapper");
-      box->api = tessera_layout_mapper{sizeof(tessera_layout_mapper), &B::release, &parse,
-                                       &release_layout, &format, &locate, &inverse, {}};
+      box->api = tessera_layout_mapper{sizeof(tessera_layout_mapper),
+                                       &B::release,
+                                       &parse,
+                                       &release_layout,
+                                       &format,
+                                       &locate,
+                                       &inverse,
+                                       {}};
       *out = &box.release()->api;
     });
   }
@@ -377,14 +392,19 @@ struct MemoryModelTrampolines {
       *latency_s = latency;
     });
   }
-  static tessera_status* create(const tessera_params* params,
-                                tessera_memory_model** out) noexcept {
+  static tessera_status* create(const tessera_params* params, tessera_memory_model** out) noexcept {
     return guard([&] {
       require_non_null(out, "out");
       auto box = std::make_unique<B>();
       box->impl = construct<Impl>(params, "memory_model");
-      box->api = tessera_memory_model{sizeof(tessera_memory_model), &B::release, &get_info,
-                                      &submit, &advance, &get_stats, &sustained, {}};
+      box->api = tessera_memory_model{sizeof(tessera_memory_model),
+                                      &B::release,
+                                      &get_info,
+                                      &submit,
+                                      &advance,
+                                      &get_stats,
+                                      &sustained,
+                                      {}};
       *out = &box.release()->api;
     });
   }
@@ -459,10 +479,10 @@ const tessera_plugin_descriptor* query(uint32_t abi_major, const tessera_host_ap
 }  // namespace tessera::sdk
 
 // NAME, VERSION and DESCRIPTION are string literals; the rest are provides_* tags.
-#define TESSERA_DEFINE_PLUGIN(NAME, VERSION, DESCRIPTION, ...)                                   \
-  extern "C" TESSERA_PLUGIN_EXPORT const tessera_plugin_descriptor* tessera_plugin_query(        \
-      uint32_t abi_major, uint32_t abi_minor, const tessera_host_api* host) {                    \
-    (void)abi_minor;                                                                             \
-    return ::tessera::sdk::detail::query<__VA_ARGS__>(abi_major, host, NAME, VERSION,            \
-                                                      DESCRIPTION);                              \
+#define TESSERA_DEFINE_PLUGIN(NAME, VERSION, DESCRIPTION, ...)                            \
+  extern "C" TESSERA_PLUGIN_EXPORT const tessera_plugin_descriptor* tessera_plugin_query( \
+      uint32_t abi_major, uint32_t abi_minor, const tessera_host_api* host) {             \
+    (void)abi_minor;                                                                      \
+    return ::tessera::sdk::detail::query<__VA_ARGS__>(abi_major, host, NAME, VERSION,     \
+                                                      DESCRIPTION);                       \
   }
