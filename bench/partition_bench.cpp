@@ -5,10 +5,10 @@
 // designs has a 10 s budget; this part should take well under 2 s per model.
 #include <benchmark/benchmark.h>
 
+#include "framework/chip/chip_models.hpp"
 #include "framework/frontend/zoo/builders.hpp"
 #include "framework/frontend/zoo/zoo.hpp"
 #include "framework/ir/repeats.hpp"
-#include "framework/planner/chip_models.hpp"
 #include "framework/planner/partition/partition.hpp"
 
 namespace tessera::planner {

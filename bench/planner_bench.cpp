@@ -6,11 +6,7 @@
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
-#include "framework/frontend/zoo/builders.hpp"
-#include "framework/frontend/zoo/zoo.hpp"
-#include "framework/planner/chip_models.hpp"
-#include "framework/planner/planner_input.hpp"
-#include "framework/plugin/registry.hpp"
+#include "framework/driver/driver.hpp"
 
 namespace tessera::planner {
 namespace {
@@ -25,40 +21,31 @@ double peak_rss_bytes() {
   return static_cast<double>(usage.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
-// Everything `tessera compile --design all` does after loading: per-op plans and five designs.
-Result<std::vector<DesignResult>> compile_all(const ir::Graph& graph, const ChipModels& chip) {
-  try {
-    PartitionOptions partition_options;
-    partition_options.threads = kThreads;
-    PlannerInput input = make_planner_input(graph, chip, partition_options).take();
-    PlannerOptions options;
-    options.threads = kThreads;
-    std::vector<DesignResult> results;
-    for (Design d : kAll) results.push_back(plan_design(input, d, options).take());
-    return results;
-  } catch (const Failure& f) {
-    return f.error();
-  }
-}
-
 void BM_CompileAllDesigns(benchmark::State& state, const std::string& model, int64_t batch) {
   PluginSet plugins{Registry::discover(plugin_search_dirs({}))};
-  Manifest manifest = plugins.library("ipu_alltoall").take()->manifest();
-  ChipModels chip = build_chip(plugins, resolve_chip("ipu-pod4-hbm3e", manifest).take()).take();
-  zoo::RunShape shape;
-  shape.batch = batch;
-  shape.seq = 2048;
-  shape.mode = zoo::Mode::decode;
-  shape.dtype = ir::DType::fp16;  // the IPU computes fp16; Gemma2 is kept in bf16
-  ir::Graph graph = zoo::build_model(zoo::find_model(model).take(), shape).take();
+  driver::OpenChip chip =
+      driver::open_chip(plugins, driver::ChipChoice{"ipu_alltoall", "ipu-pod4-hbm3e"}).take();
+  ModelRequest request;
+  request.model = model;
+  request.shape.batch = batch;
+  request.shape.seq = 2048;
+  request.shape.mode = zoo::Mode::decode;
+  request.shape.dtype = ir::DType::fp16;  // the IPU computes fp16; Gemma2 is kept in bf16
+  request.shape_given = true;
+  driver::LoadedModel loaded = driver::load(request).take();
+  // Everything `tessera compile --design all` does after loading: per-op plans and five designs.
+  driver::CompileOptions options;
+  options.designs = {std::begin(kAll), std::end(kAll)};
+  options.threads = kThreads;
   std::vector<DesignResult> r;
   for (auto _ : state) {
-    auto results = compile_all(graph, chip);
-    if (!results.ok()) {
-      state.SkipWithError(results.error().message.c_str());
+    auto compiled = driver::compile(chip, loaded, options);
+    if (!compiled.ok()) {
+      state.SkipWithError(compiled.error().message.c_str());
       return;
     }
-    r = std::move(results).take();
+    r.clear();
+    for (const auto& d : compiled->designs) r.push_back(d.plan.result);
     benchmark::DoNotOptimize(r);
   }
   state.counters["full_vs_basic"] = r[0].latency_s / r[3].latency_s;

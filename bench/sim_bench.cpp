@@ -9,12 +9,8 @@
 #include <memory>
 #include <random>
 
-#include "framework/codegen/program.hpp"
-#include "framework/frontend/model_source.hpp"
-#include "framework/planner/chip_models.hpp"
-#include "framework/planner/planner_input.hpp"
+#include "framework/driver/driver.hpp"
 #include "framework/sim/event_queue.hpp"
-#include "framework/sim/simulate.hpp"
 
 namespace {
 
@@ -43,8 +39,8 @@ BENCHMARK(BM_EventQueue)->Arg(1 << 16);
 
 struct Pod4 {
   std::unique_ptr<PluginSet> plugins;
-  std::unique_ptr<planner::ChipModels> chip;
-  ir::Graph graph;
+  std::unique_ptr<driver::OpenChip> chip;
+  driver::LoadedModel model;
   planner::Plan plan;
 };
 
@@ -53,20 +49,18 @@ Pod4& pod4() {
   static std::unique_ptr<Pod4> made = [] {
     auto p = std::make_unique<Pod4>();
     p->plugins = std::make_unique<PluginSet>(Registry::discover(plugin_search_dirs({})));
-    Manifest target = p->plugins->library("ipu_alltoall").take()->manifest();
-    ChipSpec spec = resolve_chip("ipu-pod4-hbm3e", target).take();
-    p->chip = std::make_unique<planner::ChipModels>(planner::build_chip(*p->plugins, spec).take());
+    p->chip = std::make_unique<driver::OpenChip>(
+        driver::open_chip(*p->plugins, driver::ChipChoice{"ipu_alltoall", "ipu-pod4-hbm3e"})
+            .take());
     ModelRequest request;
     request.model = "llama2-70b";
     request.shape.batch = 32;
     request.shape.seq = 2048;
     request.shape_given = true;
-    p->graph = load_model(request).take();
-    planner::PlannerInput input = planner::make_planner_input(p->graph, *p->chip, {}).take();
-    p->plan.machine = input.machine;
-    p->plan.source.graph_name = p->graph.name();
-    p->plan.source.graph_ops = p->graph.ops().size();
-    p->plan.result = planner::plan_design(input, planner::Design::elk_full, {}).take();
+    p->model = driver::load(request).take();
+    driver::CompileOptions options;
+    options.designs = {planner::Design::elk_full};
+    p->plan = driver::compile(*p->chip, p->model, options).take().designs.front().plan;
     return p;
   }();
   return *made;
@@ -79,12 +73,12 @@ void BM_Llama70bDecodeStepPod4(benchmark::State& state) {
   uint64_t events = 0;
   double latency_s = 0;
   for (auto _ : state) {
-    sim::SimResult r = sim::simulate(p.plan, *p.chip, p.graph, options).take();
-    events += r.events;
-    latency_s = r.latency_s;
+    driver::SimulatedDesign r = driver::simulate(p.plan, *p.chip, *p.model.graph, options).take();
+    events += r.result.events;
+    latency_s = r.result.latency_s;
   }
-  state.SetLabel(std::to_string(p.graph.ops().size()) + " ops, " +
-                 std::to_string(p.chip->machine.cores) + " cores");
+  state.SetLabel(std::to_string(p.model.graph->ops().size()) + " ops, " +
+                 std::to_string(p.chip->models.machine.cores) + " cores");
   state.counters["events_per_s"] =
       benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
   state.counters["simulated_ms"] = latency_s * 1e3;
@@ -99,7 +93,7 @@ void BM_HbmRatePerPreload(benchmark::State& state) {
   const double preload_bytes = 64.0 * (1 << 20);
   double rate = 0;
   for (auto _ : state) {
-    sim::HbmRate source = sim::hbm_rate(*p.chip, detail).take();
+    sim::HbmRate source = sim::hbm_rate(p.chip->models, detail).take();
     rate = source.bytes_per_s(preload_bytes).take();
   }
   state.SetLabel(detail == sim::MemoryDetail::fast ? "fast" : "full");

@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "framework/cli/options.hpp"
-#include "framework/plugin/plugin_set.hpp"
+#include "framework/driver/driver.hpp"
 #include "framework/report/table.hpp"
 
 namespace tessera::cli {
@@ -17,8 +17,7 @@ constexpr uint64_t kMaxMapExtent = 1u << 20;  // indices located per axis for --
 constexpr size_t kMaxMapRows = 32, kMaxMapCols = 16;
 
 struct LayoutOptions {
-  std::string target;
-  std::string chip;
+  driver::ChipChoice chip;
   std::string layout;
   std::string shape;
   std::vector<std::string> locate;
@@ -243,18 +242,11 @@ int run_layout(const GlobalOptions& global, const LayoutOptions& options) {
     usage("give a LAYOUT or --choose PATTERN (not both)");
   std::vector<uint64_t> shape = parse_numbers(options.shape, 'x', "--shape");
   PluginSet plugins(global.registry());
-  Manifest manifest = plugins.library(options.target).take()->manifest();
-  ChipSpec chip = resolve_chip(options.chip, manifest).take();
-  auto library = plugins.library(chip.plugin_for(Interface::layout_mapper)).take();
-  auto mapper = create_layout_mapper(library, chip.params_for(Interface::layout_mapper));
-  if (!mapper && !chip.file.empty()) {
-    Error e = mapper.error();
-    e.message = chip.file.string() + ": " + e.message;
-    throw Failure(e);
-  }
-  if (!options.choose.empty()) return run_choose(*mapper, options, shape);
-  Levels levels = chip_levels(plugins.topology(chip).take());
-  return run_one(*mapper, options, shape, levels);
+  ChipSpec chip = driver::resolve_chip(plugins, options.chip).take().spec;
+  LayoutMapper mapper = build_layout_mapper(plugins, chip).take();
+  if (!options.choose.empty()) return run_choose(mapper, options, shape);
+  Levels levels = chip_levels(build_topology(plugins, chip).take());
+  return run_one(mapper, options, shape, levels);
 }
 
 }  // namespace
@@ -263,9 +255,7 @@ void add_layout_command(CLI::App& app, const GlobalOptions& global, Action& acti
   auto options = std::make_shared<LayoutOptions>();
   CLI::App* cmd = app.add_subcommand(
       "layout", "Tree layouts: locate elements, invert places, map blocks, choose a layout");
-  cmd->add_option("-t,--target", options->target, "Target plugin: name, alias or path to NAME.so")
-      ->required();
-  cmd->add_option("--chip", options->chip, "Chip preset name or chip file (default: the target's)");
+  add_chip_options(cmd, options->chip);
   cmd->add_option("layout", options->layout,
                   "Layout description, e.g. \"((2_A:2, 2_B:2, 25_Addr:25), (2_A:1, 2_B:1, "
                   "25_Addr:1))\"");

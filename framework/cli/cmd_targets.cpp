@@ -2,8 +2,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "framework/chip/chip_spec.hpp"
 #include "framework/cli/options.hpp"
-#include "framework/plugin/chip.hpp"
 #include "framework/plugin/library.hpp"
 #include "framework/report/table.hpp"
 

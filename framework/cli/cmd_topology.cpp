@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "framework/cli/options.hpp"
-#include "framework/plugin/plugin_set.hpp"
+#include "framework/driver/driver.hpp"
 #include "framework/report/topology_report.hpp"
 
 namespace tessera::cli {
@@ -10,8 +10,7 @@ namespace tessera::cli {
 namespace {
 
 struct TopologyOptions {
-  std::string target;
-  std::string chip;
+  driver::ChipChoice chip;
   std::vector<std::string> routes;
   std::string format = "text";
 };
@@ -47,9 +46,10 @@ std::vector<std::pair<uint32_t, uint32_t>> parse_routes(const Topology& topology
 
 int run_topology(const GlobalOptions& global, const TopologyOptions& options) {
   PluginSet plugins(global.registry());
-  Manifest manifest = plugins.library(options.target).take()->manifest();
-  ChipSpec chip = resolve_chip(options.chip, manifest).take();
-  Topology topology = plugins.topology(chip).take();
+  driver::ResolvedChip resolved = driver::resolve_chip(plugins, options.chip).take();
+  const Manifest& manifest = resolved.target;
+  const ChipSpec& chip = resolved.spec;
+  Topology topology = build_topology(plugins, chip).take();
   TopologyInfo info = topology.info().take();
   auto routes = options.routes.empty() ? example_routes(topology, info)
                                        : parse_routes(topology, info, options.routes);
@@ -75,9 +75,7 @@ void add_topology_command(CLI::App& app, const GlobalOptions& global, Action& ac
   auto options = std::make_shared<TopologyOptions>();
   CLI::App* cmd = app.add_subcommand(
       "topology", "Summarise a target chip: cores, memory, compute, links, example routes");
-  cmd->add_option("-t,--target", options->target, "Target plugin: name, alias or path to NAME.so")
-      ->required();
-  cmd->add_option("--chip", options->chip, "Chip preset name or chip file (default: the target's)");
+  add_chip_options(cmd, options->chip);
   cmd->add_option("--route", options->routes,
                   "Describe the route SRC:DST (endpoint indices or names; repeatable)");
   cmd->add_option("--format", options->format, "text or json")

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "framework/common/status.hpp"
+#include "framework/driver/choices.hpp"
 #include "framework/plugin/registry.hpp"
 
 namespace tessera::cli {
@@ -29,6 +30,9 @@ struct GlobalOptions {
 
   Registry registry() const;
 };
+
+// --target (required) and --chip, the same on every command that works on a chip.
+void add_chip_options(CLI::App* cmd, driver::ChipChoice& choice);
 
 // A subcommand's action; returns an exit code or throws Failure.
 using Action = std::function<int()>;

@@ -10,7 +10,7 @@ namespace {
 // Times the planner computed from the same arithmetic may differ in the last bits.
 constexpr double kTimeSlack_s = 1e-12;
 
-ProgramOp program_op(const planner::OpSchedule& s, const planner::Machine& machine) {
+ProgramOp program_op(const planner::OpSchedule& s, const Machine& machine) {
   ProgramOp p;
   p.op = s.op;
   p.name = s.name;

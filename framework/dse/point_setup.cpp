@@ -9,8 +9,7 @@
 #include <stdexcept>
 #include <tessera/sdk/nearest.hpp>
 
-#include "framework/planner/chip_models.hpp"
-#include "framework/planner/planner.hpp"
+#include "framework/common/reference.hpp"
 
 namespace tessera::dse {
 
@@ -29,9 +28,7 @@ bool contains(const std::vector<std::string>& list, const std::string& s) {
 
 // A model or chip given as a relative file path is relative to the sweep file.
 std::string beside_sweep(const SweepSpec& spec, const std::string& name) {
-  bool file = name.find('/') != std::string::npos || name.ends_with(".yaml") ||
-              name.ends_with(".yml") || name.ends_with(".onnx");
-  if (!file || fs::path(name).is_absolute()) return name;
+  if (!names_a_file(name, kModelFileSuffixes) || fs::path(name).is_absolute()) return name;
   return (fs::path(spec.file).parent_path() / name).lexically_normal().string();
 }
 
@@ -173,19 +170,17 @@ Result<PointSetup> setup_point(const SweepSpec& spec, const Point& point, Plugin
     s.seq = v.seq;
     s.mode = v.mode;
     s.dtype = v.dtype;
-    s.chip_name = v.chip;
-    auto library = plugins.library(spec.base.target);
-    if (!library) return library.error();
-    auto chip = resolve_chip(beside_sweep(spec, v.chip), (*library)->manifest());
+    auto chip = driver::resolve_chip(plugins, {spec.base.target, beside_sweep(spec, v.chip)});
     if (!chip) return chip.error();
     s.chip = std::move(*chip);
+    s.chip.choice.chip = v.chip;
     // `cores` divides by topology.chips, which another axis may set: apply it last.
     for (int pass = 0; pass < 2; ++pass)
       for (size_t a = 0; a < spec.axes.size(); ++a) {
         const std::string& path = spec.axes[a].path;
         if (contains(kWorkloadPaths, path) || path == "chip" || (path == "cores") != (pass == 1))
           continue;
-        Status status = apply_chip_value(s.chip, path, point.values[a]);
+        Status status = apply_chip_value(s.chip.spec, path, point.values[a]);
         if (!status) return status.error();
       }
     return s;
@@ -230,9 +225,9 @@ Status check_chip_path(const SweepSpec& spec, const Axis& axis, PluginSet& plugi
   one.axes = {axis};
   auto setup = setup_point(one, Point{0, {axis.values.front()}}, plugins);
   if (!setup) return setup.error();
-  auto models = planner::build_chip(plugins, setup->chip);
-  if (models) return ok_status();
-  const std::string& m = models.error().message;
+  auto chip = driver::open_chip(plugins, std::move(setup->chip));
+  if (chip) return ok_status();
+  const std::string& m = chip.error().message;
   if (m.find("unknown ") != std::string::npos && m.find(" parameter '") != std::string::npos) {
     plugin_message = m;
     return input_error("unknown");
@@ -243,10 +238,6 @@ Status check_chip_path(const SweepSpec& spec, const Axis& axis, PluginSet& plugi
 }  // namespace
 
 Status check_sweep(const SweepSpec& spec, PluginSet& plugins) {
-  for (const std::string& design : spec.base.designs)
-    if (!planner::parse_design(design))
-      return input_error(spec.file + ": base.designs: unknown design '" + design +
-                         "'; valid: " + planner::design_names());
   SweepSpec bare = spec;
   bare.axes.clear();
   auto base = setup_point(bare, Point{0, {}}, plugins);
@@ -270,7 +261,7 @@ Status check_sweep(const SweepSpec& spec, PluginSet& plugins) {
       std::string said = plugin_message.empty() ? "" : " (" + plugin_message + ")";
       return input_error(
           where + "unknown path '" + axis.path + "'" + said +
-          "; valid paths near it: " + near_paths(axis.path, valid_paths(base->chip)) +
+          "; valid paths near it: " + near_paths(axis.path, valid_paths(base->chip.spec)) +
           "; any parameter the chip's plugins read is SECTION.PARAM, SECTION one "
           "of topology, cost_model, memory_model, partitioner, layout_mapper, "
           "codegen");

@@ -15,11 +15,10 @@
 #include <vector>
 
 #include "framework/common/status.hpp"
+#include "framework/driver/driver.hpp"
 #include "framework/dse/points.hpp"
 #include "framework/dse/sweep_spec.hpp"
 #include "framework/frontend/model_source.hpp"
-#include "framework/plugin/chip.hpp"
-#include "framework/plugin/plugin_set.hpp"
 
 namespace tessera::dse {
 
@@ -28,12 +27,11 @@ struct PointSetup {
   std::string model;  // as the results show it
   int64_t batch = 0, seq = 0;
   std::string mode, dtype;
-  std::string chip_name;  // as given (preset or file)
-  ChipSpec chip;
+  driver::ResolvedChip chip;  // choice.chip as given (preset or file); spec with the point's values
 };
 
 // Errors (input): a value an axis cannot take (e.g. cores not divisible by the chips), an unknown
-// chip preset. The plugins check their own parameters later, in build_chip.
+// chip preset. The plugins check their own parameters later, when the chip is opened.
 Result<PointSetup> setup_point(const SweepSpec& spec, const Point& point, PluginSet& plugins);
 
 // Before any point runs: every axis path exists (a chip-file parameter must be one the plugin

@@ -137,8 +137,8 @@ std::vector<std::vector<Cell>> rows(const SweepSpec& spec, const PointResults& r
       return row;
     };
     if (!r.ok) {
-      for (const std::string& design : spec.base.designs) {
-        auto row = head(design);
+      for (planner::Design design : spec.base.designs) {
+        auto row = head(to_string(design));
         row.resize(width);
         out.push_back(std::move(row));
       }

@@ -9,6 +9,7 @@
 
 #include "framework/common/files.hpp"
 #include "framework/common/yaml_reader.hpp"
+#include "framework/planner/planner.hpp"
 
 namespace tessera::dse {
 
@@ -95,6 +96,20 @@ Axis parse_axis(const YamlNode& node) {
   return axis;
 }
 
+std::vector<planner::Design> parse_designs(const YamlNode& list) {
+  std::vector<planner::Design> designs;
+  std::vector<YamlNode> items = list.raw().IsScalar() ? std::vector<YamlNode>{list} : list.items();
+  for (const YamlNode& item : items) {
+    auto design = planner::parse_design(item.as_string());
+    if (!design)
+      throw item.fail("unknown design '" + item.as_string() +
+                      "'; valid: " + planner::design_names());
+    designs.push_back(*design);
+  }
+  if (designs.empty()) throw list.fail("lists no design");
+  return designs;
+}
+
 SweepBase parse_base(const YamlNode& node) {
   if (!node.is_map()) throw node.fail("expected a map: model, target, chip, batch, ...");
   node.only_keys({"model", "target", "chip", "batch", "seq", "mode", "dtype", "dims", "designs",
@@ -110,8 +125,7 @@ SweepBase parse_base(const YamlNode& node) {
     throw node.child("mode").fail("expected decode or prefill, got '" + b.mode + "'");
   b.dtype = node.get_string("dtype", "");
   if (node.has("dims")) b.dims = node.child("dims").as_string_list();
-  if (node.has("designs")) b.designs = node.child("designs").as_string_list();
-  if (b.designs.empty()) throw node.child("designs").fail("lists no design");
+  if (node.has("designs")) b.designs = parse_designs(node.child("designs"));
   if (node.has("simulate")) b.simulate = as_bool(node.child("simulate"));
   if (node.has("groups"))
     b.groups_per_chip = static_cast<uint32_t>(node.child("groups").as_int(1, 4096));

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "framework/common/status.hpp"
+#include "framework/planner/plan.hpp"
 
 namespace tessera::dse {
 
@@ -32,7 +33,9 @@ struct SweepBase {
   std::string mode;               // decode | prefill; empty: the model's default
   std::string dtype;              // empty: the model's
   std::vector<std::string> dims;  // ONNX --dim bindings, NAME=VALUE
-  std::vector<std::string> designs = {"basic", "static", "elk-dyn", "elk-full", "ideal"};
+  std::vector<planner::Design> designs = {planner::Design::basic, planner::Design::static_split,
+                                          planner::Design::elk_dyn, planner::Design::elk_full,
+                                          planner::Design::ideal};
   bool simulate = true;
   uint32_t groups_per_chip = 4;  // simulator core groups (docs/simulator.md)
   int max_displacement = 4;
@@ -55,7 +58,8 @@ struct SweepSpec {
   std::vector<std::string> plots;
 };
 
-// Errors (input, naming file, line and key): unknown keys, a value of the wrong kind, a range
+// Errors (input, naming file, line and key): unknown keys, a value of the wrong kind, an unknown
+// design, a range
 // that is empty or has more than 10000 values, zipped axes of different lengths, an axis given
 // twice. Axis paths are checked against the chip and model later (point_setup.hpp).
 Result<SweepSpec> read_sweep(const std::string& file);

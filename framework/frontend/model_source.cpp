@@ -2,17 +2,13 @@
 
 #include <filesystem>
 
+#include "framework/common/reference.hpp"
 #include "framework/frontend/zoo/zoo.hpp"
 #include "framework/ir/graph_yaml.hpp"
 
 namespace tessera {
 
 namespace {
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 Status check_no_dims(const ModelRequest& r, const std::string& what) {
   if (r.onnx.dims.empty()) return ok_status();
@@ -51,17 +47,29 @@ Result<ir::Graph> load_yaml(const ModelRequest& r) {
 
 }  // namespace
 
+ModelKind model_kind(const std::string& model) {
+  if (!names_a_file(model, kModelFileSuffixes)) return ModelKind::zoo_name;
+  return model.ends_with(".onnx") ? ModelKind::onnx_file : ModelKind::yaml_file;
+}
+
 Result<ir::Graph> load_model(const ModelRequest& r) {
-  if (ends_with(r.model, ".onnx")) {
-    if (auto s = check_no_shape(r, "an ONNX model"); !s) return s.error();
-    return onnx_import::import_onnx_file(r.model, r.onnx);
+  switch (model_kind(r.model)) {
+    case ModelKind::onnx_file:
+      if (auto s = check_no_shape(r, "an ONNX model"); !s) return s.error();
+      return onnx_import::import_onnx_file(r.model, r.onnx);
+    case ModelKind::yaml_file:
+      return load_yaml(r);
+    case ModelKind::zoo_name:
+      break;
   }
-  if (ends_with(r.model, ".yaml") || ends_with(r.model, ".yml")) return load_yaml(r);
-  if (r.model.find('/') != std::string::npos || std::filesystem::exists(r.model))
-    return input_error(r.model + ": a model file must end in .onnx or .yaml");
   if (auto s = check_no_dims(r, "a zoo model"); !s) return s.error();
   auto spec = zoo::find_model(r.model);
-  if (!spec) return spec.error();
+  if (!spec) {
+    Error e = spec.error();
+    if (std::filesystem::is_regular_file(r.model))
+      e.message += "; a file '" + r.model + "' exists here: a model file ends in .onnx or .yaml";
+    return e;
+  }
   return zoo::build_model(*spec, r.shape);
 }
 

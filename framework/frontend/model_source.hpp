@@ -18,6 +18,11 @@ struct ModelRequest {
   bool shape_given = false;       // --batch, --seq or --mode was given
 };
 
+// How MODEL is read (common/reference.hpp's rule: a path contains '/' or ends in .onnx, .yaml
+// or .yml; anything else names a zoo entry).
+enum class ModelKind { zoo_name, onnx_file, yaml_file };
+ModelKind model_kind(const std::string& model);
+
 // Usage errors for options that do not apply to the kind of model (--dim for a zoo entry,
 // --batch for an ONNX file or a graph); input errors for the model itself.
 Result<ir::Graph> load_model(const ModelRequest& request);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "framework/common/files.hpp"
+#include "framework/common/reference.hpp"
 #include "framework/mapper/names.hpp"
 
 namespace fs = std::filesystem;
@@ -28,12 +29,8 @@ std::vector<std::string> preset_names(const std::vector<fs::path>& dirs) {
 }
 
 bool looks_like_path(const std::string& text) {
-  auto ends = [&](const std::string& s) {
-    return text.size() >= s.size() && text.compare(text.size() - s.size(), s.size(), s) == 0;
-  };
-  return text.find('/') != std::string::npos || ends(".yaml") || ends(".yml");
+  return names_a_file(text, kYamlFileSuffixes);
 }
-
 Result<fs::path> find_preset(const std::string& kind, const std::string& name,
                              const std::vector<fs::path>& dirs) {
   for (const auto& dir : dirs) {

@@ -15,7 +15,7 @@ std::vector<std::filesystem::path> preset_dirs(const std::string& subdir,
                                                const std::string& source_dir);
 // Stems of the *.yaml files in `dirs`, sorted, first directory winning.
 std::vector<std::string> preset_names(const std::vector<std::filesystem::path>& dirs);
-// True when `text` names a file rather than a preset (contains '/' or ends in .yaml/.yml).
+// True when `text` names a file rather than a preset (common/reference.hpp's rule).
 bool looks_like_path(const std::string& text);
 // The file for preset `name`; `kind` ("architecture", "workload") words the error, which lists
 // the presets and the nearest.

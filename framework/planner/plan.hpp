@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/planner/machine.hpp"
+#include "framework/chip/machine.hpp"
 #include "framework/planner/op_plans.hpp"
 
 namespace tessera::planner {

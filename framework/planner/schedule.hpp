@@ -12,8 +12,8 @@
 
 #include <vector>
 
+#include "framework/chip/machine.hpp"
 #include "framework/ir/repeats.hpp"
-#include "framework/planner/machine.hpp"
 #include "framework/planner/op_plans.hpp"
 #include "framework/planner/plan.hpp"
 

@@ -15,16 +15,4 @@ Result<std::shared_ptr<const PluginLibrary>> PluginSet::library(const std::strin
   return shared;
 }
 
-Result<Topology> PluginSet::topology(const ChipSpec& chip) {
-  auto lib = library(chip.plugin_for(Interface::topology));
-  if (!lib) return lib.error();
-  auto topology = create_topology(*lib, chip.params_for(Interface::topology));
-  if (!topology && !chip.file.empty()) {
-    Error e = topology.error();
-    e.message = chip.file.string() + ": " + e.message;
-    return e;
-  }
-  return topology;
-}
-
 }  // namespace tessera

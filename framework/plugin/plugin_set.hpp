@@ -1,5 +1,5 @@
-// The plugins of one run: resolves names through the registry, loads each library once, and builds
-// a chip's objects from its ChipSpec.
+// The plugins of one run: resolves names through the registry and loads each library once. A
+// chip's objects are built from its spec in framework/chip.
 #pragma once
 
 #include <map>
@@ -7,7 +7,6 @@
 #include <string>
 
 #include "framework/common/status.hpp"
-#include "framework/plugin/chip.hpp"
 #include "framework/plugin/library.hpp"
 #include "framework/plugin/objects.hpp"
 #include "framework/plugin/registry.hpp"
@@ -21,8 +20,6 @@ class PluginSet {
   const Registry& registry() const { return registry_; }
   // A name, alias or path; loaded once per run.
   Result<std::shared_ptr<const PluginLibrary>> library(const std::string& target);
-  // The chip's topology, from the plugin its `topology` section names (or its target).
-  Result<Topology> topology(const ChipSpec& chip);
 
  private:
   Registry registry_;

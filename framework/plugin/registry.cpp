@@ -7,6 +7,7 @@
 #include <tessera/sdk/nearest.hpp>
 
 #include "framework/common/files.hpp"
+#include "framework/common/reference.hpp"
 
 #ifndef TESSERA_BUILD_PLUGIN_DIR
 #error "TESSERA_BUILD_PLUGIN_DIR must be defined by the build"
@@ -19,11 +20,6 @@ namespace tessera {
 namespace {
 
 constexpr const char* kManifestSuffix = ".plugin.yaml";
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 void add_unique(std::vector<fs::path>& dirs, const fs::path& dir) {
   if (dir.empty()) return;
@@ -78,10 +74,9 @@ Registry Registry::discover(const std::vector<fs::path>& dirs) {
 }
 
 Result<Manifest> Registry::resolve(const std::string& target) const {
-  if (target.find('/') != std::string::npos || ends_with(target, ".so") ||
-      ends_with(target, kManifestSuffix)) {
+  if (names_a_file(target, kPluginFileSuffixes)) {
     fs::path path(target);
-    fs::path manifest = ends_with(target, kManifestSuffix) ? path : manifest_for_library(path);
+    fs::path manifest = target.ends_with(kManifestSuffix) ? path : manifest_for_library(path);
     if (!fs::exists(path))
       return input_error("plugin file '" + target + "' does not exist", StatusCode::not_found);
     if (!fs::exists(manifest))

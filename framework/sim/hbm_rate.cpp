@@ -43,7 +43,7 @@ Result<double> stream_rate(MemoryModel& memory, const MemoryInfo& info, double b
 
 }  // namespace
 
-Result<HbmRate> hbm_rate(planner::ChipModels& chip, MemoryDetail detail) {
+Result<HbmRate> hbm_rate(ChipModels& chip, MemoryDetail detail) {
   const auto& m = chip.machine;
   if (m.hbm_controllers == 0 || !(m.hbm_bytes_per_s > 0))
     return input_error("chip '" + m.chip +

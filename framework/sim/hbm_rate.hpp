@@ -11,8 +11,8 @@
 
 #include <functional>
 
+#include "framework/chip/chip_models.hpp"
 #include "framework/common/status.hpp"
-#include "framework/planner/chip_models.hpp"
 
 namespace tessera::sim {
 
@@ -26,6 +26,6 @@ struct HbmRate {
 
 // `chip` must outlive the returned function (full mode drives chip.memory). Errors: the machine
 // has no HBM bandwidth or controllers (input), a failing MemoryModel call (plugin).
-Result<HbmRate> hbm_rate(planner::ChipModels& chip, MemoryDetail detail);
+Result<HbmRate> hbm_rate(ChipModels& chip, MemoryDetail detail);
 
 }  // namespace tessera::sim

@@ -86,8 +86,7 @@ std::string op_table(const SimResult& r, const codegen::Program& p, size_t rows)
 
 }  // namespace
 
-SimSummary summarize(const SimResult& r, const codegen::Program& program,
-                     const planner::Machine& machine) {
+SimSummary summarize(const SimResult& r, const codegen::Program& program, const Machine& machine) {
   SimSummary s;
   s.latency_s = r.latency_s;
   s.estimated_latency_s = program.estimated_latency_s;
@@ -110,7 +109,7 @@ SimSummary summarize(const SimResult& r, const codegen::Program& program,
 }
 
 std::string render_sim_report(const SimResult& r, const codegen::Program& program,
-                              const planner::Machine& machine, size_t op_rows) {
+                              const Machine& machine, size_t op_rows) {
   SimSummary s = summarize(r, program, machine);
   std::string diff =
       s.estimated_latency_s > 0

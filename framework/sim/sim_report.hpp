@@ -6,8 +6,8 @@
 
 #include <string>
 
+#include "framework/chip/machine.hpp"
 #include "framework/codegen/program.hpp"
-#include "framework/planner/machine.hpp"
 #include "framework/sim/sim_result.hpp"
 
 namespace tessera::sim {
@@ -22,13 +22,13 @@ struct SimSummary {
 };
 
 SimSummary summarize(const SimResult& result, const codegen::Program& program,
-                     const planner::Machine& machine);
+                     const Machine& machine);
 
 // Latency next to the estimate, breakdown, utilisation in total and over time (10 rows), achieved
 // FLOP/s, and the `op_rows` ops whose simulated execute differs most from the estimate (all ops
 // when op_rows is 0).
 std::string render_sim_report(const SimResult& result, const codegen::Program& program,
-                              const planner::Machine& machine, size_t op_rows);
+                              const Machine& machine, size_t op_rows);
 
 // The trace; `result` must have been recorded with SimOptions::record_trace.
 std::string trace_json(const SimResult& result, const codegen::Program& program);

@@ -1,6 +1,6 @@
 #include "tests/conformance/plugin_under_test.hpp"
 
-#include "framework/plugin/chip.hpp"
+#include "framework/chip/chip_spec.hpp"
 
 namespace tessera::conformance {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "framework/plugin/chip.hpp"
+#include "framework/chip/chip_spec.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

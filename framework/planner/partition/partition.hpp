@@ -8,10 +8,10 @@
 #include <functional>
 #include <vector>
 
+#include "framework/chip/machine.hpp"
 #include "framework/common/status.hpp"
 #include "framework/ir/graph.hpp"
 #include "framework/ir/repeats.hpp"
-#include "framework/planner/machine.hpp"
 #include "framework/planner/op_plans.hpp"
 #include "framework/plugin/objects.hpp"
 

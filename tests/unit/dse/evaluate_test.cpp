@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <thread>
 
+#include "framework/chip/chip_models.hpp"
 #include "framework/dse/evaluate_point.hpp"
 #include "framework/dse/point_setup.hpp"
-#include "framework/planner/chip_models.hpp"
 #include "framework/plugin/plugin_set.hpp"
 
 namespace tessera::dse {
@@ -65,13 +65,8 @@ TEST(CheckSweep, AMisspeltKnobAndBadValues) {
       check_sweep(sweep("  - {path: topology.cores_per_chip, values: [64]}\n"), plugins).ok());
 }
 
-TEST(CheckSweep, UnknownDesignCoresThatDoNotDivideAndBadDims) {
+TEST(CheckSweep, CoresThatDoNotDivideAndBadDims) {
   PluginSet plugins(registry());
-  SweepSpec s = sweep("  - {path: cores, values: [6]}\n");
-  s.base.designs = {"basic", "elk-fast"};
-  EXPECT_EQ(check_sweep(s, plugins).error().message,
-            "s.yaml: base.designs: unknown design 'elk-fast'; valid: basic, static, elk-dyn, "
-            "elk-full, ideal");
   SweepSpec four =
       sweep("  - {path: topology.chips, values: [4]}\n  - {path: cores, values: [6]}\n");
   EXPECT_EQ(setup_point(four, enumerate_points(four).front(), plugins).error().message,
@@ -91,12 +86,12 @@ TEST(SetupPoint, KnobsReachTheChipSpecAndTheMachine) {
       "  - {path: cores, values: [736]}\n");
   PluginSet plugins(registry());
   PointSetup setup = setup_point(s, enumerate_points(s).front(), plugins).take();
-  EXPECT_EQ(setup.chip.scale, (ChipScale{3e12, 2, 4}));
-  planner::ChipModels scaled = planner::build_chip(plugins, setup.chip).take();
-  ChipSpec plain_spec = setup.chip;
+  EXPECT_EQ(setup.chip.spec.scale, (ChipScale{3e12, 2, 4}));
+  ChipModels scaled = build_chip(plugins, setup.chip.spec).take();
+  ChipSpec plain_spec = setup.chip.spec;
   plain_spec.scale = {};
-  planner::ChipModels plain = planner::build_chip(plugins, plain_spec).take();
-  const planner::Machine& m = scaled.machine;
+  ChipModels plain = build_chip(plugins, plain_spec).take();
+  const Machine& m = scaled.machine;
   EXPECT_EQ(m.cores, 736u);
   EXPECT_DOUBLE_EQ(m.hbm_peak_bytes_per_s, 3e12);
   EXPECT_DOUBLE_EQ(m.hbm_bytes_per_s / m.hbm_peak_bytes_per_s,
@@ -116,15 +111,15 @@ TEST(ChipScale, KnobsTheChipCannotTakeAreInputErrors) {
   ASSERT_TRUE(tree.ok()) << tree.error().message;
   ChipSpec chip = resolve_chip("mncore2-mini", (*tree)->manifest()).take();
   chip.scale.flops = 2;
-  auto models = planner::build_chip(plugins, chip);
+  auto models = build_chip(plugins, chip);
   ASSERT_FALSE(models.ok());
   EXPECT_TRUE(models.error().message.ends_with(
       "scale.flops: the chip's plugin Partitioner ('tree_simd') times the ops itself, so the "
       "framework cannot scale their compute; scale its cost_model parameters instead"))
       << models.error().message;
 
-  planner::Machine no_hbm;
-  auto none = planner::scale_machine(no_hbm, ChipScale{1e12, 1, 1}, false);
+  Machine no_hbm;
+  auto none = scale_machine(no_hbm, ChipScale{1e12, 1, 1}, false);
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.error().message, "scale.hbm_bytes_per_s: the chip has no HBM bandwidth to scale");
 }

@@ -28,7 +28,8 @@ TEST(SweepSpec, ReadsTheBaseAndKeepsValuesAsWritten) {
   EXPECT_EQ(s.name, "t");
   EXPECT_EQ(s.base.model, "llama2-7b");
   EXPECT_EQ(s.base.batch, 1);
-  EXPECT_EQ(s.base.designs, (std::vector<std::string>{"basic", "elk-dyn"}));
+  EXPECT_EQ(s.base.designs,
+            (std::vector<planner::Design>{planner::Design::basic, planner::Design::elk_dyn}));
   EXPECT_TRUE(s.base.simulate);
   ASSERT_EQ(s.axes.size(), 1u);
   EXPECT_EQ(s.axes[0].values, (std::vector<std::string>{"alltoall", "mesh"}));
@@ -68,6 +69,10 @@ TEST(SweepSpec, PointsAreTheProductOfZipGroupsFirstAxisSlowest) {
 
 TEST(SweepSpec, Errors) {
   std::string base(kBase);
+  EXPECT_EQ(
+      error_of("name: t\nbase: {model: m, target: t, designs: [basic, elk-fast]}\n"),
+      "s.yaml:2: 'base.designs[1]': unknown design 'elk-fast'; valid: basic, static, elk-dyn, "
+      "elk-full, ideal");
   EXPECT_EQ(error_of(base + "axes:\n  - {path: batch, value: [1]}\n"),
             "s.yaml:4: 'axes[0].value': unknown key 'value' (did you mean 'values'?); valid keys: "
             "path, values, range, zip");

@@ -5,11 +5,8 @@
 // Gemma2-27B's 2.4 GB vocabulary projection.
 #include <gtest/gtest.h>
 
-#include "framework/frontend/zoo/builders.hpp"
+#include "framework/driver/driver.hpp"
 #include "framework/frontend/zoo/zoo.hpp"
-#include "framework/planner/chip_models.hpp"
-#include "framework/planner/planner_input.hpp"
-#include "framework/plugin/registry.hpp"
 
 namespace tessera::planner {
 namespace {
@@ -21,21 +18,22 @@ struct Planned {
 
 Planned plan_all(const std::string& model) {
   PluginSet plugins{Registry::discover(plugin_search_dirs({}))};
-  Manifest manifest = plugins.library("ipu_alltoall").take()->manifest();
-  ChipModels chip = build_chip(plugins, resolve_chip("ipu-pod4-hbm3e", manifest).take()).take();
-  zoo::RunShape shape;
-  shape.batch = 2;
-  shape.seq = 256;
-  shape.dtype = ir::DType::fp16;  // the IPU computes fp16 (bf16 models run in fp16, as in Elk)
-  ir::Graph graph = zoo::build_model(zoo::find_model(model).take(), shape).take();
-  PlannerInput input = make_planner_input(graph, chip, {}).take();
-  Planned out;
-  out.machine = chip.machine;
-  PlannerOptions options;
+  driver::OpenChip chip =
+      driver::open_chip(plugins, driver::ChipChoice{"ipu_alltoall", "ipu-pod4-hbm3e"}).take();
+  ModelRequest request;
+  request.model = model;
+  request.shape.batch = 2;
+  request.shape.seq = 256;
+  request.shape.dtype = ir::DType::fp16;  // the IPU computes fp16 (bf16 models run in fp16)
+  driver::CompileOptions options;
+  options.designs = {Design::basic, Design::static_split, Design::elk_dyn, Design::elk_full,
+                     Design::ideal};
   options.threads = 2;
-  for (Design d :
-       {Design::basic, Design::static_split, Design::elk_dyn, Design::elk_full, Design::ideal})
-    out.designs.push_back(plan_design(input, d, options).take());
+  driver::Compilation compiled =
+      driver::compile(chip, driver::load(request).take(), options).take();
+  Planned out;
+  out.machine = chip.models.machine;
+  for (const auto& d : compiled.designs) out.designs.push_back(d.plan.result);
   return out;
 }
 
@@ -101,19 +99,21 @@ namespace {
 // Elk-Full searches orders in parallel; the plan must not depend on the thread count.
 TEST(ZooDesignsThreads, ElkFullIsTheSameOnOneAndTwoThreads) {
   PluginSet plugins{Registry::discover(plugin_search_dirs({}))};
-  Manifest manifest = plugins.library("ipu_alltoall").take()->manifest();
-  ChipModels chip = build_chip(plugins, resolve_chip("ipu-mk2-hbm3e", manifest).take()).take();
-  zoo::RunShape shape;
-  shape.batch = 4;
-  shape.seq = 512;
-  ir::Graph graph = zoo::build_model(zoo::find_model("llama2-7b").take(), shape).take();
-  PlannerInput input = make_planner_input(graph, chip, {}).take();
-  PlannerOptions one, two;
+  driver::OpenChip chip =
+      driver::open_chip(plugins, driver::ChipChoice{"ipu_alltoall", "ipu-mk2-hbm3e"}).take();
+  ModelRequest request;
+  request.model = "llama2-7b";
+  request.shape.batch = 4;
+  request.shape.seq = 512;
+  driver::LoadedModel model = driver::load(request).take();
+  driver::CompileOptions one;
+  one.designs = {Design::elk_full};
   one.threads = 1;
+  one.max_displacement = 2;  // enough orders to split, fewer to time
+  driver::CompileOptions two = one;
   two.threads = 2;
-  one.max_displacement = two.max_displacement = 2;  // enough orders to split, fewer to time
-  DesignResult a = plan_design(input, Design::elk_full, one).take();
-  DesignResult b = plan_design(input, Design::elk_full, two).take();
+  DesignResult a = driver::compile(chip, model, one).take().designs.front().plan.result;
+  DesignResult b = driver::compile(chip, model, two).take().designs.front().plan.result;
   EXPECT_GT(a.orders_tried, 1u);
   EXPECT_EQ(a.orders_tried, b.orders_tried);
   EXPECT_EQ(a.preload_order, b.preload_order);

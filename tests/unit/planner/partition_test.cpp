@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "framework/chip/chip_models.hpp"
 #include "framework/frontend/zoo/builders.hpp"
 #include "framework/frontend/zoo/zoo.hpp"
-#include "framework/planner/chip_models.hpp"
 #include "framework/planner/partition/plan_space.hpp"
 
 namespace tessera::planner {

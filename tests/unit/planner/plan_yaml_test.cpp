@@ -131,8 +131,8 @@ TEST(PlanYaml, OpsOutOfOrderAndBadPreloadOrder) {
 }
 
 TEST(PlanYaml, WrongFormatAndSyntax) {
-  Error e = parse_edited("format: tessera-plan-1", "format: tessera-plan-9");
-  EXPECT_NE(e.message.find("expected 'tessera-plan-1'"), std::string::npos) << e.message;
+  Error e = parse_edited("format: tessera-plan-2", "format: tessera-plan-9");
+  EXPECT_NE(e.message.find("expected 'tessera-plan-2'"), std::string::npos) << e.message;
   auto bad = parse_plan_yaml("ops: [\n", "x.yaml");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message.rfind("x.yaml:", 0), 0u);

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "framework/planner/machine.hpp"
+#include "framework/chip/machine.hpp"
 #include "framework/planner/op_plans.hpp"
 
 namespace tessera::planner::testing {

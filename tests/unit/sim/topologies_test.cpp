@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "framework/plugin/plugin_set.hpp"
+#include "framework/chip/chip_models.hpp"
 #include "framework/sim/engine.hpp"
 
 namespace tessera::sim {
@@ -44,7 +44,7 @@ TEST_P(Topologies, ProgramsFinishConserveBytesAndRespectTheHbmBound) {
   auto manifest = plugins.library(GetParam().target);
   ASSERT_TRUE(manifest.ok()) << manifest.error().message;
   ChipSpec spec = resolve_chip(GetParam().chip, (*manifest)->manifest()).take();
-  Topology topology = plugins.topology(spec).take();
+  Topology topology = build_topology(plugins, spec).take();
   ChipGraph chip = read_chip_graph(topology).take();
   const double hbm_bytes_per_s = 50e9, preload_bytes = 4e6;
   codegen::Program p = program(preload_bytes);

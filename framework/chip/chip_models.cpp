@@ -26,11 +26,11 @@
 //                                       model never charges would overstate utilisation's base)
 // then the chip file's scale section (ChipScale) multiplies the HBM, interconnect and compute
 // rates.
-#include "framework/planner/chip_models.hpp"
+#include "framework/chip/chip_models.hpp"
 
 #include <algorithm>
 
-namespace tessera::planner {
+namespace tessera {
 
 namespace {
 
@@ -123,8 +123,16 @@ Result<Object> create_for(PluginSet& plugins, const ChipSpec& chip, Interface i,
 
 }  // namespace
 
+Result<Topology> build_topology(PluginSet& plugins, const ChipSpec& chip) {
+  return create_for<Topology>(plugins, chip, Interface::topology, &create_topology);
+}
+
+Result<LayoutMapper> build_layout_mapper(PluginSet& plugins, const ChipSpec& chip) {
+  return create_for<LayoutMapper>(plugins, chip, Interface::layout_mapper, &create_layout_mapper);
+}
+
 Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip) {
-  auto topology = plugins.topology(chip);
+  auto topology = build_topology(plugins, chip);
   if (!topology) return topology.error();
   auto cost_model = create_for<CostModel>(plugins, chip, Interface::cost_model, &create_cost_model);
   if (!cost_model) return cost_model.error();
@@ -182,4 +190,4 @@ Result<LinkScale> scale_machine(Machine& m, const ChipScale& scale, bool plugin_
   return links;
 }
 
-}  // namespace tessera::planner
+}  // namespace tessera

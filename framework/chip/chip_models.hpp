@@ -1,16 +1,17 @@
-// One chip's plugin objects for a compile or a simulation, built once from its ChipSpec, and the
-// Machine summary read off them (machine.hpp). The objects keep their libraries loaded.
+// The chip model: one chip's plugin objects for a compile or a simulation, built once from its
+// ChipSpec (chip_spec.hpp), and the Machine summary read off them (machine.hpp). The objects keep
+// their libraries loaded. Planner, simulator, sweeps and the driver all start from here.
 #pragma once
 
 #include <optional>
 
+#include "framework/chip/chip_spec.hpp"
+#include "framework/chip/machine.hpp"
 #include "framework/common/status.hpp"
-#include "framework/planner/machine.hpp"
-#include "framework/plugin/chip.hpp"
 #include "framework/plugin/objects.hpp"
 #include "framework/plugin/plugin_set.hpp"
 
-namespace tessera::planner {
+namespace tessera {
 
 // Factors the simulator multiplies the topology's links by, per class (the chip file's scale).
 struct LinkScale {
@@ -27,6 +28,12 @@ struct ChipModels {
   LinkScale link_scale;  // the chip file's scale section, already applied to `machine`
 };
 
+// The chip's topology alone, from the plugin its `topology` section names (or its target): what
+// `tessera topology` and `tessera layout` need. Errors name the chip file.
+Result<Topology> build_topology(PluginSet& plugins, const ChipSpec& chip);
+// Its LayoutMapper (`tessera layout`), the same way.
+Result<LayoutMapper> build_layout_mapper(PluginSet& plugins, const ChipSpec& chip);
+
 // Errors: a plugin the chip names cannot be loaded or lacks Topology/CostModel (plugin error);
 // a parameter the plugin rejects (its message, naming the parameter); a scale the chip cannot take
 // (scale.hbm_bytes_per_s without HBM, scale.flops with a plugin Partitioner: input errors).
@@ -37,4 +44,4 @@ Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip);
 // times are its own), scale.hbm_bytes_per_s on a machine without HBM bandwidth.
 Result<LinkScale> scale_machine(Machine& machine, const ChipScale& scale, bool plugin_partitioner);
 
-}  // namespace tessera::planner
+}  // namespace tessera

@@ -1,4 +1,4 @@
-#include "framework/plugin/chip.hpp"
+#include "framework/chip/chip_spec.hpp"
 
 #include <algorithm>
 #include <boost/dll/runtime_symbol_info.hpp>
@@ -7,6 +7,7 @@
 #include <tessera/sdk/nearest.hpp>
 
 #include "framework/common/files.hpp"
+#include "framework/common/reference.hpp"
 #include "framework/common/yaml_reader.hpp"
 
 #ifndef TESSERA_SOURCE_CHIPS_DIR
@@ -95,11 +96,6 @@ ChipSpec parse_chip(const YamlNode& root, const fs::path& file, const std::strin
   return chip;
 }
 
-bool looks_like_path(const std::string& s) {
-  return s.find('/') != std::string::npos ||
-         (s.size() > 5 && s.compare(s.size() - 5, 5, ".yaml") == 0);
-}
-
 std::vector<fs::path> preset_files(const Manifest& target) {
   std::vector<fs::path> dirs;
   if (!target.chips_dir.empty()) dirs.push_back(target.chips_dir);
@@ -182,7 +178,7 @@ std::vector<std::string> chip_presets(const Manifest& target) {
 }
 
 Result<ChipSpec> resolve_chip(const std::string& chip, const Manifest& target) {
-  if (looks_like_path(chip)) {
+  if (names_a_file(chip, kYamlFileSuffixes)) {
     auto spec = read_chip(chip, target.name);
     bool same = spec && (spec->target == target.name ||
                          std::find(target.aliases.begin(), target.aliases.end(), spec->target) !=

@@ -1,4 +1,4 @@
-#include "framework/plugin/chip.hpp"
+#include "framework/chip/chip_spec.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,28 @@
+// Opening a chip: the target's manifest, its chip file, then the plugin objects (framework/chip).
+#include "framework/driver/driver.hpp"
+
+namespace tessera::driver {
+
+Result<ResolvedChip> resolve_chip(PluginSet& plugins, const ChipChoice& choice) {
+  auto library = plugins.library(choice.target);
+  if (!library) return library.error();
+  Manifest target = (*library)->manifest();
+  auto spec = tessera::resolve_chip(choice.chip, target);
+  if (!spec) return spec.error();
+  return ResolvedChip{choice, std::move(target), std::move(*spec)};
+}
+
+Result<OpenChip> open_chip(PluginSet& plugins, ResolvedChip chip) {
+  auto models = build_chip(plugins, chip.spec);
+  if (!models) return models.error();
+  return OpenChip{std::move(chip.choice), std::move(chip.target), std::move(chip.spec),
+                  std::move(*models)};
+}
+
+Result<OpenChip> open_chip(PluginSet& plugins, const ChipChoice& choice) {
+  auto chip = resolve_chip(plugins, choice);
+  if (!chip) return chip.error();
+  return open_chip(plugins, std::move(*chip));
+}
+
+}  // namespace tessera::driver

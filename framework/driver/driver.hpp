@@ -1,0 +1,147 @@
+// The one compile/simulate pipeline. Every job that plans or simulates a model on a chip — the
+// `compile` and `simulate` commands, each sweep point, the benchmarks (and the Python module) —
+// goes through these calls; nothing else assembles the stages:
+//
+//   open_chip    a target and chip (ChipChoice) → the chip's plugin objects and Machine (OpenChip)
+//   load         a model (ModelRequest: zoo name or file, shape options) → its graph
+//   compile      per-op plans (partitioner, optionally through a cache), then every design asked
+//                for (planner), each lowered to its program and simulated when asked
+//   simulate     one plan → its program → the event-driven simulator → result and summary
+//   reopen       a saved plan → the model and chip it names, refused when they no longer match
+//
+// Options arrive parsed (choices.hpp): designs, target + chip and the model request are typed
+// values made once at the edge. Errors are Results with the stage's message: input errors for
+// what the user gave, plugin errors for a failing plugin, never a partial answer.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "framework/chip/chip_models.hpp"
+#include "framework/codegen/program.hpp"
+#include "framework/common/status.hpp"
+#include "framework/driver/choices.hpp"
+#include "framework/frontend/model_source.hpp"
+#include "framework/planner/op_plans.hpp"
+#include "framework/planner/plan.hpp"
+#include "framework/plugin/plugin_set.hpp"
+#include "framework/sim/sim_report.hpp"
+#include "framework/sim/simulate.hpp"
+
+namespace tessera::driver {
+
+// ---- the chip -----------------------------------------------------------------------------------
+
+// A chip file resolved for its target, before any object is built: what `tessera topology` and
+// `tessera layout` need, and what a sweep point edits before opening it.
+struct ResolvedChip {
+  ChipChoice choice;  // as the user gave it (plan.yaml records it)
+  Manifest target;    // the plugin `choice.target` names
+  ChipSpec spec;
+};
+
+struct OpenChip {
+  ChipChoice choice;
+  Manifest target;
+  ChipSpec spec;
+  ChipModels models;  // the plugin objects; not const: simulation drives the MemoryModel
+};
+
+// Errors: an unknown target or chip preset (with the nearest names), a chip file that does not
+// parse (file:line).
+Result<ResolvedChip> resolve_chip(PluginSet& plugins, const ChipChoice& choice);
+// Builds the chip's objects (build_chip's errors: a plugin the chip names, a parameter it rejects).
+Result<OpenChip> open_chip(PluginSet& plugins, ResolvedChip chip);
+Result<OpenChip> open_chip(PluginSet& plugins, const ChipChoice& choice);
+
+// ---- the model ----------------------------------------------------------------------------------
+
+struct LoadedModel {
+  ModelRequest request;
+  std::shared_ptr<const ir::Graph> graph;  // shared: planner inputs and plans point into it
+};
+
+// load_model's errors (frontend/model_source.hpp).
+Result<LoadedModel> load(const ModelRequest& request);
+
+// ---- compiling ----------------------------------------------------------------------------------
+
+using OpPlanSet = std::vector<planner::OpPlans>;  // per class of identical ops
+// A store for per-op plans shared between compiles (a sweep's points): called with a key naming
+// everything the per-op plans depend on (the graph, every Machine field the partitioner reads, the
+// chip sections that time or partition ops) and the computation to run on a miss.
+using OpPlanCache = std::function<Result<std::shared_ptr<const OpPlanSet>>(
+    const std::string& key, const std::function<Result<OpPlanSet>()>& compute)>;
+
+// Progress of a long stage: (done, total) units of work.
+using Progress = std::function<void(double done, double total)>;
+
+struct CompileOptions {
+  std::vector<planner::Design> designs;  // planned in this order
+  unsigned threads = 0;                  // 0: all hardware threads
+  int max_displacement = 4;              // Elk-Full: slots a preload may move from program order
+  int max_preload_ops = 0;               // K; 0: the ops of one repeated layer
+  bool simulate = false;                 // also lower and simulate every design
+  sim::SimOptions sim;
+  OpPlanCache op_plan_cache;  // empty: per-op plans are computed for this compile only
+  // Given a stage's name ("per-op plans (classes)", "elk-full (preload orders)"), its progress
+  // callback; empty, or returning an empty function: no progress.
+  std::function<Progress(const std::string& stage)> progress;
+};
+
+struct SimulatedDesign {
+  codegen::Program program;
+  sim::SimResult result;
+  sim::SimSummary summary;
+};
+
+struct CompiledDesign {
+  planner::Plan plan;  // what plan.yaml holds
+  std::optional<SimulatedDesign> simulated;
+};
+
+struct Compilation {
+  size_t op_classes = 0;  // classes of identical ops the partitioner searched
+  std::vector<CompiledDesign> designs;
+};
+
+// Per-op plans, then each design. Errors: an op that fits no plan (input, naming it), a design
+// that cannot place the model, a failing plugin, a simulation error.
+Result<Compilation> compile(OpenChip& chip, const LoadedModel& model,
+                            const CompileOptions& options);
+
+// The key compile() gives the OpPlanCache (exposed for tests).
+std::string op_plan_key(const OpenChip& chip, const ir::Graph& graph);
+
+// ---- simulating ---------------------------------------------------------------------------------
+
+// Lowers the plan (or runs `program`, a hand-written one already checked against the plan's rules)
+// on the chip. Errors: simulate_program's.
+Result<SimulatedDesign> simulate(const planner::Plan& plan, OpenChip& chip, const ir::Graph& graph,
+                                 const sim::SimOptions& options,
+                                 std::optional<codegen::Program> program = std::nullopt);
+
+// ---- plans on disk ------------------------------------------------------------------------------
+
+// What plan.yaml records of where a plan came from, and back: the same model request and chip
+// choice, so `tessera simulate` rebuilds exactly what `tessera compile` planned on.
+planner::PlanSource plan_source(const LoadedModel& model, const OpenChip& chip);
+// Input error naming `plan_file` for a malformed source.onnx_dims.
+Result<ModelRequest> model_request(const planner::PlanSource& source, const std::string& plan_file);
+ChipChoice chip_choice(const planner::PlanSource& source);
+
+struct Reopened {
+  LoadedModel model;
+  OpenChip chip;
+};
+
+// The model and chip `plan` names, checked against it: the graph's ops (count, names) and the
+// chip's shape (name, cores, chips, SRAM, HBM controllers). Input errors name `plan_file` and the
+// key that differs, and say to re-run `tessera compile`.
+Result<Reopened> reopen(PluginSet& plugins, const planner::Plan& plan,
+                        const std::string& plan_file);
+
+}  // namespace tessera::driver

@@ -1,0 +1,147 @@
+// plan.yaml's `source:` — the model request and chip choice a plan was made from — both ways, and
+// reopening a saved plan's model and chip with the checks that it still matches them.
+#include <charconv>
+#include <map>
+
+#include "framework/driver/driver.hpp"
+
+namespace tessera::driver {
+
+namespace {
+
+using planner::PlanSource;
+
+// "llama2-13b (batch 16, seq 2048)" for a zoo model, the path for a file.
+std::string model_words(const PlanSource& s) {
+  if (s.batch == 0) return s.model;
+  return s.model + " (batch " + std::to_string(s.batch) +
+         (s.seq > 0 ? ", seq " + std::to_string(s.seq) : std::string()) +
+         (s.mode == "prefill" ? ", prefill)" : ")");
+}
+
+Error mismatch(const std::string& file, const std::string& field, const std::string& what) {
+  return input_error(file + ": " + field + ": " + what + " — re-run tessera compile");
+}
+
+Status check_model(const std::string& file, const planner::Plan& plan, const ir::Graph& graph) {
+  const PlanSource& s = plan.source;
+  size_t planned = s.graph_ops != graph.ops().size() ? s.graph_ops : plan.result.ops.size();
+  if (planned != graph.ops().size())
+    return mismatch(file, "source.graph_ops",
+                    "the plan has " + std::to_string(planned) + " ops but " + model_words(s) +
+                        " has " + std::to_string(graph.ops().size()));
+  if (!s.graph_name.empty() && s.graph_name != graph.name())
+    return mismatch(file, "source.graph_name",
+                    "the plan was made for '" + s.graph_name + "' but " + model_words(s) + " is '" +
+                        graph.name() + "'");
+  for (size_t i = 0; i < graph.ops().size(); ++i)
+    if (plan.result.ops[i].name != graph.ops()[i].name)
+      return mismatch(file, "ops[" + std::to_string(i) + "].name",
+                      "the plan has '" + plan.result.ops[i].name + "' but op " + std::to_string(i) +
+                          " of " + model_words(s) + " is '" + graph.ops()[i].name + "'");
+  return ok_status();
+}
+
+// The chip's shape: Machine's integer fields (cores, chips, SRAM per core, HBM controllers). A
+// plan made for another shape cannot run on this chip; rates may differ (a re-measured memory).
+std::vector<std::pair<std::string, uint64_t>> shape(const Machine& m) {
+  std::vector<std::pair<std::string, uint64_t>> out;
+  machine_fields(m, [&](const char* key, const auto& field, MachineFieldUse) {
+    if constexpr (std::is_integral_v<std::decay_t<decltype(field)>>) out.emplace_back(key, field);
+  });
+  return out;
+}
+
+Status check_chip(const std::string& file, const Machine& planned, const Machine& built) {
+  if (planned.chip != built.chip)
+    return mismatch(file, "machine.chip",
+                    "the plan was made for chip '" + planned.chip + "' but the chip is now '" +
+                        built.chip + "'");
+  auto was = shape(planned), now = shape(built);
+  for (size_t i = 0; i < was.size(); ++i)
+    if (was[i].second != now[i].second)
+      return mismatch(file, "machine." + was[i].first,
+                      "the plan has " + std::to_string(was[i].second) + " but chip '" + built.chip +
+                          "' has " + std::to_string(now[i].second));
+  return ok_status();
+}
+
+Result<std::map<std::string, int64_t>> parse_dims(const std::string& file,
+                                                  const std::string& text) {
+  std::map<std::string, int64_t> dims;
+  for (size_t start = 0; start < text.size();) {
+    size_t comma = std::min(text.find(',', start), text.size());
+    std::string dim = text.substr(start, comma - start);
+    size_t eq = dim.find('=');
+    int64_t value = 0;
+    bool ok = eq != std::string::npos && eq > 0;
+    if (ok) {
+      const char* last = dim.data() + dim.size();
+      auto [end, ec] = std::from_chars(dim.data() + eq + 1, last, value);
+      ok = ec == std::errc() && end == last && value >= 1;
+    }
+    if (!ok)
+      return input_error(file + ": source.onnx_dims: '" + dim +
+                         "': expected NAME=VALUE with VALUE >= 1, comma separated");
+    dims[dim.substr(0, eq)] = value;
+    start = comma + 1;
+  }
+  return dims;
+}
+
+}  // namespace
+
+PlanSource plan_source(const LoadedModel& model, const OpenChip& chip) {
+  const ModelRequest& r = model.request;
+  PlanSource s;
+  s.tessera_version = TESSERA_VERSION;
+  s.model = r.model;
+  if (model_kind(r.model) == ModelKind::zoo_name || r.shape_given) {
+    s.batch = r.shape.batch;
+    s.seq = r.shape.seq.value_or(0);
+    if (r.shape.mode) s.mode = *r.shape.mode == zoo::Mode::decode ? "decode" : "prefill";
+    if (r.shape.dtype) s.dtype = ir::to_string(*r.shape.dtype);
+  }
+  for (const auto& [name, value] : r.onnx.dims)
+    s.onnx_dims += (s.onnx_dims.empty() ? "" : ",") + name + "=" + std::to_string(value);
+  s.skip_unsupported = r.onnx.skip_unsupported ? 1 : 0;
+  s.graph_name = model.graph->name();
+  s.graph_ops = model.graph->ops().size();
+  s.target = chip.target.name;
+  s.chip = chip.choice.chip;
+  return s;
+}
+
+Result<ModelRequest> model_request(const PlanSource& s, const std::string& plan_file) {
+  ModelRequest r;
+  r.model = s.model;
+  r.shape_given = s.batch > 0;
+  r.shape.batch = s.batch > 0 ? s.batch : 1;
+  if (s.seq > 0) r.shape.seq = s.seq;
+  if (!s.mode.empty()) r.shape.mode = s.mode == "prefill" ? zoo::Mode::prefill : zoo::Mode::decode;
+  if (!s.dtype.empty()) r.shape.dtype = ir::parse_dtype(s.dtype);
+  auto dims = parse_dims(plan_file, s.onnx_dims);
+  if (!dims) return dims.error();
+  r.onnx.dims = std::move(*dims);
+  r.onnx.skip_unsupported = s.skip_unsupported != 0;
+  return r;
+}
+
+ChipChoice chip_choice(const PlanSource& s) {
+  return ChipChoice{s.target, s.chip};
+}
+
+Result<Reopened> reopen(PluginSet& plugins, const planner::Plan& plan,
+                        const std::string& plan_file) {
+  auto request = model_request(plan.source, plan_file);
+  if (!request) return request.error();
+  auto model = load(*request);
+  if (!model) return model.error();
+  if (Status s = check_model(plan_file, plan, *model->graph); !s) return s.error();
+  auto chip = open_chip(plugins, chip_choice(plan.source));
+  if (!chip) return chip.error();
+  if (Status s = check_chip(plan_file, plan.machine, chip->models.machine); !s) return s.error();
+  return Reopened{std::move(*model), std::move(*chip)};
+}
+
+}  // namespace tessera::driver

@@ -1,0 +1,77 @@
+#include "framework/report/design_report.hpp"
+
+#include <fmt/format.h>
+
+#include "framework/report/table.hpp"
+
+namespace tessera {
+
+namespace {
+
+using planner::Design;
+
+std::string ms(double seconds) {
+  return fmt::format("{:.3f}", seconds * 1e3);
+}
+std::string percent(double share) {
+  return fmt::format("{:.1f}%", share * 100);
+}
+
+const planner::DesignResult* find(const driver::Compilation& c, Design design) {
+  for (const auto& d : c.designs)
+    if (d.plan.result.design == design) return &d.plan.result;
+  return nullptr;
+}
+
+std::vector<Table::Align> numbers_after_name(size_t columns) {
+  std::vector<Table::Align> align(columns, Table::Align::right);
+  align.front() = Table::Align::left;
+  return align;
+}
+
+}  // namespace
+
+std::string planned_table(const driver::Compilation& c) {
+  const planner::DesignResult* basic = find(c, Design::basic);
+  const planner::DesignResult* ideal = find(c, Design::ideal);
+  Table table({"design", "ms/token", "vs basic", "of ideal", "HBM util", "NoC util", "TFLOP/s",
+               "exec only ms", "overlap ms", "stall ms", "congest ms", "orders"},
+              numbers_after_name(12));
+  for (const auto& d : c.designs) {
+    const planner::DesignResult& r = d.plan.result;
+    const planner::Breakdown& b = r.breakdown;
+    table.add_row({to_string(r.design), ms(r.latency_s),
+                   basic ? fmt::format("{:.2f}x", basic->latency_s / r.latency_s) : "-",
+                   ideal ? percent(ideal->latency_s / r.latency_s) : "-",
+                   percent(r.hbm_utilisation), percent(r.interconnect_utilisation),
+                   fmt::format("{:.1f}", r.achieved_flops_per_s / 1e12), ms(b.execution_only_s),
+                   ms(b.overlapped_s), ms(b.preload_stall_s), ms(b.congestion_s),
+                   fmt::format("{}", r.orders_tried)});
+  }
+  return table.render();
+}
+
+std::string simulated_table(const driver::Compilation& c, sim::MemoryDetail memory) {
+  Table table({"design", "planned ms", "simulated ms", "diff", "HBM util", "NoC util", "SRAM util",
+               "TFLOP/s", "exec only ms", "overlap ms", "stall ms", "congest ms"},
+              numbers_after_name(12));
+  for (const auto& d : c.designs) {
+    if (!d.simulated) continue;
+    const sim::SimSummary& s = d.simulated->summary;
+    std::string diff =
+        s.estimated_latency_s > 0
+            ? fmt::format("{:+.1f}%", 100 * (s.latency_s / s.estimated_latency_s - 1))
+            : "-";
+    table.add_row({to_string(d.plan.result.design), ms(s.estimated_latency_s), ms(s.latency_s),
+                   diff, percent(s.hbm_utilisation), percent(s.interconnect_utilisation),
+                   percent(s.sram_utilisation),
+                   fmt::format("{:.1f}", s.achieved_flops_per_s / 1e12),
+                   ms(s.breakdown.execution_only_s), ms(s.breakdown.overlapped_s),
+                   ms(s.breakdown.preload_stall_s), ms(s.breakdown.congestion_s)});
+  }
+  return "simulated (event-driven, " +
+         std::string(memory == sim::MemoryDetail::full ? "full" : "fast") + " HBM model)\n" +
+         table.render();
+}
+
+}  // namespace tessera
