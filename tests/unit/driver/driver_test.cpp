@@ -1,0 +1,150 @@
+// The driver's own decisions: --design choices, plan.yaml's source both ways, the per-op plan key
+// (what may and may not share plans), the cache hook, and reopen()'s refusal of a changed chip.
+#include "framework/driver/driver.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace tessera::driver {
+namespace {
+
+using planner::Design;
+
+PluginSet& plugins() {
+  static PluginSet set(Registry::discover(plugin_search_dirs({})));
+  return set;
+}
+
+OpenChip mk2(const ChipScale& scale = {}) {
+  ResolvedChip chip = resolve_chip(plugins(), ChipChoice{"ipu_alltoall", "ipu-mk2-hbm3e"}).take();
+  chip.spec.scale = scale;
+  return open_chip(plugins(), std::move(chip)).take();
+}
+
+LoadedModel llama(int64_t batch) {
+  ModelRequest request;
+  request.model = "llama2-7b";
+  request.shape.batch = batch;
+  request.shape.seq = 16;
+  request.shape_given = true;
+  return load(request).take();
+}
+
+TEST(DesignChoice, OneDesignComesWithItsYardsticksAllWritesEach) {
+  DesignChoice dyn = parse_design_choice("elk-dyn").take();
+  EXPECT_EQ(dyn.planned, (std::vector<Design>{Design::basic, Design::elk_dyn, Design::ideal}));
+  EXPECT_EQ(dyn.written, Design::elk_dyn);
+  EXPECT_FALSE(dyn.write_each);
+  DesignChoice ideal = parse_design_choice("ideal").take();
+  EXPECT_EQ(ideal.planned, (std::vector<Design>{Design::basic, Design::ideal}));
+  EXPECT_EQ(ideal.written, Design::ideal);
+  DesignChoice all = parse_design_choice("all").take();
+  EXPECT_EQ(all.planned.size(), 5u);
+  EXPECT_EQ(all.written, Design::elk_full);
+  EXPECT_TRUE(all.write_each);
+  Error e = parse_design_choice("elk").error();
+  EXPECT_EQ(e.kind, ErrorKind::usage);
+  EXPECT_EQ(e.message,
+            "--design 'elk': unknown design; valid: basic, static, elk-dyn, elk-full, ideal, all");
+}
+
+TEST(PlanSource, ZooAndOnnxRequestsRoundTrip) {
+  OpenChip chip = mk2();
+  LoadedModel model = llama(2);
+  planner::PlanSource s = plan_source(model, chip);
+  EXPECT_EQ(s.model, "llama2-7b");
+  EXPECT_EQ(s.batch, 2);
+  EXPECT_EQ(s.seq, 16);
+  EXPECT_EQ(s.mode, "");
+  EXPECT_EQ(s.target, "ipu_alltoall");
+  EXPECT_EQ(s.chip, "ipu-mk2-hbm3e");
+  EXPECT_EQ(s.graph_ops, model.graph->ops().size());
+  ModelRequest back = model_request(s, "p.yaml").take();
+  EXPECT_EQ(back.model, "llama2-7b");
+  EXPECT_EQ(back.shape.batch, 2);
+  EXPECT_EQ(back.shape.seq, 16);
+  EXPECT_FALSE(back.shape.mode.has_value());
+  EXPECT_TRUE(back.shape_given);
+
+  planner::PlanSource onnx;
+  onnx.model = "m.onnx";
+  onnx.onnx_dims = "batch=2,seq=16";
+  onnx.skip_unsupported = 1;
+  ModelRequest r = model_request(onnx, "p.yaml").take();
+  EXPECT_EQ(r.onnx.dims, (std::map<std::string, int64_t>{{"batch", 2}, {"seq", 16}}));
+  EXPECT_TRUE(r.onnx.skip_unsupported);
+  EXPECT_FALSE(r.shape_given);
+  onnx.onnx_dims = "batch=2,seq";
+  EXPECT_EQ(model_request(onnx, "p.yaml").error().message,
+            "p.yaml: source.onnx_dims: 'seq': expected NAME=VALUE with VALUE >= 1, comma "
+            "separated");
+  onnx.onnx_dims = "batch=0";
+  EXPECT_FALSE(model_request(onnx, "p.yaml").ok());
+}
+
+TEST(OpPlanKey, SharedAcrossHbmBandwidthNotAcrossOtherRatesOrModels) {
+  OpenChip plain = mk2();
+  LoadedModel model = llama(1);
+  const ir::Graph& graph = *model.graph;
+  std::string key = op_plan_key(plain, graph);
+  EXPECT_EQ(op_plan_key(mk2(ChipScale{1e12, 1, 1}), graph), key)
+      << "the partitioner never reads the HBM rates";
+  EXPECT_NE(op_plan_key(mk2(ChipScale{0, 2, 1}), graph), key) << "interconnect rates";
+  EXPECT_NE(op_plan_key(mk2(ChipScale{0, 1, 2}), graph), key) << "compute speed-up";
+  EXPECT_NE(op_plan_key(plain, *llama(2).graph), key) << "another graph";
+}
+
+TEST(Compile, TheCacheHookComputesOncePerKeyAndGivesTheSamePlans) {
+  OpenChip chip = mk2();
+  LoadedModel model = llama(1);
+  std::map<std::string, std::shared_ptr<const OpPlanSet>> store;
+  int computed = 0;
+  CompileOptions options;
+  options.designs = {Design::basic, Design::elk_dyn};
+  options.op_plan_cache = [&](const std::string& key,
+                              const std::function<Result<OpPlanSet>()>& compute)
+      -> Result<std::shared_ptr<const OpPlanSet>> {
+    auto it = store.find(key);
+    if (it != store.end()) return it->second;
+    ++computed;
+    auto plans = compute();
+    if (!plans) return plans.error();
+    return store[key] = std::make_shared<const OpPlanSet>(std::move(*plans));
+  };
+  Compilation first = compile(chip, model, options).take();
+  OpenChip faster_hbm = mk2(ChipScale{2 * chip.models.machine.hbm_peak_bytes_per_s, 1, 1});
+  Compilation second = compile(faster_hbm, model, options).take();
+  EXPECT_EQ(computed, 1);
+  ASSERT_EQ(first.designs.size(), 2u);
+  EXPECT_EQ(first.designs[0].plan.result.design, Design::basic);
+  EXPECT_EQ(first.designs[1].plan.result.design, Design::elk_dyn);
+  EXPECT_LT(second.designs[1].plan.result.latency_s, first.designs[1].plan.result.latency_s)
+      << "same op plans, faster preloads";
+  options.op_plan_cache = {};
+  EXPECT_EQ(compile(chip, model, options).take().designs[1].plan.result.latency_s,
+            first.designs[1].plan.result.latency_s);
+}
+
+TEST(Reopen, RefusesAPlanForAnotherShapeOfChip) {
+  OpenChip chip = mk2();
+  LoadedModel model = llama(1);
+  CompileOptions options;
+  options.designs = {Design::basic};
+  planner::Plan plan = compile(chip, model, options).take().designs.front().plan;
+  Reopened again = reopen(plugins(), plan, "p.yaml").take();
+  EXPECT_EQ(again.model.graph->ops().size(), model.graph->ops().size());
+  EXPECT_EQ(again.chip.models.machine.cores, chip.models.machine.cores);
+  plan.machine.sram_bytes_per_core += 1;
+  EXPECT_EQ(reopen(plugins(), plan, "p.yaml").error().message,
+            "p.yaml: machine.sram_bytes_per_core: the plan has 638977 but chip 'ipu-mk2-hbm3e' has "
+            "638976 — re-run tessera compile");
+  plan.source.batch = 3;
+  EXPECT_EQ(reopen(plugins(), plan, "p.yaml").error().message,
+            "p.yaml: source.graph_name: the plan was made for '" + model.graph->name() +
+                "' but llama2-7b (batch 3, seq 16) is '" + llama(3).graph->name() +
+                "' — re-run tessera compile");
+}
+
+}  // namespace
+}  // namespace tessera::driver
