@@ -19,6 +19,8 @@
 //   hbm_peak_bytes_per_s                MemoryModel::info().peak × chips, else as above
 //   hbm_latency_s                       the sustained model's mean read latency, else the
 //                                       slowest controller link's latency
+//   off_chip_bytes                      MemoryModel::info().capacity × chips, else the
+//                                       controllers' memory_bytes summed (0: not known)
 //   preload_bytes_per_s_per_core        CostModel::transfer_seconds of a long MEMORY-class
 //                                       transfer (the artifact's 5.5 GB/s per core on the IPU)
 //   interconnect_bytes_per_s            cores × shift rate: the core-to-core capacity the cost
@@ -48,6 +50,7 @@ Error in_chip_file(const ChipSpec& chip, Error error) {
 struct HbmLinks {
   uint32_t controllers = 0;
   double bytes_per_s = 0, latency_s = 0;
+  uint64_t capacity_bytes = 0;  // the controllers' memory_bytes
 };
 
 Result<HbmLinks> hbm_links(const Topology& topology, const TopologyInfo& info) {
@@ -57,7 +60,9 @@ Result<HbmLinks> hbm_links(const Topology& topology, const TopologyInfo& info) {
     auto endpoint = topology.endpoint(i);
     if (!endpoint) return endpoint.error();
     is_controller[i] = endpoint->kind == TESSERA_ENDPOINT_MEMORY_CONTROLLER;
-    if (is_controller[i]) ++out.controllers;
+    if (!is_controller[i]) continue;
+    ++out.controllers;
+    out.capacity_bytes += endpoint->memory_bytes;
   }
   // A controller with links to several network tiles (a mesh) reaches the cores through any of
   // them but delivers no more than its own rate: each controller counts its fastest link once.
@@ -83,6 +88,7 @@ Status fill_hbm(Machine& m, const Topology& topology, const TopologyInfo& info,
   m.hbm_controllers = links->controllers;
   m.hbm_bytes_per_s = m.hbm_peak_bytes_per_s = links->bytes_per_s;
   m.hbm_latency_s = links->latency_s;
+  m.off_chip_bytes = links->capacity_bytes;
   if (!memory) return ok_status();
   auto sustained = memory->sustained(kSustainedStreams);
   if (!sustained) return sustained.error();
@@ -92,6 +98,7 @@ Status fill_hbm(Machine& m, const Topology& topology, const TopologyInfo& info,
   m.hbm_bytes_per_s = sustained->bytes_per_s * instances;
   m.hbm_peak_bytes_per_s = memory_info->peak_bytes_per_s * instances;
   m.hbm_latency_s = sustained->latency_s;
+  m.off_chip_bytes = memory_info->capacity_bytes * m.chips;
   return ok_status();
 }
 

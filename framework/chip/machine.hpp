@@ -21,6 +21,7 @@ struct Machine {
   double hbm_peak_bytes_per_s = 0;  // the memory's peak (for utilisation reports)
   double hbm_latency_s = 0;         // first byte of a long stream
   uint32_t hbm_controllers = 0;     // HBM endpoints over all chips
+  uint64_t off_chip_bytes = 0;      // off-chip memory capacity, all chips (0: not known)
   // A core's inbound interconnect rate for data arriving from HBM controllers (the distribution
   // side of a preload); cores × this is the on-chip network's preload capacity.
   double preload_bytes_per_s_per_core = 0;
@@ -57,6 +58,7 @@ void machine_fields(M& m, V&& v) {
   v("hbm_peak_bytes_per_s", m.hbm_peak_bytes_per_s, U::off_chip_memory);
   v("hbm_latency_s", m.hbm_latency_s, U::off_chip_memory);
   v("hbm_controllers", m.hbm_controllers, U::off_chip_memory);
+  v("off_chip_bytes", m.off_chip_bytes, U::off_chip_memory);
   v("preload_bytes_per_s_per_core", m.preload_bytes_per_s_per_core, U::everyone);
   v("shift_bytes_per_s_per_core", m.shift_bytes_per_s_per_core, U::everyone);
   v("sram_bytes_per_s_per_core", m.sram_bytes_per_s_per_core, U::everyone);

@@ -5,7 +5,7 @@
 #include "framework/cli/model_options.hpp"
 #include "framework/cli/options.hpp"
 #include "framework/common/files.hpp"
-#include "framework/frontend/model_source.hpp"
+#include "framework/driver/driver.hpp"
 #include "framework/frontend/zoo/zoo.hpp"
 #include "framework/ir/graph_yaml.hpp"
 #include "framework/report/table.hpp"
@@ -17,6 +17,7 @@ namespace {
 
 struct InspectOptions {
   std::shared_ptr<ModelOptions> model = std::make_shared<ModelOptions>();
+  driver::ChipChoice chip;  // optional: the off-chip footprint against this chip
   bool list = false;
   std::string format = "table";
   std::string output;
@@ -30,15 +31,29 @@ int list_zoo() {
   return kExitOk;
 }
 
-int run_inspect(const InspectOptions& o) {
+// "off-chip  168.5 GiB (...) of 96.0 GiB on ipu-mk2-hbm3e: does not fit; ..." for --target.
+std::string off_chip_line(const GlobalOptions& global, const InspectOptions& o,
+                          const driver::LoadedModel& model) {
+  if (o.chip.target.empty()) return "";
+  PluginSet plugins(global.registry());
+  driver::OpenChip chip = driver::open_chip(plugins, o.chip).take();
+  return "off-chip     on " + chip.models.machine.chip + ": " +
+         driver::off_chip_report(model, chip).text() + "\n";
+}
+
+int run_inspect(const GlobalOptions& global, const InspectOptions& o) {
   if (o.list) return list_zoo();
   if (o.model->model.empty())
     throw Failure(
         usage_error("inspect needs MODEL (a zoo name, a .onnx or a .yaml file) or "
                     "--list"));
-  ir::Graph graph = load_model(model_request(*o.model)).take();
-  std::string text = o.format == "yaml" ? ir::write_graph_yaml(graph, workload_summary(graph))
-                                        : render_workload_table(graph);
+  driver::LoadedModel model = driver::load(model_request(*o.model)).take();
+  const ir::Graph& graph = *model.graph;
+  std::vector<std::string> summary = workload_summary(graph);
+  std::string off_chip = off_chip_line(global, o, model);
+  if (!off_chip.empty()) summary.push_back(off_chip.substr(0, off_chip.size() - 1));
+  std::string text = o.format == "yaml" ? ir::write_graph_yaml(graph, summary)
+                                        : render_workload_table(graph) + off_chip;
   if (o.output.empty()) {
     std::cout << text;
     return kExitOk;
@@ -50,22 +65,23 @@ int run_inspect(const InspectOptions& o) {
 
 }  // namespace
 
-// Inspecting needs no plugins, so the global options are not read.
-void add_inspect_command(CLI::App& app, const GlobalOptions& /*global*/, Action& action) {
+// Inspecting needs no plugins unless --target asks for the off-chip footprint on a chip.
+void add_inspect_command(CLI::App& app, const GlobalOptions& global, Action& action) {
   auto o = std::make_shared<InspectOptions>();
   CLI::App* cmd = app.add_subcommand(
       "inspect", "Show a model's ops as Einsums with FLOPs and bytes, or write it as YAML");
   auto models = std::make_shared<ModelOptionSet>(cmd, o->model, false);
   cmd->add_flag("--list", o->list, "List the model zoo");
+  add_chip_options(cmd, o->chip, false);
   cmd->add_option("--format", o->format, "table or yaml")
       ->check(CLI::IsMember({"table", "yaml"}))
       ->capture_default_str();
   cmd->add_option("-o,--output", o->output, "Write to FILE instead of standard output")
       ->type_name("FILE");
   cmd->add_flag("--force", o->force, "Overwrite an existing output file");
-  cmd->callback([&action, o, models] {
+  cmd->callback([&global, &action, o, models] {
     models->finish();
-    action = [o] { return run_inspect(*o); };
+    action = [&global, o] { return run_inspect(global, *o); };
   });
 }
 

@@ -32,10 +32,12 @@ Registry GlobalOptions::registry() const {
   return Registry::discover(plugin_search_dirs(dirs));
 }
 
-void add_chip_options(CLI::App* cmd, driver::ChipChoice& choice) {
-  cmd->add_option("-t,--target", choice.target, "Target plugin: name, alias or path to NAME.so")
-      ->required();
-  cmd->add_option("--chip", choice.chip, "Chip preset name or chip file (default: the target's)");
+void add_chip_options(CLI::App* cmd, driver::ChipChoice& choice, bool required) {
+  CLI::Option* target =
+      cmd->add_option("-t,--target", choice.target, "Target plugin: name, alias or path to NAME.so")
+          ->required(required);
+  cmd->add_option("--chip", choice.chip, "Chip preset name or chip file (default: the target's)")
+      ->needs(target);
 }
 
 namespace {

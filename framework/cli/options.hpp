@@ -31,8 +31,9 @@ struct GlobalOptions {
   Registry registry() const;
 };
 
-// --target (required) and --chip, the same on every command that works on a chip.
-void add_chip_options(CLI::App* cmd, driver::ChipChoice& choice);
+// --target and --chip, the same on every command that works on a chip. With `required` false the
+// pair is optional (`inspect`), and --chip needs --target.
+void add_chip_options(CLI::App* cmd, driver::ChipChoice& choice, bool required = true);
 
 // A subcommand's action; returns an exit code or throws Failure.
 using Action = std::function<int()>;

@@ -62,6 +62,7 @@ Result<LoadedModel> load(const ModelRequest& request) {
 }
 
 Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const CompileOptions& o) {
+  if (Status fits = check_off_chip(model, chip); !fits) return fits.error();
   const ir::Graph& graph = *model.graph;
   planner::PlannerInput input;
   input.graph = &graph;

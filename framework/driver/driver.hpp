@@ -25,6 +25,7 @@
 #include "framework/common/status.hpp"
 #include "framework/driver/choices.hpp"
 #include "framework/frontend/model_source.hpp"
+#include "framework/planner/capacity.hpp"
 #include "framework/planner/op_plans.hpp"
 #include "framework/planner/plan.hpp"
 #include "framework/plugin/plugin_set.hpp"
@@ -108,7 +109,28 @@ struct Compilation {
   std::vector<CompiledDesign> designs;
 };
 
-// Per-op plans, then each design. Errors: an op that fits no plan (input, naming it), a design
+// What the model keeps off chip against the chip's capacity, and when it does not fit, what
+// would: more chips of the kind; for zoo models a narrower --dtype, the largest --batch and --seq.
+struct OffChipReport {
+  planner::OffChipFootprint footprint;
+  uint64_t capacity_bytes = 0;  // 0: the chip states none
+  bool fits = true;
+  std::vector<std::string> would_fit;  // empty when it fits
+  std::string needs() const;           // "168.5 GiB (weights 128.5 GiB, KV cache 40.0 GiB)"
+  std::string options() const;         // would_fit joined with "; "
+  // needs() " of 96.0 GiB: fits", or ": does not fit; what would fit: " options()
+  std::string text() const;
+};
+OffChipReport off_chip_report(const LoadedModel& model, const OpenChip& chip);
+
+// Refuses a model whose off-chip data (weights, KV cache, inputs, activations beyond SRAM) exceeds
+// the chip's off-chip memory: one input error with what it needs by kind, what the chip has, and
+// what would fit (more chips; for zoo models a narrower --dtype, the largest --batch and --seq).
+// A chip that states no capacity is not checked (a warning says so).
+Status check_off_chip(const LoadedModel& model, const OpenChip& chip);
+
+// check_off_chip, per-op plans, then each design. Errors: the model does not fit off chip, an op
+// that fits no plan (input, naming it), a design
 // that cannot place the model, a failing plugin, a simulation error.
 Result<Compilation> compile(OpenChip& chip, const LoadedModel& model,
                             const CompileOptions& options);

@@ -63,6 +63,8 @@ void IpuTopology::read_params(const sdk::Params& params) {
   hbm_controllers_ = get_count(params, "hbm.controllers", 4, kMaxControllers);
   hbm_bytes_per_s_ = params.get_double("hbm.bytes_per_s", 4e12, 0.0);
   hbm_latency_s_ = params.get_non_negative("hbm.latency_cycles", 30) / clock_hz_;
+  hbm_capacity_bytes_ =
+      static_cast<uint64_t>(params.get_double("hbm.capacity_bytes", 4.0 * 24 * (1 << 30), 0.0));
   // Two chips get all ten IPU-Links between them; more chips share them evenly.
   double per_pair_default = 160e9 / std::max<uint32_t>(1, chips_ - 1);
   chip_link_bytes_per_s_ = params.get_double("chip_link.bytes_per_s", per_pair_default, 0.0);
@@ -149,7 +151,7 @@ void IpuTopology::add_endpoints(const std::vector<Position>& controllers) {
   for (uint32_t chip = 0; chip < chips_; ++chip)
     for (uint32_t c = 0; c < hbm_controllers_; ++c)
       tables_.add_endpoint(flat_endpoint(TESSERA_ENDPOINT_MEMORY_CONTROLLER, chip, controllers[c].x,
-                                         controllers[c].y, 0),
+                                         controllers[c].y, hbm_capacity_bytes_ / hbm_controllers_),
                            "chip" + std::to_string(chip) + ".hbm" + std::to_string(c));
 }
 

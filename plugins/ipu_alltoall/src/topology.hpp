@@ -43,6 +43,9 @@
 //   hbm.controllers           HBM controllers per chip, >= 1               4
 //   hbm.bytes_per_s           HBM bandwidth per chip, split evenly over    4e12
 //                             its controllers (HBM3E-class, [U] design point)
+//   hbm.capacity_bytes        off-chip memory per chip, split evenly over  103079215104
+//                             its controllers (reported as their          (4 x 24 GiB)
+//                             endpoints' memory_bytes): 4 HBM3E 8-high stacks of 24 GiB [S/U]
 //   hbm.latency_cycles        controller <-> exchange (mesh: <-> edge      30
 //                             tile) traversal [U guess]
 //   hbm.placement             list, per controller: tile index it sits     evenly spread:
@@ -132,7 +135,8 @@ class IpuTopology final : public TableTopology {
   double exchange_bytes_per_cycle_ = 0;
   double exchange_latency_s_ = 0;
   uint32_t hbm_controllers_ = 0;
-  double hbm_bytes_per_s_ = 0;  // per chip
+  double hbm_bytes_per_s_ = 0;       // per chip
+  uint64_t hbm_capacity_bytes_ = 0;  // per chip
   double hbm_latency_s_ = 0;
   double chip_link_bytes_per_s_ = 0;
   double chip_link_latency_s_ = 0;

@@ -110,6 +110,7 @@ void MeshTopology::read_params(const sdk::Params& params) {
   cores_ = parse_rectangles("workers", params.get_string("workers", kWorkers));
   dram_tiles_ = parse_controllers("dram.tiles", params.get_string("dram.tiles", kDramTiles));
   dram_bytes_per_s_ = params.get_double("dram.bytes_per_s", 288e9, 0.0);
+  dram_capacity_bytes_ = static_cast<uint64_t>(params.get_double("dram.capacity_bytes", 12e9, 0.0));
   link_bytes_per_s_ = params.get_double("link_bytes_per_cycle", 32, 0.0) * clock_hz_;
   hop_latency_s_ = params.get_non_negative("hop_latency_cycles", 9) / clock_hz_;
   niu_latency_s_ = params.get_non_negative("niu_latency_cycles", 5) / clock_hz_;
@@ -147,7 +148,8 @@ void MeshTopology::add_endpoints() {
   first_dram_ = tables_.num_endpoints();
   for (size_t c = 0; c < dram_tiles_.size(); ++c) {
     Node first = dram_tiles_[c].front();
-    tables_.add_endpoint(flat_endpoint(TESSERA_ENDPOINT_MEMORY_CONTROLLER, 0, first.x, first.y, 0),
+    tables_.add_endpoint(flat_endpoint(TESSERA_ENDPOINT_MEMORY_CONTROLLER, 0, first.x, first.y,
+                                       dram_capacity_bytes_ / dram_tiles_.size()),
                          "dram " + std::to_string(c));
   }
   first_router_ = tables_.num_endpoints();

@@ -29,6 +29,8 @@
 //   dram.tiles               NoC tiles of each DRAM controller: controllers separated by ';',
 //                            tiles "x-y" (tt-metal notation) by spaces     6 x 3 tiles [Y]
 //   dram.bytes_per_s         all controllers together, split evenly [W]    288e9
+//   dram.capacity_bytes      all controllers together, split evenly (their 12e9
+//                            endpoints' memory_bytes): n150 12 GB GDDR6 [W]
 //   clock_hz                 AI clock [W]                                  1e9
 //   link_bytes_per_cycle     NoC link, one flit per cycle [V]              32
 //   hop_latency_cycles       router -> router [V]                          9
@@ -104,7 +106,8 @@ class MeshTopology final : public TableTopology {
   uint32_t grid_y_ = 0;
   std::vector<Node> cores_;
   std::vector<std::vector<Node>> dram_tiles_;
-  double dram_bytes_per_s_ = 0;  // all controllers
+  double dram_bytes_per_s_ = 0;       // all controllers
+  uint64_t dram_capacity_bytes_ = 0;  // all controllers
   double link_bytes_per_s_ = 0;
   double hop_latency_s_ = 0;
   double niu_latency_s_ = 0;

@@ -33,9 +33,9 @@ void TreeTopology::build() {
   for (uint32_t level = 0; level < lowest(); ++level) add_nodes(level);
   const uint64_t drams = chip_.level(chip_.dram_level()).nodes;
   for (uint32_t g = 0; g < drams; ++g)
-    tables_.add_endpoint(
-        flat_endpoint(TESSERA_ENDPOINT_MEMORY_CONTROLLER, 0, static_cast<int32_t>(g), -1, 0),
-        "dram " + std::to_string(g));
+    tables_.add_endpoint(flat_endpoint(TESSERA_ENDPOINT_MEMORY_CONTROLLER, 0,
+                                       static_cast<int32_t>(g), -1, chip_.dram_capacity_bytes()),
+                         "dram " + std::to_string(g));
 
   const double latency = chip_.link_latency_s();
   for (uint32_t level = 1; level < chip_.num_levels(); ++level) {

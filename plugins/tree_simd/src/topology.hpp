@@ -34,6 +34,8 @@
 //   link_latency_cycles           every tree edge and DRAM link; 4 [U guess]
 //   dram.bytes_per_s              one group's DRAM <-> group node; 128e9 [D]
 //   dram.level                    the level whose nodes each have a DRAM: 1 (0 for explicit levels)
+//   dram.capacity_bytes           one DRAM's capacity (its endpoint's memory_bytes): 4 GiB per
+//                                 group, 16 GiB per chip [D]
 //   sram.bytes_per_cycle          one PE's LM0 + LM1, 2 long words/cycle each; 32 [S]
 //   flops_per_cycle.<dtype>       per PE = MAU per MAB / 4 PEs [D]: fp16 (HP) 512/4 = 128,
 //                                 fp32 (SP) 64/4 = 16, fp64 (DP) 16/4 = 4, others 0

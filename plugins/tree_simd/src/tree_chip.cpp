@@ -95,6 +95,8 @@ ChipWide read_chip_wide(const sdk::Params& params) {
   w.clock_hz = params.get_double("clock_hz", kMnCore2ClockHz, 0.0);
   w.link_latency_s = params.get_non_negative("link_latency_cycles", 4) / w.clock_hz;
   w.dram_bytes_per_s = params.get_double("dram.bytes_per_s", 128e9, 0.0);
+  w.dram_capacity_bytes =
+      static_cast<uint64_t>(params.get_double("dram.capacity_bytes", 4.0 * (1 << 30), 0.0));
   w.sram_bytes_per_cycle = params.get_double("sram.bytes_per_cycle", 32, 0.0);
   return w;
 }
@@ -118,7 +120,7 @@ TreeChip::TreeChip(const sdk::Params& params)
 }
 
 TreeChip::TreeChip(std::vector<TreeLevel> levels, uint32_t element_bytes, double clock_hz)
-    : wide_{"custom", clock_hz, 0, 0, 32},
+    : wide_{"custom", clock_hz, 0, 0, 0, 32},
       vector_bytes_per_cycle_(8),
       element_bytes_(element_bytes),
       flops_(sdk::Params(), kMnCore2FlopsPerCycle),

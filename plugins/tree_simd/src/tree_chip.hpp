@@ -15,7 +15,8 @@
 // `group.alias: A`. Names and aliases are [A-Za-z][A-Za-z0-9]*, unique ignoring case, not "Addr".
 //
 // Chip-wide keys (both ways): name, clock_hz (750e6 [U]), link_latency_cycles (4 [U]),
-// dram.bytes_per_s (128e9 per group [D]), sram.bytes_per_cycle (32 [S]),
+// dram.bytes_per_s (128e9 per group [D]), dram.capacity_bytes (4 GiB per group [D]),
+// sram.bytes_per_cycle (32 [S]),
 // flops_per_cycle.<dtype> (per lowest-level block; topology.hpp), vector_bytes_per_cycle (8: one
 // long word per cycle per PE, SIMD within the word [S: hardware-facts §3]), element_bytes (4: the
 // size of one tensor element, so a memory of B bytes holds B / element_bytes addresses).
@@ -61,7 +62,8 @@ struct ChipWide {
   std::string name;
   double clock_hz = kMnCore2ClockHz;
   double link_latency_s = 0;
-  double dram_bytes_per_s = 0;  // one group's DRAM
+  double dram_bytes_per_s = 0;       // one group's DRAM
+  uint64_t dram_capacity_bytes = 0;  // one group's DRAM
   double sram_bytes_per_cycle = 0;
 };
 ChipWide read_chip_wide(const sdk::Params& params);
@@ -106,6 +108,7 @@ class TreeChip {
   double clock_hz() const { return wide_.clock_hz; }
   double link_latency_s() const { return wide_.link_latency_s; }
   double dram_bytes_per_s() const { return wide_.dram_bytes_per_s; }
+  uint64_t dram_capacity_bytes() const { return wide_.dram_capacity_bytes; }
   double sram_bytes_per_s() const { return wide_.sram_bytes_per_cycle * wide_.clock_hz; }
   double vector_bytes_per_s() const { return vector_bytes_per_cycle_ * wide_.clock_hz; }
   // Peak FLOP/s of one lowest-level block; 0 when it cannot compute in `dtype`.

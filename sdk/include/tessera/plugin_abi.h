@@ -171,7 +171,8 @@ typedef struct tessera_endpoint {
   int32_t x, y;          /* grid coordinates where meaningful, else -1 */
   uint32_t level;        /* tree level of this node (0 = root); 0 for flat chips */
   uint32_t parent;       /* tree parent endpoint; UINT32_MAX for the root and for flat chips */
-  uint64_t memory_bytes; /* SRAM of a core or tree node; 0 for routers and ports */
+  uint64_t memory_bytes; /* SRAM of a core or tree node; a memory controller's off-chip
+                          * capacity (0: not known); 0 for routers and ports */
   const char* name;      /* e.g. "core 17", "hbm 2", "r(3,4)"; owned by the topology */
 } tessera_endpoint;
 

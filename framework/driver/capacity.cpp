@@ -1,0 +1,123 @@
+// check_off_chip(): a model whose weights, KV cache and spilled activations exceed the chip's
+// off-chip memory is refused before planning, with what would fit: more chips of the kind, a
+// narrower element type, or (zoo models) the largest batch and sequence length that fit.
+#include "framework/planner/capacity.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+
+#include "framework/driver/driver.hpp"
+#include "framework/report/units.hpp"
+
+namespace tessera::driver {
+
+namespace {
+
+using planner::OffChipFootprint;
+
+std::optional<OffChipFootprint> footprint_of(const ModelRequest& request, const Machine& m) {
+  auto graph = load_model(request);
+  if (!graph) return std::nullopt;
+  return planner::off_chip_footprint(*graph, m);
+}
+
+bool fits(const ModelRequest& request, const Machine& m) {
+  auto f = footprint_of(request, m);
+  return f && planner::fits_off_chip(*f, m);
+}
+
+// The largest value in [1, limit) of `field` (batch or seq) at which the model fits; 0: none.
+int64_t largest_fitting(ModelRequest request, int64_t limit, const Machine& m,
+                        int64_t& (*field)(ModelRequest&)) {
+  int64_t low = 0, high = limit;  // fits at low (0: vacuous), not at high
+  while (high - low > 1) {
+    int64_t mid = low + (high - low) / 2;
+    field(request) = mid;
+    (fits(request, m) ? low : high) = mid;
+  }
+  return low;
+}
+
+int64_t& batch_of(ModelRequest& r) {
+  return r.shape.batch;
+}
+int64_t& seq_of(ModelRequest& r) {
+  return *r.shape.seq;
+}
+
+std::vector<std::string> what_would_fit(const LoadedModel& model, const Machine& m,
+                                        const OffChipFootprint& f) {
+  std::vector<std::string> out;
+  double per_chip = static_cast<double>(m.off_chip_bytes) / m.chips;
+  out.push_back(fmt::format("the memory of {} such chips ({} each)",
+                            static_cast<int64_t>(std::ceil(f.total_bytes() / per_chip)),
+                            format_bytes(per_chip)));
+  const ModelRequest& r = model.request;
+  if (model_kind(r.model) != ModelKind::zoo_name) return out;
+  ModelRequest narrow = r;
+  narrow.shape.dtype = ir::DType::fp8;
+  auto f8 = footprint_of(narrow, m);
+  if (f8 && planner::fits_off_chip(*f8, m) && r.shape.dtype != ir::DType::fp8)
+    out.push_back(fmt::format("--dtype fp8 ({})", format_bytes(f8->total_bytes())));
+  if (f.weight_bytes > static_cast<double>(m.off_chip_bytes)) {
+    out.push_back("no batch or sequence length: the weights alone need " +
+                  format_bytes(f.weight_bytes));
+    return out;
+  }
+  if (int64_t b = largest_fitting(r, r.shape.batch, m, batch_of); b > 0)
+    out.push_back(fmt::format("--batch {}", b));
+  if (r.shape.seq)
+    if (int64_t s = largest_fitting(r, *r.shape.seq, m, seq_of); s > 0)
+      out.push_back(fmt::format("--seq {}", s));
+  return out;
+}
+
+}  // namespace
+
+OffChipReport off_chip_report(const LoadedModel& model, const OpenChip& chip) {
+  const Machine& m = chip.models.machine;
+  OffChipReport r;
+  r.footprint = planner::off_chip_footprint(*model.graph, m);
+  r.capacity_bytes = m.off_chip_bytes;
+  r.fits = planner::fits_off_chip(r.footprint, m);
+  if (!r.fits) r.would_fit = what_would_fit(model, m, r.footprint);
+  return r;
+}
+
+std::string OffChipReport::needs() const {
+  return format_bytes(footprint.total_bytes()) + " (" + planner::describe(footprint) + ")";
+}
+
+std::string OffChipReport::options() const {
+  std::string out;
+  for (const std::string& o : would_fit) out += (out.empty() ? "" : "; ") + o;
+  return out;
+}
+
+std::string OffChipReport::text() const {
+  if (capacity_bytes == 0) return needs() + "; the chip states no capacity: not checked";
+  std::string out = needs() + " of " + format_bytes(static_cast<double>(capacity_bytes));
+  return fits ? out + ": fits" : out + ": does not fit; what would fit: " + options();
+}
+
+Status check_off_chip(const LoadedModel& model, const OpenChip& chip) {
+  OffChipReport r = off_chip_report(model, chip);
+  const std::string& name = chip.models.machine.chip;
+  if (r.capacity_bytes == 0) {
+    spdlog::warn(
+        "chip '{}' states no off-chip memory capacity: the model's {} there are not "
+        "checked",
+        name, r.needs());
+    return ok_status();
+  }
+  if (r.fits) return ok_status();
+  return input_error(fmt::format(
+      "{} does not fit the off-chip memory of {}: it needs {} but the chip has {}; what would "
+      "fit: {}",
+      model.graph->name(), name, r.needs(), format_bytes(static_cast<double>(r.capacity_bytes)),
+      r.options()));
+}
+
+}  // namespace tessera::driver
