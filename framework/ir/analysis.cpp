@@ -70,15 +70,19 @@ Edges edges(const Graph& graph) {
   out.producer.assign(n, -1);
   out.consumers.assign(n, {});
   out.op_preds.assign(graph.ops().size(), {});
+  // Slices of a split op write disjoint parts of one tensor: a reader depends on every writer.
+  std::vector<std::vector<int>> writers(n);
   for (size_t i = 0; i < graph.ops().size(); ++i) {
     const Op& op = graph.ops()[i];
-    out.producer[tensor_position(graph, op.einsum.output.tensor)] = static_cast<int>(i);
     for (const auto& in : op.einsum.inputs) {
       size_t base = tensor_position(graph, graph.storage_tensor(in.tensor).name);
       auto& c = out.consumers[base];
       if (c.empty() || c.back() != static_cast<int>(i)) c.push_back(static_cast<int>(i));
-      if (out.producer[base] >= 0) out.op_preds[i].push_back(out.producer[base]);
+      out.op_preds[i].insert(out.op_preds[i].end(), writers[base].begin(), writers[base].end());
     }
+    size_t written = tensor_position(graph, op.einsum.output.tensor);
+    writers[written].push_back(static_cast<int>(i));
+    if (out.producer[written] < 0) out.producer[written] = static_cast<int>(i);
     auto& preds = out.op_preds[i];
     std::sort(preds.begin(), preds.end());
     preds.erase(std::unique(preds.begin(), preds.end()), preds.end());

@@ -21,7 +21,7 @@ struct OpCost {
 OpCost op_cost(const Graph& graph, const Op& op);
 
 struct Edges {
-  std::vector<int> producer;                // per tensor: producing op, -1 for none
+  std::vector<int> producer;                // per tensor: (first) producing op, -1 for none
   std::vector<std::vector<int>> consumers;  // per tensor: ops reading it or a view of it
   std::vector<std::vector<int>> op_preds;   // per op: ops producing its inputs (sorted, unique)
 };

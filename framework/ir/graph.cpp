@@ -25,6 +25,16 @@ std::string tensor_context(const std::string& name) {
   return "tensor '" + name + "': ";
 }
 
+// Two ops' outputs (of one tensor) are disjoint when some dimension's index ranges do not meet.
+bool disjoint_outputs(const Einsum& a, const Einsum& b) {
+  for (size_t d = 0; d < a.output.index.size(); ++d) {
+    auto [a_lo, a_hi] = affine_range(a, a.output.index[d]);
+    auto [b_lo, b_hi] = affine_range(b, b.output.index[d]);
+    if (a_hi < b_lo || b_hi < a_lo) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string op_context(const std::string& op_name) {
@@ -168,7 +178,7 @@ Result<size_t> GraphBuilder::add_op(Op op) {
   if (auto s = check_einsum(op); !s) return s.error();
   for (const auto& in : op.einsum.inputs) {
     const Tensor& base = graph_.storage_tensor(in.tensor);
-    if (storage_of(base.role) == Storage::on_chip && !producer_.count(base.name))
+    if (storage_of(base.role) == Storage::on_chip && !writers_.count(base.name))
       return input_error(ctx + "reads '" + in.tensor +
                          "' before any op produces it (ops are listed in execution order)");
   }
@@ -180,10 +190,12 @@ Result<size_t> GraphBuilder::add_op(Op op) {
       out->role == TensorRole::constant)
     return input_error(ctx + "writes '" + out->name + "', which is a model " +
                        to_string(out->role) + " (read-only)");
-  if (producer_.count(out->name))
-    return input_error(ctx + "writes '" + out->name + "', which op '" +
-                       graph_.ops_[producer_.at(out->name)].name + "' already writes");
-  producer_[out->name] = graph_.ops_.size();
+  for (size_t writer : writers_[out->name])
+    if (!disjoint_outputs(graph_.ops_[writer].einsum, op.einsum))
+      return input_error(ctx + "writes '" + out->name + "', which op '" + graph_.ops_[writer].name +
+                         "' already writes (ops may share an output "
+                         "only by writing disjoint ranges of it)");
+  writers_[out->name].push_back(graph_.ops_.size());
   op_names_.insert(op.name);
   graph_.ops_.push_back(std::move(op));
   return graph_.ops_.size() - 1;
@@ -200,7 +212,7 @@ Status GraphBuilder::mark_output(const std::string& tensor) {
 Graph GraphBuilder::finish() {
   Graph g = std::move(graph_);
   graph_ = Graph();
-  producer_.clear();
+  writers_.clear();
   op_names_.clear();
   return g;
 }

@@ -79,8 +79,9 @@ class GraphBuilder {
   // not be an HBM role other than its base's.
   Status add_tensor(Tensor tensor);
   // Operands name existing tensors with one index per dimension over the op's ranks; inputs are
-  // HBM-resident or produced by an earlier op; the output is written by no other op and its
-  // index stays inside it. Returns the op's index.
+  // HBM-resident or produced by an earlier op; the output's index stays inside it, and no other op
+  // writes an overlapping part of it (the slices of a split op write disjoint ranges of one
+  // tensor). Returns the op's index.
   Result<size_t> add_op(Op op);
   Status mark_output(const std::string& tensor);
   const Graph& graph() const { return graph_; }
@@ -93,7 +94,7 @@ class GraphBuilder {
   Status check_operand(const Op& op, const Operand& operand, bool is_output) const;
 
   Graph graph_;
-  std::map<std::string, size_t> producer_;
+  std::map<std::string, std::vector<size_t>> writers_;  // per tensor, in execution order
   std::set<std::string> op_names_;
 };
 

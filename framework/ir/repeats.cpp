@@ -12,13 +12,26 @@ std::string renamed(const IndexExpr& e, const std::map<std::string, std::string>
   return copy.str();
 }
 
-std::string operand_signature(const Graph& graph, const Operand& o,
+// Where a range lies inside its tensor, the offset only says which part is read: the slices of
+// a split op (w[k,n+512], w[k,n+1024]) move the same bytes and cost the same, so they are one
+// class. An offset that clips at an edge (a padded convolution's p+r-1) changes the footprint
+// and stays in the signature.
+std::string dimension_signature(const Einsum& einsum, IndexExpr e, int64_t extent,
+                                const std::map<std::string, std::string>& names) {
+  if (!e.is_indirect()) {
+    auto [lo, hi] = affine_range(einsum, e);
+    if (lo >= 0 && hi < extent) e.offset -= lo;
+  }
+  return renamed(e, names) + ":" + std::to_string(extent);
+}
+
+std::string operand_signature(const Graph& graph, const Einsum& einsum, const Operand& o,
                               const std::map<std::string, std::string>& names) {
   const Tensor& t = *graph.find_tensor(o.tensor);
   const Tensor& base = graph.storage_tensor(o.tensor);
   std::string s = "[";
   for (size_t d = 0; d < o.index.size(); ++d)
-    s += (d ? "," : "") + renamed(o.index[d], names) + ":" + std::to_string(t.shape[d]);
+    s += (d ? "," : "") + dimension_signature(einsum, o.index[d], t.shape[d], names);
   s += std::string("]") + to_string(t.dtype) +
        (storage_of(base.role) == Storage::hbm ? "@hbm" : "@chip");
   return s;
@@ -53,8 +66,8 @@ std::string op_signature(const Graph& graph, const Op& op) {
     s += "r" + std::to_string(r) + "=" + std::to_string(op.einsum.ranks[r].extent) + " ";
   }
   s += "}";
-  for (const auto& in : op.einsum.inputs) s += operand_signature(graph, in, names);
-  return s + "->" + operand_signature(graph, op.einsum.output, names);
+  for (const auto& in : op.einsum.inputs) s += operand_signature(graph, op.einsum, in, names);
+  return s + "->" + operand_signature(graph, op.einsum, op.einsum.output, names);
 }
 
 OpClasses identical_ops(const Graph& graph) {

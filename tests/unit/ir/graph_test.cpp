@@ -113,6 +113,34 @@ TEST(GraphBuilder, RejectsInconsistentOps) {
   EXPECT_TRUE(b.graph().ops().empty());
 }
 
+// The slices of a split op: x · w[:, 0:16] and x · w[:, 16:32] write disjoint halves of y.
+TEST(GraphBuilder, SlicesMayWriteDisjointRangesOfOneTensor) {
+  GraphBuilder b("slices");
+  b.add_tensor({"x", {8, 16}, DType::fp16, TensorRole::input, ""}).take();
+  b.add_tensor({"w", {16, 32}, DType::fp16, TensorRole::weight, ""}).take();
+  b.add_tensor({"y", {8, 32}, DType::fp16, TensorRole::activation, ""}).take();
+  b.add_tensor({"z", {8, 32}, DType::fp16, TensorRole::activation, ""}).take();
+  std::vector<Rank> half = {{"m", 8}, {"k", 16}, {"n", 16}};
+  b.add_op(make_op("mm@n0/2", OpKind::matmul, "mac", half, {"x[m,k]", "w[k,n]"}, "y[m,n]")).take();
+  EXPECT_EQ(
+      b.add_op(make_op("mm@bad", OpKind::matmul, "mac", half, {"x[m,k]", "w[k,n+8]"}, "y[m,n+8]"))
+          .error()
+          .message,
+      "op 'mm@bad': writes 'y', which op 'mm@n0/2' already writes (ops may share an output "
+      "only by writing disjoint ranges of it)");
+  b.add_op(make_op("mm@n1/2", OpKind::matmul, "mac", half, {"x[m,k]", "w[k,n+16]"}, "y[m,n+16]"))
+      .take();
+  b.add_op(make_op("relu", OpKind::unary, "relu", {{"m", 8}, {"n", 32}}, {"y[m,n]"}, "z[m,n]"))
+      .take();
+  Graph g = b.finish();
+  Edges e = edges(g);
+  EXPECT_EQ(e.op_preds[2], (std::vector<int>{0, 1})) << "a reader waits for every slice";
+  EXPECT_EQ(e.producer[2], 0) << "the tensor lives from its first slice on";
+  EXPECT_EQ(op_signature(g, g.ops()[0]), op_signature(g, g.ops()[1]))
+      << "slices reading and writing inside their tensors are one class";
+  EXPECT_EQ(identical_ops(g).first_op, (std::vector<int>{0, 2}));
+}
+
 TEST(Repeats, FindsIdenticalOpsAndRepeatedLayers) {
   // Four identical "layers" of two ops each (matmul, relu), between a prologue and an epilogue.
   GraphBuilder b("stack");
