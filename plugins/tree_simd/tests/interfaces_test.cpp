@@ -339,5 +339,42 @@ TEST(CodeGen, ListsTheScheduleAndTheSimdKernelOfAnElementwiseOp) {
             "instruction 0 (kind 1, op 3) names no instruction kind or op of the program");
 }
 
+// The listing's error for `code` on two matmuls without execution plans, or "" when it lists it.
+std::string refusal(TreeCodeGen& gen, std::vector<tessera_instruction> code) {
+  static const Op mm = matmul(16, 16, 16);
+  const tessera_op_desc ops[2] = {mm.desc, mm.desc};
+  tessera_program program{
+      sizeof(tessera_program), "rules", 2, ops, nullptr, nullptr, code.size(), code.data()};
+  return error_of([&] { gen.listing(program); });
+}
+
+TEST(CodeGen, RefusesProgramsThatBreakTheProgrammingModelsRules) {
+  auto gen = make<TreeCodeGen>(preset_section("mncore2-mini", "codegen"));
+  constexpr uint32_t P = TESSERA_INSTR_PRELOAD_ASYNC, E = TESSERA_INSTR_EXECUTE;
+  const std::string rules = "the program breaks the programming model's rules: ";
+  EXPECT_EQ(refusal(*gen, {{E, 0}, {P, 0}, {E, 1}}),
+            rules +
+                "instruction 0: execute(0) comes before preload_async(0) on instruction 1; it "
+                "would wait forever for done_preload_op_0 (rules 1 and 3)");
+  EXPECT_EQ(
+      refusal(*gen, {{E, 1}, {E, 0}}),
+      rules + "instruction 0: execute(1) comes before execute(0); ops execute in graph order");
+  EXPECT_EQ(refusal(*gen, {{E, 0}, {E, 0}, {E, 1}}),
+            rules + "instruction 1: execute(0) is issued twice");
+  EXPECT_EQ(refusal(*gen, {{P, 1}, {E, 0}}), rules + "execute(1) is never issued");
+  // An execute spelled out (wait, distribute, local_execute, sync) is one execute...
+  EXPECT_EQ(refusal(*gen, {{P, 0},
+                           {TESSERA_INSTR_WAIT, 0},
+                           {TESSERA_INSTR_DISTRIBUTE, 0},
+                           {TESSERA_INSTR_LOCAL_EXECUTE, 0},
+                           {TESSERA_INSTR_SYNC, 0},
+                           {E, 1}}),
+            "");
+  // ... unless another instruction splits it.
+  EXPECT_EQ(
+      refusal(*gen, {{TESSERA_INSTR_WAIT, 0}, {P, 1}, {TESSERA_INSTR_LOCAL_EXECUTE, 0}, {E, 1}}),
+      rules + "instruction 2: execute(0) is issued twice");
+}
+
 }  // namespace
 }  // namespace tessera::plugins::tree
