@@ -5,11 +5,11 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <tessera/conformance.hpp>
 
 #include "framework/plugin/registry.hpp"
-#include "tests/conformance/conformance.hpp"
-#include "tests/conformance/plugin_under_test.hpp"
-#include "tests/conformance/suites.hpp"
+#include "sdk/conformance/plugin_under_test.hpp"
+#include "sdk/conformance/suites.hpp"
 
 namespace tessera::conformance {
 

@@ -13,8 +13,8 @@
 #include <unordered_set>
 
 #include "framework/plugin/objects.hpp"
-#include "tests/conformance/plugin_under_test.hpp"
-#include "tests/conformance/suites.hpp"
+#include "sdk/conformance/plugin_under_test.hpp"
+#include "sdk/conformance/suites.hpp"
 
 namespace tessera::conformance {
 

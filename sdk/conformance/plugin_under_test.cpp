@@ -1,4 +1,4 @@
-#include "tests/conformance/plugin_under_test.hpp"
+#include "sdk/conformance/plugin_under_test.hpp"
 
 #include "framework/plugin/chip.hpp"
 
