@@ -1,6 +1,7 @@
 #include "sdk/conformance/plugin_under_test.hpp"
 
 #include "framework/plugin/chip.hpp"
+#include "sdk/conformance/expectations.hpp"
 
 namespace tessera::conformance {
 
@@ -20,7 +21,12 @@ std::vector<PluginParam>& plugins() {
 }
 
 void PluginTest::SetUp() {
-  if (!state().library) GTEST_SKIP() << "the plugin did not load (Load.Loads says why)";
+  if (!state().library || !state().error.empty())
+    GTEST_SKIP() << "the plugin cannot be tested (Load.Loads says why)";
+  const testing::TestInfo& info = *testing::UnitTest::GetInstance()->current_test_info();
+  if (const TestEntry* e = find_entry(manifest().unsupported, kit_test_name(info)))
+    GTEST_SKIP() << "unsupported: " << manifest().file.string() << ":" << e->line
+                 << " lists it as unsupported by " << manifest().name;
 }
 
 std::vector<Interface> PluginTest::provided() const {

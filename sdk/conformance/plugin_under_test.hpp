@@ -29,7 +29,7 @@ struct PluginState {
   std::string label;                             // test-name suffix: [A-Za-z0-9_]+, unique
   std::optional<Manifest> manifest;              // empty when the target did not resolve
   std::shared_ptr<const PluginLibrary> library;  // empty when resolving or loading failed
-  std::string error;                             // why library is empty
+  std::string error;  // why library is empty, or why the loaded plugin cannot be tested
 };
 
 struct PluginParam {
@@ -52,7 +52,8 @@ std::vector<PluginParam>& plugins();
   INSTANTIATE_TEST_SUITE_P(Plugins, Suite, ::testing::ValuesIn(::tessera::conformance::plugins()), \
                            ::tessera::conformance::PluginName())
 
-// Skips every test of a plugin that did not load (the Load suite reports why, once).
+// Skips every test of a plugin that did not load or whose manifest lists tests the kit does not
+// have (the Load suite reports why, once), and the tests its manifest lists as unsupported.
 class PluginTest : public testing::TestWithParam<PluginParam> {
  protected:
   void SetUp() override;

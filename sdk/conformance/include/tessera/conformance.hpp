@@ -2,7 +2,8 @@
 // CTest entries `conformance.NAME` of tessera_add_plugin and a vendor's own test program
 // (find_package(TesseraSDK COMPONENTS conformance), target TesseraSDK::conformance) all run it.
 // Suites are GoogleTest value-parameterised tests, written once and instantiated for every plugin
-// given, each test gated by what the plugin provides.
+// given, each test gated by what the plugin provides and by what its manifest says about the
+// tests (unsupported, expected_failures: docs/plugin-authoring.md).
 //
 // C++17, no dependencies: a vendor's program includes only this header.
 #pragma once
@@ -21,9 +22,9 @@ struct Options {
 };
 
 // Runs the suites, once per process (GoogleTest registers them on its first initialisation; other
-// gtest tests linked into the program run with them). Returns the process exit code: 0 all
-// passed, 1 some test failed. A plugin that cannot be resolved or loaded is a failed test (with
-// the reason), not an exception.
+// gtest tests linked into the program run with them). Returns the process exit code: 0 when every
+// test passed or failed as its manifest expects, 1 otherwise. A plugin that cannot be resolved or
+// loaded is a failed test (with the reason), not an exception.
 int run(const Options& options);
 
 }  // namespace tessera::conformance
