@@ -1,5 +1,8 @@
 #include "sdk/conformance/plugin_under_test.hpp"
 
+#include <cstdio>
+#include <iterator>
+
 #include "framework/plugin/chip.hpp"
 #include "sdk/conformance/expectations.hpp"
 
@@ -43,6 +46,25 @@ Result<ParamList> default_params(const Manifest& manifest, Interface i) {
 CParams::CParams(const ParamList& params) {
   for (const auto& [key, value] : params.items) items_.push_back({key.c_str(), value.c_str()});
   c_ = tessera_params{items_.size(), items_.data(), params.base_dir.c_str()};
+}
+
+std::string format_number(double x) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.6g", x);
+  return text;
+}
+
+std::string op_kind_name(uint32_t kind) {
+  static const char* const kNames[] = {"matmul", "batched_matmul", "conv",    "elementwise",
+                                       "unary",  "reduction",      "softmax", "normalization",
+                                       "gather", "data_movement",  "other"};
+  return kind <= TESSERA_OP_OTHER ? kNames[kind] : "op kind " + std::to_string(kind);
+}
+
+double dtype_bytes(uint32_t dtype) {
+  static const double kBytes[] = {4, 2, 2, 1, 1, 4, 8};  // in tessera_dtype order
+  static_assert(std::size(kBytes) == TESSERA_DTYPE_COUNT);
+  return dtype < TESSERA_DTYPE_COUNT ? kBytes[dtype] : 0;
 }
 
 void Problems::add(std::string problem) {

@@ -89,6 +89,11 @@ int run(const Options& options) {
   link_lifetime_suite();
   link_errors_suite();
   link_topology_suite();
+  link_cost_model_suite();
+  link_partitioner_suite();
+  link_layout_mapper_suite();
+  link_memory_model_suite();
+  link_codegen_suite();
 
   std::vector<std::shared_ptr<PluginState>> states = load_all(options);
   if (states.empty()) {
