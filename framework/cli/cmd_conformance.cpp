@@ -1,6 +1,7 @@
 // `tessera conformance`: the conformance suite on one plugin, several, or all that are found.
+#include <tessera/conformance.hpp>
+
 #include "framework/cli/options.hpp"
-#include "tests/conformance/conformance.hpp"
 
 namespace tessera::cli {
 

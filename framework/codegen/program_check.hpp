@@ -1,6 +1,7 @@
 // Finds violations of the program model's rules (program.hpp) in a program, e.g. a hand-written
 // program.txt, before it is simulated. A violation is a result, not an error: the caller decides
-// whether to refuse the program (tessera simulate --run-program does).
+// whether to refuse the program (tessera simulate --run-program does). The rules are the SDK's
+// (<tessera/sdk/program_rules.hpp>), the same ones CodeGen plugins and the conformance kit apply.
 #pragma once
 
 #include <string>

@@ -1,6 +1,8 @@
 #include "framework/plugin/manifest.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 
 #include "framework/common/yaml_reader.hpp"
 
@@ -16,9 +18,93 @@ std::string host_platform() {
 
 namespace {
 
+// Suite.Test: two names of [A-Za-z0-9_], as gtest names the kit's tests.
+bool is_test_name(const std::string& name) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  size_t dot = name.find('.');
+  return dot != std::string::npos && dot > 0 && dot + 1 < name.size() &&
+         std::all_of(name.begin(), name.begin() + static_cast<std::ptrdiff_t>(dot), word) &&
+         std::all_of(name.begin() + static_cast<std::ptrdiff_t>(dot) + 1, name.end(), word);
+}
+
+// An absent key or one without a value (`unsupported:`) is an empty list.
+bool absent_or_empty(const YamlNode& node, const std::string& key) {
+  return !node.has(key) || node.child(key).raw().IsNull();
+}
+
+std::vector<TestEntry> test_list(const YamlNode& root, const std::string& key) {
+  if (absent_or_empty(root, key)) return {};
+  std::vector<TestEntry> list;
+  for (const YamlNode& item : root.child(key).items()) {
+    std::string name = item.as_string();
+    if (!is_test_name(name))
+      throw item.fail(
+          "expected a conformance test as Suite.Test (e.g. CostModelContract.InfoIsSane), got '" +
+          name + "'");
+    for (const TestEntry& e : list)
+      if (e.test == name)
+        throw item.fail("'" + name + "' is listed twice (also on line " + std::to_string(e.line) +
+                        ")");
+    list.push_back({name, item.line()});
+  }
+  return list;
+}
+
+// A test is skipped or expected to fail, not both.
+void check_disjoint(const Manifest& m, const YamlNode& root) {
+  for (size_t i = 0; i < m.expected_failures.size(); ++i)
+    for (const TestEntry& u : m.unsupported)
+      if (u.test == m.expected_failures[i].test)
+        throw root.child("expected_failures")
+            .items()[i]
+            .fail("'" + u.test + "' is also listed as unsupported (line " + std::to_string(u.line) +
+                  "); a test is either skipped or expected to fail");
+}
+
+// "100x100": whole numbers of at least 1, separated by 'x'.
+std::vector<uint64_t> parse_shape(const YamlNode& node) {
+  std::string text = node.as_string();
+  std::vector<uint64_t> shape;
+  for (size_t start = 0; start <= text.size();) {
+    size_t end = std::min(text.find('x', start), text.size());
+    uint64_t extent = 0;
+    auto [at, ec] = std::from_chars(text.data() + start, text.data() + end, extent);
+    if (ec != std::errc() || at != text.data() + end || extent == 0)
+      throw node.fail("expected the tensor's extents like 100x100, got '" + text + "'");
+    shape.push_back(extent);
+    start = end + 1;
+  }
+  return shape;
+}
+
+std::vector<LayoutSample> layout_samples(const YamlNode& section, const std::string& key) {
+  if (absent_or_empty(section, key)) return {};
+  std::vector<LayoutSample> samples;
+  for (const YamlNode& item : section.child(key).items()) {
+    if (!item.is_map()) throw item.fail("expected {shape: 100x100, text: \"LAYOUT\"}");
+    item.only_keys({"shape", "text"});
+    samples.push_back(
+        {item.child("text").as_string(), parse_shape(item.child("shape")), item.line()});
+  }
+  return samples;
+}
+
+void parse_conformance(const YamlNode& root, Manifest& m) {
+  m.unsupported = test_list(root, "unsupported");
+  m.expected_failures = test_list(root, "expected_failures");
+  check_disjoint(m, root);
+  if (absent_or_empty(root, "conformance")) return;
+  YamlNode section = root.child("conformance");
+  if (!section.is_map()) throw section.fail("expected a map with layouts and malformed_layouts");
+  section.only_keys({"layouts", "malformed_layouts"});
+  m.conformance_layouts = layout_samples(section, "layouts");
+  m.conformance_malformed_layouts = layout_samples(section, "malformed_layouts");
+}
+
 Manifest parse(const YamlNode& root, const std::filesystem::path& file) {
   root.only_keys({"name", "version", "description", "aliases", "library", "abi", "platform",
-                  "provides", "default_chip", "chips"});
+                  "provides", "default_chip", "chips", "unsupported", "expected_failures",
+                  "conformance"});
   Manifest m;
   m.file = file;
   m.name = root.child("name").as_string();
@@ -50,6 +136,7 @@ Manifest parse(const YamlNode& root, const std::filesystem::path& file) {
   m.default_chip = root.get_string("default_chip", "");
   std::string chips = root.get_string("chips", "");
   if (!chips.empty()) m.chips_dir = dir / chips;
+  parse_conformance(root, m);
   return m;
 }
 

@@ -12,6 +12,20 @@
 
 namespace tessera {
 
+// A conformance test a manifest names, as Suite.Test (the kit's gtest name without the plugin),
+// and the manifest line naming it.
+struct TestEntry {
+  std::string test;
+  int line = 0;
+};
+
+// A layout text for the conformance kit's LayoutMapper suite, with the shape of its tensor.
+struct LayoutSample {
+  std::string text;
+  std::vector<uint64_t> shape;
+  int line = 0;
+};
+
 struct Manifest {
   std::filesystem::path file;  // the manifest itself
   std::string name;
@@ -25,6 +39,12 @@ struct Manifest {
   std::set<Interface> provides;
   std::string default_chip;         // may be empty
   std::filesystem::path chips_dir;  // absolute; empty when the plugin ships no presets
+  // For the conformance kit (docs/plugin-authoring.md): tests skipped as unsupported, tests known
+  // to fail, and (`conformance:`) layouts valid on the default chip and malformed ones.
+  std::vector<TestEntry> unsupported;
+  std::vector<TestEntry> expected_failures;
+  std::vector<LayoutSample> conformance_layouts;
+  std::vector<LayoutSample> conformance_malformed_layouts;
 
   bool provides_interface(Interface i) const { return provides.count(i) != 0; }
 };

@@ -2,12 +2,20 @@
 #     VERSION x.y.z DESCRIPTION "one line"
 #     SOURCES src...  PROVIDES topology|cost_model|partitioner|layout_mapper|codegen|memory_model...
 #     [ALIASES name...] [DEFAULT_CHIP preset] [CHIPS_DIR dir] [MANIFEST_TEMPLATE file]
+#     [UNSUPPORTED Suite.Test...] [EXPECTED_FAILURES Suite.Test...]
+#     [CONFORMANCE_LAYOUTS shape text...] [CONFORMANCE_MALFORMED_LAYOUTS shape text...]
 #     [NO_CONFORMANCE_TEST])
 #
 # Builds NAME.so with hidden visibility, exporting only tessera_plugin_query (linker version
 # script), writes the manifest NAME.plugin.yaml beside it, copies the chip presets of CHIPS_DIR to
 # NAME.chips/, installs all three under lib/tessera/plugins, and adds the CTest `conformance.NAME`
 # (the tessera executable run as `tessera conformance --plugin NAME.so`).
+#
+# For the conformance kit (docs/plugin-authoring.md), written into the manifest: UNSUPPORTED tests
+# are skipped, EXPECTED_FAILURES run and must fail; CONFORMANCE_LAYOUTS are pairs of a tensor shape
+# (100x100) and a layout text valid on the default chip, for the LayoutMapper suite, and
+# CONFORMANCE_MALFORMED_LAYOUTS pairs of a shape and a text it must reject (no ';' in texts: CMake
+# lists split on it).
 #
 # The code gets TESSERA_PLUGIN_NAME, TESSERA_PLUGIN_VERSION and TESSERA_PLUGIN_DESCRIPTION as
 # string macros, so the descriptor and the manifest cannot disagree.
@@ -24,9 +32,33 @@ if(NOT TESSERA_SDK_VERSION)
 endif()
 string(TOLOWER "${CMAKE_SYSTEM_NAME}-${CMAKE_SYSTEM_PROCESSOR}" TESSERA_PLATFORM)
 
+# Sets `out` to YAML items `    - {shape: S, text: "T"}` for the pairs in ARGN, or `[]`.
+function(_tessera_layout_samples out plugin key)
+  list(LENGTH ARGN n)
+  math(EXPR odd "${n} % 2")
+  if(odd)
+    message(FATAL_ERROR "tessera_add_plugin(${plugin}): ${key} takes pairs of a shape and a text")
+  endif()
+  set(yaml "")
+  while(ARGN)
+    list(POP_FRONT ARGN shape text)
+    if(NOT shape MATCHES "^[1-9][0-9]*(x[1-9][0-9]*)*$")
+      message(FATAL_ERROR "tessera_add_plugin(${plugin}): ${key}: '${shape}' is not a shape like 100x100")
+    endif()
+    string(REPLACE "\\" "\\\\" text "${text}")
+    string(REPLACE "\"" "\\\"" text "${text}")
+    string(APPEND yaml "\n    - {shape: ${shape}, text: \"${text}\"}")
+  endwhile()
+  if(NOT yaml)
+    set(yaml " []")
+  endif()
+  set(${out} "${yaml}" PARENT_SCOPE)
+endfunction()
+
 function(tessera_add_plugin NAME)
   cmake_parse_arguments(PARSE_ARGV 1 TP "NO_CONFORMANCE_TEST"
-    "VERSION;DESCRIPTION;DEFAULT_CHIP;CHIPS_DIR;MANIFEST_TEMPLATE" "SOURCES;PROVIDES;ALIASES")
+    "VERSION;DESCRIPTION;DEFAULT_CHIP;CHIPS_DIR;MANIFEST_TEMPLATE"
+    "SOURCES;PROVIDES;ALIASES;UNSUPPORTED;EXPECTED_FAILURES;CONFORMANCE_LAYOUTS;CONFORMANCE_MALFORMED_LAYOUTS")
   if(NOT NAME MATCHES "^[a-z0-9_]+$")
     message(FATAL_ERROR "tessera_add_plugin: name '${NAME}' must match [a-z0-9_]+")
   endif()
@@ -66,6 +98,16 @@ function(tessera_add_plugin NAME)
   set(TP_LIBRARY "${NAME}.so")
   list(JOIN TP_PROVIDES ", " TP_PROVIDES_YAML)
   list(JOIN TP_ALIASES ", " TP_ALIASES_YAML)
+  foreach(test IN LISTS TP_UNSUPPORTED TP_EXPECTED_FAILURES)
+    if(NOT test MATCHES "^[A-Za-z0-9_]+\\.[A-Za-z0-9_]+$")
+      message(FATAL_ERROR "tessera_add_plugin(${NAME}): '${test}' is not a test name Suite.Test")
+    endif()
+  endforeach()
+  list(JOIN TP_UNSUPPORTED ", " TP_UNSUPPORTED_YAML)
+  list(JOIN TP_EXPECTED_FAILURES ", " TP_EXPECTED_FAILURES_YAML)
+  _tessera_layout_samples(TP_LAYOUTS_YAML ${NAME} CONFORMANCE_LAYOUTS ${TP_CONFORMANCE_LAYOUTS})
+  _tessera_layout_samples(TP_MALFORMED_LAYOUTS_YAML ${NAME} CONFORMANCE_MALFORMED_LAYOUTS
+    ${TP_CONFORMANCE_MALFORMED_LAYOUTS})
   set(TP_CHIPS "")
   if(TP_CHIPS_DIR)
     set(TP_CHIPS "${NAME}.chips")

@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
-# expect.sh EXIT_CODE PATTERN [--absent PATTERN] -- COMMAND...
+# expect.sh EXIT_CODE PATTERN [--absent PATTERN] [--also PATTERN]... -- COMMAND...
 # Runs COMMAND as a user would and checks its exit code and that its combined output matches the
-# extended regex PATTERN (and does not match --absent). Prints the output when a check fails.
+# extended regex PATTERN and every --also (and does not match --absent). Prints the output when a
+# check fails.
 set -u
 want_code=$1
 pattern=$2
 shift 2
 absent=""
-if [[ ${1:-} == --absent ]]; then absent=$2; shift 2; fi
+also=()
+while [[ ${1:-} == --absent || ${1:-} == --also ]]; do
+  if [[ $1 == --absent ]]; then absent=$2; else also+=("$2"); fi
+  shift 2
+done
 [[ ${1:-} == -- ]] && shift
 output=$("$@" 2>&1)
 code=$?
 fail() { echo "FAILED: $1"; echo "command: $*"; echo "----- output -----"; echo "$output"; exit 1; }
 [[ $code == "$want_code" ]] || fail "exit code $code, expected $want_code"
-grep -Eq -- "$pattern" <<<"$output" || fail "output does not match: $pattern"
+for p in "$pattern" "${also[@]}"; do
+  grep -Eq -- "$p" <<<"$output" || fail "output does not match: $p"
+done
 if [[ -n $absent ]] && grep -Eq -- "$absent" <<<"$output"; then fail "output matches: $absent"; fi
 echo "ok (exit $code)"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sdk_out_of_tree.sh BUILD_DIR SOURCE_DIR WORK_DIR
 # What a vendor does: install Tessera, build sdk/examples/minimal_plugin against the installed SDK
-# with find_package(TesseraSDK), and run its conformance test (ctest → tessera conformance).
+# with find_package(TesseraSDK COMPONENTS conformance), and run its tests: `tessera conformance`
+# on the plugin, and the installed conformance kit linked into the plugin's own test program.
 set -euo pipefail
 build=$1 source=$2 work=$3
 rm -rf "$work"
@@ -13,5 +14,13 @@ test -f "$work/build/minimal.so" && test -f "$work/build/minimal.plugin.yaml"
 nm -D --defined-only "$work/build/minimal.so" | grep -q ' T tessera_plugin_query$'
 exported=$(nm -D --defined-only "$work/build/minimal.so" | awk '$2 ~ /^[TDBRVW]$/' | wc -l)
 [[ $exported == 1 ]] || { echo "expected 1 exported symbol, found $exported"; exit 1; }
+# The kit links only the plugin host: no other part of the framework is installed as a library.
+libraries=$(cd "$work/prefix/lib" && ls ./*.a | sort | tr '\n' ' ')
+[[ $libraries == "./libtessera_conformance.a ./libtessera_plugin_host.a " ]] ||
+  { echo "installed libraries: $libraries"; exit 1; }
+tests=$(ctest --test-dir "$work/build" -N | grep -Eo 'conformance[a-z_]*\.minimal' | sort | tr '\n' ' ')
+[[ $tests == "conformance.minimal conformance_kit.minimal " ]] || { echo "tests: $tests"; exit 1; }
 ctest --test-dir "$work/build" --output-on-failure
+"$work/build/minimal_conformance" "$work/build/minimal.so" |
+  grep -E '^conformance: minimal 1\.0\.0 — [1-9][0-9]* passed, 0 failed, [0-9]+ skipped$'
 "$work/prefix/bin/tessera" topology --target "$work/build/minimal.so"

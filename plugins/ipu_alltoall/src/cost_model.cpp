@@ -35,8 +35,9 @@ double IpuCostModel::matmul_cycles(uint64_t m, uint64_t k, uint64_t n) {
 }
 
 double IpuCostModel::elementwise_cycles(double elements) {
-  if (elements <= 16432) return std::min(8517.0, 0.75 * elements + 290);
-  return 0.5 * elements + 300;
+  constexpr double kSmallTileCap = 8517;
+  if (elements <= 16432) return std::min(kSmallTileCap, 0.75 * elements + 290);
+  return std::max(kSmallTileCap, 0.5 * elements + 300);
 }
 
 double IpuCostModel::unary_cycles(double elements) {

@@ -5,6 +5,8 @@
 //
 //   matmul tile m×k×n, per batch:  24⌈m/6⌉⌈k/16⌉⌈n/16⌉ + 514⌈k/16⌉⌈n/16⌉ + 113⌈n/16⌉ + 173
 //   elementwise over x elements:   min(8517, 0.75x + 290) when x ≤ 16432, else 0.5x + 300
+//                                  (never below 8517: the fit's pieces leave a half-cycle dip at
+//                                  x = 16433, and more elements must never be faster)
 //   unary over x elements:         0.5x + 200
 //   inter-core shift:              0.56 cycles per 2-byte element (0.28 per byte)
 //   chip-wide sync:                118 cycles

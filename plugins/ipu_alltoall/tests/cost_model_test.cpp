@@ -71,6 +71,17 @@ TEST(IpuCostModel, ElementwiseHasASmallTileRegime) {
   EXPECT_DOUBLE_EQ(make().tile_seconds(add), 1040 / kClockHz);
 }
 
+// Found by the conformance kit (CostModelContract.TileTimesAreMonotoneInWork): 0.5x + 300 is
+// 8516.5 at x = 16433, half a cycle faster than the 8517 cap of 16432 elements.
+TEST(IpuCostModel, ElementwiseIsNeverFasterForMoreElements) {
+  EXPECT_DOUBLE_EQ(IpuCostModel::elementwise_cycles(16432), 8517);
+  EXPECT_DOUBLE_EQ(IpuCostModel::elementwise_cycles(16433), 8517);
+  EXPECT_DOUBLE_EQ(IpuCostModel::elementwise_cycles(16434), 8517);
+  EXPECT_DOUBLE_EQ(IpuCostModel::elementwise_cycles(16436), 8518);
+  for (double x = 1; x < 40000; ++x)
+    ASSERT_LE(IpuCostModel::elementwise_cycles(x), IpuCostModel::elementwise_cycles(x + 1)) << x;
+}
+
 TEST(IpuCostModel, SoftmaxIsComposedFromFittedPasses) {
   tessera_tile_query softmax{};
   softmax.op_kind = TESSERA_OP_SOFTMAX;

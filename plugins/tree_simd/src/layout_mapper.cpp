@@ -36,9 +36,11 @@ TreeLayoutMapper::TreeLayoutMapper(const sdk::Params& params)
 std::unique_ptr<sdk::Layout> TreeLayoutMapper::parse(const std::string& text,
                                                      const std::vector<uint64_t>& shape) const {
   if (is_choose(text)) return choose(text, shape);
-  auto layout = std::make_shared<const TreeLayout>(chip_, parse_layout_text(text), shape);
+  LayoutText parsed = parse_layout_text(text);
+  std::string note = parsed.comment;
+  auto layout = std::make_shared<const TreeLayout>(chip_, std::move(parsed), shape);
   uint64_t padding = layout->padded_elements() - layout->elements();
-  std::string note = padding == 0 ? "" : "padding " + std::to_string(padding) + " elements";
+  if (note.empty() && padding > 0) note = "padding " + std::to_string(padding) + " elements";
   return std::make_unique<MappedLayout>(std::move(layout), note);
 }
 

@@ -1,8 +1,9 @@
 // The LayoutMapper interface of tree_simd: layout descriptions in the patent's notation
 // (layout.hpp, docs/tree-layouts.md) on the tree its chip-file section describes (tree_chip.hpp).
 //
-// format() prints the canonical text; a layout with padding gets the comment
-// `# padding N elements` (the patent's auxiliary write; comments parse back unchanged).
+// format() prints the canonical text: the layout normalised, then the text's `# comment` as
+// written, or for a text without one `# padding N elements` when the layout pads (the patent's
+// auxiliary write). So the canonical text parses back to itself, a chosen layout's too.
 // Besides a layout, parse() accepts `choose(PATTERN)` or `choose(PATTERN, N)`: the best (or the
 // N-th best) candidate layout for the tensor under an access pattern (layout_chooser.hpp). Its
 // format() is the chosen layout followed by a comment with its rank and cost:

@@ -79,7 +79,7 @@ LayoutText parse_layout_text(std::string_view text) {
   }
   in.skip_blanks();
   layout.end_column = in.column();
-  if (in.accept('#')) in.skip_to_end();
+  if (in.accept('#')) layout.comment = in.rest();
   if (!in.at_end()) in.fail("expected the end of the layout (or '@' base, '#' comment)");
   return layout;
 }

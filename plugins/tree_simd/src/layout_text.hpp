@@ -40,6 +40,7 @@ struct LayoutText {
   uint64_t base_address = 0;
   uint32_t base_column = 0;  // 0 when no '@' was given
   uint32_t end_column = 0;   // one past the layout (before any comment)
+  std::string comment;       // after '#', blanks trimmed; "" when none
 };
 
 // Throws sdk::Error(INVALID_ARGUMENT) whose message starts with "column N:" (1-based) and says
@@ -114,6 +115,13 @@ class TextCursor {
   }
 
   void skip_to_end() { pos_ = text_.size(); }
+  // The rest of the text without its surrounding blanks; the cursor moves to the end.
+  std::string rest() {
+    skip_blanks();
+    std::string_view r = text_.substr(pos_);
+    skip_to_end();
+    return std::string(r.substr(0, r.find_last_not_of(" \t") + 1));
+  }
 
  private:
   std::string_view text_;

@@ -26,7 +26,8 @@ class TreeCodeGen final : public sdk::CodeGen {
   void emit(const tessera_program& program,
             const std::function<bool(const std::string&, const std::string&)>& write) override;
 
-  // The listing itself (what emit writes); throws INVALID_ARGUMENT for an inconsistent program.
+  // The listing itself (what emit writes); throws INVALID_ARGUMENT for an inconsistent program or
+  // one that breaks the programming model's rules (<tessera/sdk/program_rules.hpp>).
   std::string listing(const tessera_program& program) const;
 
  private:

@@ -72,9 +72,10 @@ TEST(Mapper, ChooseRanksCandidatesAndAnnotatesThem) {
                 "+ comm 352 ns; crossings A 2376, B 7080");
   auto rows = mapper->parse(" choose( row-reduce , 1 ) # per-row mean", {100, 100});
   EXPECT_EQ(mapper->format(*rows).substr(0, 41), "((4_A:1, 25_Addr:25), (4_B:1, 25_Addr:1))");
-  // What format prints parses back to the same layout.
+  // What format prints parses back to the same layout, and prints the same (the chooser's note
+  // is the text's comment now).
   auto again = mapper->parse(mapper->format(*rows), {100, 100});
-  EXPECT_EQ(mapper->format(*again), "((4_A:1, 25_Addr:25), (4_B:1, 25_Addr:1))");
+  EXPECT_EQ(mapper->format(*again), mapper->format(*rows));
   EXPECT_EQ(error_of([&] {
               mapper->parse("choose(stencil3x3, 10)", {100, 100});
             }),
@@ -95,6 +96,25 @@ TEST(Mapper, ChooseRanksCandidatesAndAnnotatesThem) {
             "column 8: no layout of this tensor fits the chip's B memories: column 17: addresses "
             "reach 624999999 but one B memory holds 2048 elements (8192 B at 4 B per element); "
             "split the tensor over more blocks or name a level with more memory");
+}
+
+// Found by the conformance kit (LayoutMapperContract.CanonicalTextParsesBackToTheSameLayout): the
+// canonical text of a chosen layout parsed back without the chooser's note.
+TEST(Mapper, CanonicalTextIsAFixedPointOfParseAndFormat) {
+  auto mapper = make<TreeLayoutMapper>(preset_section("patent-2level", "layout_mapper"));
+  for (auto [text, shape] :
+       {std::pair<std::string, std::vector<uint64_t>>{"choose(stencil3x3)", {100, 100}},
+        {kFig6, {99, 97}},
+        {std::string(kFig6) + "  #  a note of mine  ", {99, 97}},
+        {"((4_A:1,25_Addr:25),(4_B:1,25_Addr:1))@7", {100, 100}}}) {
+    std::string canonical = mapper->format(*mapper->parse(text, shape));
+    EXPECT_EQ(mapper->format(*mapper->parse(canonical, shape)), canonical) << text;
+  }
+  // A comment is kept as written; without one, a padded layout says how much it pads.
+  EXPECT_EQ(mapper->format(*mapper->parse(std::string(kFig6) + "  #  a note of mine  ", {99, 97})),
+            std::string(kFig6) + " # a note of mine");
+  EXPECT_EQ(mapper->format(*mapper->parse(kFig6, {99, 97})),
+            std::string(kFig6) + " # padding 397 elements");
 }
 
 TEST(Mapper, DefaultChipIsMnCore2WithSixLevels) {
@@ -337,6 +357,43 @@ TEST(CodeGen, ListsTheScheduleAndTheSimdKernelOfAnElementwiseOp) {
   program.num_instructions = 1;
   EXPECT_EQ(error_of([&] { gen->listing(program); }),
             "instruction 0 (kind 1, op 3) names no instruction kind or op of the program");
+}
+
+// The listing's error for `code` on two matmuls without execution plans, or "" when it lists it.
+std::string refusal(TreeCodeGen& gen, std::vector<tessera_instruction> code) {
+  static const Op mm = matmul(16, 16, 16);
+  const tessera_op_desc ops[2] = {mm.desc, mm.desc};
+  tessera_program program{
+      sizeof(tessera_program), "rules", 2, ops, nullptr, nullptr, code.size(), code.data()};
+  return error_of([&] { gen.listing(program); });
+}
+
+TEST(CodeGen, RefusesProgramsThatBreakTheProgrammingModelsRules) {
+  auto gen = make<TreeCodeGen>(preset_section("mncore2-mini", "codegen"));
+  constexpr uint32_t P = TESSERA_INSTR_PRELOAD_ASYNC, E = TESSERA_INSTR_EXECUTE;
+  const std::string rules = "the program breaks the programming model's rules: ";
+  EXPECT_EQ(refusal(*gen, {{E, 0}, {P, 0}, {E, 1}}),
+            rules +
+                "instruction 0: execute(0) comes before preload_async(0) on instruction 1; it "
+                "would wait forever for done_preload_op_0 (rules 1 and 3)");
+  EXPECT_EQ(
+      refusal(*gen, {{E, 1}, {E, 0}}),
+      rules + "instruction 0: execute(1) comes before execute(0); ops execute in graph order");
+  EXPECT_EQ(refusal(*gen, {{E, 0}, {E, 0}, {E, 1}}),
+            rules + "instruction 1: execute(0) is issued twice");
+  EXPECT_EQ(refusal(*gen, {{P, 1}, {E, 0}}), rules + "execute(1) is never issued");
+  // An execute spelled out (wait, distribute, local_execute, sync) is one execute...
+  EXPECT_EQ(refusal(*gen, {{P, 0},
+                           {TESSERA_INSTR_WAIT, 0},
+                           {TESSERA_INSTR_DISTRIBUTE, 0},
+                           {TESSERA_INSTR_LOCAL_EXECUTE, 0},
+                           {TESSERA_INSTR_SYNC, 0},
+                           {E, 1}}),
+            "");
+  // ... unless another instruction splits it.
+  EXPECT_EQ(
+      refusal(*gen, {{TESSERA_INSTR_WAIT, 0}, {P, 1}, {TESSERA_INSTR_LOCAL_EXECUTE, 0}, {E, 1}}),
+      rules + "instruction 2: execute(0) is issued twice");
 }
 
 }  // namespace

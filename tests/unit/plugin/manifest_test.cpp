@@ -69,5 +69,84 @@ TEST(Manifest, MissingAbiIsAnError) {
   EXPECT_NE(m.error().message.find("missing required key 'abi'"), std::string::npos);
 }
 
+// kGood (10 lines) followed by `extra`, parsed as x.plugin.yaml: the error message, or "".
+std::string conformance_error(const std::string& extra) {
+  auto m = parse_manifest(std::string(kGood) + extra, "x.plugin.yaml");
+  return m ? "" : m.error().message;
+}
+
+TEST(Manifest, ReadsTheConformanceKeys) {
+  auto m = parse_manifest(
+      std::string(kGood) +
+          "unsupported: [TopologyContract.LevelsAreConsistent]\n"
+          "expected_failures:\n"
+          "  - CostModelContract.InfoIsSane\n"
+          "  - Errors.ConstructorsRejectNullOut\n"
+          "conformance:\n"
+          "  layouts:\n"
+          "    - {shape: 100x100, text: \"((4_A:1, 25_Addr:25), (4_B:1, 25_Addr:1))\"}\n"
+          "  malformed_layouts: [{shape: 8, text: \"((4_A\"}]\n",
+      "x.plugin.yaml");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->unsupported.size(), 1u);
+  EXPECT_EQ(m->unsupported[0].test, "TopologyContract.LevelsAreConsistent");
+  EXPECT_EQ(m->unsupported[0].line, 11);
+  ASSERT_EQ(m->expected_failures.size(), 2u);
+  EXPECT_EQ(m->expected_failures[1].test, "Errors.ConstructorsRejectNullOut");
+  EXPECT_EQ(m->expected_failures[1].line, 14);
+  ASSERT_EQ(m->conformance_layouts.size(), 1u);
+  EXPECT_EQ(m->conformance_layouts[0].text, "((4_A:1, 25_Addr:25), (4_B:1, 25_Addr:1))");
+  EXPECT_EQ(m->conformance_layouts[0].shape, (std::vector<uint64_t>{100, 100}));
+  EXPECT_EQ(m->conformance_layouts[0].line, 17);
+  ASSERT_EQ(m->conformance_malformed_layouts.size(), 1u);
+  EXPECT_EQ(m->conformance_malformed_layouts[0].shape, std::vector<uint64_t>{8});
+}
+
+TEST(Manifest, TheConformanceKeysAreOptionalAndMayBeEmpty) {
+  for (const char* extra : {"", "unsupported: []\nexpected_failures:\nconformance:\n",
+                            "conformance:\n  layouts:\n  malformed_layouts: []\n"}) {
+    auto m = parse_manifest(std::string(kGood) + extra, "x.plugin.yaml");
+    ASSERT_TRUE(m.ok()) << m.error().message;
+    EXPECT_TRUE(m->unsupported.empty());
+    EXPECT_TRUE(m->expected_failures.empty());
+    EXPECT_TRUE(m->conformance_layouts.empty());
+    EXPECT_TRUE(m->conformance_malformed_layouts.empty());
+  }
+}
+
+TEST(Manifest, ConformanceTestNamesAreSuiteDotTestOncePerList) {
+  EXPECT_EQ(conformance_error("unsupported: [CostModelContract]\n"),
+            "x.plugin.yaml:11: 'unsupported[0]': expected a conformance test as Suite.Test (e.g. "
+            "CostModelContract.InfoIsSane), got 'CostModelContract'");
+  EXPECT_EQ(conformance_error("expected_failures: [\"Plugins/Abi.Query/x\"]\n"),
+            "x.plugin.yaml:11: 'expected_failures[0]': expected a conformance test as Suite.Test "
+            "(e.g. CostModelContract.InfoIsSane), got 'Plugins/Abi.Query/x'");
+  EXPECT_EQ(conformance_error("unsupported:\n  - A.B\n  - A.B\n"),
+            "x.plugin.yaml:13: 'unsupported[1]': 'A.B' is listed twice (also on line 12)");
+}
+
+TEST(Manifest, ATestIsEitherUnsupportedOrExpectedToFail) {
+  EXPECT_EQ(conformance_error("unsupported: [A.B]\nexpected_failures: [C.D, A.B]\n"),
+            "x.plugin.yaml:12: 'expected_failures[1]': 'A.B' is also listed as unsupported (line "
+            "11); a test is either skipped or expected to fail");
+}
+
+TEST(Manifest, SampleLayoutsNeedAShapeAndAText) {
+  EXPECT_EQ(conformance_error("conformance: {layouts: [{shape: 100x, text: \"(x)\"}]}\n"),
+            "x.plugin.yaml:11: 'conformance.layouts[0].shape': expected the tensor's extents like "
+            "100x100, got '100x'");
+  EXPECT_EQ(conformance_error("conformance: {layouts: [{shape: 0x4, text: \"(x)\"}]}\n"),
+            "x.plugin.yaml:11: 'conformance.layouts[0].shape': expected the tensor's extents like "
+            "100x100, got '0x4'");
+  EXPECT_EQ(conformance_error("conformance:\n  layouts:\n    - {shape: 4}\n"),
+            "x.plugin.yaml:13: 'conformance.layouts[0]': missing required key 'text'");
+  EXPECT_EQ(conformance_error("conformance: {layout: []}\n"),
+            "x.plugin.yaml:11: 'conformance.layout': unknown key 'layout' (did you mean "
+            "'layouts'?); valid keys: layouts, malformed_layouts");
+  EXPECT_EQ(conformance_error("conformance: {layouts: [\"((4_A:1))\"]}\n"),
+            "x.plugin.yaml:11: 'conformance.layouts[0]': expected {shape: 100x100, text: "
+            "\"LAYOUT\"}");
+}
+
 }  // namespace
 }  // namespace tessera

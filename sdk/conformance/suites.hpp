@@ -9,5 +9,10 @@ void link_load_suite();
 void link_lifetime_suite();
 void link_errors_suite();
 void link_topology_suite();
+void link_cost_model_suite();
+void link_partitioner_suite();
+void link_layout_mapper_suite();
+void link_memory_model_suite();
+void link_codegen_suite();
 
 }  // namespace tessera::conformance

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 #include <tessera/plugin_abi.h>
 
+#include <cmath>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -29,7 +31,7 @@ struct PluginState {
   std::string label;                             // test-name suffix: [A-Za-z0-9_]+, unique
   std::optional<Manifest> manifest;              // empty when the target did not resolve
   std::shared_ptr<const PluginLibrary> library;  // empty when resolving or loading failed
-  std::string error;                             // why library is empty
+  std::string error;  // why library is empty, or why the loaded plugin cannot be tested
 };
 
 struct PluginParam {
@@ -52,7 +54,8 @@ std::vector<PluginParam>& plugins();
   INSTANTIATE_TEST_SUITE_P(Plugins, Suite, ::testing::ValuesIn(::tessera::conformance::plugins()), \
                            ::tessera::conformance::PluginName())
 
-// Skips every test of a plugin that did not load (the Load suite reports why, once).
+// Skips every test of a plugin that did not load or whose manifest lists tests the kit does not
+// have (the Load suite reports why, once), and the tests its manifest lists as unsupported.
 class PluginTest : public testing::TestWithParam<PluginParam> {
  protected:
   void SetUp() override;
@@ -102,6 +105,19 @@ std::optional<Error> invoke(const std::string& what, Call&& call) {
   return take_status(status, what);
 }
 
+inline bool positive_finite(double x) {
+  return x > 0 && std::isfinite(x);
+}
+inline bool non_negative_finite(double x) {
+  return x >= 0 && std::isfinite(x);
+}
+
+// A number for messages: up to 6 significant digits, "inf" and "nan" as such.
+std::string format_number(double x);
+// "matmul", "softmax", ... for a tessera_op_kind; bytes of one element of a tessera_dtype.
+std::string op_kind_name(uint32_t kind);
+double dtype_bytes(uint32_t dtype);
+
 // "OK", or the code and message of an error: compares and prints well in an EXPECT_EQ.
 inline std::string outcome(const std::optional<Error>& error) {
   return error ? std::string(to_string(error->code)) + ": " + error->message : "OK";
@@ -118,6 +134,26 @@ std::string expect_invalid_argument(const std::string& what, Call&& call) {
   }
   EXPECT_STREQ(to_string(error->code), "INVALID_ARGUMENT") << error->message;
   return error->message;
+}
+
+// Calls get(out) with a struct a newer host made larger, and checks the plugin writes no more than
+// the struct_size it reports back (ABI rule 3).
+template <class T, class Get>
+void expect_honours_struct_size(const std::string& what, Get&& get) {
+  constexpr size_t kExtra = 64;
+  constexpr unsigned char kCanary = 0xA5;
+  alignas(T) unsigned char buffer[sizeof(T) + kExtra];
+  std::memset(buffer, kCanary, sizeof(buffer));
+  const size_t host_size = sizeof(buffer);
+  std::memcpy(buffer, &host_size, sizeof(host_size));  // struct_size comes first
+  ASSERT_EQ(outcome(invoke(what, [&] { return get(reinterpret_cast<T*>(buffer)); })), "OK");
+  size_t written = 0;
+  std::memcpy(&written, buffer, sizeof(written));
+  EXPECT_GE(written, sizeof(T)) << what << ": reported struct_size smaller than ABI 1.0's";
+  ASSERT_LE(written, sizeof(buffer)) << what << ": reported writing more than the host's struct";
+  for (size_t i = written; i < sizeof(buffer); ++i)
+    ASSERT_EQ(buffer[i], kCanary) << what << ": wrote byte " << i << " beyond struct_size "
+                                  << written;
 }
 
 // ---- Raw objects of any interface
@@ -198,6 +234,15 @@ Result<Owned<CApi>> create_default(const PluginLibrary& library) {
   auto params = default_params(library.manifest(), Api<CApi>::kInterface);
   if (!params) return params.error();
   return create_raw<CApi>(library, *params);
+}
+
+// create_default, or NULL and a test failure saying why.
+template <class CApi>
+Owned<CApi> make_default(const PluginLibrary& library) {
+  auto object = create_default<CApi>(library);
+  if (object) return std::move(object).value();
+  ADD_FAILURE() << object.error().message;
+  return nullptr;
 }
 
 // A short list of problems for one EXPECT: the first few in full, then how many more.

@@ -13,8 +13,8 @@
 #include <unordered_set>
 
 #include "framework/plugin/objects.hpp"
-#include "tests/conformance/plugin_under_test.hpp"
-#include "tests/conformance/suites.hpp"
+#include "sdk/conformance/plugin_under_test.hpp"
+#include "sdk/conformance/suites.hpp"
 
 namespace tessera::conformance {
 
@@ -81,12 +81,6 @@ bool same(const std::vector<T>& a, const std::vector<T>& b) {
 
 bool is_core(const Endpoint& e) {
   return e.kind == TESSERA_ENDPOINT_CORE;
-}
-bool positive_finite(double x) {
-  return x > 0 && std::isfinite(x);
-}
-bool non_negative_finite(double x) {
-  return x >= 0 && std::isfinite(x);
 }
 
 std::vector<uint32_t> endpoints_of_kind(const Snapshot& s, tessera_endpoint_kind kind) {
@@ -419,26 +413,6 @@ TEST_P(TopologyContract, AnswersAreDeterministic) {
   EXPECT_TRUE(same(snapshot->levels, s_.levels)) << "levels differ between two objects";
   EXPECT_EQ(first_difference(s_, pairs, first, check_routes(*other, pairs)), "")
       << "two objects of one chip routed differently";
-}
-
-// Calls get(out) with a struct a newer host made larger, and checks the plugin writes no more than
-// the struct_size it reports back (ABI rule 3).
-template <class T, class Get>
-void expect_honours_struct_size(const std::string& what, Get&& get) {
-  constexpr size_t kExtra = 64;
-  constexpr unsigned char kCanary = 0xA5;
-  alignas(T) unsigned char buffer[sizeof(T) + kExtra];
-  std::memset(buffer, kCanary, sizeof(buffer));
-  const size_t host_size = sizeof(buffer);
-  std::memcpy(buffer, &host_size, sizeof(host_size));  // struct_size comes first
-  ASSERT_EQ(outcome(invoke(what, [&] { return get(reinterpret_cast<T*>(buffer)); })), "OK");
-  size_t written = 0;
-  std::memcpy(&written, buffer, sizeof(written));
-  EXPECT_GE(written, sizeof(T)) << what << ": reported struct_size smaller than ABI 1.0's";
-  ASSERT_LE(written, sizeof(buffer)) << what << ": reported writing more than the host's struct";
-  for (size_t i = written; i < sizeof(buffer); ++i)
-    ASSERT_EQ(buffer[i], kCanary) << what << ": wrote byte " << i << " beyond struct_size "
-                                  << written;
 }
 
 TEST_P(TopologyContract, OutputsHonourStructSize) {

@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <functional>
 
-#include "tests/conformance/plugin_under_test.hpp"
-#include "tests/conformance/suites.hpp"
+#include "sdk/conformance/plugin_under_test.hpp"
+#include "sdk/conformance/suites.hpp"
 
 namespace tessera::conformance {
 

@@ -1,15 +1,16 @@
-// `tessera conformance`: resolves and loads the plugins, hands them to GoogleTest, and prints one
-// summary line per plugin. Runs once per process: gtest registers parameterised tests only on its
-// first InitGoogleTest.
+// `tessera conformance` and the kit's run(): resolves and loads the plugins, checks what their
+// manifests say about the tests, hands them to GoogleTest, and prints one summary line per plugin.
+// Runs once per process: gtest registers parameterised tests only on its first InitGoogleTest.
 #include <cctype>
 #include <iostream>
-#include <map>
 #include <set>
+#include <tessera/conformance.hpp>
 
 #include "framework/plugin/registry.hpp"
-#include "tests/conformance/conformance.hpp"
-#include "tests/conformance/plugin_under_test.hpp"
-#include "tests/conformance/suites.hpp"
+#include "sdk/conformance/expectations.hpp"
+#include "sdk/conformance/plugin_under_test.hpp"
+#include "sdk/conformance/report.hpp"
+#include "sdk/conformance/suites.hpp"
 
 namespace tessera::conformance {
 
@@ -62,37 +63,23 @@ std::vector<std::shared_ptr<PluginState>> load_all(const Options& options) {
   return states;
 }
 
-struct Tally {
-  int passed = 0, failed = 0, skipped = 0;
-};
+// A manifest whose lists name tests the kit does not have makes its plugin untestable: the lists
+// would silently skip or excuse nothing. Needs the registered tests, so after InitGoogleTest.
+void check_manifest_entries(const std::vector<std::shared_ptr<PluginState>>& states) {
+  const std::set<std::string> tests = kit_tests();
+  for (const auto& s : states)
+    if (s->manifest && s->error.empty()) s->error = check_entries(*s->manifest, tests);
+}
 
-// Counts results per plugin: a test's name ends with "/<label>" (PluginName).
-class TallyListener : public testing::EmptyTestEventListener {
- public:
-  void OnTestEnd(const testing::TestInfo& info) override {
-    std::string name = info.name();
-    Tally& t = tallies_[name.substr(name.rfind('/') + 1)];
-    if (info.result()->Skipped())
-      ++t.skipped;
-    else if (info.result()->Failed())
-      ++t.failed;
-    else
-      ++t.passed;
-  }
-  const Tally& of(const std::string& label) { return tallies_[label]; }
-
- private:
-  std::map<std::string, Tally> tallies_;
-};
-
-void print_summary(const std::vector<std::shared_ptr<PluginState>>& states, TallyListener& tally) {
-  for (const auto& s : states) {
-    const Tally& t = tally.of(s->label);
-    std::cout << "conformance: "
-              << (s->manifest ? s->manifest->name + " " + s->manifest->version : s->target)
-              << (s->library ? "" : " (did not load)") << " \u2014 " << t.passed << " passed, "
-              << t.failed << " failed, " << t.skipped << " skipped\n";
-  }
+// gtest evaluates the INSTANTIATE_TEST_SUITE_P generators here, so plugins() is filled first.
+void init_googletest(const std::vector<std::string>& gtest_args) {
+  std::vector<std::string> args = {"tessera conformance"};
+  args.insert(args.end(), gtest_args.begin(), gtest_args.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(args.size());
+  testing::InitGoogleTest(&argc, argv.data());
 }
 
 }  // namespace
@@ -102,6 +89,11 @@ int run(const Options& options) {
   link_lifetime_suite();
   link_errors_suite();
   link_topology_suite();
+  link_cost_model_suite();
+  link_partitioner_suite();
+  link_layout_mapper_suite();
+  link_memory_model_suite();
+  link_codegen_suite();
 
   std::vector<std::shared_ptr<PluginState>> states = load_all(options);
   if (states.empty()) {
@@ -113,23 +105,23 @@ int run(const Options& options) {
   plugins().clear();
   for (const auto& s : states) plugins().push_back(PluginParam{s});
 
-  // gtest evaluates the INSTANTIATE_TEST_SUITE_P generators here, so plugins() is filled first.
-  std::vector<std::string> args = {"tessera conformance"};
-  args.insert(args.end(), options.gtest_args.begin(), options.gtest_args.end());
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int argc = static_cast<int>(args.size());
-  testing::InitGoogleTest(&argc, argv.data());
+  init_googletest(options.gtest_args);
+  check_manifest_entries(states);
 
-  auto* tally = new TallyListener;  // owned by gtest's listener list
-  testing::UnitTest::GetInstance()->listeners().Append(tally);
-  int result = RUN_ALL_TESTS();
-  print_summary(states, *tally);
+  // The kit prints its own results: gtest's printer would count expected failures as failures.
+  testing::TestEventListeners& listeners = testing::UnitTest::GetInstance()->listeners();
+  delete listeners.Release(listeners.default_result_printer());
+  auto* printer = new ResultPrinter(states);  // owned by gtest's listener list
+  listeners.Append(printer);
+  // gtest's verdict counts expected failures as failures; the printer's does not.
+  [[maybe_unused]] const int gtest_verdict = RUN_ALL_TESTS();
+  printer->print_summary();
 
-  bool all_loaded = true;
-  for (const auto& s : states) all_loaded = all_loaded && s->library != nullptr;
-  return result == 0 && all_loaded ? 0 : 1;
+  bool all_tested = true;
+  for (const auto& s : states) all_tested = all_tested && s->library != nullptr && s->error.empty();
+  // A failure outside any test (a global set-up) belongs to no plugin but fails the run.
+  bool outside = testing::UnitTest::GetInstance()->ad_hoc_test_result().Failed();
+  return printer->all_passed() && all_tested && !outside ? 0 : 1;
 }
 
 }  // namespace tessera::conformance

@@ -3,8 +3,8 @@
 #include <mutex>
 #include <thread>
 
-#include "tests/conformance/plugin_under_test.hpp"
-#include "tests/conformance/suites.hpp"
+#include "sdk/conformance/plugin_under_test.hpp"
+#include "sdk/conformance/suites.hpp"
 
 namespace tessera::conformance {
 

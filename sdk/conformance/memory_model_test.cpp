@@ -1,0 +1,279 @@
+// MemoryModel contracts (ABI 1.0 methods), what the simulator relies on when it drives a memory
+// cycle by cycle: every request it submits completes exactly once, not before it was submitted,
+// taking at least a cycle, and not later than the cycle the model has reached; the statistics
+// count them; no traffic and no fast-mode answer beats the peak bandwidth the model reports; and
+// the same requests give the same completions and statistics on another object.
+//
+// The traffic mixes the simulator's patterns: sequential reads (weights streaming in), random
+// reads and random writes (KV cache), interleaved, offered as fast as the model accepts them.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+#include <tuple>
+
+#include "sdk/conformance/plugin_under_test.hpp"
+#include "sdk/conformance/suites.hpp"
+
+namespace tessera::conformance {
+
+void link_memory_model_suite() {}
+
+namespace {
+
+constexpr size_t kSequential = 1024, kRandomReads = 512, kWrites = 512;
+constexpr uint64_t kSubmitStep = 8;        // cycles between offers while requests wait
+constexpr uint64_t kDrainStep = 4096;      // cycles per advance once everything is queued
+constexpr uint64_t kBudget = 4'000'000;    // cycles after which a request counts as dropped
+constexpr uint64_t kAfterwards = 100'000;  // cycles run after the last completion
+constexpr uint64_t kTrafficSeed = 0x3e3041;
+
+// A completion with the cycle the host had reached when the model reported it.
+struct Completed {
+  tessera_memory_completion done;
+  uint64_t reported_by = 0;  // the model's cycle after the advance that reported it
+};
+
+struct Traffic {
+  std::vector<tessera_memory_request> requests;
+  std::vector<uint64_t> submitted;  // per request, the cycle it was accepted at
+  std::vector<Completed> completions;
+  uint64_t cycles = 0;  // advanced in all
+  std::string problem;  // a call failed or the model misbehaved while driven
+};
+
+std::vector<tessera_memory_request> mixed_requests(const tessera_memory_info& info) {
+  const uint64_t bursts = std::max<uint64_t>(info.capacity_bytes / info.burst_bytes, 1);
+  std::mt19937_64 random(kTrafficSeed);
+  std::vector<tessera_memory_request> requests;
+  for (size_t i = 0; i < kSequential; ++i)
+    requests.push_back({0, (i % bursts) * info.burst_bytes, 0, 0});
+  for (size_t i = 0; i < kRandomReads + kWrites; ++i)
+    requests.push_back({0, random() % bursts * info.burst_bytes, i >= kRandomReads ? 1u : 0u, 0});
+  std::shuffle(requests.begin() + static_cast<std::ptrdiff_t>(kSequential / 2), requests.end(),
+               random);
+  // Ids the host picks freely: sparse, large, so an id the model mangles is noticed.
+  for (size_t i = 0; i < requests.size(); ++i) requests[i].id = 0x9e3779b97f4a7c15ULL * (i + 1);
+  return requests;
+}
+
+std::string request_text(const Traffic& t, size_t i) {
+  const tessera_memory_request& r = t.requests[i];
+  return std::string(r.is_write ? "write" : "read") + " " + std::to_string(i) + " (id " +
+         std::to_string(r.id) + ", address " + std::to_string(r.address) + ")";
+}
+
+class MemoryModelContract : public PluginTest {
+ protected:
+  void SetUp() override {
+    PluginTest::SetUp();
+    if (IsSkipped()) return;
+    TESSERA_SKIP_UNLESS_PROVIDES(Interface::memory_model);
+    model_ = make_default<tessera_memory_model>(library());
+    ASSERT_TRUE(model_);
+    info_.struct_size = sizeof(info_);
+    ASSERT_EQ(outcome(invoke("get_info", [&] { return model_->get_info(model_.get(), &info_); })),
+              "OK");
+    ASSERT_GE(info_.burst_bytes, 1u) << "burst_bytes: a request moves at least a byte";
+  }
+
+  // Called from plugin code: nothing may be thrown back across the C ABI.
+  static void on_complete(void* context, const tessera_memory_completion* done) noexcept {
+    auto* t = static_cast<Traffic*>(context);
+    try {
+      t->completions.push_back({*done, 0});
+    } catch (...) {
+      t->problem = "out of memory recording completions";
+    }
+  }
+
+  // Advances `m` by `cycles`, stamping what it reported with the cycle reached.
+  static bool advance(tessera_memory_model* m, uint64_t cycles, Traffic& t) {
+    tessera_completion_sink sink{&t, &on_complete};
+    size_t before = t.completions.size();
+    if (auto e = invoke("advance", [&] { return m->advance(m, cycles, &sink); })) {
+      t.problem = e->message;
+      return false;
+    }
+    t.cycles += cycles;
+    for (size_t i = before; i < t.completions.size(); ++i) t.completions[i].reported_by = t.cycles;
+    return true;
+  }
+
+  // Offers the traffic as fast as `m` accepts it, then runs until every request completed or
+  // kBudget cycles passed, then kAfterwards more (a late duplicate shows there).
+  static Traffic drive(tessera_memory_model* m, std::vector<tessera_memory_request> requests) {
+    Traffic t;
+    t.requests = std::move(requests);
+    t.submitted.assign(t.requests.size(), 0);
+    for (size_t next = 0; next < t.requests.size() && t.cycles < kBudget;) {
+      size_t accepted = 0;
+      if (auto e = invoke("submit", [&] {
+            return m->submit(m, t.requests.data() + next, t.requests.size() - next, &accepted);
+          })) {
+        t.problem = e->message;
+        return t;
+      }
+      if (accepted > t.requests.size() - next) {
+        t.problem = "submit accepted " + std::to_string(accepted) + " of " +
+                    std::to_string(t.requests.size() - next) + " requests offered";
+        return t;
+      }
+      std::fill_n(t.submitted.begin() + static_cast<std::ptrdiff_t>(next), accepted, t.cycles);
+      next += accepted;
+      if (next < t.requests.size() && !advance(m, kSubmitStep, t)) return t;
+    }
+    while (t.completions.size() < t.requests.size() && t.cycles < kBudget)
+      if (!advance(m, kDrainStep, t)) return t;
+    advance(m, kAfterwards, t);
+    return t;
+  }
+
+  Traffic drive_mixed(tessera_memory_model* m) const { return drive(m, mixed_requests(info_)); }
+
+  tessera_memory_stats stats(const tessera_memory_model* m) const {
+    tessera_memory_stats s{};
+    s.struct_size = sizeof(s);
+    EXPECT_EQ(outcome(invoke("get_stats", [&] { return m->get_stats(m, &s); })), "OK");
+    return s;
+  }
+
+  Owned<tessera_memory_model> model_;
+  tessera_memory_info info_{};
+};
+
+TEST_P(MemoryModelContract, InfoIsSane) {
+  EXPECT_PRED1(positive_finite, info_.clock_hz) << "clock_hz";
+  EXPECT_PRED1(positive_finite, info_.peak_bytes_per_s) << "peak_bytes_per_s";
+  EXPECT_GE(info_.channels, 1u) << "channels";
+  EXPECT_GE(info_.capacity_bytes, info_.burst_bytes) << "capacity_bytes: less than one burst";
+  tessera_memory_model* m = model_.get();
+  expect_honours_struct_size<tessera_memory_info>(
+      "get_info", [&](tessera_memory_info* out) { return m->get_info(m, out); });
+  expect_honours_struct_size<tessera_memory_stats>(
+      "get_stats", [&](tessera_memory_stats* out) { return m->get_stats(m, out); });
+}
+
+TEST_P(MemoryModelContract, EveryRequestCompletesExactlyOnce) {
+  Traffic t = drive_mixed(model_.get());
+  ASSERT_EQ(t.problem, "");
+  std::map<uint64_t, size_t> by_id;
+  for (size_t i = 0; i < t.requests.size(); ++i) by_id[t.requests[i].id] = i;
+  std::vector<int> seen(t.requests.size(), 0);
+  Problems problems;
+  for (const Completed& c : t.completions) {
+    auto it = by_id.find(c.done.id);
+    if (it == by_id.end()) {
+      problems.add("a completion for id " + std::to_string(c.done.id) + ", which no request has");
+      continue;
+    }
+    if (++seen[it->second] == 2) problems.add(request_text(t, it->second) + " completed twice");
+  }
+  for (size_t i = 0; i < seen.size(); ++i)
+    if (seen[i] == 0)
+      problems.add(request_text(t, i) + " never completed within " + std::to_string(kBudget) +
+                   " cycles");
+  EXPECT_TRUE(problems.empty()) << problems.summary();
+}
+
+TEST_P(MemoryModelContract, CompletionCyclesAreCausal) {
+  Traffic t = drive_mixed(model_.get());
+  ASSERT_EQ(t.problem, "");
+  std::map<uint64_t, size_t> by_id;
+  for (size_t i = 0; i < t.requests.size(); ++i) by_id[t.requests[i].id] = i;
+  Problems problems;
+  for (const Completed& c : t.completions) {
+    auto it = by_id.find(c.done.id);
+    if (it == by_id.end()) continue;  // EveryRequestCompletesExactlyOnce reports it
+    const tessera_memory_completion& d = c.done;
+    std::string who = request_text(t, it->second) + ": issue " + std::to_string(d.issue_cycle) +
+                      ", done " + std::to_string(d.done_cycle) + ": ";
+    if (d.issue_cycle < t.submitted[it->second])
+      problems.add(who + "issued before it was submitted at cycle " +
+                   std::to_string(t.submitted[it->second]));
+    if (d.done_cycle <= d.issue_cycle)
+      problems.add(who + "done without taking a cycle; a device needs at least one");
+    if (d.done_cycle > c.reported_by)
+      problems.add(who + "reported when the model had reached cycle " +
+                   std::to_string(c.reported_by) + ", before it was done");
+  }
+  EXPECT_TRUE(problems.empty()) << problems.summary();
+}
+
+TEST_P(MemoryModelContract, StatisticsCountTheTraffic) {
+  Traffic t = drive_mixed(model_.get());
+  ASSERT_EQ(t.problem, "");
+  tessera_memory_stats s = stats(model_.get());
+  uint64_t writes = 0;
+  for (const auto& r : t.requests) writes += r.is_write;
+  EXPECT_EQ(s.cycles, t.cycles) << "stats.cycles: the cycles the model was advanced";
+  EXPECT_EQ(s.reads, t.requests.size() - writes) << "stats.reads: every read completed";
+  EXPECT_EQ(s.writes, writes) << "stats.writes: every write completed";
+  EXPECT_PRED1(non_negative_finite, s.bytes_per_s) << "stats.bytes_per_s";
+  EXPECT_PRED1(non_negative_finite, s.avg_read_latency_cycles) << "stats.avg_read_latency_cycles";
+  EXPECT_PRED1(non_negative_finite, s.energy_j) << "stats.energy_j";
+}
+
+TEST_P(MemoryModelContract, NoTrafficBeatsThePeakBandwidth) {
+  // A little slack for rounding in the model's own arithmetic.
+  const double peak = info_.peak_bytes_per_s * (1 + 1e-9);
+  Traffic t = drive_mixed(model_.get());
+  ASSERT_EQ(t.problem, "");
+  tessera_memory_stats s = stats(model_.get());
+  EXPECT_LE(s.bytes_per_s, peak) << "stats.bytes_per_s above peak_bytes_per_s "
+                                 << info_.peak_bytes_per_s;
+  // From the completions: the requests' bytes over the cycles from the first submission to the
+  // last completion.
+  uint64_t last = 0;
+  for (const Completed& c : t.completions) last = std::max(last, c.done.done_cycle);
+  ASSERT_GT(last, 0u) << "nothing completed after cycle 0";
+  double seconds = static_cast<double>(last) / info_.clock_hz;
+  double bytes = static_cast<double>(t.completions.size()) * info_.burst_bytes;
+  EXPECT_LE(bytes / seconds, peak)
+      << t.completions.size() << " bursts of " << info_.burst_bytes << " B done by cycle " << last
+      << ": faster than the peak " << info_.peak_bytes_per_s << " B/s";
+  for (uint32_t streams : {1u, 2u, 4u}) {
+    double bytes_per_s = 0, latency_s = 0;
+    tessera_memory_model* m = model_.get();
+    ASSERT_EQ(outcome(invoke("sustained",
+                             [&] { return m->sustained(m, streams, &bytes_per_s, &latency_s); })),
+              "OK");
+    EXPECT_PRED1(positive_finite, bytes_per_s) << "sustained(" << streams << ")";
+    EXPECT_LE(bytes_per_s, peak) << "sustained(" << streams << ") above the peak";
+    EXPECT_PRED1(positive_finite, latency_s) << "sustained(" << streams << ") latency";
+  }
+}
+
+TEST_P(MemoryModelContract, SameRequestsSameCompletionsAndStatistics) {
+  Owned<tessera_memory_model> other = make_default<tessera_memory_model>(library());
+  ASSERT_TRUE(other);
+  Traffic a = drive_mixed(model_.get()), b = drive_mixed(other.get());
+  ASSERT_EQ(a.problem, "");
+  ASSERT_EQ(b.problem, "");
+  ASSERT_EQ(a.completions.size(), b.completions.size());
+  for (size_t i = 0; i < a.completions.size(); ++i) {
+    const auto &x = a.completions[i].done, &y = b.completions[i].done;
+    ASSERT_TRUE(x.id == y.id && x.issue_cycle == y.issue_cycle && x.done_cycle == y.done_cycle)
+        << "completion " << i << ": id " << x.id << " issue " << x.issue_cycle << " done "
+        << x.done_cycle << ", then id " << y.id << " issue " << y.issue_cycle << " done "
+        << y.done_cycle;
+  }
+  tessera_memory_stats s = stats(model_.get()), u = stats(other.get());
+  EXPECT_TRUE(std::tie(s.cycles, s.reads, s.writes, s.row_hits, s.row_misses, s.activates,
+                       s.refreshes, s.bytes_per_s, s.avg_read_latency_cycles, s.energy_j) ==
+              std::tie(u.cycles, u.reads, u.writes, u.row_hits, u.row_misses, u.activates,
+                       u.refreshes, u.bytes_per_s, u.avg_read_latency_cycles, u.energy_j))
+      << "two objects given the same requests report different statistics";
+}
+
+// ---- ABI 1.1 ------------------------------------------------------------------------------------
+// Per-channel statistics and the address -> channel map come with ABI 1.1. Their contracts go
+// here, each test gated on the descriptor's abi_minor >= 1 (plugin_abi.h rule 4): every request
+// is counted on the channel its address maps to, and the channels' statistics add up to
+// get_stats'.
+
+}  // namespace
+
+TESSERA_INSTANTIATE_FOR_PLUGINS(MemoryModelContract);
+
+}  // namespace tessera::conformance
