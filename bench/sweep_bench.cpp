@@ -28,7 +28,7 @@ void BM_ShippedSweep(benchmark::State& state, const std::string& name) {
     auto start = std::chrono::steady_clock::now();
     RunOptions options;
     auto session = SweepSession::start(spec, registry, dir, options).take();
-    PlanCache cache;
+    driver::OpPlanCache cache;
     run_local(*session, registry, cache, 0).take();
     points = session->progress().done;
     failed = session->progress().failed;

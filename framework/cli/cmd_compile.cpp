@@ -84,10 +84,11 @@ int run_compile(const GlobalOptions& global, const CompileOptions& o) {
   driver::Compilation compilation = driver::compile(chip, model, options).take();
 
   const Machine& machine = chip.models.machine;
-  std::cout << fmt::format("model  {} ({} ops, {} classes) on {} ({} cores)\n", model.graph->name(),
-                           model.graph->ops().size(), compilation.op_classes, machine.chip,
+  const ir::Graph& planned = *compilation.graph;
+  std::cout << fmt::format("model  {} ({} ops, {} classes) on {} ({} cores)\n", planned.name(),
+                           planned.ops().size(), compilation.op_classes, machine.chip,
                            machine.cores)
-            << planned_table(compilation);
+            << splits_table(compilation) << planned_table(compilation);
   if (o.simulate) std::cout << "\n" << simulated_table(compilation, options.sim.memory);
   if (o.output.empty()) {
     std::cerr << "note: pass -o DIR to write DIR/plan.yaml\n";

@@ -53,8 +53,7 @@ int run_simulate(const GlobalOptions& global, const SimulateOptions& o) {
   options.memory = o.memory_detail == "full" ? sim::MemoryDetail::full : sim::MemoryDetail::fast;
   options.record_trace = !o.trace.empty();
   driver::SimulatedDesign run =
-      driver::simulate(plan, reopened.chip, *reopened.model.graph, options, std::move(program))
-          .take();
+      driver::simulate(plan, reopened.chip, *reopened.graph, options, std::move(program)).take();
   if (!o.program_out.empty()) {
     write_file_atomically(o.program_out, codegen::write_program_text(run.program), o.force).take();
     std::cerr << "wrote " << o.program_out << "\n";

@@ -123,7 +123,7 @@ int run_sweep(const GlobalOptions& global, const SweepOptions& o) {
     return kExitOk;
   }
   session = start().take();
-  dse::PlanCache cache;
+  driver::OpPlanCache cache;
   dse::run_local(*session, registry, cache, o.threads).take();
   std::cout << summary(*session, run_dir)
             << fmt::format("per-op plans: searched {} times, reused {} times\n", cache.misses(),

@@ -1,11 +1,14 @@
-// compile(): per-op plans (through the cache hook when there is one), every design, and the
-// simulation of each; simulate(): one plan on the event-driven simulator.
+// compile(): the off-chip check, per-op plans by class (through the OpPlanCache), the split of the
+// classes that fit no plan, every design, and the simulation of each.
 #include <fmt/format.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <map>
+#include <mutex>
 
 #include "framework/driver/driver.hpp"
-#include "framework/ir/graph_yaml.hpp"
 #include "framework/ir/repeats.hpp"
-#include "framework/planner/partition/partition.hpp"
 #include "framework/planner/planner.hpp"
 
 namespace tessera::driver {
@@ -16,30 +19,141 @@ Progress progress_of(const CompileOptions& o, const std::string& stage) {
   return o.progress ? o.progress(stage) : Progress{};
 }
 
-Result<std::shared_ptr<const OpPlanSet>> op_plans(const OpenChip& chip,
-                                                  const planner::PlannerInput& input,
-                                                  const CompileOptions& o) {
-  planner::PartitionOptions partition;
-  partition.threads = o.threads;
-  partition.progress = progress_of(o, "per-op plans (classes)");
-  const ChipModels& models = chip.models;
-  auto compute = [&]() -> Result<OpPlanSet> {
-    return planner::partition_classes(*input.graph, input.classes, input.machine, models.cost_model,
-                                      models.partitioner ? &*models.partitioner : nullptr,
-                                      partition);
-  };
-  if (o.op_plan_cache) return o.op_plan_cache(op_plan_key(chip, *input.graph), compute);
-  auto plans = compute();
-  if (!plans) return plans.error();
-  return std::make_shared<const OpPlanSet>(std::move(*plans));
+// The partitioner per class of a graph's ops, behind the cache: the original graph, the split
+// search's candidates and the split graph share every class they have in common.
+class ClassPlanner {
+ public:
+  ClassPlanner(const OpenChip& chip, const CompileOptions& o)
+      : chip_(chip), o_(o), cache_(o.op_plans != nullptr ? *o.op_plans : own_) {}
+
+  // Per op of `ops` its class's outcome, each class planned once (in parallel); empty `ops`: per
+  // class of the graph.
+  Result<planner::ClassOutcomes> operator()(const ir::Graph& graph, const std::vector<int>& ops,
+                                            const Progress& progress = {}) const {
+    ir::OpClasses classes = ir::identical_ops(graph);
+    std::vector<int> wanted;  // classes, first appearance first
+    std::vector<int> slot(classes.first_op.size(), -1);
+    auto want = [&](int c) {
+      if (slot[c] < 0) slot[c] = static_cast<int>(wanted.size()), wanted.push_back(c);
+    };
+    if (ops.empty())
+      for (size_t c = 0; c < classes.first_op.size(); ++c) want(static_cast<int>(c));
+    for (int op : ops) want(classes.class_of[op]);
+    auto found = plan(graph, classes, wanted, progress);
+    if (!found) return found.error();
+    planner::ClassOutcomes out;
+    if (ops.empty()) return *found;
+    for (int op : ops) out.push_back((*found)[slot[classes.class_of[op]]]);
+    return out;
+  }
+
+ private:
+  Result<planner::ClassOutcomes> plan(const ir::Graph& graph, const ir::OpClasses& classes,
+                                      const std::vector<int>& wanted,
+                                      const Progress& progress) const {
+    std::vector<std::optional<Result<std::shared_ptr<const planner::ClassOutcome>>>> found(
+        wanted.size());
+    size_t done = 0;
+    std::mutex progress_mutex;
+    const ChipModels& m = chip_.models;
+    int threads = o_.threads == 0 ? tbb::task_arena::automatic : static_cast<int>(o_.threads);
+    tbb::task_arena arena(threads);
+    arena.execute([&] {
+      tbb::parallel_for(size_t{0}, wanted.size(), [&](size_t w) {
+        int op = classes.first_op[wanted[w]];
+        found[w] = cache_.get(class_key(chip_, graph, op), [&] {
+          return planner::partition_class(graph, op, m.machine, m.cost_model,
+                                          m.partitioner ? &*m.partitioner : nullptr);
+        });
+        std::lock_guard lock(progress_mutex);
+        ++done;
+        if (progress) progress(static_cast<double>(done), static_cast<double>(wanted.size()));
+      });
+    });
+    planner::ClassOutcomes out;
+    for (auto& f : found) {  // the first error in class order, whatever the thread count
+      if (!f->ok()) return f->error();
+      out.push_back(**f);
+    }
+    return out;
+  }
+
+  const OpenChip& chip_;
+  const CompileOptions& o_;
+  mutable OpPlanCache own_;
+  OpPlanCache& cache_;
+};
+
+struct Prepared {
+  std::shared_ptr<const ir::Graph> graph;
+  std::vector<planner::SplitDecision> decisions;
+  std::vector<planner::OpSplit> splits;  // every split op, in graph order
+  std::vector<planner::OpPlans> class_plans;
+};
+
+// Every op of a decided class, split alike.
+std::vector<planner::OpSplit> splits_of(const ir::Graph& graph,
+                                        const std::vector<planner::SplitDecision>& decisions) {
+  ir::OpClasses classes = ir::identical_ops(graph);
+  std::vector<planner::OpSplit> splits;
+  for (size_t i = 0; i < graph.ops().size(); ++i) {
+    const ir::Op& representative = graph.ops()[classes.first_op[classes.class_of[i]]];
+    for (const auto& d : decisions)
+      if (d.split.op == representative.name)
+        splits.push_back({graph.ops()[i].name, d.split.rank, d.split.slices});
+  }
+  return splits;
+}
+
+Result<Prepared> prepare(const OpenChip& chip, const LoadedModel& model, const CompileOptions& o) {
+  ClassPlanner plan_classes(chip, o);
+  auto outcomes = plan_classes(*model.graph, {}, progress_of(o, "per-op plans (classes)"));
+  if (!outcomes) return outcomes.error();
+  Prepared p{model.graph, {}, {}, {}};
+  auto decisions = planner::choose_splits(
+      *model.graph, *outcomes, chip.models.machine,
+      [&](const ir::Graph& g, const std::vector<int>& ops) { return plan_classes(g, ops); });
+  if (!decisions) return decisions.error();
+  if (!decisions->empty()) {
+    p.decisions = std::move(*decisions);
+    p.splits = splits_of(*model.graph, p.decisions);
+    auto split = planner::apply_splits(*model.graph, p.splits);
+    if (!split) return split.error();
+    p.graph = std::make_shared<const ir::Graph>(std::move(*split));
+    outcomes = plan_classes(*p.graph, {});
+    if (!outcomes) return outcomes.error();
+  }
+  for (size_t c = 0; c < outcomes->size(); ++c) {
+    if (!(*outcomes)[c]->fits)  // the split search keeps only splits whose slices all fit
+      return Error{ErrorKind::internal, StatusCode::internal,
+                   "internal error: class " + std::to_string(c) + " fits no plan after splitting"};
+    p.class_plans.push_back((*outcomes)[c]->plans);
+  }
+  return p;
+}
+
+// Per op of the split graph, the first op of its unit: a split op's slices (consecutive, named by
+// slice_name) form one unit.
+std::vector<int> units_of(const ir::Graph& graph, const std::vector<planner::OpSplit>& splits) {
+  std::vector<int> unit(graph.ops().size());
+  std::map<std::string, int> index;
+  for (size_t i = 0; i < graph.ops().size(); ++i) {
+    unit[i] = static_cast<int>(i);
+    index[graph.ops()[i].name] = static_cast<int>(i);
+  }
+  for (const auto& s : splits) {
+    int first = index.at(planner::slice_name(s.op, s.rank, 0, s.slices));
+    for (int64_t k = 1; k < s.slices; ++k) unit[first + k] = first;
+  }
+  return unit;
 }
 
 }  // namespace
 
-std::string op_plan_key(const OpenChip& chip, const ir::Graph& graph) {
+std::string class_key(const OpenChip& chip, const ir::Graph& graph, int op) {
   const ChipModels& models = chip.models;
-  // The graph as text: op shapes, dtypes, HBM residency — all the partitioner reads of it.
-  std::string key = ir::write_graph_yaml(graph);
+  // The op's signature: shapes, dtypes, storage, indexing — all the partitioner reads of it.
+  std::string key = ir::op_signature(graph, graph.ops()[static_cast<size_t>(op)]);
   machine_fields(models.machine, [&](const char* name, const auto& field, MachineFieldUse use) {
     if (use != MachineFieldUse::off_chip_memory) key += fmt::format("|{}={}", name, field);
   });
@@ -63,28 +177,30 @@ Result<LoadedModel> load(const ModelRequest& request) {
 
 Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const CompileOptions& o) {
   if (Status fits = check_off_chip(model, chip); !fits) return fits.error();
-  const ir::Graph& graph = *model.graph;
+  auto prepared = prepare(chip, model, o);
+  if (!prepared) return prepared.error();
+  const ir::Graph& graph = *prepared->graph;
   planner::PlannerInput input;
   input.graph = &graph;
   input.classes = ir::identical_ops(graph);
   input.layers = ir::repeated_layers(graph, input.classes, ir::edges(graph));
   input.machine = chip.models.machine;
-  auto plans = op_plans(chip, input, o);
-  if (!plans) return plans.error();
-  input.class_plans = **plans;
+  input.class_plans = std::move(prepared->class_plans);
+  if (!prepared->splits.empty()) input.unit_of = units_of(graph, prepared->splits);
 
   planner::PlannerOptions planning;
   planning.threads = o.threads;
   planning.max_displacement = o.max_displacement;
   planning.max_preload_ops = o.max_preload_ops;
-  Compilation out;
-  out.op_classes = input.classes.first_op.size();
-  const planner::PlanSource source = plan_source(model, chip);
+  Compilation out{
+      prepared->graph, std::move(prepared->decisions), input.classes.first_op.size(), {}};
+  const planner::PlanSource source = plan_source(model, chip, graph);
   for (planner::Design design : o.designs) {
     planning.progress = progress_of(o, fmt::format("{} (preload orders)", to_string(design)));
     auto result = planner::plan_design(input, design, planning);
     if (!result) return result.error();
-    CompiledDesign compiled{planner::Plan{source, input.machine, std::move(*result)}, {}};
+    CompiledDesign compiled{
+        planner::Plan{source, input.machine, prepared->splits, std::move(*result)}, {}};
     if (o.simulate) {
       auto simulated = simulate(compiled.plan, chip, graph, o.sim);
       if (!simulated) return simulated.error();

@@ -24,10 +24,12 @@
 #include "framework/codegen/program.hpp"
 #include "framework/common/status.hpp"
 #include "framework/driver/choices.hpp"
+#include "framework/driver/op_plan_cache.hpp"
 #include "framework/frontend/model_source.hpp"
 #include "framework/planner/capacity.hpp"
 #include "framework/planner/op_plans.hpp"
 #include "framework/planner/plan.hpp"
+#include "framework/planner/split.hpp"
 #include "framework/plugin/plugin_set.hpp"
 #include "framework/sim/sim_report.hpp"
 #include "framework/sim/simulate.hpp"
@@ -70,13 +72,6 @@ Result<LoadedModel> load(const ModelRequest& request);
 
 // ---- compiling ----------------------------------------------------------------------------------
 
-using OpPlanSet = std::vector<planner::OpPlans>;  // per class of identical ops
-// A store for per-op plans shared between compiles (a sweep's points): called with a key naming
-// everything the per-op plans depend on (the graph, every Machine field the partitioner reads, the
-// chip sections that time or partition ops) and the computation to run on a miss.
-using OpPlanCache = std::function<Result<std::shared_ptr<const OpPlanSet>>(
-    const std::string& key, const std::function<Result<OpPlanSet>()>& compute)>;
-
 // Progress of a long stage: (done, total) units of work.
 using Progress = std::function<void(double done, double total)>;
 
@@ -87,7 +82,8 @@ struct CompileOptions {
   int max_preload_ops = 0;               // K; 0: the ops of one repeated layer
   bool simulate = false;                 // also lower and simulate every design
   sim::SimOptions sim;
-  OpPlanCache op_plan_cache;  // empty: per-op plans are computed for this compile only
+  // Per-op plans shared with other compiles (a sweep's points); nullptr: this compile's own.
+  OpPlanCache* op_plans = nullptr;
   // Given a stage's name ("per-op plans (classes)", "elk-full (preload orders)"), its progress
   // callback; empty, or returning an empty function: no progress.
   std::function<Progress(const std::string& stage)> progress;
@@ -105,7 +101,11 @@ struct CompiledDesign {
 };
 
 struct Compilation {
-  size_t op_classes = 0;  // classes of identical ops the partitioner searched
+  // The graph the designs plan: the model's, with every op too large for the chip replaced by
+  // its slices (the plans' `splits`).
+  std::shared_ptr<const ir::Graph> graph;
+  std::vector<planner::SplitDecision> splits;  // per class of ops that were split
+  size_t op_classes = 0;                       // classes of identical ops in `graph`
   std::vector<CompiledDesign> designs;
 };
 
@@ -129,14 +129,15 @@ OffChipReport off_chip_report(const LoadedModel& model, const OpenChip& chip);
 // A chip that states no capacity is not checked (a warning says so).
 Status check_off_chip(const LoadedModel& model, const OpenChip& chip);
 
-// check_off_chip, per-op plans, then each design. Errors: the model does not fit off chip, an op
-// that fits no plan (input, naming it), a design
-// that cannot place the model, a failing plugin, a simulation error.
+// check_off_chip; per-op plans; for each class of ops that fits no plan, the split search
+// (planner/split.hpp) and the ops replaced by their slices; then each design, each simulated when
+// asked. Errors: the model does not fit off chip, an op that fits no plan even split (input,
+// naming it), a design that cannot place the model, a failing plugin, a simulation error.
 Result<Compilation> compile(OpenChip& chip, const LoadedModel& model,
                             const CompileOptions& options);
 
-// The key compile() gives the OpPlanCache (exposed for tests).
-std::string op_plan_key(const OpenChip& chip, const ir::Graph& graph);
+// The OpPlanCache key of op `op`'s class in `graph` on this chip (exposed for tests).
+std::string class_key(const OpenChip& chip, const ir::Graph& graph, int op);
 
 // ---- simulating ---------------------------------------------------------------------------------
 
@@ -150,17 +151,21 @@ Result<SimulatedDesign> simulate(const planner::Plan& plan, OpenChip& chip, cons
 
 // What plan.yaml records of where a plan came from, and back: the same model request and chip
 // choice, so `tessera simulate` rebuilds exactly what `tessera compile` planned on.
-planner::PlanSource plan_source(const LoadedModel& model, const OpenChip& chip);
+// `planned` is the graph the plan's ops are of (the model's with its splits applied).
+planner::PlanSource plan_source(const LoadedModel& model, const OpenChip& chip,
+                                const ir::Graph& planned);
 // Input error naming `plan_file` for a malformed source.onnx_dims.
 Result<ModelRequest> model_request(const planner::PlanSource& source, const std::string& plan_file);
 ChipChoice chip_choice(const planner::PlanSource& source);
 
 struct Reopened {
   LoadedModel model;
+  std::shared_ptr<const ir::Graph> graph;  // the model's graph with the plan's splits applied
   OpenChip chip;
 };
 
-// The model and chip `plan` names, checked against it: the graph's ops (count, names) and the
+// The model and chip `plan` names, the model's ops split as the plan says, checked against it:
+// the graph's ops (count, names) and the
 // chip's shape (name, cores, chips, SRAM, HBM controllers). Input errors name `plan_file` and the
 // key that differs, and say to re-run `tessera compile`.
 Result<Reopened> reopen(PluginSet& plugins, const planner::Plan& plan,

@@ -91,7 +91,7 @@ Result<std::map<std::string, int64_t>> parse_dims(const std::string& file,
 
 }  // namespace
 
-PlanSource plan_source(const LoadedModel& model, const OpenChip& chip) {
+PlanSource plan_source(const LoadedModel& model, const OpenChip& chip, const ir::Graph& planned) {
   const ModelRequest& r = model.request;
   PlanSource s;
   s.tessera_version = TESSERA_VERSION;
@@ -105,8 +105,8 @@ PlanSource plan_source(const LoadedModel& model, const OpenChip& chip) {
   for (const auto& [name, value] : r.onnx.dims)
     s.onnx_dims += (s.onnx_dims.empty() ? "" : ",") + name + "=" + std::to_string(value);
   s.skip_unsupported = r.onnx.skip_unsupported ? 1 : 0;
-  s.graph_name = model.graph->name();
-  s.graph_ops = model.graph->ops().size();
+  s.graph_name = planned.name();
+  s.graph_ops = planned.ops().size();
   s.target = chip.target.name;
   s.chip = chip.choice.chip;
   return s;
@@ -137,11 +137,17 @@ Result<Reopened> reopen(PluginSet& plugins, const planner::Plan& plan,
   if (!request) return request.error();
   auto model = load(*request);
   if (!model) return model.error();
-  if (Status s = check_model(plan_file, plan, *model->graph); !s) return s.error();
+  std::shared_ptr<const ir::Graph> graph = model->graph;
+  if (!plan.splits.empty()) {
+    auto split = planner::apply_splits(*graph, plan.splits);
+    if (!split) return input_error(plan_file + ": splits: " + split.error().message);
+    graph = std::make_shared<const ir::Graph>(std::move(*split));
+  }
+  if (Status s = check_model(plan_file, plan, *graph); !s) return s.error();
   auto chip = open_chip(plugins, chip_choice(plan.source));
   if (!chip) return chip.error();
   if (Status s = check_chip(plan_file, plan.machine, chip->models.machine); !s) return s.error();
-  return Reopened{std::move(*model), std::move(*chip)};
+  return Reopened{std::move(*model), std::move(graph), std::move(*chip)};
 }
 
 }  // namespace tessera::driver

@@ -10,51 +10,6 @@
 
 namespace tessera::dse {
 
-Result<std::shared_ptr<const PlanCache::Plans>> PlanCache::get(const std::string& key,
-                                                               const Compute& compute) {
-  std::promise<std::shared_ptr<const Plans>> promise;
-  std::shared_future<std::shared_ptr<const Plans>> pending;
-  {
-    std::lock_guard lock(mutex_);
-    auto it = entries_.find(key);
-    if (it != entries_.end()) {
-      ++hits_;
-      pending = it->second;
-    } else {
-      ++misses_;
-      entries_.emplace(key, promise.get_future().share());
-    }
-  }
-  if (pending.valid()) {
-    if (auto plans = pending.get()) return plans;
-    auto again = compute();  // the first computation failed: so will this one, with its reason
-    if (!again) return again.error();
-    return std::make_shared<const Plans>(std::move(*again));
-  }
-  // Isolated: while its partitioner waits for its own tasks, this thread must not pick up another
-  // point that would wait on this very entry.
-  Result<Plans> plans = tbb::this_task_arena::isolate([&] { return compute(); });
-  if (!plans) {
-    std::lock_guard lock(mutex_);
-    entries_.erase(key);
-    promise.set_value(nullptr);
-    return plans.error();
-  }
-  auto shared = std::make_shared<const Plans>(std::move(*plans));
-  promise.set_value(shared);
-  return shared;
-}
-
-size_t PlanCache::hits() const {
-  std::lock_guard lock(mutex_);
-  return hits_;
-}
-
-size_t PlanCache::misses() const {
-  std::lock_guard lock(mutex_);
-  return misses_;
-}
-
 namespace {
 
 Metrics planned_metrics(const planner::DesignResult& d) {
@@ -89,8 +44,8 @@ void describe_machine(PointResult& r, const Machine& m) {
   r.peak_flops_per_s = m.peak_flops_per_s;
 }
 
-Status run(const SweepSpec& spec, const Point& point, const Registry& registry, PlanCache& cache,
-           const EvaluateOptions& options, PointResult& r) {
+Status run(const SweepSpec& spec, const Point& point, const Registry& registry,
+           driver::OpPlanCache& cache, const EvaluateOptions& options, PointResult& r) {
   PluginSet plugins(registry);
   auto setup = setup_point(spec, point, plugins);
   if (!setup) return setup.error();
@@ -112,9 +67,7 @@ Status run(const SweepSpec& spec, const Point& point, const Registry& registry, 
   compile.max_displacement = spec.base.max_displacement;
   compile.simulate = spec.base.simulate;
   compile.sim.groups_per_chip = spec.base.groups_per_chip;
-  compile.op_plan_cache = [&cache](const std::string& key, const PlanCache::Compute& compute) {
-    return cache.get(key, compute);
-  };
+  compile.op_plans = &cache;
   auto compilation = driver::compile(*chip, *model, compile);
   if (!compilation) return compilation.error();
   for (const driver::CompiledDesign& d : compilation->designs) {
@@ -133,7 +86,7 @@ Status run(const SweepSpec& spec, const Point& point, const Registry& registry, 
 }  // namespace
 
 PointResult evaluate_point(const SweepSpec& spec, const Point& point, const Registry& registry,
-                           PlanCache& cache, const EvaluateOptions& options) {
+                           driver::OpPlanCache& cache, const EvaluateOptions& options) {
   auto start = std::chrono::steady_clock::now();
   PointResult r;
   r.index = point.index;

@@ -101,7 +101,7 @@ Status coordinate(SweepSession& session, int workers) {
 }
 
 void work(const SweepSpec& spec, const Registry& registry, unsigned threads) {
-  PlanCache cache;
+  driver::OpPlanCache cache;
   EvaluateOptions options;
   options.threads = threads;
   std::vector<Point> points = enumerate_points(spec);
@@ -132,7 +132,7 @@ Result<MpiRun> run_mpi(const std::function<Result<SweepSession*>()>& start,
     if (m.size() > 1) broadcast(text);
     if (!session) return session.error();
     if (m.size() == 1) {
-      PlanCache cache;
+      driver::OpPlanCache cache;
       Status status = run_local(**session, registry, cache, threads);
       if (!status) return status.error();
       return run;

@@ -75,7 +75,7 @@ Progress SweepSession::snapshot() const {
   return p;
 }
 
-Status run_local(SweepSession& session, const Registry& registry, PlanCache& cache,
+Status run_local(SweepSession& session, const Registry& registry, driver::OpPlanCache& cache,
                  unsigned threads) {
   if (session.todo().empty()) return session.write_results();
   unsigned n = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());

@@ -68,7 +68,7 @@ class SweepSession {
 };
 
 // Evaluates the session's points on this machine, several at once. Errors: record()'s.
-Status run_local(SweepSession& session, const Registry& registry, PlanCache& cache,
+Status run_local(SweepSession& session, const Registry& registry, driver::OpPlanCache& cache,
                  unsigned threads);
 
 }  // namespace tessera::dse

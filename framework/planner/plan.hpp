@@ -72,9 +72,19 @@ struct PlanSource {
   std::string chip;    // preset name or chip file, as given (empty: the target's default)
 };
 
+// An op too large for the chip, cut along one rank into slices (split.hpp): the graph a plan's
+// ops are from is the model's with its splits applied.
+struct OpSplit {
+  std::string op;    // name in the unsplit graph
+  std::string rank;  // the rank cut into slices
+  int64_t slices = 1;
+  bool operator==(const OpSplit&) const = default;
+};
+
 struct Plan {
   PlanSource source;
   Machine machine;
+  std::vector<OpSplit> splits;  // every op that was split, in graph order
   DesignResult result;
 };
 

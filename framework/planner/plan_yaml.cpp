@@ -45,6 +45,13 @@ void machine_keys(M& m, V&& v) {
   machine_fields(m, [&](const char* key, auto& field, MachineFieldUse) { v(key, field); });
 }
 
+template <class S, class V>
+void split_fields(S& s, V&& v) {
+  v("op", s.op);
+  v("rank", s.rank);
+  v("slices", s.slices);
+}
+
 template <class E, class V>
 void exec_fields(E& e, V&& v) {
   v("label", e.label);
@@ -232,8 +239,8 @@ void check_order(const YamlNode& root, const DesignResult& r) {
 }
 
 Plan parse_root(const YamlNode& root) {
-  root.only_keys(
-      {"format", "design", "source", "machine", "totals", "breakdown", "preload_order", "ops"});
+  root.only_keys({"format", "design", "source", "machine", "splits", "totals", "breakdown",
+                  "preload_order", "ops"});
   std::string format = root.child("format").as_string();
   if (format != kFormat)
     throw root.child("format").fail("expected '" + std::string(kFormat) +
@@ -247,6 +254,12 @@ Plan parse_root(const YamlNode& root) {
   plan.result.design = *parsed;
   read_map(root.child("source"), plan.source, [](auto& s, auto&& v) { source_fields(s, v); });
   read_map(root.child("machine"), plan.machine, [](auto& m, auto&& v) { machine_keys(m, v); });
+  for (const YamlNode& item : root.child("splits").items()) {
+    OpSplit split;
+    read_map(item, split, [](auto& s, auto&& v) { split_fields(s, v); });
+    if (split.slices < 2) throw item.child("slices").fail("a split has at least 2 slices");
+    plan.splits.push_back(std::move(split));
+  }
   read_map(root.child("totals"), plan.result, [](auto& r, auto&& v) { totals_fields(r, v); });
   read_map(root.child("breakdown"), plan.result.breakdown,
            [](auto& b, auto&& v) { breakdown_fields(b, v); });
@@ -274,6 +287,13 @@ std::string write_plan_yaml(const Plan& plan) {
       out, "source", plan.source, [](auto& s, auto&& v) { source_fields(s, v); }, false);
   emit_map(
       out, "machine", plan.machine, [](auto& m, auto&& v) { machine_keys(m, v); }, false);
+  out << YAML::Key << "splits" << YAML::Value << YAML::BeginSeq;
+  for (const OpSplit& split : plan.splits) {
+    out << YAML::Flow << YAML::BeginMap;
+    split_fields(split, Emit{out});
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
   emit_map(
       out, "totals", r, [](auto& x, auto&& v) { totals_fields(x, v); }, false);
   emit_map(

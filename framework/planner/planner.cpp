@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <limits>
+#include <map>
 #include <mutex>
 
 #include "framework/planner/baselines.hpp"
@@ -64,7 +65,7 @@ Result<DesignResult> elk_dynamic(const PlannerInput& input, const CostContext& c
 
 struct OrderSearch {
   std::vector<std::vector<int>> permutations;
-  std::vector<int> offsets;
+  std::vector<LoadUnit> units;
 };
 
 OrderSearch order_space(const PlannerInput& input, const CostContext& costs,
@@ -72,12 +73,19 @@ OrderSearch order_space(const PlannerInput& input, const CostContext& costs,
   OrderSearch search;
   if (!input.layers || input.layers->count < 1) return search;
   const ir::RepeatedLayers& layers = *input.layers;
-  search.offsets = large_load_offsets(costs, layers);
+  search.units = large_load_units(costs, layers, input.unit_of);
+  // Units whose ops are of the same classes, in the same order, are the same kind of preload.
+  std::map<std::vector<int>, int> kind_of;
   std::vector<int> kinds;
-  for (int offset : search.offsets) kinds.push_back(costs.class_of(layers.first_op + offset));
+  for (const LoadUnit& u : search.units) {
+    std::vector<int> classes;
+    for (int i = 0; i < u.ops; ++i)
+      classes.push_back(costs.class_of(layers.first_op + u.offset + i));
+    kinds.push_back(kind_of.emplace(classes, static_cast<int>(kind_of.size())).first->second);
+  }
   search.permutations =
       bounded_orders(kinds, options.max_displacement, [&](const std::vector<int>& prefix) {
-        return prefix_fits(costs, layers, search.offsets, prefix);
+        return prefix_fits(costs, layers, search.units, prefix);
       });
   return search;
 }
@@ -87,7 +95,7 @@ OrderSearch order_space(const PlannerInput& input, const CostContext& costs,
 double order_latency(const CostContext& costs, const ir::RepeatedLayers* layers,
                      const OrderSearch& s, size_t index, int k, Decisions* decisions) {
   Decisions order = index == 0 ? program_order(costs)
-                               : permuted_order(costs, *layers, s.offsets, s.permutations[index]);
+                               : permuted_order(costs, *layers, s.units, s.permutations[index]);
   InductiveResult r = schedule_inductively(costs, std::move(order), k);
   if (!r.feasible) return kNever;
   double latency_s = evaluate_timeline(nullptr, costs, r.decisions, TimelineMode::shared).latency_s;

@@ -61,17 +61,23 @@ double smallest_preload_bytes(const OpPlans& plans) {
 
 }  // namespace
 
-std::vector<int> large_load_offsets(const CostContext& costs, const ir::RepeatedLayers& layers) {
+std::vector<LoadUnit> large_load_units(const CostContext& costs, const ir::RepeatedLayers& layers,
+                                       const std::vector<int>& unit_of) {
+  auto unit = [&](int op) { return unit_of.empty() ? op : unit_of[op]; };
   double layer_bytes = 0;
   for (int k = 0; k < layers.ops_per_layer; ++k)
     layer_bytes += costs.plans(layers.first_op + k).hbm_read_bytes;
-  std::vector<int> offsets;
-  for (int k = 0; k < layers.ops_per_layer; ++k) {
-    int op = layers.first_op + k;
-    if (costs.has_load(op) && costs.plans(op).hbm_read_bytes >= kLargeLoadShare * layer_bytes)
-      offsets.push_back(k);
+  std::vector<LoadUnit> units;
+  for (int k = 0; k < layers.ops_per_layer;) {
+    int first = layers.first_op + k;
+    LoadUnit u{k, 1};
+    while (k + u.ops < layers.ops_per_layer && unit(first + u.ops) == unit(first)) ++u.ops;
+    double bytes = 0;
+    for (int i = 0; i < u.ops; ++i) bytes += costs.plans(first + i).hbm_read_bytes;
+    if (costs.has_load(first) && bytes >= kLargeLoadShare * layer_bytes) units.push_back(u);
+    k += u.ops;
   }
-  return offsets;
+  return units;
 }
 
 std::vector<std::vector<int>> bounded_orders(
@@ -81,31 +87,35 @@ std::vector<std::vector<int>> bounded_orders(
 }
 
 Decisions permuted_order(const CostContext& costs, const ir::RepeatedLayers& layers,
-                         const std::vector<int>& offsets, const std::vector<int>& permutation) {
+                         const std::vector<LoadUnit>& units, const std::vector<int>& permutation) {
   Decisions d = program_order(costs);
+  std::vector<int> slots;
   for (int layer = 0; layer < layers.count; ++layer) {
     int base = layers.first_op + layer * layers.ops_per_layer;
-    for (size_t s = 0; s < offsets.size(); ++s) {
-      int slot = d.position[base + offsets[s]];
-      d.order[slot] = base + offsets[permutation[s]];
-    }
+    slots.clear();
+    for (const LoadUnit& u : units)
+      for (int i = 0; i < u.ops; ++i) slots.push_back(d.position[base + u.offset + i]);
+    std::sort(slots.begin(), slots.end());
+    size_t next = 0;
+    for (int x : permutation)
+      for (int i = 0; i < units[x].ops; ++i) d.order[slots[next++]] = base + units[x].offset + i;
   }
   for (size_t m = 0; m < d.order.size(); ++m) d.position[d.order[m]] = static_cast<int>(m);
   return d;
 }
 
 bool prefix_fits(const CostContext& costs, const ir::RepeatedLayers& layers,
-                 const std::vector<int>& offsets, const std::vector<int>& prefix) {
-  int n = static_cast<int>(offsets.size());
+                 const std::vector<LoadUnit>& units, const std::vector<int>& prefix) {
+  int n = static_cast<int>(units.size());
   std::vector<int> slot_of(n, -1);
   for (size_t s = 0; s < prefix.size(); ++s) slot_of[prefix[s]] = static_cast<int>(s);
   int needed = -1;
   for (int x = 0; x < n && slot_of[x] >= 0; ++x) {
     needed = std::max(needed, slot_of[x]);
-    double bytes = costs.plans(layers.first_op + offsets[x]).exec.front().exec_bytes_per_core;
+    double bytes = costs.plans(layers.first_op + units[x].offset).exec.front().exec_bytes_per_core;
     for (int y = x + 1; y < n; ++y)
       if (slot_of[y] >= 0 && slot_of[y] <= needed)
-        bytes += smallest_preload_bytes(costs.plans(layers.first_op + offsets[y]));
+        bytes += smallest_preload_bytes(costs.plans(layers.first_op + units[y].offset));
     if (bytes > costs.sram_bytes()) return false;
   }
   return true;

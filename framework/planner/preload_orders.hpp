@@ -22,8 +22,19 @@ namespace tessera::planner {
 // An op's HBM load is large when it is at least this share of its layer's HBM bytes.
 inline constexpr double kLargeLoadShare = 0.02;
 
-// Offsets (within the first repeated layer) of the ops whose loads are large, in program order.
-std::vector<int> large_load_offsets(const CostContext& costs, const ir::RepeatedLayers& layers);
+// What moves in the order: one op, or the slices of a split op (planner/split.hpp), which keep
+// their order among themselves and move together — permuting slices of one op among each other
+// never helps and would make the order space explode.
+struct LoadUnit {
+  int offset = 0;  // of its first op within the first repeated layer
+  int ops = 1;     // consecutive ops
+  bool operator==(const LoadUnit&) const = default;
+};
+
+// The layer's units whose loads (their ops' together) are large, in program order. `unit_of`
+// gives per op the first op of its unit; empty: every op is a unit of its own.
+std::vector<LoadUnit> large_load_units(const CostContext& costs, const ir::RepeatedLayers& layers,
+                                       const std::vector<int>& unit_of);
 
 // Every permutation p of 0..kinds.size()-1 with |p[s] - s| <= max_displacement for all s, in
 // lexicographic order, without repeats of the sequence kinds[p[0]], kinds[p[1]], ...; `fits`
@@ -32,14 +43,16 @@ std::vector<std::vector<int>> bounded_orders(
     const std::vector<int>& kinds, int max_displacement,
     const std::function<bool(const std::vector<int>& prefix)>& fits);
 
-// The model-wide preload order that applies `permutation` (slot -> index into `offsets`) to every
-// repeated layer; other preloads keep program order.
+// The model-wide preload order that applies `permutation` (slot -> index into `units`) to every
+// repeated layer: the units' preloads take the slots their ops had, in the permuted unit order;
+// other preloads keep program order.
 Decisions permuted_order(const CostContext& costs, const ir::RepeatedLayers& layers,
-                         const std::vector<int>& offsets, const std::vector<int>& permutation);
+                         const std::vector<LoadUnit>& units, const std::vector<int>& permutation);
 
-// The prefix test for the layer's large ops: with the prefix issued first, would any large op
+// The prefix test for the layer's large units: with the prefix issued first, would any large unit
 // that has everything it needs have to execute beside preloads that cannot fit at their smallest?
+// A unit stands for its first op.
 bool prefix_fits(const CostContext& costs, const ir::RepeatedLayers& layers,
-                 const std::vector<int>& offsets, const std::vector<int>& prefix);
+                 const std::vector<LoadUnit>& units, const std::vector<int>& prefix);
 
 }  // namespace tessera::planner

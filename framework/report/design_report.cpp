@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "framework/report/table.hpp"
+#include "framework/report/units.hpp"
 
 namespace tessera {
 
@@ -49,6 +50,19 @@ std::string planned_table(const driver::Compilation& c) {
                    fmt::format("{}", r.orders_tried)});
   }
   return table.render();
+}
+
+std::string splits_table(const driver::Compilation& c) {
+  if (c.splits.empty()) return "";
+  Table table({"split op", "ops", "into", "slices est. ms", "unsplit needs", "unsplit ms"},
+              numbers_after_name(6));
+  for (const auto& d : c.splits)
+    table.add_row({d.split.op, std::to_string(d.ops),
+                   fmt::format("{} slices of {}", d.split.slices, d.split.rank), ms(d.estimated_s),
+                   format_bytes(d.unsplit_bytes_per_core) + "/core", ms(d.unsplit_s)});
+  return "ops larger than the chip, split (estimates: preloads pipelined with the slices; "
+         "unsplit: its preload, then its fastest plan, were SRAM enough)\n" +
+         table.render();
 }
 
 std::string simulated_table(const driver::Compilation& c, sim::MemoryDetail memory) {

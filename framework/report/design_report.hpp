@@ -12,6 +12,12 @@ namespace tessera {
 // "-" in the speedup and share columns when Basic or Ideal was not planned.
 std::string planned_table(const driver::Compilation& compilation);
 
+// The ops too large for the chip and how they were split: per class (its first op and how many
+// ops it stands for), the rank and slice count chosen, the pipelined estimate of its slices, and
+// what the unsplit op needed (its smallest plan's SRAM per core, and its fastest plan's time were
+// the SRAM large enough). Empty when nothing was split.
+std::string splits_table(const driver::Compilation& compilation);
+
 // Designs that were not simulated are left out; `memory` names the HBM model in the heading.
 std::string simulated_table(const driver::Compilation& compilation, sim::MemoryDetail memory);
 

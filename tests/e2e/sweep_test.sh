@@ -13,9 +13,9 @@ name=e2e-small
   fail "local run: $(cat "$work/local.out")"
 grep -q "^sweep $name: 4 points — 4 run now in .*, 0 from an earlier run; 2 failed$" "$work/local.out" ||
   fail "local summary: $(cat "$work/local.out")"
-grep -q "^  point 2 failed: op 'layers.0.q_proj' needs at least 22.5 KiB of SRAM per core" "$work/local.out" ||
+grep -q "^  point 2 failed: op 'layers.0.gate_proj' needs at least 60.0 KiB of SRAM per core" "$work/local.out" ||
   fail "failed point's reason not reported: $(cat "$work/local.out")"
-grep -q "^2,failed,\"op 'layers.0.q_proj' needs at least 22.5 KiB of SRAM per core .*\",16384,0.5e12,llama2-7b," \
+grep -q "^2,failed,\"op 'layers.0.gate_proj' needs at least 60.0 KiB of SRAM per core .*\",256,0.5e12,llama2-7b," \
   "$work/local/results.csv" || fail "failed point not in results.csv"
 [[ $(grep -c ',ok,' "$work/local/results.csv") == 4 ]] || fail "expected 2 ok points x 2 designs"
 

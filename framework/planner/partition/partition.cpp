@@ -20,25 +20,29 @@ namespace {
 
 using partition::ExecCandidate;
 
-Error too_big(const std::string& op, const ExecPlan& smallest, const Machine& machine) {
+Error too_big(const std::string& op, const ClassOutcome& outcome, const Machine& machine) {
   return input_error(
-      "op '" + op + "' needs at least " + format_bytes(smallest.exec_bytes_per_core) +
-      " of SRAM per core under any plan (smallest: '" + smallest.label + "'); the chip has " +
-      format_bytes(static_cast<double>(machine.sram_bytes_per_core)) +
+      "op '" + op + "' needs at least " + format_bytes(outcome.smallest_bytes_per_core) +
+      " of SRAM per core under any plan (smallest: '" + outcome.smallest_plan +
+      "'); the chip has " + format_bytes(static_cast<double>(machine.sram_bytes_per_core)) +
       " per core — use a chip with more cores or SRAM, or a smaller batch");
 }
 
-// Keeps the candidates that run and fit, reduced to the exec Pareto front; errors when none fit.
+// The candidates that run and fit, reduced to the exec Pareto front. When none fits, `out` says
+// how close the smallest came and how fast the fastest would be with enough SRAM; an error when
+// the cost model times no candidate at all.
 Result<std::vector<size_t>> exec_front(const partition::OpShape& op,
-                                       const std::vector<ExecPlan*>& plans,
-                                       const Machine& machine) {
+                                       const std::vector<ExecPlan*>& plans, const Machine& machine,
+                                       ClassOutcome& out) {
   const ExecPlan* smallest = nullptr;
+  const ExecPlan* fastest = nullptr;
   std::vector<size_t> fitting;
   std::vector<double> space, time;
   for (size_t i = 0; i < plans.size(); ++i) {
     const ExecPlan& p = *plans[i];
     if (!std::isfinite(p.time_s())) continue;
     if (smallest == nullptr || p.exec_bytes_per_core < smallest->exec_bytes_per_core) smallest = &p;
+    if (fastest == nullptr || p.time_s() < fastest->time_s()) fastest = &p;
     if (p.exec_bytes_per_core > static_cast<double>(machine.sram_bytes_per_core)) continue;
     fitting.push_back(i);
     space.push_back(p.exec_bytes_per_core);
@@ -50,24 +54,30 @@ Result<std::vector<size_t>> exec_front(const partition::OpShape& op,
                        "it (kind " +
                        ir::to_string(op.kind) + ", type " + dtype_name(op.dtype) +
                        "); choose a target whose cores compute in it");
-  if (fitting.empty()) return too_big(op.name, *smallest, machine);
+  if (fitting.empty()) {
+    out.fits = false;
+    out.smallest_bytes_per_core = smallest->exec_bytes_per_core;
+    out.smallest_plan = smallest->label;
+    out.fastest_s = fastest->time_s();
+    return std::vector<size_t>{};
+  }
   std::vector<size_t> front;
   for (size_t i : partition::pareto_front(space, time)) front.push_back(fitting[i]);
   return front;
 }
 
 Status default_plans(const partition::OpShape& op, const Machine& machine,
-                     const CostModel& cost_model, OpPlans& out) {
+                     const CostModel& cost_model, ClassOutcome& out) {
   auto candidates =
       partition::evaluate(op, partition::spatial_plans(op, machine.cores), machine, cost_model);
   if (!candidates) return candidates.error();
   std::vector<ExecPlan*> plans;
   for (ExecCandidate& c : *candidates) plans.push_back(&c.plan);
-  auto front = exec_front(op, plans, machine);
+  auto front = exec_front(op, plans, machine, out);
   if (!front) return front.error();
   for (size_t i : *front) {
-    out.preload.push_back(partition::preload_plans((*candidates)[i], machine));
-    out.exec.push_back(std::move((*candidates)[i].plan));
+    out.plans.preload.push_back(partition::preload_plans((*candidates)[i], machine));
+    out.plans.exec.push_back(std::move((*candidates)[i].plan));
   }
   return ok_status();
 }
@@ -81,13 +91,16 @@ void adopt_plugin_plans(std::vector<std::pair<ExecPlan, PreloadPlan>>& pairs,
   }
 }
 
-Result<OpPlans> plan_class(const ir::Graph& graph, int op_index, const Machine& machine,
-                           const CostModel& cost_model, const Partitioner* plugin) {
+}  // namespace
+
+Result<ClassOutcome> partition_class(const ir::Graph& graph, int op_index, const Machine& machine,
+                                     const CostModel& cost_model, const Partitioner* plugin) {
   const ir::Op& op = graph.ops()[static_cast<size_t>(op_index)];
   auto shape = partition::describe_op(graph, op);
   if (!shape) return shape.error();
   ir::OpCost cost = ir::op_cost(graph, op);
-  OpPlans plans;
+  ClassOutcome out;
+  OpPlans& plans = out.plans;
   plans.representative_op = op_index;
   plans.hbm_read_bytes = cost.hbm_bytes_in;
   plans.hbm_write_bytes = cost.writes_hbm ? cost.bytes_out : 0;
@@ -99,25 +112,23 @@ Result<OpPlans> plan_class(const ir::Graph& graph, int op_index, const Machine& 
       auto& pairs = **answered;
       std::vector<ExecPlan*> execs;
       for (auto& pair : pairs) execs.push_back(&pair.first);
-      auto front = exec_front(*shape, execs, machine);
+      auto front = exec_front(*shape, execs, machine, out);
       if (!front) return front.error();
       adopt_plugin_plans(pairs, *front, cost.hbm_bytes_in > 0, plans);
-      return plans;
+      return out;
     }
   }
-  Status status = default_plans(*shape, machine, cost_model, plans);
+  Status status = default_plans(*shape, machine, cost_model, out);
   if (!status) return status.error();
-  return plans;
+  return out;
 }
-
-}  // namespace
 
 Result<std::vector<OpPlans>> partition_classes(const ir::Graph& graph, const ir::OpClasses& classes,
                                                const Machine& machine, const CostModel& cost_model,
                                                const Partitioner* plugin_partitioner,
                                                const PartitionOptions& options) {
   size_t count = classes.first_op.size();
-  std::vector<std::optional<Result<OpPlans>>> results(count);
+  std::vector<std::optional<Result<ClassOutcome>>> results(count);
   size_t done = 0;
   std::mutex progress_mutex;
   int threads =
@@ -125,7 +136,8 @@ Result<std::vector<OpPlans>> partition_classes(const ir::Graph& graph, const ir:
   tbb::task_arena arena(threads);
   arena.execute([&] {
     tbb::parallel_for(size_t{0}, count, [&](size_t c) {
-      results[c] = plan_class(graph, classes.first_op[c], machine, cost_model, plugin_partitioner);
+      results[c] =
+          partition_class(graph, classes.first_op[c], machine, cost_model, plugin_partitioner);
       std::lock_guard lock(progress_mutex);
       ++done;
       if (options.progress) options.progress(static_cast<double>(done), static_cast<double>(count));
@@ -133,9 +145,11 @@ Result<std::vector<OpPlans>> partition_classes(const ir::Graph& graph, const ir:
   });
   std::vector<OpPlans> plans;
   plans.reserve(count);
-  for (auto& result : results) {
-    if (!result->ok()) return result->error();
-    plans.push_back(std::move(*result).value());
+  for (size_t c = 0; c < count; ++c) {
+    auto& result = *results[c];
+    if (!result.ok()) return result.error();
+    if (!result->fits) return too_big(graph.ops()[classes.first_op[c]].name, *result, machine);
+    plans.push_back(std::move(result->plans));
   }
   return plans;
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "framework/chip/machine.hpp"
@@ -22,6 +23,20 @@ struct PartitionOptions {
   // Called with (classes done, classes in all); may be empty.
   std::function<void(double done, double total)> progress;
 };
+
+// One class's plans — the plugin Partitioner's when it answers, else the default search — or,
+// when no plan fits the SRAM, what the smallest needs and how fast the fastest would be (an
+// infeasible result, not an error: the driver then splits the op, planner/split.hpp). Errors: the
+// cost model times no tile of it (input), a failing plugin call (plugin).
+struct ClassOutcome {
+  OpPlans plans;  // exec is empty when it does not fit
+  bool fits = true;
+  double smallest_bytes_per_core = 0;  // when it does not fit: the least SRAM any plan needs
+  std::string smallest_plan;           // that plan's label
+  double fastest_s = 0;                // when it does not fit: the fastest plan, ignoring SRAM
+};
+Result<ClassOutcome> partition_class(const ir::Graph& graph, int op_index, const Machine& machine,
+                                     const CostModel& cost_model, const Partitioner* plugin);
 
 // Per class of `classes`, its plans (OpPlans, same index as classes.first_op). An op that fits no
 // plan in the machine's SRAM is an input Error naming the op and the smallest space per core it

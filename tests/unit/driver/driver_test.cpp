@@ -6,6 +6,8 @@
 
 #include <map>
 
+#include "tests/unit/temp_dir.hpp"
+
 namespace tessera::driver {
 namespace {
 
@@ -52,7 +54,7 @@ TEST(DesignChoice, OneDesignComesWithItsYardsticksAllWritesEach) {
 TEST(PlanSource, ZooAndOnnxRequestsRoundTrip) {
   OpenChip chip = mk2();
   LoadedModel model = llama(2);
-  planner::PlanSource s = plan_source(model, chip);
+  planner::PlanSource s = plan_source(model, chip, *model.graph);
   EXPECT_EQ(s.model, "llama2-7b");
   EXPECT_EQ(s.batch, 2);
   EXPECT_EQ(s.seq, 16);
@@ -83,45 +85,41 @@ TEST(PlanSource, ZooAndOnnxRequestsRoundTrip) {
   EXPECT_FALSE(model_request(onnx, "p.yaml").ok());
 }
 
-TEST(OpPlanKey, SharedAcrossHbmBandwidthNotAcrossOtherRatesOrModels) {
+TEST(ClassKey, SharedAcrossHbmBandwidthAndBatchNotAcrossOtherRatesOrShapes) {
   OpenChip plain = mk2();
   LoadedModel model = llama(1);
   const ir::Graph& graph = *model.graph;
-  std::string key = op_plan_key(plain, graph);
-  EXPECT_EQ(op_plan_key(mk2(ChipScale{1e12, 1, 1}), graph), key)
+  const int q_proj = 2;
+  ASSERT_EQ(graph.ops()[q_proj].name, "layers.0.q_proj");
+  std::string key = class_key(plain, graph, q_proj);
+  EXPECT_EQ(class_key(mk2(ChipScale{1e12, 1, 1}), graph, q_proj), key)
       << "the partitioner never reads the HBM rates";
-  EXPECT_NE(op_plan_key(mk2(ChipScale{0, 2, 1}), graph), key) << "interconnect rates";
-  EXPECT_NE(op_plan_key(mk2(ChipScale{0, 1, 2}), graph), key) << "compute speed-up";
-  EXPECT_NE(op_plan_key(plain, *llama(2).graph), key) << "another graph";
+  EXPECT_NE(class_key(mk2(ChipScale{0, 2, 1}), graph, q_proj), key) << "interconnect rates";
+  EXPECT_NE(class_key(mk2(ChipScale{0, 1, 2}), graph, q_proj), key) << "compute speed-up";
+  EXPECT_NE(class_key(plain, *llama(2).graph, q_proj), key) << "another batch: other shapes";
+  EXPECT_EQ(class_key(plain, graph, q_proj), class_key(plain, graph, q_proj + 19))
+      << "the same op of the next layer";
 }
 
-TEST(Compile, TheCacheHookComputesOncePerKeyAndGivesTheSamePlans) {
+TEST(Compile, TheCacheIsSharedByCompilesAndGivesTheSamePlans) {
   OpenChip chip = mk2();
   LoadedModel model = llama(1);
-  std::map<std::string, std::shared_ptr<const OpPlanSet>> store;
-  int computed = 0;
+  OpPlanCache cache;
   CompileOptions options;
   options.designs = {Design::basic, Design::elk_dyn};
-  options.op_plan_cache = [&](const std::string& key,
-                              const std::function<Result<OpPlanSet>()>& compute)
-      -> Result<std::shared_ptr<const OpPlanSet>> {
-    auto it = store.find(key);
-    if (it != store.end()) return it->second;
-    ++computed;
-    auto plans = compute();
-    if (!plans) return plans.error();
-    return store[key] = std::make_shared<const OpPlanSet>(std::move(*plans));
-  };
+  options.op_plans = &cache;
   Compilation first = compile(chip, model, options).take();
+  EXPECT_EQ(cache.misses(), first.op_classes);
   OpenChip faster_hbm = mk2(ChipScale{2 * chip.models.machine.hbm_peak_bytes_per_s, 1, 1});
   Compilation second = compile(faster_hbm, model, options).take();
-  EXPECT_EQ(computed, 1);
+  EXPECT_EQ(cache.misses(), first.op_classes) << "nothing partitioned again";
+  EXPECT_EQ(cache.hits(), first.op_classes);
   ASSERT_EQ(first.designs.size(), 2u);
   EXPECT_EQ(first.designs[0].plan.result.design, Design::basic);
   EXPECT_EQ(first.designs[1].plan.result.design, Design::elk_dyn);
   EXPECT_LT(second.designs[1].plan.result.latency_s, first.designs[1].plan.result.latency_s)
       << "same op plans, faster preloads";
-  options.op_plan_cache = {};
+  options.op_plans = nullptr;
   EXPECT_EQ(compile(chip, model, options).take().designs[1].plan.result.latency_s,
             first.designs[1].plan.result.latency_s);
 }
@@ -178,6 +176,66 @@ TEST(OffChip, AModelLargerThanTheMemoryIsRefusedWithWhatWouldFit) {
   options.designs = {Design::basic};
   EXPECT_EQ(compile(chip, zoo("llama2-70b", 32, 4096), options).error().message.substr(0, 40),
             "llama2-70b decode b32 s4096 does not fit");
+}
+
+TEST(Compile, OpsLargerThanTheChipAreSplitAndThePlanReopensWithItsSplits) {
+  // One IPU-like chip whose 16 KiB of SRAM per core hold no unsplit weight matmul of Llama 2 7B.
+  testing::TempDir dir;
+  std::string file = dir.write("small.yaml", R"(name: small-sram
+target: ipu_alltoall
+topology: {chips: 1, cores_per_chip: 1472, sram_bytes_per_core: 16384}
+memory_model: {plugin: hbm_dramsim, config: hbm3e_8hi.ini, stacks: 4}
+)")
+                         .string();
+  OpenChip chip = open_chip(plugins(), ChipChoice{"ipu_alltoall", file}).take();
+  LoadedModel model = llama(1);
+  CompileOptions options;
+  options.designs = {Design::elk_full};
+  options.simulate = true;
+  Compilation c = compile(chip, model, options).take();
+  ASSERT_FALSE(c.splits.empty());
+  EXPECT_GT(c.graph->ops().size(), model.graph->ops().size());
+  for (const auto& d : c.splits) {
+    EXPECT_GE(d.split.slices, 2);
+    EXPECT_GT(d.unsplit_bytes_per_core, 16384.0) << d.split.op << " did not fit unsplit";
+    EXPECT_GT(d.estimated_s, 0.0);
+  }
+  const planner::Plan& plan = c.designs.front().plan;
+  EXPECT_EQ(plan.result.ops.size(), c.graph->ops().size());
+  for (const auto& op : plan.result.ops)
+    EXPECT_LE(op.sram_bytes_per_core, 16384.0) << op.name << " overflows SRAM";
+  ASSERT_TRUE(c.designs.front().simulated.has_value());
+  EXPECT_GT(c.designs.front().simulated->result.latency_s, 0.0);
+  EXPECT_GE(plan.splits.size(), 32u) << "every op of a split class is split alike";
+  EXPECT_EQ(plan.splits.front().op, "layers.0.q_proj");
+  // reopen() applies the plan's splits to the model it loads, so the ops match again.
+  Reopened again = reopen(plugins(), plan, "p.yaml").take();
+  EXPECT_EQ(again.graph->ops().size(), c.graph->ops().size());
+  planner::Plan unsplit = plan;
+  unsplit.splits.clear();
+  EXPECT_EQ(reopen(plugins(), unsplit, "p.yaml").error().message.substr(0, 36),
+            "p.yaml: source.graph_ops: the plan h");
+}
+
+TEST(OpPlanCache, ConcurrentPointsComputeAKeyOnce) {
+  OpPlanCache cache;
+  std::atomic<int> computed{0};
+  auto compute = [&]() -> Result<OpPlanCache::Value> {
+    ++computed;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    planner::ClassOutcome outcome;
+    outcome.plans.exec.resize(3);
+    return outcome;
+  };
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i)
+    threads.emplace_back([&] { EXPECT_EQ(cache.get("k", compute).take()->plans.exec.size(), 3u); });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(computed.load(), 1);
+  EXPECT_EQ(cache.hits() + cache.misses(), 4u);
+  auto failing = [&]() -> Result<OpPlanCache::Value> { return input_error("no plan fits"); };
+  EXPECT_EQ(cache.get("bad", failing).error().message, "no plan fits");
+  EXPECT_EQ(cache.get("bad", failing).error().message, "no plan fits") << "failures not cached";
 }
 
 }  // namespace

@@ -126,17 +126,18 @@ TEST(ChipScale, KnobsTheChipCannotTakeAreInputErrors) {
 
 TEST(EvaluatePoint, PointsShareOpPlansAcrossHbmBandwidthAndFailuresKeepTheirReason) {
   SweepSpec s = sweep(
-      "  - {path: topology.sram_bytes_per_core, values: [638976, 16384]}\n"
+      "  - {path: topology.sram_bytes_per_core, values: [638976, 256]}\n"
       "  - {path: memory.bandwidth_bytes_per_s, values: [1e12, 2e12]}\n");
   auto points = enumerate_points(s);
-  PlanCache cache;
+  driver::OpPlanCache cache;
   Registry reg = registry();
   PointResult slow = evaluate_point(s, points[0], reg, cache, {2});
   PointResult fast = evaluate_point(s, points[1], reg, cache, {2});
   ASSERT_TRUE(slow.ok) << slow.reason;
   ASSERT_TRUE(fast.ok) << fast.reason;
-  EXPECT_EQ(cache.misses(), 1u);
-  EXPECT_EQ(cache.hits(), 1u);
+  const size_t classes = 14;  // of llama2-7b decode's ops
+  EXPECT_EQ(cache.misses(), classes);
+  EXPECT_EQ(cache.hits(), classes) << "the second point partitions nothing";
   ASSERT_EQ(slow.rows.size(), 2u);
   EXPECT_EQ(slow.rows[1].design, "elk-dyn");
   EXPECT_TRUE(slow.rows[1].simulated);
@@ -147,8 +148,8 @@ TEST(EvaluatePoint, PointsShareOpPlansAcrossHbmBandwidthAndFailuresKeepTheirReas
   PointResult tiny = evaluate_point(s, points[2], reg, cache, {2});
   EXPECT_FALSE(tiny.ok);
   EXPECT_TRUE(tiny.rows.empty());
-  EXPECT_EQ(tiny.reason.substr(0, 78),
-            "op 'layers.0.q_proj' needs at least 22.5 KiB of SRAM per core under any plan (");
+  EXPECT_EQ(tiny.reason.substr(0, 81),
+            "op 'layers.0.gate_proj' needs at least 60.0 KiB of SRAM per core under any plan (");
   EXPECT_EQ(tiny.cores, 1472u) << "what ran is still described";
 }
 
@@ -167,25 +168,6 @@ TEST(ShippedSweeps, EveryFileInConfigsSweepsParsesAndChecks) {
     EXPECT_FALSE(enumerate_points(*spec).empty());
   }
   EXPECT_EQ(files, 10u) << "each study at reduced and paper size";
-}
-
-TEST(PlanCache, ConcurrentPointsComputeAKeyOnce) {
-  PlanCache cache;
-  std::atomic<int> computed{0};
-  auto compute = [&]() -> Result<PlanCache::Plans> {
-    ++computed;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    return PlanCache::Plans(3);
-  };
-  std::vector<std::thread> threads;
-  for (int i = 0; i < 4; ++i)
-    threads.emplace_back([&] { EXPECT_EQ(cache.get("k", compute).take()->size(), 3u); });
-  for (auto& t : threads) t.join();
-  EXPECT_EQ(computed.load(), 1);
-  EXPECT_EQ(cache.hits() + cache.misses(), 4u);
-  auto failing = [&]() -> Result<PlanCache::Plans> { return input_error("no plan fits"); };
-  EXPECT_EQ(cache.get("bad", failing).error().message, "no plan fits");
-  EXPECT_EQ(cache.get("bad", failing).error().message, "no plan fits") << "failures not cached";
 }
 
 }  // namespace

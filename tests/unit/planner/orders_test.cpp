@@ -64,8 +64,8 @@ TEST(Orders, SameOrderInEveryLayer) {
   std::vector<OpPlans> class_plans(model.begin(), model.begin() + 3);
   CostContext costs(classes, class_plans, testing::round_machine());
   ir::RepeatedLayers layers{0, 3, 2};
-  std::vector<int> offsets = large_load_offsets(costs, layers);
-  EXPECT_EQ(offsets, (std::vector<int>{1, 2}));
+  std::vector<LoadUnit> offsets = large_load_units(costs, layers, {});
+  EXPECT_EQ(offsets, (std::vector<LoadUnit>{{1, 1}, {2, 1}}));
   Decisions d = permuted_order(costs, layers, offsets, {1, 0});
   EXPECT_EQ(d.order, (std::vector<int>{0, 2, 1, 3, 5, 4}));
   EXPECT_EQ(d.position, (std::vector<int>{0, 2, 1, 3, 5, 4}));
