@@ -33,15 +33,26 @@ MemorySystem::MemorySystem(std::shared_ptr<const Device> device, uint32_t stacks
     channels_.emplace_back(device_->config, device_->timing, device_->energy);
 }
 
+std::string MemorySystem::foreign_address(uint64_t address, uint32_t channel) const {
+  std::ostringstream message;
+  message << "address 0x" << std::hex << address << std::dec << " maps to channel " << channel
+          << ", but this memory model is channel " << *only_channel_ << " only";
+  return message.str();
+}
+
 void MemorySystem::check_address(uint64_t id, uint64_t address) const {
   if (!only_channel_) return;
   const uint32_t channel = map_.locate(address).channel;
-  if (channel == *only_channel_) return;
-  std::ostringstream message;
-  message << "request " << id << ": address 0x" << std::hex << address << std::dec
-          << " maps to channel " << channel << ", but this memory model is channel "
-          << *only_channel_ << " only";
-  throw sdk::invalid_argument(message.str());
+  if (channel != *only_channel_)
+    throw sdk::invalid_argument("request " + std::to_string(id) + ": " +
+                                foreign_address(address, channel));
+}
+
+uint32_t MemorySystem::channel_index(uint64_t address) const {
+  const uint32_t channel = map_.locate(address).channel;
+  if (!only_channel_) return channel;
+  if (channel != *only_channel_) throw sdk::invalid_argument(foreign_address(address, channel));
+  return 0;
 }
 
 bool MemorySystem::submit(uint64_t id, uint64_t address, bool is_write) {
@@ -93,7 +104,7 @@ tessera_memory_info MemorySystem::info() const {
 std::vector<ChannelStats> MemorySystem::channel_stats() const {
   std::vector<ChannelStats> out;
   out.reserve(channels_.size());
-  for (const Channel& ch : channels_) out.push_back(ch.stats(now_));
+  for (size_t i = 0; i < channels_.size(); ++i) out.push_back(channel_stats(i));
   return out;
 }
 

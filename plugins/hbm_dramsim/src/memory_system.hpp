@@ -47,10 +47,15 @@ class MemorySystem {
   bool submit(uint64_t id, uint64_t address, bool is_write);
   // Throws what submit throws for an address a slice does not model; nothing otherwise.
   void check_address(uint64_t id, uint64_t address) const;
+  // The modelled channel (< info().channels) that serves `address`: its global channel, or 0 in
+  // a slice, which throws sdk::Error(INVALID_ARGUMENT) for another channel's address.
+  uint32_t channel_index(uint64_t address) const;
   // Simulates `cycles` cycles; `done` hears of every request that finishes in them.
   void advance(uint64_t cycles, const CompletionSink& done);
 
   tessera_memory_info info() const;
+  // Modelled channel `index` (< info().channels), up to now().
+  ChannelStats channel_stats(size_t index) const { return channels_.at(index).stats(now_); }
   // Per modelled channel, in channel order, up to now().
   std::vector<ChannelStats> channel_stats() const;
   ChannelStats total() const;
@@ -58,6 +63,9 @@ class MemorySystem {
   const AddressMap& address_map() const { return map_; }
 
  private:
+  // "address 0x.. maps to channel N, but this memory model is channel M only" (slices).
+  std::string foreign_address(uint64_t address, uint32_t channel) const;
+
   std::shared_ptr<const Device> device_;
   AddressMap map_;
   std::optional<uint32_t> only_channel_;
