@@ -1,18 +1,22 @@
 // Memory models at the edges of ABI 1.1 (memory/), under this 1.1 host:
 //  - memory_1_0, built for ABI 1.0: it loads, its 1.0 methods work, the 1.1 fields of its info read
-//    as absent, and the host calls no 1.1 method it does not have (it says so instead);
-//    memory_claims_1_1, its vtable under a 1.1 descriptor, gets no 1.1 call either;
-//  - sdk_defaults, today's SDK without the 1.1 overrides: the SDK's defaults serve one channel,
-//    several are refused with the SDK's message.
+//    as absent, the host calls no 1.1 method it does not have (it says so instead), and memsim
+//    refuses it with one clear error; memory_claims_1_1, its vtable under a 1.1 descriptor, gets no
+//    1.1 call either;
+//  - sdk_defaults, today's SDK without the 1.1 overrides: one channel runs in memsim on the SDK's
+//    defaults, several are refused with the SDK's message.
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "framework/memsim/memsim.hpp"
 #include "framework/plugin/library.hpp"
 #include "framework/plugin/manifest.hpp"
 #include "framework/plugin/objects.hpp"
+#include "framework/plugin/plugin_set.hpp"
 #include "framework/plugin/registry.hpp"
 
 namespace tessera {
@@ -24,6 +28,21 @@ std::string plugin_file(const std::string& name) {
 
 std::shared_ptr<const PluginLibrary> load(const std::string& name) {
   return PluginLibrary::load(read_manifest(manifest_for_library(plugin_file(name))).take()).take();
+}
+
+// memsim on `target` with a short stream; the Failure it throws, if any.
+std::optional<Error> memsim_error(const std::string& target) {
+  PluginSet plugins(Registry::discover({}));
+  memsim::MemsimOptions o;
+  o.target = target;
+  o.generator = "stream";
+  o.cycles = 100;
+  try {
+    memsim::run_memsim(plugins, o);
+  } catch (const Failure& f) {
+    return f.error();
+  }
+  return std::nullopt;
 }
 
 class Abi10Memory : public ::testing::Test {
@@ -103,6 +122,16 @@ TEST(Claims11Memory, ADescriptorSaying11DoesNotMakeTheVtableLonger) {
   EXPECT_EQ(m.stats().take().cycles, 0u);  // its 1.0 methods still work
 }
 
+TEST_F(Abi10Memory, MemsimRefusesItWithOneError) {
+  auto error = memsim_error(plugin_file("memory_1_0"));
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind, ErrorKind::plugin);
+  EXPECT_EQ(error->message,
+            "memsim needs a memory model with per-channel statistics (plugin ABI 1.1): plugin "
+            "'memory_1_0' is built for plugin ABI 1.0, and memory_model.channel_of is new in ABI "
+            "1.1: rebuild the plugin against TesseraSDK 1.1 or later");
+}
+
 TEST(SdkDefaults, OneChannelIsAComplete11Object) {
   auto library = load("sdk_defaults");
   EXPECT_EQ(library->descriptor().abi_minor, uint32_t{TESSERA_ABI_MINOR});
@@ -142,6 +171,27 @@ TEST(SdkDefaults, SeveralChannelsAreUnimplementedAndSaySo) {
             "plugin 'sdk_defaults': memory_model.get_channel_stats: this memory model of 3 "
             "channels does not implement channel_stats (ABI 1.1): override "
             "tessera::sdk::MemoryModel::channel_stats");
+}
+
+TEST(SdkDefaults, MemsimRunsOneChannel) {
+  PluginSet plugins(Registry::discover({}));
+  memsim::MemsimOptions o;
+  o.target = plugin_file("sdk_defaults");
+  o.generator = "random";
+  o.write_fraction = 0.5;
+  o.cycles = 1000;
+  MemoryRunReport r = memsim::run_memsim(plugins, o);
+  // What the model does not say, memsim says for it.
+  EXPECT_EQ(r.config, "(not reported by the model)");
+  EXPECT_EQ(r.device, "sdk_defaults 1.0.0: test: a memory model without the ABI 1.1 overrides");
+  ASSERT_EQ(r.channels.size(), 1u);
+  const tessera_memory_stats& s = r.channels[0].stats;
+  // A queue of 8 and 20 cycles: 8 requests at cycles 0, 20, .. 980, the last done at 1000.
+  EXPECT_EQ(r.accepted, 400u);
+  EXPECT_EQ(s.reads + s.writes, 400u);
+  EXPECT_EQ(r.channels[0].read_latency.count(), s.reads);
+  EXPECT_EQ(r.channels[0].read_latency.max(), 20u);
+  EXPECT_NEAR(static_cast<double>(s.writes) / (s.reads + s.writes), 0.5, 0.1);
 }
 
 }  // namespace

@@ -120,7 +120,7 @@ uint64_t run_traffic(MemorySystem& system, TrafficSource& source, uint64_t cycle
                      const std::function<void(uint64_t, const TrafficRequest&)>& accepted) {
   const uint64_t start = system.now();
   uint64_t id = 0;
-  drive_requests(source, cycles, [&](const TrafficRequest& r, uint64_t cycle) {
+  sdk::drive_requests(source, cycles, [&](const TrafficRequest& r, uint64_t cycle) {
     if (start + cycle > system.now()) system.advance(start + cycle - system.now(), done);
     if (!system.submit(id, r.address, r.is_write)) return false;
     if (accepted) accepted(id, r);

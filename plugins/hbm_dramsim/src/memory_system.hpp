@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tessera/sdk/traffic.hpp>
 #include <vector>
 
 #include "address_map.hpp"
@@ -18,7 +19,6 @@
 #include "dram_config.hpp"
 #include "energy.hpp"
 #include "timing.hpp"
-#include "traffic.hpp"
 
 namespace tessera::hbm {
 
@@ -72,6 +72,9 @@ class MemorySystem {
   std::vector<Channel> channels_;
   uint64_t now_ = 0;
 };
+
+using sdk::TrafficRequest;
+using sdk::TrafficSource;
 
 // Feeds `source` to `system` for `cycles` cycles from its current cycle: requests in order, each at
 // its cycle (counted from now) or when its channel accepts it (drive_requests), the system advanced
