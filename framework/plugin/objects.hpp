@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -55,7 +56,7 @@ class PluginObject {
 
  protected:
   template <class Call>
-  Status call(const std::string& what, Call&& c) const {
+  Status call(std::string_view what, Call&& c) const {
     return library_->call(what, std::forward<Call>(c));
   }
 

@@ -31,6 +31,11 @@ MemorySystem::MemorySystem(std::shared_ptr<const Device> device, uint32_t stacks
   channels_.reserve(count);
   for (size_t i = 0; i < count; ++i)
     channels_.emplace_back(device_->config, device_->timing, device_->energy);
+  next_event_.assign(count, 0);
+}
+
+uint64_t MemorySystem::next_event_of(const Channel& channel) {
+  return std::min(channel.wake(), channel.next_completion());
 }
 
 std::string MemorySystem::foreign_address(uint64_t address, uint32_t channel) const {
@@ -67,7 +72,9 @@ bool MemorySystem::submit(uint64_t id, uint64_t address, bool is_write) {
   t.bank = (at.rank * c.bankgroups + at.bankgroup) * c.banks_per_group + at.bank;
   t.row = at.row;
   t.is_write = is_write;
-  return channels_[index].accept(t, now_);
+  const bool accepted = channels_[index].accept(t, now_);
+  next_event_[index] = next_event_of(channels_[index]);
+  return accepted;
 }
 
 void MemorySystem::advance(uint64_t cycles, const CompletionSink& done) {
@@ -78,10 +85,14 @@ void MemorySystem::advance(uint64_t cycles, const CompletionSink& done) {
   auto report = [&](const Done& d) { done(tessera_memory_completion{d.id, d.arrival, d.done}); };
   for (uint64_t t = now_; t < end;) {
     uint64_t next = kNever;
-    for (Channel& ch : channels_) {
-      ch.tick(t);
-      ch.deliver(t, report);
-      next = std::min({next, ch.wake(), ch.next_completion()});
+    for (size_t i = 0; i < channels_.size(); ++i) {
+      // A channel with nothing to do at t is left alone: tick and deliver would do nothing.
+      if (next_event_[i] <= t) {
+        channels_[i].tick(t);
+        channels_[i].deliver(t, report);
+        next_event_[i] = next_event_of(channels_[i]);
+      }
+      next = std::min(next, next_event_[i]);
     }
     // Nothing happens anywhere before `next`: skip the idle cycles.
     t = std::max(t + 1, std::min(next, end));

@@ -65,11 +65,16 @@ class MemorySystem {
  private:
   // "address 0x.. maps to channel N, but this memory model is channel M only" (slices).
   std::string foreign_address(uint64_t address, uint32_t channel) const;
+  // The first cycle `channel` can do anything at: its wake or its next completion.
+  static uint64_t next_event_of(const Channel& channel);
 
   std::shared_ptr<const Device> device_;
   AddressMap map_;
   std::optional<uint32_t> only_channel_;
   std::vector<Channel> channels_;
+  // next_event_of(channels_[i]), kept up to date by submit and advance, all that change a channel,
+  // so that advance visits only the channels with something to do.
+  std::vector<uint64_t> next_event_;
   uint64_t now_ = 0;
 };
 
