@@ -38,8 +38,9 @@ void add_memsim_command(CLI::App& app, const GlobalOptions& global, Action& acti
                   "Plugin providing memory_model: name, alias or path to NAME.so")
       ->capture_default_str();
   cmd->add_option("--config", o.config,
-                  "The model's config parameter; hbm_dramsim: a DRAMsim3-format .ini (a path, or "
-                  "a name in configs/memory, e.g. hbm3e_8hi.ini; default: built-in HBM3E)");
+                  "The model's config parameter, passed only when given; hbm_dramsim: a "
+                  "DRAMsim3-format .ini (a path, or a name in configs/memory, e.g. hbm3e_8hi.ini; "
+                  "default: built-in HBM3E)");
   auto* gen = cmd->add_option("--gen", o.generator, "Generated traffic: stream or random")
                   ->check(CLI::IsMember({"stream", "random"}));
   auto* trace = cmd->add_option("--trace", o.trace,
@@ -58,12 +59,12 @@ void add_memsim_command(CLI::App& app, const GlobalOptions& global, Action& acti
       ->capture_default_str();
   cmd->add_option("--seed", o.seed, "Seed of the generators")->capture_default_str();
   auto* stacks = cmd->add_option("--stacks", command->stacks,
-                                 "The model's stacks parameter: identical devices, interleaved")
-                     ->check(CLI::Range(1, 1024))
-                     ->capture_default_str();
+                                 "The model's stacks parameter, passed only when given; "
+                                 "hbm_dramsim: identical devices, interleaved (default 1)")
+                     ->check(CLI::Range(1, 1024));
   cmd->add_flag("--strict", o.strict,
-                "The model's strict parameter: warnings about its config (unknown .ini keys, "
-                "...) are errors");
+                "The model's strict parameter, passed only when given; hbm_dramsim: warnings "
+                "about the .ini (unknown keys, ...) are errors");
   cmd->add_option("--format", command->format, "text or json")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();

@@ -66,12 +66,16 @@ class InFlight {
   std::vector<uint64_t> free_;
 };
 
+// A report per channel: far more than any memory system has (hbm_dramsim: 2^20 banks at most).
+constexpr uint32_t kMaxChannels = 1u << 20;
+
 // The model's info, refused when a run or a report could not use it.
 MemoryInfo checked_info(const MemoryModel& model) {
   MemoryInfo info = model.info().take();
   std::string problem;
   if (!(info.clock_hz > 0)) problem = fmt::format("clock_hz {} is not positive", info.clock_hz);
-  if (info.channels == 0) problem = "it has 0 channels";
+  if (info.channels == 0 || info.channels > kMaxChannels)
+    problem = fmt::format("{} channels (memsim reports 1 to {})", info.channels, kMaxChannels);
   if (info.burst_bytes == 0 || info.capacity_bytes < info.burst_bytes)
     problem =
         fmt::format("{} B requests in a capacity of {} B", info.burst_bytes, info.capacity_bytes);

@@ -194,5 +194,19 @@ TEST(SdkDefaults, MemsimRunsOneChannel) {
   EXPECT_NEAR(static_cast<double>(s.writes) / (s.reads + s.writes), 0.5, 0.1);
 }
 
+TEST(SdkDefaults, MemsimRefusesAModelWithoutChannels) {
+  MemoryModel m = create_memory_model(load("sdk_defaults"), {{{"channels", "0"}}, ""}).take();
+  memsim::StreamSource source(1 << 20, 64, 1, 0.0, 0.0, 1);
+  try {
+    memsim::drive_model(m, source, 100);
+    FAIL() << "memsim ran a model of 0 channels";
+  } catch (const Failure& f) {
+    EXPECT_EQ(f.error().kind, ErrorKind::plugin);
+    EXPECT_EQ(f.error().message,
+              "plugin 'sdk_defaults': memory_model.get_info cannot be simulated: 0 channels "
+              "(memsim reports 1 to 1048576)");
+  }
+}
+
 }  // namespace
 }  // namespace tessera

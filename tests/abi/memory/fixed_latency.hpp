@@ -20,7 +20,8 @@ class FixedLatencyMemory {
   explicit FixedLatencyMemory(const sdk::Params& p)
       : latency_cycles_(static_cast<uint64_t>(p.get_int("latency_cycles", 20, 1, 1 << 20))),
         queue_(static_cast<size_t>(p.get_int("queue", 8, 1, 1 << 16))),
-        channels_(static_cast<uint32_t>(p.get_int("channels", 1, 1, 64))) {}
+        // 0 is allowed: a model hosts must refuse (memsim does).
+        channels_(static_cast<uint32_t>(p.get_int("channels", 1, 0, 64))) {}
 
   // The 1.0 fields; the 1.1 ones stay NULL.
   tessera_memory_info info() const {
