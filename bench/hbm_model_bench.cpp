@@ -8,13 +8,15 @@
 
 #include "config_files.hpp"
 #include "dram_config.hpp"
+#include "framework/memsim/traffic.hpp"
 #include "memory_system.hpp"
 #include "sustained.hpp"
-#include "traffic.hpp"
 
 namespace {
 
 using namespace tessera::hbm;
+using tessera::memsim::RandomSource;
+using tessera::memsim::StreamSource;
 
 const char* const kConfigs[] = {"hbm2_8gb_x128.ini", "hbm3_6400.ini", "hbm3e_8hi.ini"};
 

@@ -1,15 +1,17 @@
-// `tessera memsim`: the memory model on its own, fed by a generator or a DRAMsim3 trace.
+// `tessera memsim`: a memory model on its own, fed by a generator or a DRAMsim3 trace
+// (framework/memsim/memsim.hpp).
 #include <iostream>
 
-#include "framework/cli/memsim_driver.hpp"
 #include "framework/cli/options.hpp"
+#include "framework/memsim/memsim.hpp"
 
 namespace tessera::cli {
 
 namespace {
 
 struct MemsimCommand {
-  MemsimOptions run;
+  memsim::MemsimOptions run;
+  uint32_t stacks = 1;  // passed to the model only when given
   std::string format = "text";
 };
 
@@ -17,7 +19,7 @@ int run_memsim_command(const GlobalOptions& global, const MemsimCommand& command
   if (command.run.generator.empty() == command.run.trace.empty())
     throw Failure(usage_error("memsim needs --gen stream|random or --trace FILE"));
   PluginSet plugins(global.registry());
-  MemoryRunReport report = run_memsim(plugins, command.run);
+  MemoryRunReport report = memsim::run_memsim(plugins, command.run);
   if (command.format == "json")
     std::cout << render_json(report).dump(2) << "\n";
   else
@@ -29,12 +31,16 @@ int run_memsim_command(const GlobalOptions& global, const MemsimCommand& command
 
 void add_memsim_command(CLI::App& app, const GlobalOptions& global, Action& action) {
   auto command = std::make_shared<MemsimCommand>();
-  MemsimOptions& o = command->run;
+  memsim::MemsimOptions& o = command->run;
   CLI::App* cmd = app.add_subcommand(
-      "memsim", "Run the HBM/DRAM model (hbm_dramsim) alone on generated traffic or a trace");
+      "memsim", "Run a memory model (default hbm_dramsim) alone on generated traffic or a trace");
+  cmd->add_option("-t,--target", o.target,
+                  "Plugin providing memory_model: name, alias or path to NAME.so")
+      ->capture_default_str();
   cmd->add_option("--config", o.config,
-                  "DRAMsim3-format .ini (a path, or a name in configs/memory, e.g. hbm3e_8hi.ini)")
-      ->required();
+                  "The model's config parameter, passed only when given; hbm_dramsim: a "
+                  "DRAMsim3-format .ini (a path, or a name in configs/memory, e.g. hbm3e_8hi.ini; "
+                  "default: built-in HBM3E)");
   auto* gen = cmd->add_option("--gen", o.generator, "Generated traffic: stream or random")
                   ->check(CLI::IsMember({"stream", "random"}));
   auto* trace = cmd->add_option("--trace", o.trace,
@@ -52,14 +58,18 @@ void add_memsim_command(CLI::App& app, const GlobalOptions& global, Action& acti
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   cmd->add_option("--seed", o.seed, "Seed of the generators")->capture_default_str();
-  cmd->add_option("--stacks", o.stacks, "Identical devices, interleaved")
-      ->check(CLI::Range(1, 1024))
-      ->capture_default_str();
-  cmd->add_flag("--strict", o.strict, "Warnings about the .ini (unknown keys, ...) are errors");
+  auto* stacks = cmd->add_option("--stacks", command->stacks,
+                                 "The model's stacks parameter, passed only when given; "
+                                 "hbm_dramsim: identical devices, interleaved (default 1)")
+                     ->check(CLI::Range(1, 1024));
+  cmd->add_flag("--strict", o.strict,
+                "The model's strict parameter, passed only when given; hbm_dramsim: warnings "
+                "about the .ini (unknown keys, ...) are errors");
   cmd->add_option("--format", command->format, "text or json")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
-  cmd->callback([&global, &action, command] {
+  cmd->callback([&global, &action, command, stacks] {
+    if (stacks->count() > 0) command->run.stacks = command->stacks;
     action = [&global, command] { return run_memsim_command(global, *command); };
   });
 }

@@ -124,9 +124,10 @@ Status PluginLibrary::check_descriptor() const {
   return ok_status();
 }
 
-Status finish_plugin_call(const PluginLibrary& library, const std::string& what,
+Status finish_plugin_call(const PluginLibrary& library, std::string_view what,
                           tessera_status* status, const char* exception_what, bool threw) {
-  const std::string context = "plugin '" + library.name() + "': " + what;
+  if (!threw && status == nullptr) return ok_status();
+  const std::string context = "plugin '" + library.name() + "': " + std::string(what);
   if (threw)
     return plugin_error(
         context + " threw an exception across the C ABI" +

@@ -10,6 +10,7 @@
 #include <boost/dll/shared_library.hpp>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -39,9 +40,10 @@ class PluginLibrary {
   tessera_plugin_query_fn query_function() const { return query_; }
 
   // Runs a call into the plugin: attributes its log lines, catches anything thrown across the C
-  // boundary (a plugin bug), and converts the returned status. `what` names the call in errors.
+  // boundary (a plugin bug), and converts the returned status. `what` names the call in errors
+  // (a view: memory models are called per request, and a name is copied only into an error).
   template <class Call>
-  Status call(const std::string& what, Call&& call_plugin) const;
+  Status call(std::string_view what, Call&& call_plugin) const;
 
  private:
   PluginLibrary() = default;
@@ -54,11 +56,11 @@ class PluginLibrary {
 };
 
 // Defined here because it is a template; the non-template part lives in library.cpp.
-Status finish_plugin_call(const PluginLibrary& library, const std::string& what,
+Status finish_plugin_call(const PluginLibrary& library, std::string_view what,
                           tessera_status* status, const char* exception_what, bool threw);
 
 template <class Call>
-Status PluginLibrary::call(const std::string& what, Call&& call_plugin) const {
+Status PluginLibrary::call(std::string_view what, Call&& call_plugin) const {
   CurrentPlugin attribute(name());
   tessera_status* status = nullptr;
   try {

@@ -69,11 +69,11 @@ Result<Handle> create(std::shared_ptr<const PluginLibrary> library, const ParamL
         StatusCode::internal);
   // Every 1.x object is at least as large as the 1.0 vtable; anything shorter cannot be called
   // (nor safely released, so it is leaked: the plugin is broken).
-  if (object->struct_size < sizeof(CApi) || object->release == nullptr)
+  if (object->struct_size < kAbi10Size<CApi> || object->release == nullptr)
     return plugin_error(
         "plugin '" + library->name() + "': the " + iname + " object is malformed: struct_size " +
             std::to_string(object->struct_size) + " (ABI 1.0 needs " +
-            std::to_string(sizeof(CApi)) + "), release " + (object->release ? "set" : "NULL"),
+            std::to_string(kAbi10Size<CApi>) + "), release " + (object->release ? "set" : "NULL"),
         StatusCode::internal);
   return Handle(std::move(library), object);
 }
@@ -298,11 +298,28 @@ Result<std::vector<uint64_t>> LayoutMapper::inverse(
 
 // ---- MemoryModel -------------------------------------------------------------------------------
 
+namespace {
+
+// A string field of an output struct the plugin filled: "" when its struct_size (rule 3) ends
+// before the field at `offset`, or the field is NULL.
+std::string sized_string(size_t struct_size, size_t offset, const char* text) {
+  return struct_size >= offset + sizeof(text) && text != nullptr ? text : "";
+}
+
+}  // namespace
+
 Result<MemoryInfo> MemoryModel::info() const {
   auto c = sized<tessera_memory_info>();
   Status s = call("memory_model.get_info", [&] { return raw()->get_info(raw(), &c); });
   if (!s) return s.error();
-  return MemoryInfo{c.clock_hz, c.peak_bytes_per_s, c.channels, c.burst_bytes, c.capacity_bytes};
+  return MemoryInfo{
+      c.clock_hz,
+      c.peak_bytes_per_s,
+      c.channels,
+      c.burst_bytes,
+      c.capacity_bytes,
+      sized_string(c.struct_size, offsetof(tessera_memory_info, description), c.description),
+      sized_string(c.struct_size, offsetof(tessera_memory_info, source), c.source)};
 }
 
 Result<size_t> MemoryModel::submit(const tessera_memory_request* requests, size_t count) {
@@ -360,6 +377,46 @@ Result<MemorySustained> MemoryModel::sustained(uint32_t streams) {
   });
   if (!s) return s.error();
   return rate;
+}
+
+Status MemoryModel::require_1_1(const char* method, bool has_slot) const {
+  const tessera_plugin_descriptor& d = library().descriptor();
+  const std::string who = "plugin '" + library().name() + "'";
+  if (d.abi_minor < 1)
+    return plugin_error(
+        who + " is built for plugin ABI " + std::to_string(d.abi_major) + "." +
+            std::to_string(d.abi_minor) + ", and memory_model." + method +
+            " is new in ABI 1.1: rebuild the plugin against TesseraSDK 1.1 or later",
+        StatusCode::unimplemented);
+  if (!has_slot)
+    return plugin_error(who + " reports ABI 1." + std::to_string(d.abi_minor) +
+                            ", but its memory_model has no " + method + " (struct_size " +
+                            std::to_string(raw()->struct_size) + ", or the slot is NULL)",
+                        StatusCode::unimplemented);
+  return ok_status();
+}
+
+Result<uint32_t> MemoryModel::channel_of(uint64_t address) const {
+  if (auto s = require_1_1("channel_of", TESSERA_HAS_SLOT(raw(), tessera_memory_model, channel_of));
+      !s)
+    return s.error();
+  uint32_t channel = 0;
+  Status s =
+      call("memory_model.channel_of", [&] { return raw()->channel_of(raw(), address, &channel); });
+  if (!s) return s.error();
+  return channel;
+}
+
+Result<tessera_memory_stats> MemoryModel::channel_stats(uint32_t channel) const {
+  if (auto s = require_1_1("get_channel_stats",
+                           TESSERA_HAS_SLOT(raw(), tessera_memory_model, get_channel_stats));
+      !s)
+    return s.error();
+  auto c = sized<tessera_memory_stats>();
+  Status s = call("memory_model.get_channel_stats",
+                  [&] { return raw()->get_channel_stats(raw(), channel, &c); });
+  if (!s) return s.error();
+  return c;
 }
 
 }  // namespace tessera

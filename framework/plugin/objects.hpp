@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,6 +21,18 @@ namespace tessera {
 // True when `object` (a vtable starting with struct_size) has a non-NULL slot `field`.
 #define TESSERA_HAS_SLOT(object, Type, field) \
   ((object)->struct_size >= offsetof(Type, field) + sizeof((object)->field) && (object)->field)
+
+// The size of each vtable or struct in ABI 1.0: what a plugin built for 1.0 puts in struct_size,
+// and the least any 1.x object has. One that grew since ends, in 1.0, where its first later
+// member begins (tests/abi/abi_1_1.h).
+template <class CApi>
+inline constexpr size_t kAbi10Size = sizeof(CApi);
+template <>
+inline constexpr size_t kAbi10Size<tessera_memory_model> = offsetof(tessera_memory_model,
+                                                                    channel_of);
+template <>
+inline constexpr size_t kAbi10Size<tessera_memory_info> = offsetof(tessera_memory_info,
+                                                                   description);
 
 template <class CApi>
 class PluginObject {
@@ -46,7 +59,7 @@ class PluginObject {
 
  protected:
   template <class Call>
-  Status call(const std::string& what, Call&& c) const {
+  Status call(std::string_view what, Call&& c) const {
     return library_->call(what, std::forward<Call>(c));
   }
 
@@ -176,6 +189,9 @@ struct MemoryInfo {
   double clock_hz = 0, peak_bytes_per_s = 0;
   uint32_t channels = 0, burst_bytes = 0;
   uint64_t capacity_bytes = 0;
+  // ABI 1.1; empty when the model does not say (or is built for 1.0).
+  std::string description;  // one line: what is simulated
+  std::string source;       // where its configuration came from
 };
 // The fast mode's answer: bandwidth and mean latency of long sequential streams.
 struct MemorySustained {
@@ -195,6 +211,16 @@ class MemoryModel : public PluginObject<tessera_memory_model> {
                  const std::function<void(const tessera_memory_completion&)>& done);
   Result<tessera_memory_stats> stats() const;
   Result<MemorySustained> sustained(uint32_t streams);
+  // ABI 1.1: the channel that serves `address` (the plugin's answer: the caller checks it against
+  // info().channels before indexing with it), and what one channel counted. An object without
+  // the method (a plugin built for 1.0) gives an UNIMPLEMENTED plugin error that says so.
+  Result<uint32_t> channel_of(uint64_t address) const;
+  Result<tessera_memory_stats> channel_stats(uint32_t channel) const;
+
+ private:
+  // OK when the plugin reports ABI 1.1 or later (rule 4) and the object has a non-NULL `slot`
+  // (rule 3, `has_slot`); otherwise the UNIMPLEMENTED error naming `method`.
+  Status require_1_1(const char* method, bool has_slot) const;
 };
 
 // Constructs one object of `library`'s interface I from `params`. Errors: the plugin does not

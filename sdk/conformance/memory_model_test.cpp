@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <random>
 #include <tuple>
 
@@ -267,13 +268,95 @@ TEST_P(MemoryModelContract, SameRequestsSameCompletionsAndStatistics) {
 }
 
 // ---- ABI 1.1 ------------------------------------------------------------------------------------
-// Per-channel statistics and the address -> channel map come with ABI 1.1. Their contracts go
-// here, each test gated on the descriptor's abi_minor >= 1 (plugin_abi.h rule 4): every request
-// is counted on the channel its address maps to, and the channels' statistics add up to
-// get_stats'.
+// Per-channel statistics and the address -> channel map come with ABI 1.1, so these tests skip a
+// plugin built for 1.0 (plugin_abi.h rule 4): channel_of names a channel below `channels` for
+// every address, the same one each time; every request is counted on the channel its address maps
+// to; the channels' statistics add up to get_stats'; out-of-range channels are refused.
+
+class MemoryModel11Contract : public MemoryModelContract {
+ protected:
+  void SetUp() override {
+    MemoryModelContract::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    if (descriptor().abi_minor < 1 || model_->struct_size < sizeof(tessera_memory_model))
+      GTEST_SKIP() << "built for plugin ABI 1.0: no per-channel statistics";
+  }
+
+  std::optional<uint32_t> channel_of(uint64_t address) const {
+    uint32_t channel = UINT32_MAX;
+    auto e =
+        invoke("channel_of", [&] { return model_->channel_of(model_.get(), address, &channel); });
+    EXPECT_EQ(outcome(e), "OK") << "address " << address;
+    if (e) return std::nullopt;
+    return channel;
+  }
+
+  tessera_memory_stats channel_stats(uint32_t channel) const {
+    tessera_memory_stats s{};
+    s.struct_size = sizeof(s);
+    EXPECT_EQ(outcome(invoke("get_channel_stats",
+                             [&] { return model_->get_channel_stats(model_.get(), channel, &s); })),
+              "OK")
+        << "channel " << channel;
+    return s;
+  }
+};
+
+TEST_P(MemoryModel11Contract, ChannelOfIsInRangeAndDeterministic) {
+  for (const tessera_memory_request& r : mixed_requests(info_)) {
+    auto channel = channel_of(r.address);
+    ASSERT_TRUE(channel.has_value());
+    ASSERT_LT(*channel, info_.channels) << "address " << r.address;
+    ASSERT_EQ(channel_of(r.address), channel) << "address " << r.address << " maps twice alike";
+  }
+  expect_invalid_argument("get_channel_stats(channels)", [&] {
+    tessera_memory_stats s{};
+    s.struct_size = sizeof(s);
+    return model_->get_channel_stats(model_.get(), info_.channels, &s);
+  });
+}
+
+TEST_P(MemoryModel11Contract, RequestsCountOnTheirChannelAndChannelsAddUpToTheTotals) {
+  std::vector<tessera_memory_request> requests = mixed_requests(info_);
+  std::vector<uint64_t> reads(info_.channels, 0), writes(info_.channels, 0);
+  for (const auto& r : requests) {
+    auto channel = channel_of(r.address);
+    ASSERT_TRUE(channel.has_value());
+    (r.is_write ? writes : reads)[*channel]++;
+  }
+  Traffic t = drive(model_.get(), requests);
+  ASSERT_EQ(t.problem, "");
+  tessera_memory_stats total = stats(model_.get()), sum{};
+  double latency_sum = 0;
+  for (uint32_t c = 0; c < info_.channels; ++c) {
+    tessera_memory_stats s = channel_stats(c);
+    EXPECT_EQ(s.reads, reads[c]) << "reads counted on channel " << c;
+    EXPECT_EQ(s.writes, writes[c]) << "writes counted on channel " << c;
+    EXPECT_EQ(s.cycles, total.cycles) << "channel " << c << " runs on the model's clock";
+    sum.row_hits += s.row_hits;
+    sum.row_misses += s.row_misses;
+    sum.activates += s.activates;
+    sum.refreshes += s.refreshes;
+    sum.bytes_per_s += s.bytes_per_s;
+    sum.energy_j += s.energy_j;
+    latency_sum += s.avg_read_latency_cycles * static_cast<double>(s.reads);
+  }
+  EXPECT_EQ(sum.row_hits, total.row_hits);
+  EXPECT_EQ(sum.row_misses, total.row_misses);
+  EXPECT_EQ(sum.activates, total.activates);
+  EXPECT_EQ(sum.refreshes, total.refreshes);
+  EXPECT_NEAR(sum.bytes_per_s, total.bytes_per_s, 1e-9 * total.bytes_per_s + 1e-9);
+  EXPECT_NEAR(sum.energy_j, total.energy_j, 1e-9 * std::abs(total.energy_j) + 1e-15);
+  if (total.reads > 0) {
+    EXPECT_NEAR(latency_sum / static_cast<double>(total.reads), total.avg_read_latency_cycles,
+                1e-9 * total.avg_read_latency_cycles + 1e-9)
+        << "the total latency is the channels' mean weighted by their reads";
+  }
+}
 
 }  // namespace
 
 TESSERA_INSTANTIATE_FOR_PLUGINS(MemoryModelContract);
+TESSERA_INSTANTIATE_FOR_PLUGINS(MemoryModel11Contract);
 
 }  // namespace tessera::conformance

@@ -21,6 +21,7 @@
 #include "framework/plugin/interface.hpp"
 #include "framework/plugin/library.hpp"
 #include "framework/plugin/manifest.hpp"
+#include "framework/plugin/objects.hpp"
 
 namespace tessera::conformance {
 
@@ -149,7 +150,7 @@ void expect_honours_struct_size(const std::string& what, Get&& get) {
   ASSERT_EQ(outcome(invoke(what, [&] { return get(reinterpret_cast<T*>(buffer)); })), "OK");
   size_t written = 0;
   std::memcpy(&written, buffer, sizeof(written));
-  EXPECT_GE(written, sizeof(T)) << what << ": reported struct_size smaller than ABI 1.0's";
+  EXPECT_GE(written, kAbi10Size<T>) << what << ": reported struct_size smaller than ABI 1.0's";
   ASSERT_LE(written, sizeof(buffer)) << what << ": reported writing more than the host's struct";
   for (size_t i = written; i < sizeof(buffer); ++i)
     ASSERT_EQ(buffer[i], kCanary) << what << ": wrote byte " << i << " beyond struct_size "
@@ -220,11 +221,12 @@ Result<Owned<CApi>> create_raw(const PluginLibrary& library, const ParamList& pa
   CApi* object = nullptr;
   if (auto error = invoke(what, [&] { return ctor(c_params.get(), &object); })) return *error;
   if (object == nullptr) return plugin_error(what + " returned OK but no object");
-  // Too short to hold the 1.0 vtable, or no release: cannot be used or freed, so it leaks.
-  if (object->struct_size < sizeof(CApi) || object->release == nullptr)
+  // Too short to hold the 1.0 vtable, or no release: cannot be used or freed, so it leaks. (A
+  // vtable that grew in 1.1 may still be a 1.0 one: kAbi10Size, not sizeof.)
+  if (object->struct_size < kAbi10Size<CApi> || object->release == nullptr)
     return plugin_error(what + " returned a malformed vtable: struct_size " +
                         std::to_string(object->struct_size) + ", 1.0 needs " +
-                        std::to_string(sizeof(CApi)));
+                        std::to_string(kAbi10Size<CApi>));
   return Owned<CApi>(object);
 }
 

@@ -78,7 +78,7 @@ const std::vector<Case> kCases = {
     {"manifest_abi_2",
      Stage::load,
      {"plugin 'manifest_abi_2' ('" + manifest_of("manifest_abi_2") + "') uses plugin ABI 2.0, " +
-      "but this host speaks ABI 1.0: rebuild the plugin against TesseraSDK 1.x"}},
+      "but this host speaks ABI 1.1: rebuild the plugin against TesseraSDK 1.x"}},
     {"wrong_platform",
      Stage::load,
      {"plugin 'wrong_platform' ('" + manifest_of("wrong_platform") +
@@ -91,7 +91,7 @@ const std::vector<Case> kCases = {
       "TESSERA_DEFINE_PLUGIN)"}},
     {"query_returns_null",
      Stage::load,
-     {"plugin 'query_returns_null': tessera_plugin_query returned NULL for ABI 1.0 (the plugin "
+     {"plugin 'query_returns_null': tessera_plugin_query returned NULL for ABI 1.1 (the plugin "
       "cannot serve this host; rebuild it against this SDK)"}},
     {"descriptor_abi_2",
      Stage::load,

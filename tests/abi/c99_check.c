@@ -1,24 +1,44 @@
 /*
  * Proves that plugin_abi.h is C99 (this file is compiled with -std=c99 -pedantic -Werror) and that
- * a C compiler lays out ABI 1.0 exactly as the frozen table abi_1_0.h says. C99 has no
- * static_assert: a false condition makes an array of size -1, which does not compile.
+ * a C compiler lays out ABI 1.0 and 1.1 exactly as the frozen tables abi_1_0.h and abi_1_1.h say.
+ * C99 has no static_assert: a false condition makes an array of size -1, which does not compile.
+ * Nor can C99 tell a struct that grew in 1.1 from one that did not, so abi_1_0.h's sizes are lower
+ * bounds here; abi_1_1.h's GROWN lines pin the 1.0 size of every grown struct, its STRUCT lines
+ * their full size, and layout_test.cpp checks every size exactly.
  */
 #include <stddef.h>
 #include <tessera/plugin_abi.h>
 
-#define TESSERA_C99_ASSERT(cond, name, line) \
-  typedef char tessera_abi_##name##_##line[(cond) ? 1 : -1];
-#define TESSERA_C99_ASSERT_AT(cond, name, line) TESSERA_C99_ASSERT(cond, name, line)
+/* Named by kind, table and line: the two tables share line numbers. */
+#define TESSERA_C99_ASSERT(cond, name, table, line) \
+  typedef char tessera_abi_##name##_##table##_##line[(cond) ? 1 : -1];
+#define TESSERA_C99_ASSERT_IN(cond, name, table, line) TESSERA_C99_ASSERT(cond, name, table, line)
+#define TESSERA_C99_ASSERT_AT(cond, name, line) \
+  TESSERA_C99_ASSERT_IN(cond, name, TESSERA_C99_TABLE, line)
 
-#define TESSERA_ABI_STRUCT(type, size, align) \
-  TESSERA_C99_ASSERT_AT(sizeof(type) == (size), sz, __LINE__)
 #define TESSERA_ABI_FIELD(type, field, offset, size)                      \
   TESSERA_C99_ASSERT_AT(offsetof(type, field) == (offset), off, __LINE__) \
   TESSERA_C99_ASSERT_AT(sizeof(((const type*)0)->field) == (size), len, __LINE__)
 #define TESSERA_ABI_VALUE(name, value) TESSERA_C99_ASSERT_AT((name) == (value), val, __LINE__)
 #define TESSERA_ABI_METHOD(type, field, ...)
 #define TESSERA_ABI_FUNCTION(name, ...)
+
+/* 1.0: every offset as released; no struct is smaller than it was. */
+#define TESSERA_C99_TABLE 1_0
+#define TESSERA_ABI_STRUCT(type, size, align) \
+  TESSERA_C99_ASSERT_AT(sizeof(type) >= (size), sz, __LINE__)
 #include "abi_1_0.h"
+#undef TESSERA_ABI_STRUCT
+#undef TESSERA_C99_TABLE
+
+/* 1.1: the grown structs' 1.0 part ends where their first new field begins; the full sizes. */
+#define TESSERA_C99_TABLE 1_1
+#define TESSERA_ABI_GROWN(type, size_before, first_field) \
+  TESSERA_C99_ASSERT_AT(offsetof(type, first_field) == (size_before), grown, __LINE__)
+#define TESSERA_ABI_STRUCT(type, size, align) \
+  TESSERA_C99_ASSERT_AT(sizeof(type) == (size), sz, __LINE__)
+#include "abi_1_1.h"
+#undef TESSERA_ABI_GROWN
 #undef TESSERA_ABI_STRUCT
 #undef TESSERA_ABI_FIELD
 #undef TESSERA_ABI_VALUE
@@ -27,8 +47,10 @@
 #define TESSERA_ABI_STRUCT(type, size, align) 1,
 #define TESSERA_ABI_FIELD(type, field, offset, size) 1,
 #define TESSERA_ABI_VALUE(name, value) 1,
+#define TESSERA_ABI_GROWN(type, size_before, first_field) 1,
 static const char tessera_abi_entries[] = {
 #include "abi_1_0.h"
+#include "abi_1_1.h"
 };
 
 int tessera_abi_c99_checked_entries(void);

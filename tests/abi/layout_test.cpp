@@ -1,6 +1,7 @@
-// Freezes ABI 1.0 for x86_64 / LP64: every size, alignment, offset, enumerator and function type
-// of abi_1_0.h is a static_assert, so a change to a released layout fails the BUILD. c99_check.c
-// checks the same table with a C99 compiler; the tests below prove both sides ran.
+// Freezes ABI 1.0 and 1.1 for x86_64 / LP64: every size, alignment, offset, enumerator and function
+// type of abi_1_0.h and abi_1_1.h is a static_assert, so a change to a released layout fails the
+// BUILD. c99_check.c checks the same tables with a C99 compiler; the tests below prove both sides
+// ran.
 #include <gtest/gtest.h>
 #include <tessera/plugin_abi.h>
 
@@ -8,14 +9,33 @@
 #include <type_traits>
 
 #include "framework/plugin/host_api.hpp"
+#include "framework/plugin/objects.hpp"
 
 #if !defined(__x86_64__) || !defined(__LP64__)
-#error "abi_1_0.h freezes the x86_64 / LP64 layout; add a table for this platform"
+#error "abi_1_0.h and abi_1_1.h freeze the x86_64 / LP64 layout; add tables for this platform"
 #endif
 
-#define TESSERA_ABI_STRUCT(type, size, align)                         \
-  static_assert(sizeof(type) == (size), "sizeof(" #type ") changed"); \
-  static_assert(alignof(type) == (align), "alignof(" #type ") changed");
+namespace {
+
+// The size a struct had in 1.0: sizeof, except for the structs that grew in 1.1, whose 1.0 part
+// ends where their first 1.1 field begins (abi_1_1.h's GROWN lines).
+template <class T>
+inline constexpr size_t kSize10 = sizeof(T);
+#define TESSERA_ABI_GROWN(type, size_before, first_field) \
+  template <>                                             \
+  inline constexpr size_t kSize10<type> = offsetof(type, first_field);
+#define TESSERA_ABI_STRUCT(...)
+#define TESSERA_ABI_FIELD(...)
+#define TESSERA_ABI_METHOD(...)
+#include "abi_1_1.h"
+#undef TESSERA_ABI_GROWN
+#undef TESSERA_ABI_STRUCT
+#undef TESSERA_ABI_FIELD
+#undef TESSERA_ABI_METHOD
+
+}  // namespace
+
+// The same in both tables.
 #define TESSERA_ABI_FIELD(type, field, offset, size)                                           \
   static_assert(offsetof(type, field) == (offset), "offset of " #type "::" #field " changed"); \
   static_assert(sizeof(type::field) == (size), "size of " #type "::" #field " changed");
@@ -25,27 +45,57 @@
                 "function type of " #type "::" #field " changed");
 #define TESSERA_ABI_FUNCTION(name, ...) \
   static_assert(std::is_same_v<name, __VA_ARGS__>, "function type " #name " changed");
+
+// 1.0: every offset as released, and each struct's 1.0 part has its 1.0 size.
+#define TESSERA_ABI_STRUCT(type, size, align)                              \
+  static_assert(kSize10<type> == (size), "1.0 size of " #type " changed"); \
+  static_assert(alignof(type) == (align), "alignof(" #type ") changed");
 #include "abi_1_0.h"
+#undef TESSERA_ABI_STRUCT
+
+// 1.1: the new fields begin where 1.0 ended; the full sizes.
+#define TESSERA_ABI_GROWN(type, size_before, first_field)     \
+  static_assert(offsetof(type, first_field) == (size_before), \
+                #type " grew somewhere other than at its end");
+#define TESSERA_ABI_STRUCT(type, size, align)                         \
+  static_assert(sizeof(type) == (size), "sizeof(" #type ") changed"); \
+  static_assert(alignof(type) == (align), "alignof(" #type ") changed");
+#include "abi_1_1.h"
+#undef TESSERA_ABI_GROWN
 #undef TESSERA_ABI_STRUCT
 #undef TESSERA_ABI_FIELD
 #undef TESSERA_ABI_VALUE
 #undef TESSERA_ABI_METHOD
 #undef TESSERA_ABI_FUNCTION
 
+// The host refuses objects shorter than its idea of 1.0 (framework/plugin/objects.hpp): it must be
+// the frozen one, or it would refuse 1.0 plugins (or call past their end).
+static_assert(tessera::kAbi10Size<tessera_topology> == kSize10<tessera_topology>);
+static_assert(tessera::kAbi10Size<tessera_cost_model> == kSize10<tessera_cost_model>);
+static_assert(tessera::kAbi10Size<tessera_partitioner> == kSize10<tessera_partitioner>);
+static_assert(tessera::kAbi10Size<tessera_layout_mapper> == kSize10<tessera_layout_mapper>);
+static_assert(tessera::kAbi10Size<tessera_codegen> == kSize10<tessera_codegen>);
+static_assert(tessera::kAbi10Size<tessera_memory_model> == kSize10<tessera_memory_model>);
+static_assert(tessera::kAbi10Size<tessera_memory_info> == kSize10<tessera_memory_info>);
+
 // Defined in c99_check.c: how many layout entries the C compiler checked.
 extern "C" int tessera_abi_c99_checked_entries(void);
 
 namespace {
 
-// The same count on this side: one per STRUCT, FIELD and VALUE line (C99 cannot compare types).
+// The same count on this side: one per STRUCT, FIELD, VALUE and GROWN line of both tables (C99
+// cannot compare types).
 constexpr int count_entries() {
   int n = 0;
 #define TESSERA_ABI_STRUCT(...) ++n;
 #define TESSERA_ABI_FIELD(...) ++n;
 #define TESSERA_ABI_VALUE(...) ++n;
+#define TESSERA_ABI_GROWN(...) ++n;
 #define TESSERA_ABI_METHOD(...)
 #define TESSERA_ABI_FUNCTION(...)
 #include "abi_1_0.h"
+#include "abi_1_1.h"
+#undef TESSERA_ABI_GROWN
 #undef TESSERA_ABI_STRUCT
 #undef TESSERA_ABI_FIELD
 #undef TESSERA_ABI_VALUE
@@ -54,8 +104,9 @@ constexpr int count_entries() {
   return n;
 }
 
-TEST(Layout, CAndCppCheckedTheSameFrozenTable) {
-  EXPECT_GE(count_entries(), 268) << "released lines are never removed from abi_1_0.h";
+TEST(Layout, CAndCppCheckedTheSameFrozenTables) {
+  EXPECT_GE(count_entries(), 268 + 8)
+      << "released lines are never removed from abi_1_0.h, abi_1_1.h";
   EXPECT_EQ(tessera_abi_c99_checked_entries(), count_entries());
 }
 

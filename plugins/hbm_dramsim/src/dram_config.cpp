@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <charconv>
 #include <sstream>
 #include <tessera/sdk/error.hpp>
 
@@ -403,6 +404,16 @@ std::string DramConfig::canonical() const {
       << k.trans_queue_size << ' ' << k.unified_queue << ' ' << k.write_buf_size << ' '
       << k.refresh_policy << ' ' << k.aggressive_precharging_enabled << '\n';
   return out.str();
+}
+
+std::string DramConfig::describe() const {
+  // Shortest text that reads back as the same double, as the file most likely wrote it.
+  char tck[32];
+  const auto written = std::to_chars(tck, tck + sizeof(tck), keys.tCK);
+  return keys.protocol + ", " + std::to_string(channels) + " channels of " +
+         std::to_string(keys.bus_width) + " bits, " + std::to_string(request_bytes) +
+         " B requests, " + std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks") + " x " +
+         std::to_string(banks) + " banks, tCK " + std::string(tck, written.ptr) + " ns";
 }
 
 LoadedConfig load_dram_config(const std::string& text, const std::string& source, bool strict) {

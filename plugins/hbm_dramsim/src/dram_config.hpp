@@ -89,6 +89,9 @@ struct DramConfig {
   double channel_peak_bytes_per_s() const;
   // Every key and derived value, one per line: equal texts mean equal devices (cache keys).
   std::string canonical() const;
+  // One line for reports: "HBM, 8 channels of 128 bits, 64 B requests, 1 rank x 16 banks, tCK
+  // 1 ns" (the protocol and tCK as the file writes them).
+  std::string describe() const;
 };
 
 struct LoadedConfig {

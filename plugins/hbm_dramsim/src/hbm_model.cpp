@@ -28,7 +28,8 @@ std::shared_ptr<const Device> load_device(const sdk::Params& params) {
 
 }  // namespace
 
-HbmModel::HbmModel(const sdk::Params& params) : device_(load_device(params)) {
+HbmModel::HbmModel(const sdk::Params& params)
+    : device_(load_device(params)), description_(device_->config.describe()) {
   stacks_ = static_cast<uint32_t>(params.get_int("stacks", 1, 1, 1024));
   seed_ = static_cast<uint64_t>(params.get_int("seed", 1, 0));
   std::optional<uint32_t> channel;
@@ -36,6 +37,13 @@ HbmModel::HbmModel(const sdk::Params& params) : device_(load_device(params)) {
     channel = static_cast<uint32_t>(params.get_int("channel", 0, 0, UINT32_MAX));
   slice_ = channel.has_value();
   system_ = std::make_unique<MemorySystem>(device_, stacks_, channel);
+}
+
+tessera_memory_info HbmModel::info() const {
+  tessera_memory_info info = system_->info();
+  info.description = description_.c_str();
+  info.source = device_->config.source.c_str();
+  return info;
 }
 
 size_t HbmModel::submit(const tessera_memory_request* requests, size_t count) {
@@ -53,6 +61,14 @@ void HbmModel::advance(uint64_t cycles,
 
 tessera_memory_stats HbmModel::stats() const {
   return to_abi_stats(system_->total(), device_->config);
+}
+
+uint32_t HbmModel::channel_of(uint64_t address) const {
+  return system_->channel_index(address);
+}
+
+tessera_memory_stats HbmModel::channel_stats(uint32_t channel) const {
+  return to_abi_stats(system_->channel_stats(channel), device_->config);
 }
 
 std::pair<double, double> HbmModel::sustained(uint32_t streams) {

@@ -7,12 +7,17 @@
 //   strict   true: a warning about the .ini (unknown key, unparsable value) is an error
 //   seed     where the fast mode's streams start (default 1)
 //   channel  model only this channel of the system (0 .. stacks x channels - 1); requests must
-//            map to it. For per-channel studies (tessera memsim); absent = every channel
+//            map to it, and it is channel 0 of this model; absent = every channel
 // Warnings about the .ini go to the host's log.
+//
+// ABI 1.1: channel_of is the address map's channel, per-channel statistics are each controller's
+// own counts (stats() is their sum), the description is the device's one line (one stack) and the
+// source the .ini as found, or "built-in hbm3e_8hi.ini".
 #pragma once
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <tessera/sdk/interfaces.hpp>
 
 #include "memory_system.hpp"
@@ -23,15 +28,18 @@ class HbmModel : public sdk::MemoryModel {
  public:
   explicit HbmModel(const sdk::Params& params);
 
-  tessera_memory_info info() const override { return system_->info(); }
+  tessera_memory_info info() const override;
   size_t submit(const tessera_memory_request* requests, size_t count) override;
   void advance(uint64_t cycles,
                const std::function<void(const tessera_memory_completion&)>& done) override;
   tessera_memory_stats stats() const override;
   std::pair<double, double> sustained(uint32_t streams) override;
+  uint32_t channel_of(uint64_t address) const override;
+  tessera_memory_stats channel_stats(uint32_t channel) const override;
 
  private:
   std::shared_ptr<const Device> device_;
+  std::string description_;  // info().description points here
   std::unique_ptr<MemorySystem> system_;
   uint32_t stacks_ = 1;
   uint64_t seed_ = 1;

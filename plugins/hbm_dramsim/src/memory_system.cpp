@@ -31,17 +31,33 @@ MemorySystem::MemorySystem(std::shared_ptr<const Device> device, uint32_t stacks
   channels_.reserve(count);
   for (size_t i = 0; i < count; ++i)
     channels_.emplace_back(device_->config, device_->timing, device_->energy);
+  next_event_.assign(count, 0);
+}
+
+uint64_t MemorySystem::next_event_of(const Channel& channel) {
+  return std::min(channel.wake(), channel.next_completion());
+}
+
+std::string MemorySystem::foreign_address(uint64_t address, uint32_t channel) const {
+  std::ostringstream message;
+  message << "address 0x" << std::hex << address << std::dec << " maps to channel " << channel
+          << ", but this memory model is channel " << *only_channel_ << " only";
+  return message.str();
 }
 
 void MemorySystem::check_address(uint64_t id, uint64_t address) const {
   if (!only_channel_) return;
   const uint32_t channel = map_.locate(address).channel;
-  if (channel == *only_channel_) return;
-  std::ostringstream message;
-  message << "request " << id << ": address 0x" << std::hex << address << std::dec
-          << " maps to channel " << channel << ", but this memory model is channel "
-          << *only_channel_ << " only";
-  throw sdk::invalid_argument(message.str());
+  if (channel != *only_channel_)
+    throw sdk::invalid_argument("request " + std::to_string(id) + ": " +
+                                foreign_address(address, channel));
+}
+
+uint32_t MemorySystem::channel_index(uint64_t address) const {
+  const uint32_t channel = map_.locate(address).channel;
+  if (!only_channel_) return channel;
+  if (channel != *only_channel_) throw sdk::invalid_argument(foreign_address(address, channel));
+  return 0;
 }
 
 bool MemorySystem::submit(uint64_t id, uint64_t address, bool is_write) {
@@ -56,7 +72,9 @@ bool MemorySystem::submit(uint64_t id, uint64_t address, bool is_write) {
   t.bank = (at.rank * c.bankgroups + at.bankgroup) * c.banks_per_group + at.bank;
   t.row = at.row;
   t.is_write = is_write;
-  return channels_[index].accept(t, now_);
+  const bool accepted = channels_[index].accept(t, now_);
+  next_event_[index] = next_event_of(channels_[index]);
+  return accepted;
 }
 
 void MemorySystem::advance(uint64_t cycles, const CompletionSink& done) {
@@ -67,10 +85,14 @@ void MemorySystem::advance(uint64_t cycles, const CompletionSink& done) {
   auto report = [&](const Done& d) { done(tessera_memory_completion{d.id, d.arrival, d.done}); };
   for (uint64_t t = now_; t < end;) {
     uint64_t next = kNever;
-    for (Channel& ch : channels_) {
-      ch.tick(t);
-      ch.deliver(t, report);
-      next = std::min({next, ch.wake(), ch.next_completion()});
+    for (size_t i = 0; i < channels_.size(); ++i) {
+      // A channel with nothing to do at t is left alone: tick and deliver would do nothing.
+      if (next_event_[i] <= t) {
+        channels_[i].tick(t);
+        channels_[i].deliver(t, report);
+        next_event_[i] = next_event_of(channels_[i]);
+      }
+      next = std::min(next, next_event_[i]);
     }
     // Nothing happens anywhere before `next`: skip the idle cycles.
     t = std::max(t + 1, std::min(next, end));
@@ -93,7 +115,7 @@ tessera_memory_info MemorySystem::info() const {
 std::vector<ChannelStats> MemorySystem::channel_stats() const {
   std::vector<ChannelStats> out;
   out.reserve(channels_.size());
-  for (const Channel& ch : channels_) out.push_back(ch.stats(now_));
+  for (size_t i = 0; i < channels_.size(); ++i) out.push_back(channel_stats(i));
   return out;
 }
 
@@ -109,7 +131,7 @@ uint64_t run_traffic(MemorySystem& system, TrafficSource& source, uint64_t cycle
                      const std::function<void(uint64_t, const TrafficRequest&)>& accepted) {
   const uint64_t start = system.now();
   uint64_t id = 0;
-  drive_requests(source, cycles, [&](const TrafficRequest& r, uint64_t cycle) {
+  sdk::drive_requests(source, cycles, [&](const TrafficRequest& r, uint64_t cycle) {
     if (start + cycle > system.now()) system.advance(start + cycle - system.now(), done);
     if (!system.submit(id, r.address, r.is_write)) return false;
     if (accepted) accepted(id, r);

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tessera/sdk/traffic.hpp>
 #include <vector>
 
 #include "address_map.hpp"
@@ -18,7 +19,6 @@
 #include "dram_config.hpp"
 #include "energy.hpp"
 #include "timing.hpp"
-#include "traffic.hpp"
 
 namespace tessera::hbm {
 
@@ -47,10 +47,15 @@ class MemorySystem {
   bool submit(uint64_t id, uint64_t address, bool is_write);
   // Throws what submit throws for an address a slice does not model; nothing otherwise.
   void check_address(uint64_t id, uint64_t address) const;
+  // The modelled channel (< info().channels) that serves `address`: its global channel, or 0 in
+  // a slice, which throws sdk::Error(INVALID_ARGUMENT) for another channel's address.
+  uint32_t channel_index(uint64_t address) const;
   // Simulates `cycles` cycles; `done` hears of every request that finishes in them.
   void advance(uint64_t cycles, const CompletionSink& done);
 
   tessera_memory_info info() const;
+  // Modelled channel `index` (< info().channels), up to now().
+  ChannelStats channel_stats(size_t index) const { return channels_.at(index).stats(now_); }
   // Per modelled channel, in channel order, up to now().
   std::vector<ChannelStats> channel_stats() const;
   ChannelStats total() const;
@@ -58,12 +63,23 @@ class MemorySystem {
   const AddressMap& address_map() const { return map_; }
 
  private:
+  // "address 0x.. maps to channel N, but this memory model is channel M only" (slices).
+  std::string foreign_address(uint64_t address, uint32_t channel) const;
+  // The first cycle `channel` can do anything at: its wake or its next completion.
+  static uint64_t next_event_of(const Channel& channel);
+
   std::shared_ptr<const Device> device_;
   AddressMap map_;
   std::optional<uint32_t> only_channel_;
   std::vector<Channel> channels_;
+  // next_event_of(channels_[i]), kept up to date by submit and advance, all that change a channel,
+  // so that advance visits only the channels with something to do.
+  std::vector<uint64_t> next_event_;
   uint64_t now_ = 0;
 };
+
+using sdk::TrafficRequest;
+using sdk::TrafficSource;
 
 // Feeds `source` to `system` for `cycles` cycles from its current cycle: requests in order, each at
 // its cycle (counted from now) or when its channel accepts it (drive_requests), the system advanced

@@ -6,8 +6,6 @@
 #include <string>
 #include <tuple>
 
-#include "traffic.hpp"
-
 namespace tessera::hbm {
 
 namespace {
@@ -34,8 +32,8 @@ struct RunResult {
 RunResult run_streams(const std::shared_ptr<const Device>& device, uint32_t streams, uint64_t seed,
                       double rate_per_cycle, Window window) {
   MemorySystem system(device, 1);
-  StreamSource source(system.address_map().capacity_bytes(), device->config.request_bytes, streams,
-                      0.0, rate_per_cycle, seed);
+  sdk::StreamSource source(system.address_map().capacity_bytes(), device->config.request_bytes,
+                           streams, 0.0, rate_per_cycle, seed);
   RunResult result;
   CompletionSink count = [&](const tessera_memory_completion& done) {
     if (done.done_cycle < window.begin || done.done_cycle >= window.end) return;

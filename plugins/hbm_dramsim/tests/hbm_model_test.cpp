@@ -8,8 +8,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <random>
+#include <string>
 #include <tessera/sdk/error.hpp>
+#include <vector>
 
+#include "address_map.hpp"
+#include "config_files.hpp"
 #include "test_support.hpp"
 
 namespace tessera::hbm {
@@ -120,6 +125,14 @@ TEST(HbmModel, AChannelSliceIsOneChannelAndRefusesOtherAddresses) {
                  "request 8: address 0x1000 maps to channel 2, but this memory model is channel 1 "
                  "only");
   }
+  EXPECT_EQ(slice.channel_of(0x840), 0u);  // the slice's only channel is its channel 0
+  try {
+    slice.channel_of(0x1000);
+    FAIL() << "expected an error";
+  } catch (const sdk::Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "address 0x1000 maps to channel 2, but this memory model is channel 1 only");
+  }
   // A batch with a stranger is refused whole: nothing of it is queued.
   tessera_memory_request batch[] = {{9, 0x840, 0, 0}, other};
   EXPECT_THROW(slice.submit(batch, 2), sdk::Error);
@@ -154,6 +167,80 @@ TEST(HbmModel, StatisticsReachTheAbiAsTotals) {
   EXPECT_DOUBLE_EQ(s.bytes_per_s, taken * 64 / 2000e-9);
   EXPECT_GT(s.avg_read_latency_cycles, 30);
   EXPECT_GT(s.energy_j, 0);
+}
+
+TEST(HbmModel, ItDescribesItsDeviceAndWhereItCameFrom) {
+  const std::string path = memory_config_path("hbm2_8gb_x128.ini");
+  HbmModel hbm2(params({{"config", path}, {"stacks", "2"}}));
+  EXPECT_STREQ(hbm2.info().description,
+               "HBM, 8 channels of 128 bits, 64 B requests, 1 rank x 16 banks, tCK 1 ns");
+  EXPECT_EQ(hbm2.info().source, path);
+  HbmModel builtin(params({}));
+  EXPECT_STREQ(builtin.info().description,
+               "HBM, 32 channels of 32 bits, 32 B requests, 2 ranks x 16 banks, tCK 0.2173913 ns");
+  EXPECT_STREQ(builtin.info().source, "built-in hbm3e_8hi.ini");
+}
+
+TEST(HbmModel, ChannelOfIsTheAddressMapsChannel) {
+  for (const char* stacks : {"1", "3"}) {
+    HbmModel model(params({{"config", memory_config_path("hbm3_6400.ini")}, {"stacks", stacks}}));
+    const AddressMap map(load_dram_config(read_text_file(memory_config_path("hbm3_6400.ini")),
+                                          "hbm3_6400.ini", false)
+                             .config,
+                         static_cast<uint32_t>(std::stoi(stacks)));
+    const uint64_t capacity = model.info().capacity_bytes;
+    std::mt19937_64 rng(5);
+    std::vector<uint64_t> addresses = {0,         63, 64, capacity - 1, capacity, capacity + 0x1000,
+                                       UINT64_MAX};
+    for (int i = 0; i < 2000; ++i) addresses.push_back(rng());
+    for (uint64_t a : addresses) {
+      ASSERT_EQ(model.channel_of(a), map.locate(a).channel) << stacks << " stacks, address " << a;
+      ASSERT_LT(model.channel_of(a), model.info().channels);
+    }
+  }
+}
+
+TEST(HbmModel, ChannelStatisticsAddUpToTheTotals) {
+  HbmModel model(params({{"config", memory_config_path("hbm2_8gb_x128.ini")}}));
+  RandomSource source(model.info().capacity_bytes, 64, 0.3, 0.0, 4);
+  uint64_t id = 0, now = 0;
+  drive_requests(source, 4000, [&](const TrafficRequest& r, uint64_t cycle) {
+    if (cycle > now) model.advance(cycle - now, [](const tessera_memory_completion&) {});
+    now = cycle;
+    tessera_memory_request request{id, r.address, r.is_write ? 1u : 0u, 0};
+    if (model.submit(&request, 1) == 0) return false;
+    ++id;
+    return true;
+  });
+  model.advance(4000 - now, [](const tessera_memory_completion&) {});
+  const tessera_memory_stats total = model.stats();
+  tessera_memory_stats sum{};
+  double latency_sum = 0, bytes_per_s = 0, energy_j = 0;
+  for (uint32_t ch = 0; ch < model.info().channels; ++ch) {
+    const tessera_memory_stats s = model.channel_stats(ch);
+    EXPECT_EQ(s.cycles, total.cycles) << ch;
+    EXPECT_GT(s.reads, 0u) << ch;
+    sum.reads += s.reads;
+    sum.writes += s.writes;
+    sum.row_hits += s.row_hits;
+    sum.row_misses += s.row_misses;
+    sum.activates += s.activates;
+    sum.refreshes += s.refreshes;
+    latency_sum += s.avg_read_latency_cycles * static_cast<double>(s.reads);
+    bytes_per_s += s.bytes_per_s;
+    energy_j += s.energy_j;
+  }
+  EXPECT_EQ(sum.reads, total.reads);
+  EXPECT_EQ(sum.writes, total.writes);
+  EXPECT_EQ(sum.row_hits, total.row_hits);
+  EXPECT_EQ(sum.row_misses, total.row_misses);
+  EXPECT_EQ(sum.activates, total.activates);
+  EXPECT_EQ(sum.refreshes, total.refreshes);
+  EXPECT_NEAR(bytes_per_s, total.bytes_per_s, 1e-12 * total.bytes_per_s);
+  EXPECT_NEAR(latency_sum / static_cast<double>(sum.reads), total.avg_read_latency_cycles,
+              1e-12 * total.avg_read_latency_cycles);
+  EXPECT_NEAR(energy_j, total.energy_j, 1e-12 * total.energy_j);
+  EXPECT_GT(total.reads + total.writes, 2000u);
 }
 
 TEST(HbmModel, SustainedStreamsGetMostOfThePeakAndAreRemembered) {

@@ -1,5 +1,6 @@
 // Shared by the hbm_dramsim tests: devices from the shipped configs or inline text, and a driver
-// that runs a request source through a MemorySystem and keeps every completion.
+// that runs a request source (the host's, framework/memsim) through a MemorySystem and keeps
+// every completion.
 #pragma once
 
 #include <memory>
@@ -10,8 +11,16 @@
 
 #include "config_files.hpp"
 #include "dram_config.hpp"
+#include "framework/memsim/traffic.hpp"
 #include "memory_system.hpp"
-#include "traffic.hpp"
+
+namespace tessera::hbm {
+
+using memsim::RandomSource;
+using sdk::drive_requests;
+using sdk::StreamSource;
+
+}  // namespace tessera::hbm
 
 namespace tessera::hbm::testing {
 

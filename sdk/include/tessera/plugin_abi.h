@@ -1,13 +1,13 @@
 /*
- * Tessera plugin ABI, version 1.0.
+ * Tessera plugin ABI, version 1.1.
  *
  * The only thing that crosses a plugin `.so` boundary. C99, standard headers only, so a vendor can
  * build a plugin with any compiler. C++ plugin authors normally use <tessera/sdk/plugin.hpp>, which
  * implements everything below and never lets an exception escape.
  *
  * EVOLUTION RULES (read before changing this file)
- *  1. Released layouts are frozen: tests/abi/ checks every offset of version 1.0 with static
- * asserts.
+ *  1. Released layouts are frozen: tests/abi/ checks every offset of every released version (1.0,
+ *     1.1) with static asserts.
  *  2. Append only. A new field or method goes at the END of its struct, and bumps
  *     TESSERA_ABI_MINOR. Nothing is ever removed, reordered or retyped within a major version.
  *  3. Every struct that may grow starts with `size_t struct_size`, filled by whoever creates the
@@ -17,6 +17,14 @@
  *     that check mechanical), and a plugin built for 1.N serves hosts of 1.M by reporting 1.N.
  *  5. A change that cannot follow these rules is a new major version; a plugin returns NULL from
  *     tessera_plugin_query for a major version it was not built for.
+ *  6. Every field added after 1.0 says "since 1.N". The 1.N size of a grown struct is the offset of
+ *     its first field of a later minor version: what a plugin built for 1.N puts in struct_size.
+ *
+ * HISTORY
+ *  1.0  the six interfaces.
+ *  1.1  MemoryModel: channel_of and get_channel_stats (per-channel statistics), and
+ *       tessera_memory_info's description and source (what the model simulates, and from which
+ *       configuration), so a host can report any memory model channel by channel.
  *
  * OWNERSHIP, the one rule: whoever allocates, frees. Objects made by a plugin are released with
  * their own `release`; statuses are made by the host (make_status) and freed by the host after the
@@ -48,7 +56,7 @@ extern "C" {
 #endif
 
 #define TESSERA_ABI_MAJOR 1
-#define TESSERA_ABI_MINOR 0
+#define TESSERA_ABI_MINOR 1
 
 /* The single exported symbol of a plugin library. */
 #define TESSERA_PLUGIN_QUERY_SYMBOL "tessera_plugin_query"
@@ -433,7 +441,10 @@ struct tessera_codegen {
 
 /* ------------------------------------------------------------------------------------------------
  * MemoryModel: off-chip memory timing, driven by the host clock by clock. Not concurrent.
- * Cycles are in the memory's own clock (`clock_hz` of its info).
+ * Cycles are in the memory's own clock (`clock_hz` of its info). One object models the whole
+ * memory system (all its channels); since 1.1 it also tells which channel serves an address and
+ * what each channel counted. A 1.0 object's struct_size ends before channel_of, and the host then
+ * calls neither 1.1 method (rules 3, 4).
  * ---------------------------------------------------------------------------------------------- */
 
 typedef struct tessera_memory_info {
@@ -443,6 +454,14 @@ typedef struct tessera_memory_info {
   uint32_t channels;
   uint32_t burst_bytes; /* bytes of one request */
   uint64_t capacity_bytes;
+  /* since 1.1. One line (UTF-8, no newline) naming what is simulated, for reports, e.g. "HBM, 8
+   * channels of 128 bits, 64 B requests, 1 rank x 16 banks, tCK 1 ns". Owned by the model, valid
+   * and unchanged until it is released. NULL = the model does not describe itself. */
+  const char* description;
+  /* since 1.1. Where the model's configuration came from, as the model resolved it: a file path
+   * (e.g. the `.ini` that a `config` parameter named) or a name such as "built-in hbm3e_8hi.ini".
+   * UTF-8, owned by the model, valid and unchanged until it is released. NULL = nothing to say. */
+  const char* source;
 } tessera_memory_info;
 
 typedef struct tessera_memory_request {
@@ -492,6 +511,20 @@ struct tessera_memory_model {
   tessera_status* (*sustained)(tessera_memory_model* self, uint32_t streams, double* bytes_per_s,
                                double* latency_s);
   void* reserved[8];
+  /* since 1.1. `*channel` receives the channel (0 .. channels-1 of get_info) that serves the
+   * request at byte `address`, as submit would route it (addresses wrap at capacity_bytes as they
+   * do in submit). Deterministic; changes no state. INVALID_ARGUMENT for an address this object
+   * does not model (one that submit would refuse). Not concurrent, like every method here. */
+  tessera_status* (*channel_of)(const tessera_memory_model* self, uint64_t address,
+                                uint32_t* channel);
+  /* since 1.1. The statistics of channel `channel` (< channels) alone, from creation up to the
+   * current cycle, in get_stats' units. get_stats is their sum: reads, writes, row hits and misses,
+   * activates, refreshes, bytes_per_s and energy_j add up over the channels, cycles is the same for
+   * every channel, and avg_read_latency_cycles is the channels' mean weighted by their reads
+   * (equal up to rounding of the doubles). `out->struct_size` as in get_stats. INVALID_ARGUMENT
+   * for channel >= channels. Not concurrent. */
+  tessera_status* (*get_channel_stats)(const tessera_memory_model* self, uint32_t channel,
+                                       tessera_memory_stats* out);
 };
 
 /* ------------------------------------------------------------------------------------------------

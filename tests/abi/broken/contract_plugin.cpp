@@ -178,7 +178,14 @@ class MemoryModel : public tessera::sdk::MemoryModel {
  public:
   explicit MemoryModel(const tessera::sdk::Params&) {}
   tessera_memory_info info() const override {
-    return {sizeof(tessera_memory_info), 1e9, 64e9, 1, kBurst, uint64_t{1} << 30};
+    return {sizeof(tessera_memory_info),
+            1e9,
+            64e9,
+            1,
+            kBurst,
+            uint64_t{1} << 30,
+            "fixed-latency test memory, 1 channel",
+            nullptr};
   }
   size_t submit(const tessera_memory_request* requests, size_t count) override {
     size_t taken = std::min(count, kQueue - pending_.size());

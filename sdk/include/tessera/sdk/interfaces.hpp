@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <tessera/sdk/error.hpp>
 #include <tessera/sdk/params.hpp>
 #include <utility>
 #include <vector>
@@ -82,9 +83,15 @@ class CodeGen {
                     const std::function<bool(const std::string&, const std::string&)>& write) = 0;
 };
 
+// The whole memory system, all channels, in one object. The SDK builds every MemoryModel as an
+// ABI 1.1 object: the two 1.1 methods below have defaults, so a model written for 1.0 still
+// compiles, and the answers of the defaults are right for a model of one channel; a model of
+// several channels overrides both (else the host hears UNIMPLEMENTED, and `tessera memsim` says
+// the model gives no per-channel statistics).
 class MemoryModel {
  public:
   virtual ~MemoryModel() = default;
+  // `description` and `source` (ABI 1.1) may point at strings the object owns, or stay NULL.
   virtual tessera_memory_info info() const = 0;
   // Queues a prefix of `requests`; returns how many were taken.
   virtual size_t submit(const tessera_memory_request* requests, size_t count) = 0;
@@ -93,6 +100,29 @@ class MemoryModel {
   virtual tessera_memory_stats stats() const = 0;
   // Sustained bytes/s and mean latency (s) of `streams` interleaved sequential read streams.
   virtual std::pair<double, double> sustained(uint32_t streams) = 0;
+
+  // ABI 1.1: the channel (< info().channels) that serves `address`, as submit routes it.
+  virtual uint32_t channel_of(uint64_t address) const {
+    (void)address;
+    require_one_channel("channel_of");
+    return 0;
+  }
+  // ABI 1.1: what `channel` (< info().channels, checked by the SDK) counted alone; stats() is the
+  // sum over channels as plugin_abi.h defines it.
+  virtual tessera_memory_stats channel_stats(uint32_t channel) const {
+    (void)channel;
+    require_one_channel("channel_stats");
+    return stats();
+  }
+
+ private:
+  void require_one_channel(const char* method) const {
+    if (info().channels != 1)
+      throw Error(TESSERA_UNIMPLEMENTED,
+                  std::string("this memory model of ") + std::to_string(info().channels) +
+                      " channels does not implement " + method +
+                      " (ABI 1.1): override tessera::sdk::MemoryModel::" + method);
+  }
 };
 
 }  // namespace tessera::sdk

@@ -392,6 +392,26 @@ struct MemoryModelTrampolines {
       *latency_s = latency;
     });
   }
+  static tessera_status* channel_of(const tessera_memory_model* self, uint64_t address,
+                                    uint32_t* channel) noexcept {
+    return guard([&] {
+      require_non_null(self, "self");
+      require_non_null(channel, "channel");
+      *channel = B::of(self).channel_of(address);
+    });
+  }
+  static tessera_status* get_channel_stats(const tessera_memory_model* self, uint32_t channel,
+                                           tessera_memory_stats* out) noexcept {
+    return guard([&] {
+      require_non_null(self, "self");
+      require_non_null(out, "out");
+      const uint32_t channels = B::of(self).info().channels;
+      if (channel >= channels)
+        throw invalid_argument("channel " + std::to_string(channel) + " out of range (count " +
+                               std::to_string(channels) + ")");
+      copy_sized(out, B::of(self).channel_stats(channel));
+    });
+  }
   static tessera_status* create(const tessera_params* params, tessera_memory_model** out) noexcept {
     return guard([&] {
       require_non_null(out, "out");
@@ -404,7 +424,9 @@ struct MemoryModelTrampolines {
                                       &advance,
                                       &get_stats,
                                       &sustained,
-                                      {}};
+                                      {},
+                                      &channel_of,
+                                      &get_channel_stats};
       *out = &box.release()->api;
     });
   }

@@ -1,11 +1,15 @@
-#include "traffic.hpp"
+// The host's traffic sources (framework/memsim/traffic.hpp) and the SDK's stream and front end
+// they share with memory-model plugins (<tessera/sdk/traffic.hpp>).
+#include "framework/memsim/traffic.hpp"
 
 #include <gtest/gtest.h>
 
 #include <sstream>
 #include <tessera/sdk/error.hpp>
 
-namespace tessera::hbm {
+#include "framework/common/status.hpp"
+
+namespace tessera::memsim {
 namespace {
 
 std::vector<TrafficRequest> all_of(TrafficSource& source) {
@@ -19,6 +23,19 @@ std::string trace_error(const std::string& text) {
   TraceSource source(in, "t.trace");
   try {
     all_of(source);
+  } catch (const Failure& f) {
+    EXPECT_EQ(f.error().kind, ErrorKind::input);
+    EXPECT_EQ(f.error().code, StatusCode::invalid_argument);
+    return f.error().message;
+  }
+  return "no error";
+}
+
+// The message of the sdk::Error that `make` throws.
+template <class Make>
+std::string argument_error(Make&& make) {
+  try {
+    make();
   } catch (const sdk::Error& e) {
     EXPECT_EQ(e.code(), TESSERA_INVALID_ARGUMENT);
     return e.what();
@@ -92,9 +109,35 @@ TEST(Generators, APacedSourceSpacesRequests) {
   std::vector<uint64_t> cycles;
   for (int i = 0; i < 5; ++i) cycles.push_back(source.next()->cycle);
   EXPECT_EQ(cycles, (std::vector<uint64_t>{0, 4, 8, 12, 16}));
-  EXPECT_THROW(RandomSource(1 << 20, 64, 0.0, -1.0, 1), sdk::Error);
-  EXPECT_THROW(RandomSource(1 << 20, 64, 1.5, 0.0, 1), sdk::Error);
-  EXPECT_THROW(StreamSource(1 << 20, 64, 0, 0.0, 0.0, 1), sdk::Error);
+  StreamSource three_per_two(1 << 20, 64, 1, 0.0, 1.5, 1);
+  cycles.clear();
+  for (int i = 0; i < 5; ++i) cycles.push_back(three_per_two.next()->cycle);
+  EXPECT_EQ(cycles, (std::vector<uint64_t>{0, 0, 1, 2, 2}));
+}
+
+TEST(Generators, ImpossibleArgumentsSayWhatIsWrong) {
+  EXPECT_EQ(argument_error([] { RandomSource(1 << 20, 64, 0.0, -1.0, 1); }),
+            "the request rate must be a finite number >= 0 (0 = as fast as accepted), got "
+            "-1.000000");
+  EXPECT_EQ(argument_error([] { RandomSource(1 << 20, 64, 1.5, 0.0, 1); }),
+            "the write fraction must be in [0, 1], got 1.500000");
+  EXPECT_EQ(argument_error([] { StreamSource(1 << 20, 64, 0, 0.0, 0.0, 1); }),
+            "the number of streams must be at least 1");
+  // What a memory model reports may be impossible too: a host takes both from its info.
+  EXPECT_EQ(argument_error([] { RandomSource(32, 64, 0.0, 0.0, 1); }),
+            "traffic needs requests of at least 1 byte and a capacity of at least one request, "
+            "got 64 B requests and 32 B");
+  EXPECT_EQ(argument_error([] { StreamSource(1 << 20, 0, 1, 0.0, 0.0, 1); }),
+            "traffic needs requests of at least 1 byte and a capacity of at least one request, "
+            "got 0 B requests and 1048576 B");
+}
+
+TEST(Generators, AStreamWrapsAtTheCapacity) {
+  StreamSource source(256, 64, 1, 0.0, 0.0, 3);
+  std::vector<uint64_t> addresses;
+  for (int i = 0; i < 5; ++i) addresses.push_back(source.next()->address);
+  for (int i = 1; i < 5; ++i) EXPECT_EQ(addresses[i], (addresses[i - 1] + 64) % 256) << i;
+  EXPECT_EQ(addresses[4], addresses[0]);
 }
 
 TEST(Drive, ARefusedRequestHoldsBackEverythingAfterIt) {
@@ -119,4 +162,4 @@ TEST(Drive, StopsAtTheEndCycle) {
 }
 
 }  // namespace
-}  // namespace tessera::hbm
+}  // namespace tessera::memsim
