@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "framework/frontend/onnx/converters.hpp"
+#include "framework/frontend/onnx/shape_origin.hpp"
 
 namespace tessera::onnx_import {
 
@@ -100,18 +101,14 @@ Dims NodeContext::shape(int i) const {
   if (!has_input(i)) throw fail("input " + std::to_string(i) + " is missing");
   auto it = importer_.pm_.types.find(node_.input(i));
   if (it == importer_.pm_.types.end() || !it->second.dims)
-    throw fail("input '" + node_.input(i) +
-               "' has no static shape after shape inference (bind every symbolic dimension "
-               "with --dim; shapes computed from data are not supported)");
+    throw importer_.no_static_shape(node_, index_, "input", node_.input(i));
   return *it->second.dims;
 }
 
 Dims NodeContext::out_shape(int i) const {
   auto it = importer_.pm_.types.find(node_.output(i));
   if (it == importer_.pm_.types.end() || !it->second.dims)
-    throw fail("output '" + node_.output(i) +
-               "' has no static shape after shape inference (bind every symbolic dimension "
-               "with --dim; shapes computed from data are not supported)");
+    throw importer_.no_static_shape(node_, index_, "output", node_.output(i));
   return *it->second.dims;
 }
 
@@ -191,6 +188,18 @@ void Importer::define(const std::string& name, ir::TensorRole role, const std::s
     throw fail(node, index, s.error().message);
 }
 
+Failure Importer::no_static_shape(const onnx::NodeProto& node, int index, const std::string& what,
+                                  const std::string& name) const {
+  std::string origin = shape_origin(pm_, name);
+  if (pm_.non_tensors.count(name)) return fail(node, index, what + " " + origin);
+  return fail(
+      node, index,
+      what + " '" + name + "' has no static shape" +
+          (origin.empty() || origin.find("'" + name + "' has no") == 0 ? "" : ": " + origin) +
+          "; shapes computed from data are not supported (a value that holds a shape "
+          "must be an initializer, a constant or computed from shapes)");
+}
+
 std::string Importer::use(const std::string& name, const onnx::NodeProto& node, int index) {
   if (builder_.has_tensor(name)) return name;
   ir::TensorRole role = ir::TensorRole::input;
@@ -201,8 +210,7 @@ std::string Importer::use(const std::string& name, const onnx::NodeProto& node, 
   else if (!graph_inputs_.count(name))
     throw fail(node, index, "reads '" + name + "', which no earlier node produces");
   auto it = pm_.types.find(name);
-  if (it == pm_.types.end() || !it->second.dims)
-    throw fail(node, index, "'" + name + "' has no static shape after shape inference");
+  if (it == pm_.types.end() || !it->second.dims) throw no_static_shape(node, index, "input", name);
   define(name, role, "", node, index, *it->second.dims);
   return name;
 }

@@ -70,6 +70,9 @@ class Importer {
   friend class NodeContext;
   std::string describe(const onnx::NodeProto& node, int index) const;
   Failure fail(const onnx::NodeProto& node, int index, const std::string& what) const;
+  // `what` ("input", "output") `name` has no static shape: the error says what it depends on.
+  Failure no_static_shape(const onnx::NodeProto& node, int index, const std::string& what,
+                          const std::string& name) const;
   // The IR tensor for an ONNX value read by `node` (created for inputs and initializers).
   std::string use(const std::string& name, const onnx::NodeProto& node, int index);
   void define(const std::string& name, ir::TensorRole role, const std::string& view_of,

@@ -196,8 +196,12 @@ Status bind_dims(onnx::GraphProto& graph, const std::string& file, const OnnxOpt
   return ok_status();
 }
 
-void record_type(std::map<std::string, ValueType>& types, const onnx::ValueInfoProto& v) {
-  if (!v.type().has_tensor_type()) return;
+void record_type(PreparedModel& pm, const onnx::ValueInfoProto& v) {
+  auto& types = pm.types;
+  if (!v.type().has_tensor_type()) {
+    if (v.has_type()) pm.non_tensors.insert(v.name());
+    return;
+  }
   const auto& t = v.type().tensor_type();
   ValueType vt{t.elem_type(), std::nullopt};
   if (t.has_shape()) {
@@ -214,9 +218,9 @@ void record_type(std::map<std::string, ValueType>& types, const onnx::ValueInfoP
 void collect_types(PreparedModel& pm) {
   const auto& g = pm.model.graph();
   pm.types.clear();
-  for (const auto& v : g.input()) record_type(pm.types, v);
-  for (const auto& v : g.value_info()) record_type(pm.types, v);
-  for (const auto& v : g.output()) record_type(pm.types, v);
+  for (const auto& v : g.input()) record_type(pm, v);
+  for (const auto& v : g.value_info()) record_type(pm, v);
+  for (const auto& v : g.output()) record_type(pm, v);
   for (const auto& init : g.initializer())  // the data itself is authoritative
     pm.types[init.name()] = {init.data_type(),
                              std::vector<int64_t>(init.dims().begin(), init.dims().end())};

@@ -28,6 +28,7 @@ struct PreparedModel {
   std::map<std::string, ConstTensor> constants;  // known small values (shape arithmetic)
   std::set<std::string> folded;                  // values computed by folding, not weights
   std::set<std::string> weights;                 // the model's own initializers (also external)
+  std::set<std::string> non_tensors;             // sequences, maps and optionals
 };
 
 Result<PreparedModel> prepare_model(const std::string& bytes, const std::string& file,

@@ -102,9 +102,10 @@ TEST(OnnxErrors, UnsupportedOpNamesNodeTypeAndOpset) {
   // Data-dependent shapes cannot be skipped either: the placeholder needs its output's shape.
   std::string nonzero = one_node_model("NonZero", onnx::TensorProto::INT64);
   EXPECT_EQ(import_error(nonzero, {{"batch", 2}}, true).message,
-            "m.onnx: node 'the_node' (NonZero, opset 13): output 'y0' has no static shape after "
-            "shape inference (bind every symbolic dimension with --dim; shapes computed from data "
-            "are not supported)");
+            "m.onnx: node 'the_node' (NonZero, opset 13): output 'y0' has no static shape: node "
+            "'the_node' (NonZero) computes its shape from the values of 'x', a model input; "
+            "shapes computed from data are not supported (a value that holds a shape must be an "
+            "initializer, a constant or computed from shapes)");
   std::string lrn = one_node_model("LpNormalization");
   EXPECT_EQ(import_error(lrn, {{"batch", 2}}).message,
             "m.onnx: node 'the_node' (LpNormalization, opset 13): unsupported op "
