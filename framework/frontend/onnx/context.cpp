@@ -112,6 +112,17 @@ Dims NodeContext::out_shape(int i) const {
   return *it->second.dims;
 }
 
+bool NodeContext::has_out_shape(int i) const {
+  auto it = importer_.pm_.types.find(node_.output(i));
+  return it != importer_.pm_.types.end() && it->second.dims;
+}
+
+void NodeContext::set_out_shape(int i, const Dims& shape) {
+  auto it = importer_.pm_.types.find(node_.output(i));
+  if (it == importer_.pm_.types.end()) throw fail("output '" + node_.output(i) + "' has no type");
+  it->second.dims = shape;
+}
+
 const ConstTensor* NodeContext::value(int i) const {
   if (!has_input(i)) return nullptr;
   auto it = importer_.pm_.constants.find(node_.input(i));
@@ -146,6 +157,42 @@ void NodeContext::weight_output(int i) {
   importer_.define(node_.output(i), ir::TensorRole::weight, "", node_, index_, out_shape(i));
 }
 
+std::string NodeContext::temp(const std::string& part, const Dims& shape, ir::DType dtype) {
+  std::string base = node_.name();
+  for (const auto& o : node_.output())
+    if (!o.empty()) {
+      base = o;
+      break;
+    }
+  std::string name = base + "." + part;
+  if (auto s = importer_.builder_.add_tensor(
+          ir::Tensor{name, shape, dtype, ir::TensorRole::activation, ""});
+      !s)
+    throw fail(s.error().message);
+  return name;
+}
+
+ir::DType NodeContext::dtype(int i) const {
+  return importer_.dtype_of(has_input(i) ? node_.input(i) : "", node_, index_);
+}
+
+ir::DType NodeContext::out_dtype(int i) const {
+  return importer_.dtype_of(node_.output(i), node_, index_);
+}
+
+void NodeContext::companion(int i, int from) {
+  Dims shape = out_shape(i), base = out_shape(from);
+  if (shape.size() > base.size()) throw fail("output " + std::to_string(i) + " has too many dims");
+  auto ranks = ranks_for(shape, "d");
+  ir::Operand src{node_.output(from), {}};
+  size_t lead = base.size() - shape.size();
+  for (size_t d = 0; d < base.size(); ++d)
+    src.index.push_back(d < lead ? constant(base[d] - 1) : rank(ranks[d - lead].name));
+  std::string out = this->out(i);
+  op(ir::OpKind::data_movement, "copy", ranks, {std::move(src)},
+     ir::Operand{out, indices_of(ranks)}, std::to_string(i));
+}
+
 void NodeContext::op(ir::OpKind kind, const std::string& fn, std::vector<ir::Rank> ranks,
                      std::vector<ir::Operand> inputs, ir::Operand output, const std::string& part) {
   std::string source = "onnx " + node_.op_type();
@@ -170,8 +217,8 @@ Failure Importer::fail(const onnx::NodeProto& node, int index, const std::string
   return Failure(input_error(pm_.file + ": " + describe(node, index) + ": " + what));
 }
 
-void Importer::define(const std::string& name, ir::TensorRole role, const std::string& view_of,
-                      const onnx::NodeProto& node, int index, Dims shape) {
+ir::DType Importer::dtype_of(const std::string& name, const onnx::NodeProto& node,
+                             int index) const {
   auto it = pm_.types.find(name);
   if (it == pm_.types.end()) throw fail(node, index, "tensor '" + name + "' has no known type");
   auto dtype = ir_dtype(it->second.elem_type);
@@ -179,12 +226,18 @@ void Importer::define(const std::string& name, ir::TensorRole role, const std::s
     throw fail(node, index,
                "tensor '" + name + "' has element type " + type_name(it->second.elem_type) +
                    ", which Tessera does not model (numbers and bools only)");
+  return *dtype;
+}
+
+void Importer::define(const std::string& name, ir::TensorRole role, const std::string& view_of,
+                      const onnx::NodeProto& node, int index, Dims shape) {
+  ir::DType dtype = dtype_of(name, node, index);
   for (int64_t d : shape)
     if (d == 0)
       throw fail(node, index,
                  "tensor '" + name + "' has shape " + dims_str(shape) +
                      "; empty tensors are not supported");
-  if (auto s = builder_.add_tensor(ir::Tensor{name, std::move(shape), *dtype, role, view_of}); !s)
+  if (auto s = builder_.add_tensor(ir::Tensor{name, std::move(shape), dtype, role, view_of}); !s)
     throw fail(node, index, s.error().message);
 }
 
@@ -242,6 +295,8 @@ void Importer::convert(const onnx::NodeProto& node, int index) {
   bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
   Converter converter = default_domain ? find_converter(node.op_type()) : nullptr;
   if (converter != nullptr) return converter(ctx);
+  for (int i = 0; i < node.output_size(); ++i)  // a shape computed from data is the first problem
+    if (!node.output(i).empty()) ctx.out_shape(i);
   if (!options_.skip_unsupported)
     throw fail(node, index,
                "unsupported op (docs/workloads.md lists the supported ones); pass "

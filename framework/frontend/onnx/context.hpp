@@ -38,6 +38,10 @@ class NodeContext {
   // Static shape of input i / output i; a missing one is an error naming the tensor.
   Dims shape(int i) const;
   Dims out_shape(int i = 0) const;
+  // Whether shape inference gave output i a static shape; a converter that can compute a shape
+  // libonnx's inference leaves open (Einsum) records it with set_out_shape.
+  bool has_out_shape(int i = 0) const;
+  void set_out_shape(int i, const Dims& shape);
   // Known constant value of input i, or null.
   const ConstTensor* value(int i) const;
   // Input i's value as integers; an error when it is not a known constant.
@@ -51,6 +55,15 @@ class NodeContext {
   void view(int i, int from);
   // Output i is data the model carries (a Constant too large to fold): a weight, no op.
   void weight_output(int i);
+  // An activation between the ops one node becomes, named after its first output:
+  // "<output>.<part>".
+  std::string temp(const std::string& part, const Dims& shape, ir::DType dtype);
+  // The IR element type of input i / output i.
+  ir::DType dtype(int i) const;
+  ir::DType out_dtype(int i = 0) const;
+  // Output i is written with output `from` (TopK's indices with its values, an LSTM's last state
+  // with its sequence): a copy of the elements output i shares with it, no arithmetic.
+  void companion(int i, int from);
   // Adds an op; `part` distinguishes several ops made from one node (Split).
   void op(ir::OpKind kind, const std::string& fn, std::vector<ir::Rank> ranks,
           std::vector<ir::Operand> inputs, ir::Operand output, const std::string& part = "");
@@ -75,6 +88,7 @@ class Importer {
                           const std::string& name) const;
   // The IR tensor for an ONNX value read by `node` (created for inputs and initializers).
   std::string use(const std::string& name, const onnx::NodeProto& node, int index);
+  ir::DType dtype_of(const std::string& name, const onnx::NodeProto& node, int index) const;
   void define(const std::string& name, ir::TensorRole role, const std::string& view_of,
               const onnx::NodeProto& node, int index, Dims shape);
   std::string unique_op_name(const onnx::NodeProto& node, int index, const std::string& part);

@@ -35,15 +35,19 @@ std::string value_source(const PreparedModel& pm, const Producers& producers,
   return "";
 }
 
-// The node's inputs of unknown value, those of integer type (shapes, axes, sizes) first.
+// The node's inputs of unknown value, those most likely to hold a shape first: integer ones
+// (shapes, axes, sizes), then the inputs after the first (Resize's scales), then the data.
 std::vector<std::string> shape_inputs_first(const PreparedModel& pm, const onnx::NodeProto& node) {
-  std::vector<std::string> ints, others;
-  for (const auto& in : node.input()) {
+  std::vector<std::string> ints, params, data;
+  for (int i = 0; i < node.input_size(); ++i) {
+    const std::string& in = node.input(i);
     if (in.empty() || pm.constants.count(in)) continue;
     auto t = pm.types.find(in);
-    (t != pm.types.end() && is_int_type(t->second.elem_type) ? ints : others).push_back(in);
+    bool is_int = t != pm.types.end() && is_int_type(t->second.elem_type);
+    (is_int ? ints : (i > 0 ? params : data)).push_back(in);
   }
-  ints.insert(ints.end(), others.begin(), others.end());
+  ints.insert(ints.end(), params.begin(), params.end());
+  ints.insert(ints.end(), data.begin(), data.end());
   return ints;
 }
 
