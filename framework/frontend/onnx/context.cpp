@@ -147,6 +147,16 @@ std::string NodeContext::out(int i) {
   return node_.output(i);
 }
 
+const KvCache* NodeContext::kv_cache(int i) const {
+  auto it = importer_.pm_.kv_caches.find(node_.output(i));
+  return it == importer_.pm_.kv_caches.end() ? nullptr : &it->second;
+}
+
+std::string NodeContext::cache_out(int i) {
+  importer_.define(node_.output(i), ir::TensorRole::kv_cache, "", node_, index_, out_shape(i));
+  return node_.output(i);
+}
+
 void NodeContext::view(int i, int from) {
   std::string base = in(from);
   const ir::Tensor* t = importer_.builder_.graph().find_tensor(base);

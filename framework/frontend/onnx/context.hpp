@@ -51,6 +51,10 @@ class NodeContext {
   std::string in(int i);
   // Creates the IR activation for output i.
   std::string out(int i = 0);
+  // Output i is a decode graph's present KV cache (decode.hpp), or null.
+  const KvCache* kv_cache(int i = 0) const;
+  // Creates output i as the KV cache in HBM that the node updates in place.
+  std::string cache_out(int i = 0);
   // Output i is input `from` seen with another shape: a view, no op.
   void view(int i, int from);
   // Output i is data the model carries (a Constant too large to fold): a weight, no op.

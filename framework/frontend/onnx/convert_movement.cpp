@@ -52,8 +52,30 @@ void transpose(NodeContext& ctx) {
          ir::Operand{out, indices_of(out_ranks)});
 }
 
+// A decode step's present = Concat(past, new): the cache in HBM gets only the new positions,
+// written at their offset; the past is already in place, so it is neither read nor copied.
+void write_kv_cache(NodeContext& ctx, const KvCache& cache) {
+  Dims y = ctx.out_shape();
+  std::string present = ctx.cache_out();
+  int64_t offset = 0;
+  for (int i = 0; i < ctx.inputs(); ++i) {
+    Dims x = ctx.shape(i);
+    if (x.size() != y.size()) throw ctx.fail("inputs must have the output's rank");
+    if (ctx.node().input(i) != cache.past) {
+      Ranks ranks = ranks_for(x, "d");
+      auto yi = indices_of(ranks);
+      yi[cache.axis] = affine({{1, ranks[cache.axis].name}}, offset);
+      std::string in = ctx.in(i);
+      ctx.op(OpKind::data_movement, "copy", ranks, {ir::Operand{in, indices_of(ranks)}},
+             ir::Operand{present, yi}, ctx.inputs() > 2 ? std::to_string(i) : "");
+    }
+    offset += x[cache.axis];
+  }
+}
+
 // Input i of a Concat covers [offset, offset + extent) of the axis: index `d<axis> - offset`.
 void concat(NodeContext& ctx) {
+  if (const KvCache* cache = ctx.kv_cache()) return write_kv_cache(ctx, *cache);
   Dims y = ctx.out_shape();
   int64_t axis = normalize_axis(attr_int(ctx.node(), "axis", 0), static_cast<int64_t>(y.size()));
   if (axis < 0) throw ctx.fail("'axis' is out of range");

@@ -157,8 +157,10 @@ Status check_window_ranks(const PreparedModel& pm) {
   return ok_status();
 }
 
-// Symbolic input dimensions -> values from --dim; every one must be bound, every --dim used.
-Status bind_dims(onnx::GraphProto& graph, const std::string& file, const OnnxOptions& options) {
+// Symbolic input dimensions -> values from --dim (and --seq for past lengths); every one must be
+// bound, every --dim used.
+Status bind_dims(onnx::GraphProto& graph, const std::string& file,
+                 const std::map<std::string, int64_t>& bound, const std::set<std::string>& past) {
   std::set<std::string> initializers;
   for (const auto& init : graph.initializer()) initializers.insert(init.name());
   std::set<std::string> symbols;
@@ -171,16 +173,20 @@ Status bind_dims(onnx::GraphProto& graph, const std::string& file, const OnnxOpt
       std::string where = "input '" + input.name() + "' dimension " + std::to_string(d);
       if (!dim->has_dim_param() || dim->dim_param().empty())
         return model_error(file, where + " has no size and no name to bind it by");
-      auto it = options.dims.find(dim->dim_param());
+      auto it = bound.find(dim->dim_param());
       symbols.insert(dim->dim_param());
-      if (it == options.dims.end())
-        return model_error(file, where + " is the symbolic dimension '" + dim->dim_param() +
-                                     "', which is not bound; pass --dim " + dim->dim_param() +
-                                     "=VALUE");
+      if (it == bound.end())
+        return model_error(
+            file,
+            where + " is the symbolic dimension '" + dim->dim_param() +
+                "', which is not bound; pass --dim " + dim->dim_param() + "=VALUE" +
+                (past.count(dim->dim_param()) ? " (or --seq VALUE: the past length of this decode "
+                                                "graph)"
+                                              : ""));
       dim->set_dim_value(it->second);
     }
   }
-  for (const auto& [name, value] : options.dims) {
+  for (const auto& [name, value] : bound) {
     if (symbols.count(name)) continue;
     std::string all;
     for (const auto& s : symbols) all += (all.empty() ? "" : ", ") + s;
@@ -325,7 +331,11 @@ Result<PreparedModel> prepare_model(const std::string& bytes, const std::string&
   }
   if (auto s = check_window_attributes(pm); !s) return s.error();
   if (auto s = check_window_ranks(pm); !s) return s.error();
-  if (auto s = bind_dims(*pm.model.mutable_graph(), file, options); !s) return s.error();
+  pm.kv_caches = find_kv_caches(pm.model.graph());
+  auto bound = bind_past_length(pm.kv_caches, options, file);
+  if (!bound) return bound.error();
+  if (auto s = bind_dims(*pm.model.mutable_graph(), file, *bound, past_symbols(pm.kv_caches)); !s)
+    return s.error();
   for (const auto& init : pm.model.graph().initializer())
     if (auto value = decode_tensor(init)) pm.constants[init.name()] = std::move(*value);
   for (int round = 0; round < kMaxRounds; ++round) {

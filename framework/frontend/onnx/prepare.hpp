@@ -11,6 +11,7 @@
 
 #include "framework/common/status.hpp"
 #include "framework/frontend/onnx/const_tensor.hpp"
+#include "framework/frontend/onnx/decode.hpp"
 #include "framework/frontend/onnx/importer.hpp"
 
 namespace tessera::onnx_import {
@@ -29,6 +30,7 @@ struct PreparedModel {
   std::set<std::string> folded;                  // values computed by folding, not weights
   std::set<std::string> weights;                 // the model's own initializers (also external)
   std::set<std::string> non_tensors;             // sequences, maps and optionals
+  std::map<std::string, KvCache> kv_caches;      // decode graphs: by present output
 };
 
 Result<PreparedModel> prepare_model(const std::string& bytes, const std::string& file,

@@ -15,7 +15,7 @@ namespace {
 
 ir::Graph import(const std::string& name, std::map<std::string, int64_t> dims) {
   return import_onnx_file(std::string(TESSERA_SOURCE_DIR) + "/models/fixtures/" + name,
-                          OnnxOptions{std::move(dims), false})
+                          OnnxOptions{std::move(dims), false, std::nullopt})
       .take();
 }
 
