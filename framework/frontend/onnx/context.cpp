@@ -112,17 +112,6 @@ Dims NodeContext::out_shape(int i) const {
   return *it->second.dims;
 }
 
-bool NodeContext::has_out_shape(int i) const {
-  auto it = importer_.pm_.types.find(node_.output(i));
-  return it != importer_.pm_.types.end() && it->second.dims;
-}
-
-void NodeContext::set_out_shape(int i, const Dims& shape) {
-  auto it = importer_.pm_.types.find(node_.output(i));
-  if (it == importer_.pm_.types.end()) throw fail("output '" + node_.output(i) + "' has no type");
-  it->second.dims = shape;
-}
-
 const ConstTensor* NodeContext::value(int i) const {
   if (!has_input(i)) return nullptr;
   auto it = importer_.pm_.constants.find(node_.input(i));

@@ -38,10 +38,6 @@ class NodeContext {
   // Static shape of input i / output i; a missing one is an error naming the tensor.
   Dims shape(int i) const;
   Dims out_shape(int i = 0) const;
-  // Whether shape inference gave output i a static shape; a converter that can compute a shape
-  // libonnx's inference leaves open (Einsum) records it with set_out_shape.
-  bool has_out_shape(int i = 0) const;
-  void set_out_shape(int i, const Dims& shape);
   // Known constant value of input i, or null.
   const ConstTensor* value(int i) const;
   // Input i's value as integers; an error when it is not a known constant.

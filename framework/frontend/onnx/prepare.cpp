@@ -3,6 +3,8 @@
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include "framework/frontend/onnx/attributes.hpp"
+#include "framework/frontend/onnx/einsum_equation.hpp"
 #include "framework/frontend/onnx/fold.hpp"
 
 namespace tessera::onnx_import {
@@ -232,8 +234,25 @@ void collect_types(PreparedModel& pm) {
                              std::vector<int64_t>(init.dims().begin(), init.dims().end())};
 }
 
+// Shapes computed here for what libonnx's inference leaves open go back into the graph as
+// value_info, so inference carries them on to the nodes downstream.
+void add_completed_shapes(PreparedModel& pm) {
+  auto* graph = pm.model.mutable_graph();
+  for (const auto& [name, dims] : pm.completed_shapes) {
+    auto t = pm.types.find(name);
+    if (t == pm.types.end()) continue;
+    auto* v = graph->add_value_info();
+    v->set_name(name);
+    auto* tensor = v->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(t->second.elem_type);
+    auto* shape = tensor->mutable_shape();
+    for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
+  }
+}
+
 Status infer_shapes(PreparedModel& pm) {
   pm.model.mutable_graph()->clear_value_info();  // entries of folded nodes would be stale
+  add_completed_shapes(pm);
   try {
     onnx::ShapeInferenceOptions options(false, 0, true);
     onnx::shape_inference::InferShapes(pm.model, onnx::OpSchemaRegistry::Instance(), options);
@@ -242,6 +261,32 @@ Status infer_shapes(PreparedModel& pm) {
   }
   collect_types(pm);
   return ok_status();
+}
+
+// libonnx 1.12 infers only the rank of an Einsum's output; its shape follows from the equation.
+bool complete_shapes(PreparedModel& pm) {
+  bool changed = false;
+  for (const auto& node : pm.model.graph().node()) {
+    if (node.op_type() != "Einsum" || node.output_size() != 1) continue;
+    auto out = pm.types.find(node.output(0));
+    if (out == pm.types.end() || out->second.dims) continue;
+    std::vector<std::vector<int64_t>> shapes;
+    for (const auto& in : node.input()) {
+      auto t = pm.types.find(in);
+      if (t == pm.types.end() || !t->second.dims) break;
+      shapes.push_back(*t->second.dims);
+    }
+    if (shapes.size() != static_cast<size_t>(node.input_size())) continue;
+    const auto* eq = find_attr(node, "equation");
+    if (eq == nullptr) continue;
+    auto parsed = parse_einsum(eq->s(), shapes);
+    if (const auto* e = std::get_if<EinsumEquation>(&parsed)) {
+      out->second.dims = e->output_shape();
+      pm.completed_shapes[node.output(0)] = e->output_shape();
+      changed = true;
+    }
+  }
+  return changed;
 }
 
 std::vector<FoldInput> fold_inputs(const PreparedModel& pm, const onnx::NodeProto& node) {
@@ -340,7 +385,8 @@ Result<PreparedModel> prepare_model(const std::string& bytes, const std::string&
     if (auto value = decode_tensor(init)) pm.constants[init.name()] = std::move(*value);
   for (int round = 0; round < kMaxRounds; ++round) {
     if (auto s = infer_shapes(pm); !s) return s.error();
-    if (!fold_pass(pm)) break;
+    bool completed = complete_shapes(pm);
+    if (!fold_pass(pm) && !completed) break;
   }
   return pm;
 }

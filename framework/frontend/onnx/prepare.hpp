@@ -31,6 +31,7 @@ struct PreparedModel {
   std::set<std::string> weights;                 // the model's own initializers (also external)
   std::set<std::string> non_tensors;             // sequences, maps and optionals
   std::map<std::string, KvCache> kv_caches;      // decode graphs: by present output
+  std::map<std::string, std::vector<int64_t>> completed_shapes;  // beyond libonnx's inference
 };
 
 Result<PreparedModel> prepare_model(const std::string& bytes, const std::string& file,
