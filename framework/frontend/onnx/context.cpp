@@ -244,12 +244,13 @@ Failure Importer::no_static_shape(const onnx::NodeProto& node, int index, const 
                                   const std::string& name) const {
   std::string origin = shape_origin(pm_, name);
   if (pm_.non_tensors.count(name)) return fail(node, index, what + " " + origin);
-  return fail(
-      node, index,
-      what + " '" + name + "' has no static shape" +
-          (origin.empty() || origin.find("'" + name + "' has no") == 0 ? "" : ": " + origin) +
-          "; shapes computed from data are not supported (a value that holds a shape "
-          "must be an initializer, a constant or computed from shapes)");
+  std::string message = what + " '" + name + "' has no static shape";
+  if (!origin.empty() && origin.find("'" + name + "' has no") != 0) message += ": " + origin;
+  if (origin.find(" do not fit it ") == std::string::npos)
+    message +=
+        "; shapes computed from data are not supported (a value that holds a shape must be an "
+        "initializer, a constant or computed from shapes)";
+  return fail(node, index, message);
 }
 
 std::string Importer::use(const std::string& name, const onnx::NodeProto& node, int index) {

@@ -51,6 +51,35 @@ std::vector<std::string> shape_inputs_first(const PreparedModel& pm, const onnx:
   return ints;
 }
 
+// Whether the node's output shape can follow from the values of `input`: an integer input (a
+// shape, axes, sizes), a scalar or vector of parameters (Range's limits, Resize's scales,
+// OneHot's depth), or the data of an op whose output size depends on it (NonZero, Unique, ...).
+bool value_dependent(const PreparedModel& pm, const onnx::NodeProto& node,
+                     const std::string& input) {
+  static const std::set<std::string> by_data = {
+      "NonZero", "Unique", "Compress", "StringNormalizer", "NonMaxSuppression", "TfIdfVectorizer"};
+  auto t = pm.types.find(input);
+  return by_data.count(node.op_type()) || t == pm.types.end() || !t->second.dims ||
+         t->second.dims->size() <= 1 || is_int_type(t->second.elem_type);
+}
+
+std::string dims_text(const std::vector<int64_t>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+// "[1, 4, 1, 16] and [1, 64, 16, 2]".
+std::string input_shapes(const PreparedModel& pm, const onnx::NodeProto& node) {
+  std::string s;
+  for (const auto& in : node.input()) {
+    auto t = pm.types.find(in);
+    if (in.empty() || t == pm.types.end() || !t->second.dims) continue;
+    s += (s.empty() ? "" : " and ") + dims_text(*t->second.dims);
+  }
+  return s;
+}
+
 }  // namespace
 
 std::string shape_origin(const PreparedModel& pm, const std::string& value) {
@@ -73,7 +102,11 @@ std::string shape_origin(const PreparedModel& pm, const std::string& value) {
       current = unknown_input;
       continue;
     }
-    for (const auto& in : shape_inputs_first(pm, node)) {
+    auto candidates = shape_inputs_first(pm, node);
+    if (!candidates.empty() && !value_dependent(pm, node, candidates.front()))
+      return node_name(node) + " has no inferred output shape: its inputs' shapes " +
+             input_shapes(pm, node) + " do not fit it (is the model valid?)";
+    for (const auto& in : candidates) {
       std::set<std::string> seen;
       std::string source = value_source(pm, producers, in, seen);
       return node_name(node) + " computes its shape from the values of '" + in + "'" +

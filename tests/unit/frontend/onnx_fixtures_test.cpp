@@ -1,6 +1,12 @@
-// The PyTorch exports in models/fixtures against numbers computed here from the architectures in
-// models/make_fixtures.py (whose printed parameter counts are quoted).
+// The PyTorch exports in models/fixtures against the PyTorch modules' own counts, which
+// models/make_fixtures.py records in models/fixtures/reference.json (parameters and buffers, and
+// multiply-accumulate FLOPs counted by forward hooks), and against numbers computed here from the
+// architectures.
 #include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
 
 #include "framework/frontend/onnx/importer.hpp"
 #include "framework/ir/analysis.hpp"
@@ -34,6 +40,71 @@ size_t count_kind(const ir::Graph& g, ir::OpKind kind) {
 }
 
 constexpr int64_t B = 2, S = 16;
+
+nlohmann::json reference() {
+  std::ifstream in(std::string(TESSERA_SOURCE_DIR) + "/models/fixtures/reference.json");
+  return nlohmann::json::parse(in);
+}
+
+ir::Graph import_fixture(const std::string& name, const nlohmann::json& ref) {
+  OnnxOptions options;
+  options.dims = ref.at("dims").get<std::map<std::string, int64_t>>();
+  if (ref.contains("past_length")) options.past_length = ref.at("past_length").get<int64_t>();
+  return import_onnx_file(std::string(TESSERA_SOURCE_DIR) + "/models/fixtures/" + name + ".onnx",
+                          options)
+      .take();
+}
+
+double weight_elements(const ir::Graph& g) {
+  double n = 0;
+  for (const auto& t : g.tensors())
+    if (t.role == ir::TensorRole::weight && t.view_of.empty()) n += t.elements();
+  return n;
+}
+
+// Every fixture: the weights the importer finds are exactly what the module's export keeps (its
+// parameters and buffers, BatchNorms folded into convolutions), and the importer's
+// multiply-accumulate FLOPs are the module's, counted by hooks while it ran the export's example,
+// within 0.5 % (the bound covers contractions a hook sees differently; today all agree exactly).
+TEST(OnnxFixtures, WeightsAndFlopsMatchThePyTorchModules) {
+  auto refs = reference();
+  ASSERT_EQ(refs.size(), 11u);
+  std::set<int> opsets;
+  for (const auto& [name, ref] : refs.items()) {
+    SCOPED_TRACE(name);
+    ir::Graph g = import_fixture(name, ref);
+    EXPECT_EQ(weight_elements(g), ref.at("exported_parameters").get<double>());
+    double flops = ref.at("mac_flops").get<double>();
+    EXPECT_NEAR(mac_flops(g), flops, 0.005 * flops);
+    EXPECT_LT(ref.at("bytes").get<int64_t>(), int64_t{2} << 20);
+    opsets.insert(ref.at("opset").get<int>());
+  }
+  EXPECT_EQ(opsets, (std::set<int>{14, 15, 16, 17}));
+}
+
+// A decode step's present outputs are the KV caches in HBM, of past + 1 positions, each updated by
+// one op that writes only the new position.
+TEST(OnnxFixtures, DecodeGraphsWriteTheirKvCachesInPlace) {
+  auto refs = reference();
+  for (const char* name : {"llama_decode", "gpt2_decode"}) {
+    SCOPED_TRACE(name);
+    const auto& ref = refs.at(name);
+    ir::Graph g = import_fixture(name, ref);
+    ir::Totals t = ir::totals(g);
+    EXPECT_DOUBLE_EQ(t.kv_cache_bytes, ref.at("kv_cache_elements").get<double>() * 4);
+    int writes = 0;
+    for (const auto& op : g.ops()) {
+      const ir::Tensor& out = g.storage_tensor(op.einsum.output.tensor);
+      if (out.role != ir::TensorRole::kv_cache) continue;
+      ++writes;
+      ir::OpCost c = ir::op_cost(g, op);
+      EXPECT_TRUE(c.writes_hbm);
+      EXPECT_DOUBLE_EQ(c.bytes_out, out.bytes() / static_cast<double>(out.shape[2]));
+      EXPECT_EQ(op.einsum.output.index[2].str(), "d2+" + std::to_string(out.shape[2] - 1));
+    }
+    EXPECT_EQ(writes, ref.at("kv_caches").get<int>());
+  }
+}
 
 TEST(OnnxFixtures, GptLike) {
   const int64_t V = 256, H = 64, heads = 4, F = 256, L = 2, P = 64, hd = H / heads;
