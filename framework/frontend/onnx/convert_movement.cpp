@@ -217,6 +217,13 @@ void trilu(NodeContext& ctx) {
   copy_op(ctx, OpKind::data_movement, ranks, {ir::Operand{ctx.in(0), indices_of(ranks)}});
 }
 
+// An If left after folding has a condition computed from data.
+void control_flow(NodeContext& ctx) {
+  throw ctx.fail("its condition '" + ctx.node().input(0) +
+                 "' depends on data (it is not computed from shapes and constants); control "
+                 "flow is not supported");
+}
+
 void fill(NodeContext& ctx) {
   Ranks ranks = ranks_for(ctx.out_shape(), "d");
   std::string out = ctx.out();
@@ -245,6 +252,7 @@ void add_movement_converters(ConverterTable& t) {
   t["DepthToSpace"] = depth_space;
   t["SpaceToDepth"] = depth_space;
   t["Trilu"] = trilu;
+  t["If"] = control_flow;
 }
 
 }  // namespace tessera::onnx_import

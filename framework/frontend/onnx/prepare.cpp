@@ -3,9 +3,12 @@
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
+
 #include "framework/frontend/onnx/attributes.hpp"
 #include "framework/frontend/onnx/einsum_equation.hpp"
 #include "framework/frontend/onnx/fold.hpp"
+#include "framework/frontend/onnx/inline_if.hpp"
 
 namespace tessera::onnx_import {
 
@@ -63,18 +66,24 @@ void name_unnamed_nodes(onnx::GraphProto& graph) {
 }
 
 // libonnx trusts stored tensors and does not recurse safely into malformed control flow: both are
-// checked before the model reaches it.
-Status check_data_and_control_flow(const PreparedModel& pm) {
-  const auto& g = pm.model.graph();
+// checked before the model reaches it. An If's branches are checked alike (they are inlined
+// once the condition folds); any other subgraph is refused.
+Status check_graph_data(const PreparedModel& pm, const onnx::GraphProto& g,
+                        const std::string& scope) {
   if (g.sparse_initializer_size() > 0)
-    return model_error(pm.file, "sparse initializers are not supported");
+    return model_error(pm.file, scope + "sparse initializers are not supported");
   for (const auto& init : g.initializer())
     if (auto why = tensor_data_problem(init); !why.empty())
-      return model_error(pm.file,
-                         "initializer '" + init.name() + "' " + why + " (is the file truncated?)");
+      return model_error(pm.file, scope + "initializer '" + init.name() + "' " + why +
+                                      " (is the file truncated?)");
   for (int i = 0; i < g.node_size(); ++i) {
     for (const auto& a : g.node(i).attribute()) {
-      std::string where = describe_node(g.node(i), i, pm.opset) + ": attribute '" + a.name() + "'";
+      std::string where =
+          scope + describe_node(g.node(i), i, pm.opset) + ": attribute '" + a.name() + "'";
+      if (is_if_branch(g.node(i), a)) {
+        if (auto s = check_graph_data(pm, a.g(), where + ": "); !s) return s;
+        continue;
+      }
       if (a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS ||
           a.has_g() || a.graphs_size() > 0)
         return model_error(pm.file, where + " is a subgraph; control flow is not supported");
@@ -343,6 +352,21 @@ bool fold_pass(PreparedModel& pm) {
   return changed;
 }
 
+// Inlines the If nodes whose condition has folded; their branches' initializers join the
+// model's weights, and the inlined nodes get the window checks the others had.
+Result<bool> inline_if_branches(PreparedModel& pm) {
+  auto added = inline_known_ifs(*pm.model.mutable_graph(), pm.constants);
+  if (added.empty()) return false;
+  for (const auto& init : pm.model.graph().initializer()) {
+    if (std::find(added.begin(), added.end(), init.name()) == added.end()) continue;
+    pm.weights.insert(init.name());
+    if (auto value = decode_tensor(init)) pm.constants[init.name()] = std::move(*value);
+  }
+  if (auto s = check_window_attributes(pm); !s) return s.error();
+  if (auto s = check_window_ranks(pm); !s) return s.error();
+  return true;
+}
+
 }  // namespace
 
 std::string describe_node(const onnx::NodeProto& node, int index, int opset) {
@@ -368,7 +392,7 @@ Result<PreparedModel> prepare_model(const std::string& bytes, const std::string&
   for (const auto& init : pm.model.graph().initializer()) pm.weights.insert(init.name());
   detach_external_data(*pm.model.mutable_graph());
   name_unnamed_nodes(*pm.model.mutable_graph());
-  if (auto s = check_data_and_control_flow(pm); !s) return s.error();
+  if (auto s = check_graph_data(pm, pm.model.graph(), ""); !s) return s.error();
   try {
     onnx::checker::check_model(pm.model);
   } catch (const std::exception& e) {
@@ -386,7 +410,10 @@ Result<PreparedModel> prepare_model(const std::string& bytes, const std::string&
   for (int round = 0; round < kMaxRounds; ++round) {
     if (auto s = infer_shapes(pm); !s) return s.error();
     bool completed = complete_shapes(pm);
-    if (!fold_pass(pm) && !completed) break;
+    bool folded = fold_pass(pm);
+    auto inlined = inline_if_branches(pm);
+    if (!inlined) return inlined.error();
+    if (!folded && !completed && !*inlined) break;
   }
   return pm;
 }
