@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "framework/frontend/onnx/converters.hpp"
+#include "framework/frontend/onnx/patterns.hpp"
 #include "framework/frontend/onnx/shape_origin.hpp"
 
 namespace tessera::onnx_import {
@@ -292,7 +293,8 @@ void Importer::placeholder(NodeContext& ctx, int index) {
 
 void Importer::convert(const onnx::NodeProto& node, int index) {
   NodeContext ctx(*this, node, index);
-  bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+  bool default_domain =
+      node.domain().empty() || node.domain() == "ai.onnx" || node.domain() == kFusedDomain;
   Converter converter = default_domain ? find_converter(node.op_type()) : nullptr;
   if (converter != nullptr) return converter(ctx);
   for (int i = 0; i < node.output_size(); ++i)  // a shape computed from data is the first problem

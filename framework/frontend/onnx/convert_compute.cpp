@@ -318,11 +318,14 @@ void reduce(NodeContext& ctx) {
          operand(out, yi));
 }
 
+// A fused attention softmax (patterns.hpp) also reads the scale and the mask: epilogue inputs.
 void softmax(NodeContext& ctx) {
   Ranks ranks = ranks_for(ctx.shape(0), "d");
-  std::string in = ctx.in(0), out = ctx.out();
-  ctx.op(OpKind::softmax, "softmax", ranks, {operand(in, indices_of(ranks))},
-         operand(out, indices_of(ranks)));
+  std::vector<ir::Operand> inputs{operand(ctx.in(0), indices_of(ranks))};
+  for (int i = 1; i < ctx.inputs(); ++i)
+    inputs.push_back(broadcast_operand(ctx.in(i), ctx.shape(i), ranks));
+  std::string out = ctx.out();
+  ctx.op(OpKind::softmax, "softmax", ranks, std::move(inputs), operand(out, indices_of(ranks)));
 }
 
 // Training-mode BatchNormalization's running mean and variance: per channel over the batch and
@@ -346,14 +349,16 @@ void normalization(NodeContext& ctx) {
   for (int i = 1; i < ctx.inputs(); ++i) {
     if (!ctx.has_input(i)) continue;
     Dims p = ctx.shape(i);
-    if (op == "LayerNormalization") {
+    if (op == "LayerNormalization" || op == "RMSNormalization") {
       inputs.push_back(broadcast_operand(ctx.in(i), p, ranks));
     } else {
       if (x.size() < 2 || p.size() != 1) throw ctx.fail("parameters must be per-channel vectors");
       inputs.push_back(operand(ctx.in(i), {rank(ranks[1].name)}));
     }
   }
-  std::string fn = op == "BatchNormalization" ? "batchnorm" : "layernorm";
+  std::string fn = op == "BatchNormalization" ? "batchnorm"
+                   : op == "RMSNormalization" ? "rmsnorm"
+                                              : "layernorm";
   std::string out = ctx.out();
   ctx.op(OpKind::normalization, fn, ranks, std::move(inputs), operand(out, indices_of(ranks)));
   if (op == "BatchNormalization")
@@ -381,7 +386,7 @@ void add_compute_converters(ConverterTable& t) {
     t[op] = reduce;
   for (const char* op : {"Softmax", "LogSoftmax", "Hardmax"}) t[op] = softmax;
   for (const char* op : {"LayerNormalization", "BatchNormalization", "InstanceNormalization",
-                         "MeanVarianceNormalization"})
+                         "MeanVarianceNormalization", "RMSNormalization"})
     t[op] = normalization;
   t["ConvTranspose"] = conv_transpose;
   t["CumSum"] = cumsum;

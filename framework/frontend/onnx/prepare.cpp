@@ -9,6 +9,7 @@
 #include "framework/frontend/onnx/einsum_equation.hpp"
 #include "framework/frontend/onnx/fold.hpp"
 #include "framework/frontend/onnx/inline_if.hpp"
+#include "framework/frontend/onnx/patterns.hpp"
 
 namespace tessera::onnx_import {
 
@@ -415,6 +416,7 @@ Result<PreparedModel> prepare_model(const std::string& bytes, const std::string&
     if (!inlined) return inlined.error();
     if (!folded && !completed && !*inlined) break;
   }
+  fuse_patterns(pm);
   return pm;
 }
 

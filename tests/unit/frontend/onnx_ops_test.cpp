@@ -189,6 +189,32 @@ TEST(OnnxFolding, IfWithAFoldedConditionIsItsBranch) {
             "computed from shapes and constants); control flow is not supported");
 }
 
+// GELU as torch exports it (erf form) fuses into one op, unless a value inside is read elsewhere.
+Model gelu_model(bool erf_is_output) {
+  Model m(13);
+  m.input("x", {"2", "8"});
+  m.floats("sqrt2", {});
+  m.floats("one", {});
+  m.floats("half", {});
+  m.node("Div", {"x", "sqrt2"}, {"d"}).set_name("/mlp/Div");
+  m.node("Erf", {"d"}, {"e"}).set_name("/mlp/Erf");
+  m.node("Add", {"e", "one"}, {"a"}).set_name("/mlp/Add");
+  m.node("Mul", {"x", "a"}, {"p"}).set_name("/mlp/Mul");
+  m.node("Mul", {"p", "half"}, {"y"}).set_name("/mlp/Mul_1");
+  m.output("y");
+  if (erf_is_output) m.output("e");
+  return m;
+}
+
+TEST(OnnxPatterns, GeluIsFusedUnlessAnInnerValueIsUsed) {
+  ir::Graph g = gelu_model(false).import().take();
+  ASSERT_EQ(g.ops().size(), 1u);
+  EXPECT_EQ(g.ops()[0].name, "/mlp/Gelu");
+  EXPECT_EQ(g.ops()[0].einsum.str(), "gelu([d0,d1])->[d0,d1]");
+  EXPECT_EQ(g.ops()[0].source, "onnx Gelu");
+  EXPECT_EQ(gelu_model(true).import().take().ops().size(), 5u);
+}
+
 // Past key/value inputs concatenated into present outputs: --seq binds the past length, the
 // present is the KV cache in HBM and only the new position is written.
 Model decode_model() {
