@@ -430,7 +430,8 @@ def decode_export(name, model, d, heads_kv, past_len, opset):
 VIT = dict(image=32, patch=4, hidden=64, heads=4, ffn=128, layers=2, classes=10)
 # ResNet-50-like: 7x7 stem, max pool, bottleneck stages (1x1, 3x3, 1x1, x4 expansion).
 RESNET = dict(image=64, width=16, blocks=(2, 1, 1), classes=10)
-# UNet-like: two levels down (conv, max pool), up by ConvTranspose and by Resize, skip concats.
+# UNet-like: two levels down (conv, max pool), a GroupNorm bottleneck, up by ConvTranspose and by
+# Resize, skip concats.
 UNET = dict(image=32, channels=8)
 # MoE block: top-2 routing over 4 SwiGLU experts, expert weights gathered per token.
 MOE = dict(hidden=64, ffn=96, experts=4, top_k=2, seq=16)
@@ -519,7 +520,9 @@ class UNet(nn.Module):
     def __init__(self, d):
         super().__init__()
         c = d["channels"]
-        self.enc1, self.enc2, self.mid = conv_block(3, c), conv_block(c, 2 * c), conv_block(2 * c, 4 * c)
+        self.enc1, self.enc2 = conv_block(3, c), conv_block(c, 2 * c)
+        self.mid = nn.Sequential(nn.Conv2d(2 * c, 4 * c, 3, padding=1), nn.GroupNorm(4, 4 * c),
+                                 nn.SiLU())
         self.up2 = nn.ConvTranspose2d(4 * c, 2 * c, 2, stride=2)
         self.dec2 = conv_block(4 * c, 2 * c)
         self.reduce1 = nn.Conv2d(2 * c, c, 1)

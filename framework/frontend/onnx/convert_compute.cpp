@@ -336,8 +336,8 @@ void batch_statistic(NodeContext& ctx, int i, const Ranks& ranks) {
          operand(out, {rank(ranks[1].name)}), std::to_string(i));
 }
 
-// Parameters indexed by the trailing ranks from `axis` (LayerNormalization) or by the channel
-// rank 1 (BatchNormalization, InstanceNormalization).
+// Parameters broadcast to the input (LayerNormalization, fused RMS and group norms) or indexed by
+// the channel rank 1 (BatchNormalization, InstanceNormalization).
 void normalization(NodeContext& ctx) {
   const std::string& op = ctx.node().op_type();
   for (int i = 1; i < ctx.node().output_size(); ++i)
@@ -349,7 +349,7 @@ void normalization(NodeContext& ctx) {
   for (int i = 1; i < ctx.inputs(); ++i) {
     if (!ctx.has_input(i)) continue;
     Dims p = ctx.shape(i);
-    if (op == "LayerNormalization" || op == "RMSNormalization") {
+    if (op == "LayerNormalization" || op == "RMSNormalization" || op == "GroupNormalization") {
       inputs.push_back(broadcast_operand(ctx.in(i), p, ranks));
     } else {
       if (x.size() < 2 || p.size() != 1) throw ctx.fail("parameters must be per-channel vectors");
@@ -386,7 +386,7 @@ void add_compute_converters(ConverterTable& t) {
     t[op] = reduce;
   for (const char* op : {"Softmax", "LogSoftmax", "Hardmax"}) t[op] = softmax;
   for (const char* op : {"LayerNormalization", "BatchNormalization", "InstanceNormalization",
-                         "MeanVarianceNormalization", "RMSNormalization"})
+                         "MeanVarianceNormalization", "RMSNormalization", "GroupNormalization"})
     t[op] = normalization;
   t["ConvTranspose"] = conv_transpose;
   t["CumSum"] = cumsum;

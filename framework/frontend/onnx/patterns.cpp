@@ -12,8 +12,8 @@ namespace tessera::onnx_import {
 namespace {
 
 // A pattern is a tree of ops over leaves: X (the fused op's input, the same value wherever it
-// appears), C (a constant scalar), V (any value: scale, bias, mask) and MEAN(p) (ReduceMean over
-// the last axis, keepdims). Add and Mul match either operand order.
+// appears), C (a constant scalar), K (any constant: a shape), V (any value: scale, bias, mask)
+// and MEAN(p) (ReduceMean over the last axis, keepdims). Add and Mul match either operand order.
 struct Pattern {
   std::string op;  // an op type, or "X", "C", "V"
   std::vector<Pattern> args;
@@ -26,6 +26,7 @@ Pattern op(std::string name, std::vector<Pattern> args) {
 }
 const Pattern X{"X", {}, -1, NAN};
 const Pattern C{"C", {}, -1, NAN};
+const Pattern K{"K", {}, -1, NAN};
 Pattern constant_of(double value) {
   return Pattern{"C", {}, -1, value};
 }
@@ -62,6 +63,7 @@ class Matcher {
       return c != pm_.constants.end() && c->second.size() == 1 &&
              (std::isnan(p.value) || c->second.as_double(0) == p.value);
     }
+    if (p.op == "K") return pm_.constants.count(value) > 0;
     if (p.op == "V") {
       m.values[p.slot] = value;
       return true;
@@ -151,8 +153,11 @@ std::vector<Fusion> fusions() {
              {op("Tanh",
                  {op("Mul", {op("Add", {X, op("Mul", {op("Pow", {X, constant_of(3)}), C})}), C})}),
               C})});
+  // torch before opset 18: GroupNorm is InstanceNorm over [N, groups, -1], reshaped back.
+  Pattern grouped = op("Reshape", {op("InstanceNormalization", {op("Reshape", {X, K}), K, K}), K});
   return {
       {"LayerNormalization", op("Add", {op("Mul", {normalised, V(1)}), V(2)}), 2, {}},
+      {"GroupNormalization", op("Add", {op("Mul", {grouped, V(1)}), V(2)}), 2, {}},
       {"LayerNormalization", op("Mul", {normalised, V(1)}), 1, {}},
       {"RMSNormalization", op("Mul", {rms_div, V(1)}), 1, {}},
       {"RMSNormalization", op("Mul", {rms_rec, V(1)}), 1, {}},

@@ -3,8 +3,9 @@
 // chain of elementwise ops that each read and write it:
 //   LayerNormalization  (x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps) [* scale] [+ bias]
 //   RMSNormalization    x * 1 / sqrt(mean(x^2) + eps) [* scale]        (Llama, Mistral)
-//   Gelu                0.5 x (1 + erf(x / sqrt 2)), and the tanh form (GPT-2)
-//   Softmax             softmax(scores / c + mask): attention's scale and mask as epilogues
+//   GroupNormalization  InstanceNorm of x reshaped to [N, groups, -1], reshaped back, * scale +
+//   bias Gelu                0.5 x (1 + erf(x / sqrt 2)), and the tanh form (GPT-2) Softmax
+//   softmax(scores / c + mask): attention's scale and mask as epilogues
 // Fused nodes are in the domain "tessera.fused" and keep the name of the layer they came from.
 #pragma once
 

@@ -105,6 +105,9 @@ TEST(OnnxFixtures, ExportedLayersAreFusedBack) {
   EXPECT_EQ(count_fn(vit, "gelu"), 2u);
   EXPECT_EQ(count_fn(vit, "erf"), 0u);
   EXPECT_EQ(count_fn(import_fixture("mistral_like", refs.at("mistral_like")), "rmsnorm"), 5u);
+  ir::Graph unet = import_fixture("unet_like", refs.at("unet_like"));
+  EXPECT_EQ(count_fn(unet, "layernorm", 3), 1u);  // GroupNorm: x, scale, bias
+  EXPECT_EQ(count_kind(unet, ir::OpKind::normalization), 1u);
 }
 
 // A decode step's present outputs are the KV caches in HBM, of past + 1 positions, each updated by
