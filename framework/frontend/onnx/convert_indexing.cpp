@@ -2,6 +2,9 @@
 // ScatterND, ScatterElements (KV-cache writes, MoE dispatch), TopK (MoE routing), OneHot, and the
 // losses that pick the target class (NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss). The
 // chosen dimension is indexed indirectly ($i), so the bytes an op moves are the positions picked.
+#include <algorithm>
+#include <optional>
+
 #include "framework/frontend/onnx/attributes.hpp"
 #include "framework/frontend/onnx/converters.hpp"
 
@@ -79,6 +82,55 @@ void scatter_elements(NodeContext& ctx) {
   scatter_op(ctx, ranks, std::move(u), std::move(i));
 }
 
+// Constant ScatterND indices [q.., k] as affine functions of the update's q coordinates: per
+// indexed dimension, base + Σ coeff_i * u_i, checked at every index tuple; nullopt otherwise.
+std::optional<std::vector<ir::IndexExpr>> affine_positions(const ConstTensor& idx, const Dims& q) {
+  auto k = static_cast<size_t>(idx.dims.back());
+  int64_t tuples = idx.size() / std::max<int64_t>(static_cast<int64_t>(k), 1);
+  std::vector<int64_t> stride(q.size(), 1);  // tuple strides of the q coordinates
+  for (size_t i = q.size(); i-- > 1;) stride[i - 1] = stride[i] * q[i];
+  std::vector<ir::IndexExpr> out;
+  for (size_t j = 0; j < k; ++j) {
+    int64_t base = idx.ints[j];
+    std::vector<ir::AffineTerm> terms;
+    for (size_t i = 0; i < q.size(); ++i)
+      if (q[i] > 1) terms.push_back({idx.ints[stride[i] * k + j] - base, "u" + std::to_string(i)});
+    for (int64_t t = 0; t < tuples; ++t) {
+      int64_t expect = base;
+      for (size_t i = 0; i < q.size(); ++i) {
+        int64_t coord = (t / stride[i]) % q[i];
+        if (q[i] > 1) expect += coord * (idx.ints[stride[i] * k + j] - base);
+      }
+      if (idx.ints[t * k + j] != expect) return std::nullopt;
+    }
+    out.push_back(affine(terms, base));
+  }
+  return out;
+}
+
+// A decode step's cache update by ScatterND at known positions: the updates are written into the
+// cache in HBM where the indices say, in place; the rest of the cache is not touched.
+bool write_kv_cache_in_place(NodeContext& ctx, const Dims& data, const Dims& upd, size_t q) {
+  const ConstTensor* idx = ctx.value(1);
+  if (idx == nullptr || idx->is_float() || idx->dims.empty()) return false;
+  auto k = static_cast<size_t>(idx->dims.back());
+  for (int64_t e = 0; e < idx->size(); ++e)  // negative or out-of-range positions: not in place
+    if (idx->ints[e] < 0 || idx->ints[e] >= data[static_cast<size_t>(e) % k]) return false;
+  auto positions = affine_positions(*idx, Dims(upd.begin(), upd.begin() + static_cast<long>(q)));
+  if (!positions) return false;
+  Ranks ranks = ranks_for(Dims(upd.begin(), upd.begin() + static_cast<long>(q)), "u");
+  std::vector<ir::IndexExpr> out = *positions;
+  for (size_t a = q; a < upd.size(); ++a) {
+    ranks.push_back({"d" + std::to_string(out.size()), upd[a]});
+    out.push_back(rank(ranks.back().name));
+  }
+  if (out.size() != data.size()) return false;
+  std::string updates = ctx.in(2), cache = ctx.cache_out();
+  ctx.op(OpKind::data_movement, "copy", ranks, {ir::Operand{updates, indices_of(ranks)}},
+         ir::Operand{cache, out});
+  return true;
+}
+
 // ScatterND: updates[q.., rest..] goes to out[indices[q..] (k dims), rest..].
 void scatter_nd(NodeContext& ctx) {
   Dims data = ctx.shape(0), idx = ctx.shape(1), upd = ctx.shape(2);
@@ -87,6 +139,7 @@ void scatter_nd(NodeContext& ctx) {
   auto k = static_cast<size_t>(idx.back());
   size_t q = idx.size() - 1;
   if (upd.size() != q + data.size() - k) throw ctx.fail("updates do not fit indices and data");
+  if (ctx.kv_cache() && write_kv_cache_in_place(ctx, data, upd, q)) return;
   Ranks ranks = ranks_for(data, "d");
   ir::Operand u{ctx.in(2), {}};
   for (size_t a = 0; a < q; ++a) u.index.push_back(indirect(2));

@@ -29,8 +29,13 @@ std::map<std::string, KvCache> find_kv_caches(const onnx::GraphProto& graph) {
   for (const auto& out : graph.output()) outputs.insert(out.name());
   std::map<std::string, KvCache> caches;
   for (const auto& node : graph.node()) {
-    if (node.op_type() != "Concat" || node.output_size() != 1 || !outputs.count(node.output(0)))
+    if (node.output_size() != 1 || !outputs.count(node.output(0))) continue;
+    if (node.op_type() == "ScatterND" && node.input_size() == 3 &&
+        !initializers.count(node.input(0)) && find_input(graph, node.input(0))) {
+      caches[node.output(0)] = KvCache{node.input(0), node.output(0), -1, ""};
       continue;
+    }
+    if (node.op_type() != "Concat") continue;
     for (const auto& in : node.input()) {
       const auto* past = initializers.count(in) ? nullptr : find_input(graph, in);
       if (past == nullptr || !past->type().has_tensor_type()) continue;

@@ -243,6 +243,25 @@ TEST(OnnxDecode, PresentIsAKvCacheWrittenAtThePastLength) {
   EXPECT_EQ(g.find_tensor("past"), nullptr);  // neither read nor copied
 }
 
+// A fixed-size cache updated by ScatterND at known positions (slot 5 of both heads) is written in
+// place: the update's elements, no copy of the cache.
+TEST(OnnxDecode, ScatterNdAtKnownPositionsWritesTheCacheInPlace) {
+  Model m(14);
+  m.input("past", {"1", "2", "8", "4"});
+  m.input("k", {"1", "2", "1", "4"});
+  m.ints("slots", {1, 2, 1, 3}, {0, 0, 5, 0, 1, 5});
+  m.node("ScatterND", {"past", "slots", "k"}, {"present"});
+  m.output("present");
+  ir::Graph g = m.import().take();
+  EXPECT_EQ(g.find_tensor("present")->role, ir::TensorRole::kv_cache);
+  ASSERT_EQ(g.ops().size(), 1u);
+  EXPECT_EQ(g.ops()[0].einsum.str(), "copy([u0,u1,u2,d3])->[0,u1,5,d3]");
+  ir::OpCost c = ir::op_cost(g, g.ops()[0]);
+  EXPECT_TRUE(c.writes_hbm);
+  EXPECT_DOUBLE_EQ(c.bytes_out, 2 * 4 * 4.0);
+  EXPECT_DOUBLE_EQ(c.hbm_bytes_in, 2 * 4 * 4.0);  // k, a model input; the cache is not read
+}
+
 TEST(OnnxDecode, SeqErrors) {
   OnnxOptions seq;
   seq.past_length = 15;
