@@ -155,6 +155,7 @@ Status check_window_ranks(const PreparedModel& pm) {
     int spatial = x >= 0 ? x - 2 : (w >= 0 ? w - 2 : -1);
     std::string why;
     if (x >= 0 && x < 3) why = "input must have rank >= 3";
+    if (w >= 0 && w < 3) why = "weight must have rank >= 3";
     if (x >= 0 && w >= 0 && x != w) why = "input and weight ranks differ";
     for (const auto& a : n.attribute()) {
       size_t per_dim = a.name() == "pads" ? 2 : 1;
