@@ -120,6 +120,12 @@ def new_converters():
           [helper.make_tensor("r", i64, [4], [1, 2, 1, 1]),
            helper.make_tensor("pads", i64, [8], [0, 0, 1, 1, 0, 0, 1, 1]),
            helper.make_tensor("ax", i64, [], [3])])
+    # libonnx's ConvTranspose inference read a computed rank-1 weight's dims past their end.
+    model("regress_conv_transpose_computed_weight",
+          [helper.make_node("Shape", ["x"], ["s"]),
+           helper.make_node("Cast", ["s"], ["w"], to=TensorProto.FLOAT),
+           helper.make_node("ConvTranspose", ["x", "w"], ["y"])],
+          [tensor("x", [1, 2, 4, 4])], [tensor("y", [1, 2, 4, 4])])
     model("losses", [helper.make_node("SoftmaxCrossEntropyLoss", ["x", "t"], ["l", "lp"])],
           [tensor("x", [3, 5]), tensor("t", [3], i64)], [tensor("l", []), tensor("lp", [3, 5])])
 

@@ -155,7 +155,6 @@ Status check_window_ranks(const PreparedModel& pm) {
     int spatial = x >= 0 ? x - 2 : (w >= 0 ? w - 2 : -1);
     std::string why;
     if (x >= 0 && x < 3) why = "input must have rank >= 3";
-    if (w >= 0 && w < 3) why = "weight must have rank >= 3";
     if (x >= 0 && w >= 0 && x != w) why = "input and weight ranks differ";
     for (const auto& a : n.attribute()) {
       size_t per_dim = a.name() == "pads" ? 2 : 1;
@@ -261,17 +260,68 @@ void add_completed_shapes(PreparedModel& pm) {
   }
 }
 
-Status infer_shapes(PreparedModel& pm) {
-  pm.model.mutable_graph()->clear_value_info();  // entries of folded nodes would be stale
-  add_completed_shapes(pm);
+// The weight input of a convolution node, -1 for other nodes.
+int conv_weight(const onnx::NodeProto& n) {
+  if (n.op_type() == "QLinearConv") return 3;
+  bool conv =
+      n.op_type() == "Conv" || n.op_type() == "ConvTranspose" || n.op_type() == "ConvInteger";
+  return conv ? 1 : -1;
+}
+
+// Convolutions whose weight has no known rank yet: libonnx's ConvTranspose inference reads a
+// computed weight's dims past their end, so such a node waits for an inference pass without it
+// to type its weight. A known weight rank below 3 is an error.
+Result<std::set<int>> waiting_convolutions(const PreparedModel& pm) {
+  std::set<int> waiting;
+  const auto& nodes = pm.model.graph().node();
+  for (int i = 0; i < nodes.size(); ++i) {
+    int w = conv_weight(nodes[i]);
+    if (w < 0 || w >= nodes[i].input_size()) continue;
+    auto t = pm.types.find(nodes[i].input(w));
+    if (t == pm.types.end() || !t->second.dims) {
+      waiting.insert(i);
+      continue;
+    }
+    if (t->second.dims->size() < 3)
+      return model_error(pm.file,
+                         describe_node(nodes[i], i, pm.opset) + ": weight must have rank >= 3");
+  }
+  return waiting;
+}
+
+// One libonnx inference pass over the graph without the nodes in `skip`.
+Status infer_without(PreparedModel& pm, const std::set<int>& skip) {
+  auto* nodes = pm.model.mutable_graph()->mutable_node();
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> all;
+  all.Swap(nodes);
+  for (int i = 0; i < all.size(); ++i)
+    if (!skip.count(i)) *nodes->Add() = all[i];
+  Status status = ok_status();
   try {
     onnx::ShapeInferenceOptions options(false, 0, true);
     onnx::shape_inference::InferShapes(pm.model, onnx::OpSchemaRegistry::Instance(), options);
   } catch (const std::exception& e) {
-    return model_error(pm.file, "ONNX shape inference failed: " + one_line(e.what()));
+    status = model_error(pm.file, "ONNX shape inference failed: " + one_line(e.what()));
   }
+  nodes->Swap(&all);
   collect_types(pm);
-  return ok_status();
+  return status;
+}
+
+// Passes until every convolution's weight is typed (one pass when all weights are
+// initializers, as in most models) or no waiting one gets typed.
+Status infer_shapes(PreparedModel& pm) {
+  pm.model.mutable_graph()->clear_value_info();  // entries of folded nodes would be stale
+  add_completed_shapes(pm);
+  collect_types(pm);
+  for (;;) {
+    auto waiting = waiting_convolutions(pm);
+    if (!waiting) return waiting.error();
+    if (auto s = infer_without(pm, *waiting); !s) return s;
+    auto still = waiting_convolutions(pm);
+    if (!still) return still.error();
+    if (waiting->empty() || still->size() == waiting->size()) return ok_status();
+  }
 }
 
 // libonnx 1.12 infers only the rank of an Einsum's output; its shape follows from the equation.
