@@ -274,6 +274,10 @@ def export(name, model, example, input_names, output_names, dynamic, dims, opset
 LLAMA_KV = dict(vocab=256, hidden=64, heads=4, kv_heads=2, ffn=172, layers=2, max_pos=128)
 # Mistral-style prefill: the same block with a sliding-window causal mask.
 MISTRAL = dict(vocab=256, hidden=64, heads=4, kv_heads=1, ffn=128, layers=2, max_pos=64, window=8)
+# The model of issue 20: GQA by repeat_interleave, every input static, opset 14 (the rotary table
+# is as long as the sequence, so the exporter's folding of its slice keeps every row).
+LLAMA_GQA = dict(vocab=256, hidden=64, heads=4, kv_heads=2, ffn=172, layers=1, max_pos=16,
+                 interleave=True)
 # GPT-2 decode step: learned positions at the past length, LayerNorm, fused QKV, tanh GELU.
 GPT2 = dict(vocab=256, hidden=64, heads=4, ffn=256, layers=2, max_pos=128)
 
@@ -289,9 +293,10 @@ def causal_mask(new, total, window=None):
 
 
 class Attention(nn.Module):
-    def __init__(self, hidden, heads, kv_heads, bias=False):
+    def __init__(self, hidden, heads, kv_heads, bias=False, interleave=False):
         super().__init__()
         self.heads, self.kv_heads, self.hd = heads, kv_heads, hidden // heads
+        self.interleave = interleave
         self.q = nn.Linear(hidden, heads * self.hd, bias=bias)
         self.k = nn.Linear(hidden, kv_heads * self.hd, bias=bias)
         self.v = nn.Linear(hidden, kv_heads * self.hd, bias=bias)
@@ -312,11 +317,14 @@ class Attention(nn.Module):
         if past is not None:
             k, v = torch.cat((past[0], k), dim=2), torch.cat((past[1], v), dim=2)
         present = (k, v)
-        # Hugging Face's repeat_kv: each K/V head serves heads/kv_heads query heads (what
-        # repeat_interleave(dim=1) computes; torch 1.13 exports that call with a wrong Reshape,
-        # and with a Loop over sequences for a single K/V head).
+        # Hugging Face's repeat_kv: each K/V head serves heads/kv_heads query heads, what
+        # repeat_interleave(dim=1) computes. torch 1.13 exports repeat_interleave correctly only
+        # for static shapes (with dynamic axes its Reshape copies the wrong dimension; for one
+        # K/V head it is a Loop over sequences).
         rep = self.heads // self.kv_heads
-        if rep > 1:
+        if rep > 1 and self.interleave:
+            k, v = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)
+        elif rep > 1:
             k, v = (t[:, :, None].expand(b, self.kv_heads, rep, t.shape[2], self.hd)
                     .reshape(b, self.heads, t.shape[2], self.hd) for t in (k, v))
         att = torch.softmax(self.scores(q, k.transpose(-1, -2)) / math.sqrt(self.hd) + mask, -1)
@@ -328,7 +336,7 @@ class RopeBlock(nn.Module):
         super().__init__()
         h = d["hidden"]
         self.attn_norm, self.ffn_norm = RmsNorm(h), RmsNorm(h)
-        self.attn = Attention(h, d["heads"], d["kv_heads"])
+        self.attn = Attention(h, d["heads"], d["kv_heads"], interleave=d.get("interleave", False))
         self.gate = nn.Linear(h, d["ffn"], bias=False)
         self.up = nn.Linear(h, d["ffn"], bias=False)
         self.down = nn.Linear(d["ffn"], h, bias=False)
@@ -587,6 +595,8 @@ def main():
     export("mistral_like", RopeDecoder(MISTRAL, MISTRAL["window"]),
            [torch.zeros(1, 16, dtype=torch.long)], ["input_ids"], ["logits"],
            {"input_ids": {1: "seq"}}, {"seq": 16}, 15)
+    export("llama_gqa", RopeDecoder(LLAMA_GQA), [torch.zeros(1, 16, dtype=torch.long)],
+           ["input_ids"], ["logits"], {}, {}, 14)
     decode_export("gpt2_decode", Gpt2(GPT2), GPT2, GPT2["heads"], 31, 16)
     export("vit_like", Vit(VIT), [torch.zeros(2, 3, VIT["image"], VIT["image"])], ["pixels"],
            ["logits"], {"pixels": {0: "batch"}}, {"batch": 2}, 17)

@@ -26,9 +26,10 @@ constexpr std::array<KindName, 11> kKinds = {{
 }};
 
 // The cost model of every point function the frontends emit (docs/workloads.md lists them).
-constexpr std::array<PointFn, 60> kFns = {{
+constexpr std::array<PointFn, 61> kFns = {{
     {"mac", 2, 2, "multiply-accumulate over the reduced ranks (contractions)"},
     {"copy", 1, 0, "move or broadcast data"},
+    {"concat", 1 << 16, 0, "copy each input into its part of the output (Concat)"},
     {"cast", 1, 0, "convert the element type"},
     {"fill", 0, 0, "write a constant"},
     {"placeholder", 0, 0, "an unsupported op skipped with --skip-unsupported (costs nothing)"},

@@ -90,7 +90,9 @@ void concat(NodeContext& ctx) {
     inputs.push_back(std::move(o));
     offset += x[axis];
   }
-  copy_op(ctx, OpKind::data_movement, ranks, std::move(inputs));
+  std::string out = ctx.out();
+  ctx.op(OpKind::data_movement, "concat", ranks, std::move(inputs),
+         ir::Operand{out, indices_of(ranks)});
 }
 
 // One op per output: output i reads the input from its offset along the axis.

@@ -141,7 +141,7 @@ void collect(NodeContext& ctx, const Recurrence& r, int i, int64_t slot,
     }
   }
   std::string out = ctx.out(i);
-  ctx.op(OpKind::data_movement, "copy", ranks, std::move(in), operand(out, indices_of(ranks)),
+  ctx.op(OpKind::data_movement, "concat", ranks, std::move(in), operand(out, indices_of(ranks)),
          "output" + std::to_string(i));
 }
 

@@ -4,6 +4,7 @@
 // architectures.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -68,7 +69,7 @@ double weight_elements(const ir::Graph& g) {
 // within 0.5 % (the bound covers contractions a hook sees differently; today all agree exactly).
 TEST(OnnxFixtures, WeightsAndFlopsMatchThePyTorchModules) {
   auto refs = reference();
-  ASSERT_EQ(refs.size(), 11u);
+  ASSERT_EQ(refs.size(), 12u);
   std::set<int> opsets;
   for (const auto& [name, ref] : refs.items()) {
     SCOPED_TRACE(name);
@@ -76,7 +77,9 @@ TEST(OnnxFixtures, WeightsAndFlopsMatchThePyTorchModules) {
     EXPECT_EQ(weight_elements(g), ref.at("exported_parameters").get<double>());
     double flops = ref.at("mac_flops").get<double>();
     EXPECT_NEAR(mac_flops(g), flops, 0.005 * flops);
-    EXPECT_LT(ref.at("bytes").get<int64_t>(), int64_t{2} << 20);
+    auto file = std::string(TESSERA_SOURCE_DIR) + "/models/fixtures/" + name + ".onnx";
+    EXPECT_EQ(std::filesystem::file_size(file), ref.at("bytes").get<uintmax_t>());
+    EXPECT_LT(std::filesystem::file_size(file), uintmax_t{2} << 20);
     opsets.insert(ref.at("opset").get<int>());
   }
   EXPECT_EQ(opsets, (std::set<int>{14, 15, 16, 17}));
