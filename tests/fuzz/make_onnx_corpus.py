@@ -126,6 +126,10 @@ def new_converters():
            helper.make_node("Cast", ["s"], ["w"], to=TensorProto.FLOAT),
            helper.make_node("ConvTranspose", ["x", "w"], ["y"])],
           [tensor("x", [1, 2, 4, 4])], [tensor("y", [1, 2, 4, 4])])
+    # libonnx's STFT inference read a rank-1 signal's dims past their end.
+    model("regress_stft_signal_rank", [helper.make_node("STFT", ["signal", "step", "window"], ["y"])],
+          [tensor("signal", [16]), tensor("step", [], i64), tensor("window", [4])],
+          [tensor("y", [1, 4, 3, 2])], opset=17)
     model("losses", [helper.make_node("SoftmaxCrossEntropyLoss", ["x", "t"], ["l", "lp"])],
           [tensor("x", [3, 5]), tensor("t", [3], i64)], [tensor("l", []), tensor("lp", [3, 5])])
 

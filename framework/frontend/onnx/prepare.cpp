@@ -260,31 +260,44 @@ void add_completed_shapes(PreparedModel& pm) {
   }
 }
 
-// The weight input of a convolution node, -1 for other nodes.
-int conv_weight(const onnx::NodeProto& n) {
-  if (n.op_type() == "QLinearConv") return 3;
-  bool conv =
-      n.op_type() == "Conv" || n.op_type() == "ConvTranspose" || n.op_type() == "ConvInteger";
-  return conv ? 1 : -1;
+// Inputs whose rank libonnx's inference trusts: it reads a convolution weight's dims and an
+// STFT signal's dims past their end when the rank is lower (found by fuzzing).
+struct RankGuard {
+  const char* op;
+  int input;
+  size_t min_rank, max_rank;
+  const char* what;
+};
+
+constexpr RankGuard kRankGuards[] = {
+    {"Conv", 1, 3, 64, "weight must have rank >= 3"},
+    {"ConvTranspose", 1, 3, 64, "weight must have rank >= 3"},
+    {"ConvInteger", 1, 3, 64, "weight must have rank >= 3"},
+    {"QLinearConv", 3, 3, 64, "weight must have rank >= 3"},
+    {"STFT", 0, 3, 3, "the signal must have rank 3 ([batch, length, 1 or 2])"},
+};
+
+const RankGuard* rank_guard(const onnx::NodeProto& n) {
+  for (const auto& g : kRankGuards)
+    if (n.op_type() == g.op && g.input < n.input_size()) return &g;
+  return nullptr;
 }
 
-// Convolutions whose weight has no known rank yet: libonnx's ConvTranspose inference reads a
-// computed weight's dims past their end, so such a node waits for an inference pass without it
-// to type its weight. A known weight rank below 3 is an error.
-Result<std::set<int>> waiting_convolutions(const PreparedModel& pm) {
+// Guarded nodes whose guarded input has no known rank yet: such a node waits for an inference
+// pass without it to type that input. A known rank out of range is an error.
+Result<std::set<int>> waiting_for_ranks(const PreparedModel& pm) {
   std::set<int> waiting;
   const auto& nodes = pm.model.graph().node();
   for (int i = 0; i < nodes.size(); ++i) {
-    int w = conv_weight(nodes[i]);
-    if (w < 0 || w >= nodes[i].input_size()) continue;
-    auto t = pm.types.find(nodes[i].input(w));
+    const RankGuard* guard = rank_guard(nodes[i]);
+    if (guard == nullptr) continue;
+    auto t = pm.types.find(nodes[i].input(guard->input));
     if (t == pm.types.end() || !t->second.dims) {
       waiting.insert(i);
       continue;
     }
-    if (t->second.dims->size() < 3)
-      return model_error(pm.file,
-                         describe_node(nodes[i], i, pm.opset) + ": weight must have rank >= 3");
+    if (t->second.dims->size() < guard->min_rank || t->second.dims->size() > guard->max_rank)
+      return model_error(pm.file, describe_node(nodes[i], i, pm.opset) + ": " + guard->what);
   }
   return waiting;
 }
@@ -308,17 +321,17 @@ Status infer_without(PreparedModel& pm, const std::set<int>& skip) {
   return status;
 }
 
-// Passes until every convolution's weight is typed (one pass when all weights are
+// Passes until every guarded input is typed (one pass when all convolution weights are
 // initializers, as in most models) or no waiting one gets typed.
 Status infer_shapes(PreparedModel& pm) {
   pm.model.mutable_graph()->clear_value_info();  // entries of folded nodes would be stale
   add_completed_shapes(pm);
   collect_types(pm);
   for (;;) {
-    auto waiting = waiting_convolutions(pm);
+    auto waiting = waiting_for_ranks(pm);
     if (!waiting) return waiting.error();
     if (auto s = infer_without(pm, *waiting); !s) return s;
-    auto still = waiting_convolutions(pm);
+    auto still = waiting_for_ranks(pm);
     if (!still) return still.error();
     if (waiting->empty() || still->size() == waiting->size()) return ok_status();
   }
