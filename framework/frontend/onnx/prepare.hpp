@@ -37,6 +37,9 @@ struct PreparedModel {
 Result<PreparedModel> prepare_model(const std::string& bytes, const std::string& file,
                                     const OnnxOptions& options);
 
+// libonnx's messages span lines; errors are one line.
+std::string one_line(const std::string& text);
+
 // "node 'name' (OpType, opset N)" or "node #i (OpType, opset N)" for unnamed nodes.
 std::string describe_node(const onnx::NodeProto& node, int index, int opset);
 

@@ -1,0 +1,17 @@
+// The type and shape of every value: libonnx's shape inference (with data propagation), guarded
+// against the inputs whose rank it trusts, and completed where it leaves a shape open.
+#pragma once
+
+#include "framework/frontend/onnx/prepare.hpp"
+
+namespace tessera::onnx_import {
+
+// Drops the graph's value_info (entries of folded nodes would be stale), infers again and fills
+// pm.types. Input errors: libonnx's inference fails, or a guarded input has a rank it cannot take.
+Status infer_shapes(PreparedModel& pm);
+
+// Shapes libonnx 1.12 leaves open (an Einsum's output, from its equation) into
+// pm.completed_shapes, for the next inference to carry on; whether any was added.
+bool complete_shapes(PreparedModel& pm);
+
+}  // namespace tessera::onnx_import
