@@ -26,7 +26,7 @@ constexpr std::array<KindName, 11> kKinds = {{
 }};
 
 // The cost model of every point function the frontends emit (docs/workloads.md lists them).
-constexpr std::array<PointFn, 61> kFns = {{
+constexpr std::array<PointFn, 62> kFns = {{
     {"mac", 2, 2, "multiply-accumulate over the reduced ranks (contractions)"},
     {"copy", 1, 0, "move or broadcast data"},
     {"concat", 1 << 16, 0, "copy each input into its part of the output (Concat)"},
@@ -46,6 +46,7 @@ constexpr std::array<PointFn, 61> kFns = {{
     {"scatter", 2, 0, "data with updates written at the positions an index operand gives"},
     {"topk", 1, 1, "compare each element with the k kept (TopK: points = elements x k)"},
     {"cumsum", 1, 1, "running sum along an axis"},
+    {"lu", 1, 2.0 / 3, "LU factorisation: 2/3 n^3 over the n^3 points of i, j, k (Det)"},
     {"interpolate", 1, 2, "multiply-add one interpolation tap (Resize linear, cubic)"},
     {"minmax", 1, 2, "min- and max-reduction at once (dynamic quantisation range)"},
     {"quantize", 3, 3, "round(x / scale) + zero point, saturated"},

@@ -44,8 +44,9 @@ def main():
     del short.int64_data[:]
     model("regress_short_raw_data", [helper.make_node("Reshape", ["x", "s"], ["y"])],
           [tensor("x", [2, 3])], [tensor("y", [1, 6])], [short])
-    model("unsupported", [helper.make_node("Det", ["x"], ["y"])],
-          [tensor("x", [3, 4, 4])], [tensor("y", [3])], opset=13)
+    model("unsupported", [helper.make_node("GridSample", ["x", "grid"], ["y"])],
+          [tensor("x", [1, 2, 4, 4]), tensor("grid", [1, 3, 3, 2])], [tensor("y", [1, 2, 3, 3])],
+          opset=16)
     new_converters()
 
 

@@ -219,6 +219,19 @@ void trilu(NodeContext& ctx) {
   copy_op(ctx, OpKind::data_movement, ranks, {ir::Operand{ctx.in(0), indices_of(ranks)}});
 }
 
+// ReverseSequence: each sequence read back to front along the time axis (the full length: the
+// bytes are the tensor's either way).
+void reverse_sequence(NodeContext& ctx) {
+  Dims x = ctx.shape(0);
+  int64_t axis =
+      normalize_axis(attr_int(ctx.node(), "time_axis", 0), static_cast<int64_t>(x.size()));
+  if (axis < 0) throw ctx.fail("'time_axis' is out of range");
+  Ranks ranks = ranks_for(x, "d");
+  ir::Operand o{ctx.in(0), indices_of(ranks)};
+  o.index[axis] = affine({{-1, ranks[axis].name}}, x[axis] - 1);
+  copy_op(ctx, OpKind::data_movement, ranks, {std::move(o)});
+}
+
 // An If left after folding has a condition computed from data.
 void control_flow(NodeContext& ctx) {
   throw ctx.fail("its condition '" + ctx.node().input(0) +
@@ -255,6 +268,7 @@ void add_movement_converters(ConverterTable& t) {
   t["SpaceToDepth"] = depth_space;
   t["Trilu"] = trilu;
   t["If"] = control_flow;
+  t["ReverseSequence"] = reverse_sequence;
 }
 
 }  // namespace tessera::onnx_import

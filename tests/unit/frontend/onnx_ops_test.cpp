@@ -370,6 +370,22 @@ TEST(OnnxConverters, EinsumAndScan) {
   EXPECT_EQ(einsum_of(c), "cumsum([d0,d1])->[d0,d1] d0=4 d1=8");
 }
 
+TEST(OnnxConverters, DetAndReverseSequence) {
+  Model d(13);
+  d.input("x", {"3", "4", "4"});
+  d.node("Det", {"x"}, {"y"});
+  d.output("y");
+  ir::Graph g = d.import().take();
+  EXPECT_EQ(g.ops()[0].einsum.str(), "lu([b0,i,j])->[b0]");
+  EXPECT_DOUBLE_EQ(ir::op_cost(g, g.ops()[0]).flops, 3 * 2.0 / 3 * 64);
+  Model r(13);
+  r.input("x", {"5", "2", "3"});
+  r.input("lens", {"2"}, TensorProto::INT64);
+  set_int(r.node("ReverseSequence", {"x", "lens"}, {"y"}), "batch_axis", 1);
+  r.output("y");
+  EXPECT_EQ(einsum_of(r), "copy([-d0+4,d1,d2])->[d0,d1,d2] d0=5 d1=2 d2=3");
+}
+
 // An LSTM of T steps: one input projection, then per step the recurrent matmul (from the second
 // step, or the first with initial_h) and the cell; Y collects the steps.
 TEST(OnnxConverters, LstmIsARecurrenceOverTimeSteps) {
