@@ -109,7 +109,7 @@ Status infer_without(PreparedModel& pm, const std::set<int>& skip) {
     if (!skip.count(i)) *nodes->Add() = all[i];
   Status status = ok_status();
   try {
-    onnx::ShapeInferenceOptions options(false, 0, true);
+    onnx::ShapeInferenceOptions options(false, 0, false);  // no data propagation: infer.hpp
     onnx::shape_inference::InferShapes(pm.model, onnx::OpSchemaRegistry::Instance(), options);
   } catch (const std::exception& e) {
     status = input_error(pm.file + ": " + "ONNX shape inference failed: " + one_line(e.what()));

@@ -1,5 +1,8 @@
-// The type and shape of every value: libonnx's shape inference (with data propagation), guarded
-// against the inputs whose rank it trusts, and completed where it leaves a shape open.
+// The type and shape of every value: libonnx's shape inference, guarded against the inputs whose
+// rank it trusts, and completed where it leaves a shape open. Its data propagation stays off: it
+// crashes on graphs that mix a shape vector into float arithmetic (found by fuzzing), and the fold
+// loop computes the same values (one more inference round per level of shapes computed from
+// shapes).
 #pragma once
 
 #include "framework/frontend/onnx/prepare.hpp"

@@ -14,7 +14,9 @@ namespace tessera::onnx_import {
 
 namespace {
 
-constexpr int kMaxRounds = 16;
+// Inference and folding alternate once per level of shapes computed from shapes (a decoder layer
+// each): bounded only against a graph that never settles.
+constexpr int kMaxRounds = 512;
 
 Error model_error(const std::string& file, const std::string& what) {
   return input_error(file + ": " + what);
