@@ -34,7 +34,7 @@ ModelOptionSet::ModelOptionSet(CLI::App* cmd, std::shared_ptr<ModelOptions> opti
                           ->check(CLI::Range(int64_t{1}, int64_t{1} << 20)));
   zoo_only_.push_back(cmd->add_option("--seq", o.seq,
                                       "Zoo models: KV positions (decode), tokens (prefill), "
-                                      "latent tokens (DiT)")
+                                      "latent tokens (DiT); ONNX decode graphs: the past length")
                           ->check(CLI::Range(int64_t{1}, int64_t{1} << 24)));
   zoo_only_.push_back(cmd->add_option("--mode", o.mode, "Zoo models: decode (default) or prefill")
                           ->check(CLI::IsMember({"decode", "prefill"})));

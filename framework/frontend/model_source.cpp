@@ -19,9 +19,21 @@ Status check_no_dims(const ModelRequest& r, const std::string& what) {
 Status check_no_shape(const ModelRequest& r, const std::string& what) {
   if (!r.shape_given) return ok_status();
   return usage_error("--batch, --seq, --mode and --dtype apply to zoo models; " + what +
-                     (what == "an ONNX model"
-                          ? " takes --dim NAME=VALUE for its symbolic dimensions"
-                          : " has fixed shapes"));
+                     " has fixed shapes");
+}
+
+// --seq binds a decode graph's past length; --batch (but its default), --mode and --dtype do not
+// apply. plan.yaml's source gives batch 1 with --seq, so a reopened plan loads the same way.
+Result<ir::Graph> load_onnx(const ModelRequest& r) {
+  onnx_import::OnnxOptions options = r.onnx;
+  if (r.shape_given) {
+    if (r.shape.batch != 1 || r.shape.mode || r.shape.dtype)
+      return usage_error(
+          "--batch, --mode and --dtype apply to zoo models; an ONNX model takes --dim NAME=VALUE "
+          "for its symbolic dimensions and --seq for the past length of a decode graph");
+    options.past_length = r.shape.seq;
+  }
+  return onnx_import::import_onnx_file(r.model, options);
 }
 
 Result<ir::Graph> load_yaml(const ModelRequest& r) {
@@ -55,8 +67,7 @@ ModelKind model_kind(const std::string& model) {
 Result<ir::Graph> load_model(const ModelRequest& r) {
   switch (model_kind(r.model)) {
     case ModelKind::onnx_file:
-      if (auto s = check_no_shape(r, "an ONNX model"); !s) return s.error();
-      return onnx_import::import_onnx_file(r.model, r.onnx);
+      return load_onnx(r);
     case ModelKind::yaml_file:
       return load_yaml(r);
     case ModelKind::zoo_name:

@@ -26,9 +26,10 @@ constexpr std::array<KindName, 11> kKinds = {{
 }};
 
 // The cost model of every point function the frontends emit (docs/workloads.md lists them).
-constexpr std::array<PointFn, 50> kFns = {{
+constexpr std::array<PointFn, 62> kFns = {{
     {"mac", 2, 2, "multiply-accumulate over the reduced ranks (contractions)"},
     {"copy", 1, 0, "move or broadcast data"},
+    {"concat", 1 << 16, 0, "copy each input into its part of the output (Concat)"},
     {"cast", 1, 0, "convert the element type"},
     {"fill", 0, 0, "write a constant"},
     {"placeholder", 0, 0, "an unsupported op skipped with --skip-unsupported (costs nothing)"},
@@ -41,7 +42,18 @@ constexpr std::array<PointFn, 50> kFns = {{
     {"max", 2, 1, "max(a, b), also max-reduction and max pooling"},
     {"min", 2, 1, "min(a, b), also min-reduction"},
     {"compare", 2, 1, "comparisons and logic (equal, less, and, or, xor)"},
-    {"select", 3, 1, "where(cond, a, b)"},
+    {"select", 3, 1, "cond ? a : b, operands (a, b, cond)"},
+    {"scatter", 2, 0, "data with updates written at the positions an index operand gives"},
+    {"topk", 1, 1, "compare each element with the k kept (TopK: points = elements x k)"},
+    {"cumsum", 1, 1, "running sum along an axis"},
+    {"lu", 1, 2.0 / 3, "LU factorisation: 2/3 n^3 over the n^3 points of i, j, k (Det)"},
+    {"interpolate", 1, 2, "multiply-add one interpolation tap (Resize linear, cubic)"},
+    {"minmax", 1, 2, "min- and max-reduction at once (dynamic quantisation range)"},
+    {"quantize", 3, 3, "round(x / scale) + zero point, saturated"},
+    {"dequantize", 3, 2, "(x - zero point) * scale"},
+    {"shift", 2, 1, "bit shift"},
+    {"lstm_cell", 5, 9, "LSTM cell over (h, c): 3 sigmoids, 2 tanh, c = f*c + i*g, h = o*tanh(c)"},
+    {"gru_cell", 4, 14, "GRU cell: 2 sigmoids, tanh, h = (1 - z) * n + z * h"},
     {"fma", 3, 2, "a * b + c (gated residual)"},
     {"prelu", 2, 2, "x < 0 ? a * x : x"},
     {"sum", 1, 1, "sum-reduction"},

@@ -5,6 +5,8 @@
 #include <filesystem>
 
 #include "framework/frontend/onnx/converters.hpp"
+#include "framework/frontend/onnx/patterns.hpp"
+#include "framework/frontend/onnx/shape_origin.hpp"
 
 namespace tessera::onnx_import {
 
@@ -100,18 +102,14 @@ Dims NodeContext::shape(int i) const {
   if (!has_input(i)) throw fail("input " + std::to_string(i) + " is missing");
   auto it = importer_.pm_.types.find(node_.input(i));
   if (it == importer_.pm_.types.end() || !it->second.dims)
-    throw fail("input '" + node_.input(i) +
-               "' has no static shape after shape inference (bind every symbolic dimension "
-               "with --dim; shapes computed from data are not supported)");
+    throw importer_.no_static_shape(node_, index_, "input", node_.input(i));
   return *it->second.dims;
 }
 
 Dims NodeContext::out_shape(int i) const {
   auto it = importer_.pm_.types.find(node_.output(i));
   if (it == importer_.pm_.types.end() || !it->second.dims)
-    throw fail("output '" + node_.output(i) +
-               "' has no static shape after shape inference (bind every symbolic dimension "
-               "with --dim; shapes computed from data are not supported)");
+    throw importer_.no_static_shape(node_, index_, "output", node_.output(i));
   return *it->second.dims;
 }
 
@@ -139,6 +137,16 @@ std::string NodeContext::out(int i) {
   return node_.output(i);
 }
 
+const KvCache* NodeContext::kv_cache(int i) const {
+  auto it = importer_.pm_.kv_caches.find(node_.output(i));
+  return it == importer_.pm_.kv_caches.end() ? nullptr : &it->second;
+}
+
+std::string NodeContext::cache_out(int i) {
+  importer_.define(node_.output(i), ir::TensorRole::kv_cache, "", node_, index_, out_shape(i));
+  return node_.output(i);
+}
+
 void NodeContext::view(int i, int from) {
   std::string base = in(from);
   const ir::Tensor* t = importer_.builder_.graph().find_tensor(base);
@@ -147,6 +155,42 @@ void NodeContext::view(int i, int from) {
 
 void NodeContext::weight_output(int i) {
   importer_.define(node_.output(i), ir::TensorRole::weight, "", node_, index_, out_shape(i));
+}
+
+std::string NodeContext::temp(const std::string& part, const Dims& shape, ir::DType dtype) {
+  std::string base = node_.name();
+  for (const auto& o : node_.output())
+    if (!o.empty()) {
+      base = o;
+      break;
+    }
+  std::string name = base + "." + part;
+  if (auto s = importer_.builder_.add_tensor(
+          ir::Tensor{name, shape, dtype, ir::TensorRole::activation, ""});
+      !s)
+    throw fail(s.error().message);
+  return name;
+}
+
+ir::DType NodeContext::dtype(int i) const {
+  return importer_.dtype_of(has_input(i) ? node_.input(i) : "", node_, index_);
+}
+
+ir::DType NodeContext::out_dtype(int i) const {
+  return importer_.dtype_of(node_.output(i), node_, index_);
+}
+
+void NodeContext::companion(int i, int from) {
+  Dims shape = out_shape(i), base = out_shape(from);
+  if (shape.size() > base.size()) throw fail("output " + std::to_string(i) + " has too many dims");
+  auto ranks = ranks_for(shape, "d");
+  ir::Operand src{node_.output(from), {}};
+  size_t lead = base.size() - shape.size();
+  for (size_t d = 0; d < base.size(); ++d)
+    src.index.push_back(d < lead ? constant(base[d] - 1) : rank(ranks[d - lead].name));
+  std::string out = this->out(i);
+  op(ir::OpKind::data_movement, "copy", ranks, {std::move(src)},
+     ir::Operand{out, indices_of(ranks)}, std::to_string(i));
 }
 
 void NodeContext::op(ir::OpKind kind, const std::string& fn, std::vector<ir::Rank> ranks,
@@ -173,8 +217,8 @@ Failure Importer::fail(const onnx::NodeProto& node, int index, const std::string
   return Failure(input_error(pm_.file + ": " + describe(node, index) + ": " + what));
 }
 
-void Importer::define(const std::string& name, ir::TensorRole role, const std::string& view_of,
-                      const onnx::NodeProto& node, int index, Dims shape) {
+ir::DType Importer::dtype_of(const std::string& name, const onnx::NodeProto& node,
+                             int index) const {
   auto it = pm_.types.find(name);
   if (it == pm_.types.end()) throw fail(node, index, "tensor '" + name + "' has no known type");
   auto dtype = ir_dtype(it->second.elem_type);
@@ -182,13 +226,32 @@ void Importer::define(const std::string& name, ir::TensorRole role, const std::s
     throw fail(node, index,
                "tensor '" + name + "' has element type " + type_name(it->second.elem_type) +
                    ", which Tessera does not model (numbers and bools only)");
+  return *dtype;
+}
+
+void Importer::define(const std::string& name, ir::TensorRole role, const std::string& view_of,
+                      const onnx::NodeProto& node, int index, Dims shape) {
+  ir::DType dtype = dtype_of(name, node, index);
   for (int64_t d : shape)
     if (d == 0)
       throw fail(node, index,
                  "tensor '" + name + "' has shape " + dims_str(shape) +
                      "; empty tensors are not supported");
-  if (auto s = builder_.add_tensor(ir::Tensor{name, std::move(shape), *dtype, role, view_of}); !s)
+  if (auto s = builder_.add_tensor(ir::Tensor{name, std::move(shape), dtype, role, view_of}); !s)
     throw fail(node, index, s.error().message);
+}
+
+Failure Importer::no_static_shape(const onnx::NodeProto& node, int index, const std::string& what,
+                                  const std::string& name) const {
+  std::string origin = shape_origin(pm_, name);
+  if (pm_.non_tensors.count(name)) return fail(node, index, what + " " + origin);
+  std::string message = what + " '" + name + "' has no static shape";
+  if (!origin.empty() && origin.find("'" + name + "' has no") != 0) message += ": " + origin;
+  if (origin.find(" do not fit it ") == std::string::npos)
+    message +=
+        "; shapes computed from data are not supported (a value that holds a shape must be an "
+        "initializer, a constant or computed from shapes)";
+  return fail(node, index, message);
 }
 
 std::string Importer::use(const std::string& name, const onnx::NodeProto& node, int index) {
@@ -201,8 +264,7 @@ std::string Importer::use(const std::string& name, const onnx::NodeProto& node, 
   else if (!graph_inputs_.count(name))
     throw fail(node, index, "reads '" + name + "', which no earlier node produces");
   auto it = pm_.types.find(name);
-  if (it == pm_.types.end() || !it->second.dims)
-    throw fail(node, index, "'" + name + "' has no static shape after shape inference");
+  if (it == pm_.types.end() || !it->second.dims) throw no_static_shape(node, index, "input", name);
   define(name, role, "", node, index, *it->second.dims);
   return name;
 }
@@ -231,9 +293,12 @@ void Importer::placeholder(NodeContext& ctx, int index) {
 
 void Importer::convert(const onnx::NodeProto& node, int index) {
   NodeContext ctx(*this, node, index);
-  bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+  bool default_domain =
+      node.domain().empty() || node.domain() == "ai.onnx" || node.domain() == kFusedDomain;
   Converter converter = default_domain ? find_converter(node.op_type()) : nullptr;
   if (converter != nullptr) return converter(ctx);
+  for (int i = 0; i < node.output_size(); ++i)  // a shape computed from data is the first problem
+    if (!node.output(i).empty()) ctx.out_shape(i);
   if (!options_.skip_unsupported)
     throw fail(node, index,
                "unsupported op (docs/workloads.md lists the supported ones); pass "

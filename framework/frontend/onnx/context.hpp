@@ -47,10 +47,23 @@ class NodeContext {
   std::string in(int i);
   // Creates the IR activation for output i.
   std::string out(int i = 0);
+  // Output i is a decode graph's present KV cache (decode.hpp), or null.
+  const KvCache* kv_cache(int i = 0) const;
+  // Creates output i as the KV cache in HBM that the node updates in place.
+  std::string cache_out(int i = 0);
   // Output i is input `from` seen with another shape: a view, no op.
   void view(int i, int from);
   // Output i is data the model carries (a Constant too large to fold): a weight, no op.
   void weight_output(int i);
+  // An activation between the ops one node becomes, named after its first output:
+  // "<output>.<part>".
+  std::string temp(const std::string& part, const Dims& shape, ir::DType dtype);
+  // The IR element type of input i / output i.
+  ir::DType dtype(int i) const;
+  ir::DType out_dtype(int i = 0) const;
+  // Output i is written with output `from` (TopK's indices with its values, an LSTM's last state
+  // with its sequence): a copy of the elements output i shares with it, no arithmetic.
+  void companion(int i, int from);
   // Adds an op; `part` distinguishes several ops made from one node (Split).
   void op(ir::OpKind kind, const std::string& fn, std::vector<ir::Rank> ranks,
           std::vector<ir::Operand> inputs, ir::Operand output, const std::string& part = "");
@@ -70,8 +83,12 @@ class Importer {
   friend class NodeContext;
   std::string describe(const onnx::NodeProto& node, int index) const;
   Failure fail(const onnx::NodeProto& node, int index, const std::string& what) const;
+  // `what` ("input", "output") `name` has no static shape: the error says what it depends on.
+  Failure no_static_shape(const onnx::NodeProto& node, int index, const std::string& what,
+                          const std::string& name) const;
   // The IR tensor for an ONNX value read by `node` (created for inputs and initializers).
   std::string use(const std::string& name, const onnx::NodeProto& node, int index);
+  ir::DType dtype_of(const std::string& name, const onnx::NodeProto& node, int index) const;
   void define(const std::string& name, ir::TensorRole role, const std::string& view_of,
               const onnx::NodeProto& node, int index, Dims shape);
   std::string unique_op_name(const onnx::NodeProto& node, int index, const std::string& part);

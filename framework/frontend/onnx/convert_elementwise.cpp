@@ -1,4 +1,6 @@
 // Elementwise ops and activations: one Einsum over the output's ranks, inputs broadcast.
+#include <algorithm>
+
 #include "framework/frontend/onnx/attributes.hpp"
 #include "framework/frontend/onnx/converters.hpp"
 
@@ -73,6 +75,10 @@ const std::map<std::string, std::string>& point_fns() {
       {"Clip", "clip"},
       {"Gelu", "gelu"},
       {"Shrink", "clip"},
+      {"BitShift", "shift"},
+      {"Bernoulli", "compare"},
+      {"QuantizeLinear", "quantize"},
+      {"DequantizeLinear", "dequantize"},
   };
   return fns;
 }
@@ -84,6 +90,21 @@ int data_inputs(const NodeContext& ctx) {
   return ctx.inputs();
 }
 
+// Input i read at the output's ranks: broadcast (numpy rules), except the per-channel scale and
+// zero point of (De)QuantizeLinear, which follow 'axis'.
+ir::Operand input_operand(NodeContext& ctx, int i, const std::vector<ir::Rank>& ranks) {
+  const std::string& op = ctx.node().op_type();
+  Dims shape = ctx.shape(i);
+  bool per_axis = (op == "QuantizeLinear" || op == "DequantizeLinear") && i > 0 &&
+                  shape.size() == 1 && shape[0] > 1;
+  if (!per_axis) return broadcast_operand(ctx.in(i), shape, ranks);
+  int64_t axis =
+      normalize_axis(attr_int(ctx.node(), "axis", 1), static_cast<int64_t>(ranks.size()));
+  if (axis < 0 || ranks[axis].extent != shape[0])
+    throw ctx.fail("a per-axis scale or zero point must have the extent of 'axis'");
+  return ir::Operand{ctx.in(i), {rank(ranks[axis].name)}};
+}
+
 void elementwise(NodeContext& ctx) {
   const std::string& op = ctx.node().op_type();
   std::string fn = point_fns().at(op);
@@ -91,10 +112,28 @@ void elementwise(NodeContext& ctx) {
   auto ranks = ranks_for(ctx.out_shape(), "d");
   std::vector<ir::Operand> inputs;
   for (int i = 0; i < data_inputs(ctx); ++i)
-    if (ctx.has_input(i)) inputs.push_back(broadcast_operand(ctx.in(i), ctx.shape(i), ranks));
+    if (ctx.has_input(i)) inputs.push_back(input_operand(ctx, i, ranks));
+  // select's operands are (a, b, cond): the element type of the data, not of the mask, is what
+  // the op computes in.
+  if (op == "Where" && inputs.size() == 3)
+    std::rotate(inputs.begin(), inputs.begin() + 1, inputs.end());
   OpKind kind = inputs.size() > 1 ? OpKind::elementwise : OpKind::unary;
   std::string out = ctx.out();
   ctx.op(kind, fn, ranks, std::move(inputs), ir::Operand{out, indices_of(ranks)});
+}
+
+// DynamicQuantizeLinear: a min/max reduction over x gives the scale (and with it the zero
+// point), then x is quantised with them.
+void dynamic_quantize(NodeContext& ctx) {
+  auto ranks = ranks_for(ctx.shape(0), "d");
+  std::string x = ctx.in(0), scale = ctx.out(1);
+  ctx.op(OpKind::reduction, "minmax", ranks, {ir::Operand{x, indices_of(ranks)}},
+         ir::Operand{scale, {}}, "scale");
+  ctx.companion(2, 1);
+  std::string zero_point = ctx.node().output(2), y = ctx.out(0);
+  ctx.op(OpKind::elementwise, "quantize", ranks,
+         {ir::Operand{x, indices_of(ranks)}, ir::Operand{scale, {}}, ir::Operand{zero_point, {}}},
+         ir::Operand{y, indices_of(ranks)});
 }
 
 }  // namespace
@@ -115,6 +154,7 @@ ir::Operand broadcast_operand(const std::string& tensor, const Dims& shape,
 
 void add_elementwise_converters(ConverterTable& table) {
   for (const auto& [op, fn] : point_fns()) table[op] = elementwise;
+  table["DynamicQuantizeLinear"] = dynamic_quantize;
 }
 
 }  // namespace tessera::onnx_import

@@ -1,6 +1,6 @@
 // Data movement and views. Reshape-like ops change only how elements are numbered: they become
-// views (no op). Transpose, Concat, Split, Slice, Gather, Expand and Pad move data: one copy op
-// whose Einsum says which input element lands where.
+// views (no op). Transpose, Concat, Split, Slice, Gather, Expand, Tile, Pad, DepthToSpace and
+// SpaceToDepth move data: one copy op whose Einsum says which input element lands where.
 #include "framework/frontend/onnx/attributes.hpp"
 #include "framework/frontend/onnx/converters.hpp"
 #include "framework/frontend/onnx/fold.hpp"
@@ -20,8 +20,15 @@ void copy_op(NodeContext& ctx, OpKind kind, const Ranks& ranks, std::vector<ir::
 
 void view(NodeContext& ctx) {
   for (int i = 1; i < ctx.node().output_size(); ++i)
-    if (!ctx.node().output(i).empty()) throw ctx.fail("only the first output is supported");
+    if (!ctx.node().output(i).empty() && ctx.node().op_type() != "Dropout")
+      throw ctx.fail("only the first output is supported");
   ctx.view(0, 0);
+  // Inference keeps every element: Dropout's mask is written as a constant.
+  if (ctx.node().output_size() > 1 && !ctx.node().output(1).empty()) {
+    Ranks ranks = ranks_for(ctx.out_shape(1), "d");
+    std::string mask = ctx.out(1);
+    ctx.op(OpKind::data_movement, "fill", ranks, {}, ir::Operand{mask, indices_of(ranks)}, "mask");
+  }
 }
 
 void constant_data(NodeContext& ctx) {
@@ -45,8 +52,30 @@ void transpose(NodeContext& ctx) {
          ir::Operand{out, indices_of(out_ranks)});
 }
 
+// A decode step's present = Concat(past, new): the cache in HBM gets only the new positions,
+// written at their offset; the past is already in place, so it is neither read nor copied.
+void write_kv_cache(NodeContext& ctx, const KvCache& cache) {
+  Dims y = ctx.out_shape();
+  std::string present = ctx.cache_out();
+  int64_t offset = 0;
+  for (int i = 0; i < ctx.inputs(); ++i) {
+    Dims x = ctx.shape(i);
+    if (x.size() != y.size()) throw ctx.fail("inputs must have the output's rank");
+    if (ctx.node().input(i) != cache.past) {
+      Ranks ranks = ranks_for(x, "d");
+      auto yi = indices_of(ranks);
+      yi[cache.axis] = affine({{1, ranks[cache.axis].name}}, offset);
+      std::string in = ctx.in(i);
+      ctx.op(OpKind::data_movement, "copy", ranks, {ir::Operand{in, indices_of(ranks)}},
+             ir::Operand{present, yi}, ctx.inputs() > 2 ? std::to_string(i) : "");
+    }
+    offset += x[cache.axis];
+  }
+}
+
 // Input i of a Concat covers [offset, offset + extent) of the axis: index `d<axis> - offset`.
 void concat(NodeContext& ctx) {
+  if (const KvCache* cache = ctx.kv_cache()) return write_kv_cache(ctx, *cache);
   Dims y = ctx.out_shape();
   int64_t axis = normalize_axis(attr_int(ctx.node(), "axis", 0), static_cast<int64_t>(y.size()));
   if (axis < 0) throw ctx.fail("'axis' is out of range");
@@ -61,7 +90,9 @@ void concat(NodeContext& ctx) {
     inputs.push_back(std::move(o));
     offset += x[axis];
   }
-  copy_op(ctx, OpKind::data_movement, ranks, std::move(inputs));
+  std::string out = ctx.out();
+  ctx.op(OpKind::data_movement, "concat", ranks, std::move(inputs),
+         ir::Operand{out, indices_of(ranks)});
 }
 
 // One op per output: output i reads the input from its offset along the axis.
@@ -130,9 +161,9 @@ void expand(NodeContext& ctx) {
   copy_op(ctx, OpKind::data_movement, ranks, {broadcast_operand(ctx.in(0), ctx.shape(0), ranks)});
 }
 
+// Every mode reads each input element once and writes the output: 'reflect', 'edge' and 'wrap'
+// fill the border from elements already read, 'constant' with the value.
 void pad(NodeContext& ctx) {
-  if (attr_string(ctx.node(), "mode", "constant") != "constant")
-    throw ctx.fail("only mode 'constant' is supported");
   Dims x = ctx.shape(0);
   Dims pads = ctx.opset() >= 11 ? ctx.int_values(1, "'pads'") : attr_ints(ctx.node(), "pads");
   if (ctx.opset() >= 18 && ctx.has_input(3)) throw ctx.fail("the 'axes' input is not supported");
@@ -141,6 +172,71 @@ void pad(NodeContext& ctx) {
   ir::Operand o{ctx.in(0), {}};
   for (size_t d = 0; d < x.size(); ++d) o.index.push_back(affine({{1, ranks[d].name}}, -pads[d]));
   copy_op(ctx, OpKind::data_movement, ranks, {std::move(o)});
+}
+
+// Tile: out[r*n + i] = x[i] per dim, over ranks (r, i) for the repeats and the input's extent.
+void tile(NodeContext& ctx) {
+  Dims x = ctx.shape(0), y = ctx.out_shape();
+  if (y.size() != x.size()) throw ctx.fail("repeats must have one value per dimension");
+  Ranks ranks;
+  std::vector<ir::IndexExpr> xi, yi;
+  for (size_t d = 0; d < x.size(); ++d) {
+    std::string r = "r" + std::to_string(d), i = "i" + std::to_string(d);
+    if (x[d] < 1 || y[d] % x[d] != 0) throw ctx.fail("the output is not a whole number of tiles");
+    ranks.push_back({r, y[d] / x[d]});
+    ranks.push_back({i, x[d]});
+    xi.push_back(rank(i));
+    yi.push_back(affine({{x[d], r}, {1, i}}, 0));
+  }
+  std::string in = ctx.in(0), out = ctx.out();
+  ctx.op(OpKind::data_movement, "copy", ranks, {ir::Operand{in, xi}}, ir::Operand{out, yi});
+}
+
+// DepthToSpace / SpaceToDepth: [N, C, H, W] blocks of b x b between channels and positions.
+void depth_space(NodeContext& ctx) {
+  Dims x = ctx.shape(0), y = ctx.out_shape();
+  int64_t b = attr_int(ctx.node(), "blocksize", 0);
+  if (x.size() != 4 || b < 1) throw ctx.fail("needs a 4-D input and a positive 'blocksize'");
+  bool to_space = ctx.node().op_type() == "DepthToSpace";
+  Dims space = to_space ? y : x, depth = to_space ? x : y;
+  int64_t c = space[1];
+  Ranks ranks{{"n", x[0]}, {"c", c}, {"h", depth[2]}, {"i", b}, {"w", depth[3]}, {"j", b}};
+  bool crd = to_space && attr_string(ctx.node(), "mode", "DCR") == "CRD";
+  ir::IndexExpr channel = crd ? affine({{b * b, "c"}, {b, "i"}, {1, "j"}}, 0)
+                              : affine({{b * c, "i"}, {c, "j"}, {1, "c"}}, 0);
+  std::vector<ir::IndexExpr> depth_index{rank("n"), channel, rank("h"), rank("w")};
+  std::vector<ir::IndexExpr> space_index{rank("n"), rank("c"), affine({{b, "h"}, {1, "i"}}, 0),
+                                         affine({{b, "w"}, {1, "j"}}, 0)};
+  std::string in = ctx.in(0), out = ctx.out();
+  ctx.op(OpKind::data_movement, "copy", ranks,
+         {ir::Operand{in, to_space ? depth_index : space_index}},
+         ir::Operand{out, to_space ? space_index : depth_index});
+}
+
+// Trilu at run time (a constant input is folded): a masked copy of the matrix.
+void trilu(NodeContext& ctx) {
+  Ranks ranks = ranks_for(ctx.out_shape(), "d");
+  copy_op(ctx, OpKind::data_movement, ranks, {ir::Operand{ctx.in(0), indices_of(ranks)}});
+}
+
+// ReverseSequence: each sequence read back to front along the time axis (the full length: the
+// bytes are the tensor's either way).
+void reverse_sequence(NodeContext& ctx) {
+  Dims x = ctx.shape(0);
+  int64_t axis =
+      normalize_axis(attr_int(ctx.node(), "time_axis", 0), static_cast<int64_t>(x.size()));
+  if (axis < 0) throw ctx.fail("'time_axis' is out of range");
+  Ranks ranks = ranks_for(x, "d");
+  ir::Operand o{ctx.in(0), indices_of(ranks)};
+  o.index[axis] = affine({{-1, ranks[axis].name}}, x[axis] - 1);
+  copy_op(ctx, OpKind::data_movement, ranks, {std::move(o)});
+}
+
+// An If left after folding has a condition computed from data.
+void control_flow(NodeContext& ctx) {
+  throw ctx.fail("its condition '" + ctx.node().input(0) +
+                 "' depends on data (it is not computed from shapes and constants); control "
+                 "flow is not supported");
 }
 
 void fill(NodeContext& ctx) {
@@ -163,6 +259,16 @@ void add_movement_converters(ConverterTable& t) {
   t["Expand"] = expand;
   t["Pad"] = pad;
   t["ConstantOfShape"] = fill;
+  // Values the op writes without reading data: an identity matrix, random numbers, a range.
+  for (const char* op : {"EyeLike", "RandomUniformLike", "RandomNormalLike", "RandomUniform",
+                         "RandomNormal", "Range"})
+    t[op] = fill;
+  t["Tile"] = tile;
+  t["DepthToSpace"] = depth_space;
+  t["SpaceToDepth"] = depth_space;
+  t["Trilu"] = trilu;
+  t["If"] = control_flow;
+  t["ReverseSequence"] = reverse_sequence;
 }
 
 }  // namespace tessera::onnx_import

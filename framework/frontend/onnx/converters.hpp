@@ -1,7 +1,8 @@
 // One converter per ONNX op type: it reads the node through NodeContext and adds Einsum ops (or a
 // view). Grouped by file: contractions, windows and normalisations (convert_compute.cpp);
 // elementwise and activations (convert_elementwise.cpp); data movement and views
-// (convert_movement.cpp).
+// (convert_movement.cpp); gathers, scatters, TopK and losses (convert_indexing.cpp); Einsum
+// (convert_einsum.cpp); Resize (convert_resize.cpp); LSTM, GRU, RNN (convert_recurrent.cpp).
 #pragma once
 
 #include <map>
@@ -17,6 +18,10 @@ using ConverterTable = std::map<std::string, Converter>;
 void add_compute_converters(ConverterTable& table);
 void add_elementwise_converters(ConverterTable& table);
 void add_movement_converters(ConverterTable& table);
+void add_indexing_converters(ConverterTable& table);
+void add_einsum_converter(ConverterTable& table);
+void add_resize_converters(ConverterTable& table);
+void add_recurrent_converters(ConverterTable& table);
 
 // nullptr for an op type no converter handles.
 Converter find_converter(const std::string& op_type);

@@ -84,13 +84,21 @@ std::optional<int64_t> int_op(const std::string& op, int64_t a, int64_t b) {
     if (b == 0 || (a == INT64_MIN && b == -1)) return std::nullopt;
     return a / b;
   }
+  if (op == "Mod" || op == "FMod") {  // Mod: the divisor's sign, as in Python; FMod: C's
+    if (b == 0 || (a == INT64_MIN && b == -1)) return std::nullopt;
+    int64_t m = a % b;
+    return op == "Mod" && m != 0 && (m < 0) != (b < 0) ? m + b : m;
+  }
   if (op == "Max") return std::max(a, b);
   if (op == "Min") return std::min(a, b);
   if (op == "Equal") return int64_t{a == b};
   if (op == "Less") return int64_t{a < b};
+  if (op == "LessOrEqual") return int64_t{a <= b};
   if (op == "Greater") return int64_t{a > b};
+  if (op == "GreaterOrEqual") return int64_t{a >= b};
   if (op == "And") return int64_t{a && b};
   if (op == "Or") return int64_t{a || b};
+  if (op == "Xor") return int64_t{(a != 0) != (b != 0)};
   return std::nullopt;
 }
 
@@ -104,12 +112,15 @@ std::optional<double> float_op(const std::string& op, double a, double b) {
   if (op == "Min") return std::min(a, b);
   if (op == "Equal") return a == b ? 1.0 : 0.0;
   if (op == "Less") return a < b ? 1.0 : 0.0;
+  if (op == "LessOrEqual") return a <= b ? 1.0 : 0.0;
   if (op == "Greater") return a > b ? 1.0 : 0.0;
+  if (op == "GreaterOrEqual") return a >= b ? 1.0 : 0.0;
   return std::nullopt;
 }
 
 bool is_comparison(const std::string& op) {
-  return op == "Equal" || op == "Less" || op == "Greater" || op == "And" || op == "Or";
+  return op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" ||
+         op == "GreaterOrEqual" || op == "And" || op == "Or" || op == "Xor";
 }
 
 Values binary(const std::string& op, const ConstTensor& a, const ConstTensor& b) {
@@ -150,6 +161,10 @@ Values unary(const std::string& op, const ConstTensor& a) {
       v = std::ceil(v);
     else if (op == "Abs")
       v = std::fabs(v);
+    else if (op == "Reciprocal")
+      v = 1.0 / v;
+    else if (op == "Sign")
+      v = v > 0 ? 1.0 : (v < 0 ? -1.0 : 0.0);
     else
       return std::nullopt;
   }
@@ -161,6 +176,8 @@ Values unary(const std::string& op, const ConstTensor& a) {
       v = v < 0 ? -v : v;
     else if (op == "Not")
       v = !v;
+    else if (op == "Sign")
+      v = v > 0 ? 1 : (v < 0 ? -1 : 0);
     else if (op != "Floor" && op != "Ceil")
       return std::nullopt;
   }
@@ -367,6 +384,35 @@ std::optional<SliceBounds> slice_bounds(const onnx::NodeProto& node, int opset,
 
 namespace {
 
+// Copies into a tensor of `out_dims` the element of `in` at the coordinates `to_input` turns each
+// output coordinate into (false: out of range).
+Values remap(const ConstTensor& in, const Dims& out_dims,
+             const std::function<bool(Dims& coord)>& to_input) {
+  Dims coord(out_dims.size());
+  return gather_elements(in, out_dims, [&](int64_t flat) -> std::optional<int64_t> {
+    for (size_t d = out_dims.size(); d-- > 0;) {
+      coord[d] = flat % out_dims[d];
+      flat /= out_dims[d];
+    }
+    if (!to_input(coord) || coord.size() != in.dims.size()) return std::nullopt;
+    int64_t src = 0;
+    for (size_t d = 0; d < coord.size(); ++d) {
+      if (coord[d] < 0 || coord[d] >= in.dims[d]) return std::nullopt;
+      src = src * in.dims[d] + coord[d];
+    }
+    return src;
+  });
+}
+
+Values take(const ConstTensor& a, const std::vector<SliceAxis>& plan) {
+  Dims out_dims;
+  for (const auto& s : plan) out_dims.push_back(s.count);
+  return remap(a, out_dims, [&](Dims& c) {
+    for (size_t d = 0; d < c.size(); ++d) c[d] = plan[d].start + c[d] * plan[d].step;
+    return true;
+  });
+}
+
 Values slice(const onnx::NodeProto& node, int opset, const std::vector<FoldInput>& in) {
   const ConstTensor& a = *in[0].value;
   std::vector<const ConstTensor*> values;
@@ -375,17 +421,62 @@ Values slice(const onnx::NodeProto& node, int opset, const std::vector<FoldInput
   auto plan = bounds ? slice_plan(a.dims, bounds->starts, bounds->ends, bounds->axes, bounds->steps)
                      : std::nullopt;
   if (!plan) return std::nullopt;
+  return take(a, *plan);
+}
+
+// Split into the node's outputs: sizes from the attribute (opset < 13) or input 1, else equal.
+Values split(const onnx::NodeProto& node, int opset, const std::vector<FoldInput>& in) {
+  const ConstTensor& a = *in[0].value;
+  int64_t axis = normalize_axis(attr_int(node, "axis", 0), static_cast<int64_t>(a.dims.size()));
+  if (axis < 0) return std::nullopt;
+  Dims sizes = opset < 13 ? attr_ints(node, "split") : Dims{};
+  if (opset >= 13 && in.size() > 1 && in[1].value) sizes = in[1].value->ints;
+  auto parts = static_cast<int64_t>(node.output_size());
+  if (sizes.empty() && a.dims[axis] % parts == 0) sizes.assign(parts, a.dims[axis] / parts);
+  if (static_cast<int64_t>(sizes.size()) != parts) return std::nullopt;
+  std::vector<ConstTensor> out;
+  std::vector<SliceAxis> plan;
+  for (int64_t d : a.dims) plan.push_back({0, 1, d});
+  for (int64_t size : sizes) {
+    plan[axis].count = size;
+    auto part = take(a, plan);
+    if (!part) return std::nullopt;
+    out.push_back(std::move(part->front()));
+    plan[axis].start += size;
+  }
+  if (plan[axis].start != a.dims[axis]) return std::nullopt;
+  return out;
+}
+
+Values tile(const ConstTensor& a, const ConstTensor& repeats) {
+  if (repeats.is_float() || repeats.ints.size() != a.dims.size()) return std::nullopt;
   Dims out_dims;
-  for (const auto& s : *plan) out_dims.push_back(s.count);
-  return gather_elements(a, out_dims, [&](int64_t flat) -> std::optional<int64_t> {
-    int64_t src = 0, stride = 1;
-    for (size_t d = out_dims.size(); d-- > 0;) {
-      int64_t coord = flat % out_dims[d];
-      flat /= out_dims[d];
-      src += ((*plan)[d].start + coord * (*plan)[d].step) * stride;
-      stride *= a.dims[d];
-    }
-    return src;
+  for (size_t d = 0; d < a.dims.size(); ++d) {
+    if (repeats.ints[d] < 0) return std::nullopt;
+    out_dims.push_back(a.dims[d] * repeats.ints[d]);
+  }
+  if (!small_count(out_dims)) return std::nullopt;
+  return remap(a, out_dims, [&](Dims& c) {
+    for (size_t d = 0; d < c.size(); ++d) c[d] %= a.dims[d];
+    return true;
+  });
+}
+
+Values transpose(const onnx::NodeProto& node, const ConstTensor& a) {
+  Dims perm = attr_ints(node, "perm");
+  if (perm.empty())
+    for (size_t d = a.dims.size(); d-- > 0;) perm.push_back(static_cast<int64_t>(d));
+  if (perm.size() != a.dims.size()) return std::nullopt;
+  Dims out_dims;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(a.dims.size())) return std::nullopt;
+    out_dims.push_back(a.dims[p]);
+  }
+  return remap(a, out_dims, [&](Dims& c) {
+    Dims src(c.size());
+    for (size_t d = 0; d < c.size(); ++d) src[perm[d]] = c[d];
+    c = src;
+    return true;
   });
 }
 
@@ -502,7 +593,8 @@ Values fold_values(const onnx::NodeProto& node, int opset, const std::vector<Fol
   const ConstTensor& a = *in[0].value;
   if (op == "Identity") return one(a);
   if (op == "Cast") return cast(node, a);
-  if (op == "Neg" || op == "Sqrt" || op == "Floor" || op == "Ceil" || op == "Abs" || op == "Not")
+  if (op == "Neg" || op == "Sqrt" || op == "Floor" || op == "Ceil" || op == "Abs" || op == "Not" ||
+      op == "Reciprocal" || op == "Sign")
     return unary(op, a);
   if (op == "Unsqueeze" || op == "Squeeze") {
     auto axes = axes_of(node, opset, 13, in);
@@ -519,6 +611,8 @@ Values fold_values(const onnx::NodeProto& node, int opset, const std::vector<Fol
   }
   if (op == "Concat") return concat(node, in);
   if (op == "Slice") return slice(node, opset, in);
+  if (op == "Split") return split(node, opset, in);
+  if (op == "Transpose") return transpose(node, a);
   if (op == "ConstantOfShape") return constant_of_shape(node, a);
   if (op == "Trilu") return trilu(node, a, in.size() > 1 ? in[1].value : nullptr);
   if (in.size() < 2 || !in[1].value) return std::nullopt;
@@ -526,8 +620,10 @@ Values fold_values(const onnx::NodeProto& node, int opset, const std::vector<Fol
   if (op == "Reshape") return b.is_float() ? std::nullopt : reshape(node, a, b);
   if (op == "Gather") return gather(node, a, b);
   if (op == "Expand") return expand(a, b);
+  if (op == "Tile") return tile(a, b);
   if (op == "Where" && in.size() == 3 && in[2].value) return where(a, b, *in[2].value);
   if (op == "Range" && in.size() == 3 && in[2].value) return range(a, b, *in[2].value);
+  if (op == "Mod" && attr_int(node, "fmod", 0) != 0) return binary("FMod", a, b);
   if (in.size() == 2) return binary(op, a, b);
   return std::nullopt;
 }

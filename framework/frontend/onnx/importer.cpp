@@ -14,6 +14,10 @@ const ConverterTable& converters() {
     add_compute_converters(t);
     add_elementwise_converters(t);
     add_movement_converters(t);
+    add_indexing_converters(t);
+    add_einsum_converter(t);
+    add_resize_converters(t);
+    add_recurrent_converters(t);
     return t;
   }();
   return table;

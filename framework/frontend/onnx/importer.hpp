@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "framework/common/status.hpp"
@@ -16,10 +17,12 @@ namespace tessera::onnx_import {
 struct OnnxOptions {
   std::map<std::string, int64_t> dims;  // symbolic dimension name -> value (--dim)
   bool skip_unsupported = false;        // unsupported ops become zero-cost placeholders (warned)
+  std::optional<int64_t> past_length;   // a decode graph's past KV length (--seq)
 };
 
 // Input errors name the file, the node (name, op type, opset) or tensor at fault and what would
-// fit: not a file, not ONNX, truncated, unbound dimension, missing shape, unsupported op.
+// fit: not a file, not ONNX, truncated, unbound dimension, missing shape, unsupported op. Usage
+// errors for a --seq the model cannot take (decode.hpp).
 Result<ir::Graph> import_onnx_file(const std::string& path, const OnnxOptions& options);
 // The same from bytes in memory; `name` stands for the file in messages.
 Result<ir::Graph> import_onnx_bytes(const std::string& bytes, const std::string& name,

@@ -1,27 +1,22 @@
 #include "framework/frontend/onnx/prepare.hpp"
 
 #include <onnx/checker.h>
-#include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
+
+#include "framework/frontend/onnx/attributes.hpp"
 #include "framework/frontend/onnx/fold.hpp"
+#include "framework/frontend/onnx/infer.hpp"
+#include "framework/frontend/onnx/inline_if.hpp"
+#include "framework/frontend/onnx/patterns.hpp"
 
 namespace tessera::onnx_import {
 
 namespace {
 
-constexpr int kMaxRounds = 16;
-
-// libonnx's messages span lines; errors are one line.
-std::string one_line(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    bool space = c == '\n' || c == '\r' || c == ' ';
-    if (space && (out.empty() || out.back() == ' ')) continue;
-    out += space ? ' ' : c;
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
+// Inference and folding alternate once per level of shapes computed from shapes (a decoder layer
+// each): bounded only against a graph that never settles.
+constexpr int kMaxRounds = 512;
 
 Error model_error(const std::string& file, const std::string& what) {
   return input_error(file + ": " + what);
@@ -61,18 +56,24 @@ void name_unnamed_nodes(onnx::GraphProto& graph) {
 }
 
 // libonnx trusts stored tensors and does not recurse safely into malformed control flow: both are
-// checked before the model reaches it.
-Status check_data_and_control_flow(const PreparedModel& pm) {
-  const auto& g = pm.model.graph();
+// checked before the model reaches it. An If's branches are checked alike (they are inlined
+// once the condition folds); any other subgraph is refused.
+Status check_graph_data(const PreparedModel& pm, const onnx::GraphProto& g,
+                        const std::string& scope) {
   if (g.sparse_initializer_size() > 0)
-    return model_error(pm.file, "sparse initializers are not supported");
+    return model_error(pm.file, scope + "sparse initializers are not supported");
   for (const auto& init : g.initializer())
     if (auto why = tensor_data_problem(init); !why.empty())
-      return model_error(pm.file,
-                         "initializer '" + init.name() + "' " + why + " (is the file truncated?)");
+      return model_error(pm.file, scope + "initializer '" + init.name() + "' " + why +
+                                      " (is the file truncated?)");
   for (int i = 0; i < g.node_size(); ++i) {
     for (const auto& a : g.node(i).attribute()) {
-      std::string where = describe_node(g.node(i), i, pm.opset) + ": attribute '" + a.name() + "'";
+      std::string where =
+          scope + describe_node(g.node(i), i, pm.opset) + ": attribute '" + a.name() + "'";
+      if (is_if_branch(g.node(i), a)) {
+        if (auto s = check_graph_data(pm, a.g(), where + ": "); !s) return s;
+        continue;
+      }
       if (a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS ||
           a.has_g() || a.graphs_size() > 0)
         return model_error(pm.file, where + " is a subgraph; control flow is not supported");
@@ -157,8 +158,10 @@ Status check_window_ranks(const PreparedModel& pm) {
   return ok_status();
 }
 
-// Symbolic input dimensions -> values from --dim; every one must be bound, every --dim used.
-Status bind_dims(onnx::GraphProto& graph, const std::string& file, const OnnxOptions& options) {
+// Symbolic input dimensions -> values from --dim (and --seq for past lengths); every one must be
+// bound, every --dim used.
+Status bind_dims(onnx::GraphProto& graph, const std::string& file,
+                 const std::map<std::string, int64_t>& bound, const std::set<std::string>& past) {
   std::set<std::string> initializers;
   for (const auto& init : graph.initializer()) initializers.insert(init.name());
   std::set<std::string> symbols;
@@ -171,16 +174,20 @@ Status bind_dims(onnx::GraphProto& graph, const std::string& file, const OnnxOpt
       std::string where = "input '" + input.name() + "' dimension " + std::to_string(d);
       if (!dim->has_dim_param() || dim->dim_param().empty())
         return model_error(file, where + " has no size and no name to bind it by");
-      auto it = options.dims.find(dim->dim_param());
+      auto it = bound.find(dim->dim_param());
       symbols.insert(dim->dim_param());
-      if (it == options.dims.end())
-        return model_error(file, where + " is the symbolic dimension '" + dim->dim_param() +
-                                     "', which is not bound; pass --dim " + dim->dim_param() +
-                                     "=VALUE");
+      if (it == bound.end())
+        return model_error(
+            file,
+            where + " is the symbolic dimension '" + dim->dim_param() +
+                "', which is not bound; pass --dim " + dim->dim_param() + "=VALUE" +
+                (past.count(dim->dim_param()) ? " (or --seq VALUE: the past length of this decode "
+                                                "graph)"
+                                              : ""));
       dim->set_dim_value(it->second);
     }
   }
-  for (const auto& [name, value] : options.dims) {
+  for (const auto& [name, value] : bound) {
     if (symbols.count(name)) continue;
     std::string all;
     for (const auto& s : symbols) all += (all.empty() ? "" : ", ") + s;
@@ -193,44 +200,6 @@ Status bind_dims(onnx::GraphProto& graph, const std::string& file, const OnnxOpt
   for (auto& output : *graph.mutable_output())
     if (output.type().has_tensor_type())
       output.mutable_type()->mutable_tensor_type()->clear_shape();
-  return ok_status();
-}
-
-void record_type(std::map<std::string, ValueType>& types, const onnx::ValueInfoProto& v) {
-  if (!v.type().has_tensor_type()) return;
-  const auto& t = v.type().tensor_type();
-  ValueType vt{t.elem_type(), std::nullopt};
-  if (t.has_shape()) {
-    std::vector<int64_t> dims;
-    for (const auto& d : t.shape().dim()) {
-      if (!d.has_dim_value() || d.dim_value() < 0) return void(types[v.name()] = vt);
-      dims.push_back(d.dim_value());
-    }
-    vt.dims = dims;
-  }
-  types[v.name()] = vt;
-}
-
-void collect_types(PreparedModel& pm) {
-  const auto& g = pm.model.graph();
-  pm.types.clear();
-  for (const auto& v : g.input()) record_type(pm.types, v);
-  for (const auto& v : g.value_info()) record_type(pm.types, v);
-  for (const auto& v : g.output()) record_type(pm.types, v);
-  for (const auto& init : g.initializer())  // the data itself is authoritative
-    pm.types[init.name()] = {init.data_type(),
-                             std::vector<int64_t>(init.dims().begin(), init.dims().end())};
-}
-
-Status infer_shapes(PreparedModel& pm) {
-  pm.model.mutable_graph()->clear_value_info();  // entries of folded nodes would be stale
-  try {
-    onnx::ShapeInferenceOptions options(false, 0, true);
-    onnx::shape_inference::InferShapes(pm.model, onnx::OpSchemaRegistry::Instance(), options);
-  } catch (const std::exception& e) {
-    return model_error(pm.file, "ONNX shape inference failed: " + one_line(e.what()));
-  }
-  collect_types(pm);
   return ok_status();
 }
 
@@ -288,7 +257,33 @@ bool fold_pass(PreparedModel& pm) {
   return changed;
 }
 
+// Inlines the If nodes whose condition has folded; their branches' initializers join the
+// model's weights, and the inlined nodes get the window checks the others had.
+Result<bool> inline_if_branches(PreparedModel& pm) {
+  auto added = inline_known_ifs(*pm.model.mutable_graph(), pm.constants);
+  if (added.empty()) return false;
+  for (const auto& init : pm.model.graph().initializer()) {
+    if (std::find(added.begin(), added.end(), init.name()) == added.end()) continue;
+    pm.weights.insert(init.name());
+    if (auto value = decode_tensor(init)) pm.constants[init.name()] = std::move(*value);
+  }
+  if (auto s = check_window_attributes(pm); !s) return s.error();
+  if (auto s = check_window_ranks(pm); !s) return s.error();
+  return true;
+}
+
 }  // namespace
+
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    bool space = c == '\n' || c == '\r' || c == ' ';
+    if (space && (out.empty() || out.back() == ' ')) continue;
+    out += space ? ' ' : c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
 
 std::string describe_node(const onnx::NodeProto& node, int index, int opset) {
   std::string type = node.op_type();
@@ -313,7 +308,7 @@ Result<PreparedModel> prepare_model(const std::string& bytes, const std::string&
   for (const auto& init : pm.model.graph().initializer()) pm.weights.insert(init.name());
   detach_external_data(*pm.model.mutable_graph());
   name_unnamed_nodes(*pm.model.mutable_graph());
-  if (auto s = check_data_and_control_flow(pm); !s) return s.error();
+  if (auto s = check_graph_data(pm, pm.model.graph(), ""); !s) return s.error();
   try {
     onnx::checker::check_model(pm.model);
   } catch (const std::exception& e) {
@@ -321,13 +316,22 @@ Result<PreparedModel> prepare_model(const std::string& bytes, const std::string&
   }
   if (auto s = check_window_attributes(pm); !s) return s.error();
   if (auto s = check_window_ranks(pm); !s) return s.error();
-  if (auto s = bind_dims(*pm.model.mutable_graph(), file, options); !s) return s.error();
+  pm.kv_caches = find_kv_caches(pm.model.graph());
+  auto bound = bind_past_length(pm.kv_caches, options, file);
+  if (!bound) return bound.error();
+  if (auto s = bind_dims(*pm.model.mutable_graph(), file, *bound, past_symbols(pm.kv_caches)); !s)
+    return s.error();
   for (const auto& init : pm.model.graph().initializer())
     if (auto value = decode_tensor(init)) pm.constants[init.name()] = std::move(*value);
   for (int round = 0; round < kMaxRounds; ++round) {
     if (auto s = infer_shapes(pm); !s) return s.error();
-    if (!fold_pass(pm)) break;
+    bool completed = complete_shapes(pm);
+    bool folded = fold_pass(pm);
+    auto inlined = inline_if_branches(pm);
+    if (!inlined) return inlined.error();
+    if (!folded && !completed && !*inlined) break;
   }
+  fuse_patterns(pm);
   return pm;
 }
 

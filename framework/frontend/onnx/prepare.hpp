@@ -11,6 +11,7 @@
 
 #include "framework/common/status.hpp"
 #include "framework/frontend/onnx/const_tensor.hpp"
+#include "framework/frontend/onnx/decode.hpp"
 #include "framework/frontend/onnx/importer.hpp"
 
 namespace tessera::onnx_import {
@@ -28,10 +29,16 @@ struct PreparedModel {
   std::map<std::string, ConstTensor> constants;  // known small values (shape arithmetic)
   std::set<std::string> folded;                  // values computed by folding, not weights
   std::set<std::string> weights;                 // the model's own initializers (also external)
+  std::set<std::string> non_tensors;             // sequences, maps and optionals
+  std::map<std::string, KvCache> kv_caches;      // decode graphs: by present output
+  std::map<std::string, std::vector<int64_t>> completed_shapes;  // beyond libonnx's inference
 };
 
 Result<PreparedModel> prepare_model(const std::string& bytes, const std::string& file,
                                     const OnnxOptions& options);
+
+// libonnx's messages span lines; errors are one line.
+std::string one_line(const std::string& text);
 
 // "node 'name' (OpType, opset N)" or "node #i (OpType, opset N)" for unnamed nodes.
 std::string describe_node(const onnx::NodeProto& node, int index, int opset);

@@ -57,7 +57,7 @@ std::string one_node_model(const std::string& op_type,
 
 Error import_error(const std::string& bytes, std::map<std::string, int64_t> dims = {},
                    bool skip = false) {
-  auto r = import_onnx_bytes(bytes, "m.onnx", OnnxOptions{std::move(dims), skip});
+  auto r = import_onnx_bytes(bytes, "m.onnx", OnnxOptions{std::move(dims), skip, std::nullopt});
   EXPECT_FALSE(r);
   return r ? Error{} : r.error();
 }
@@ -89,7 +89,7 @@ TEST(OnnxErrors, SymbolicDimensionsMustBeBound) {
   EXPECT_EQ(import_error(model, {{"batch", 2}, {"seqq", 3}}).message,
             "m.onnx: --dim seqq=3: the model has no symbolic input dimension 'seqq' (it has: "
             "batch)");
-  auto ok = import_onnx_bytes(model, "m.onnx", OnnxOptions{{{"batch", 4}}, false});
+  auto ok = import_onnx_bytes(model, "m.onnx", OnnxOptions{{{"batch", 4}}, false, std::nullopt});
   ASSERT_TRUE(ok) << ok.error().message;
   EXPECT_EQ(ok->ops()[0].einsum.ranks_str(), "d0=4 d1=8");
 }
@@ -102,15 +102,16 @@ TEST(OnnxErrors, UnsupportedOpNamesNodeTypeAndOpset) {
   // Data-dependent shapes cannot be skipped either: the placeholder needs its output's shape.
   std::string nonzero = one_node_model("NonZero", onnx::TensorProto::INT64);
   EXPECT_EQ(import_error(nonzero, {{"batch", 2}}, true).message,
-            "m.onnx: node 'the_node' (NonZero, opset 13): output 'y0' has no static shape after "
-            "shape inference (bind every symbolic dimension with --dim; shapes computed from data "
-            "are not supported)");
+            "m.onnx: node 'the_node' (NonZero, opset 13): output 'y0' has no static shape: node "
+            "'the_node' (NonZero) computes its shape from the values of 'x', a model input; "
+            "shapes computed from data are not supported (a value that holds a shape must be an "
+            "initializer, a constant or computed from shapes)");
   std::string lrn = one_node_model("LpNormalization");
   EXPECT_EQ(import_error(lrn, {{"batch", 2}}).message,
             "m.onnx: node 'the_node' (LpNormalization, opset 13): unsupported op "
             "(docs/workloads.md lists the supported ones); pass --skip-unsupported to import it "
             "as a zero-cost placeholder");
-  auto skipped = import_onnx_bytes(lrn, "m.onnx", OnnxOptions{{{"batch", 2}}, true});
+  auto skipped = import_onnx_bytes(lrn, "m.onnx", OnnxOptions{{{"batch", 2}}, true, std::nullopt});
   ASSERT_TRUE(skipped) << skipped.error().message;
   ASSERT_EQ(skipped->ops().size(), 1u);
   EXPECT_EQ(skipped->ops()[0].kind, ir::OpKind::other);

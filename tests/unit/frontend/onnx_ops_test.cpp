@@ -1,0 +1,442 @@
+// Hand-built ONNX graphs for shape folding, If inlining, decode graphs and the converters of
+// today's ops: the Einsum each op becomes (so its FLOPs and bytes), and the exact errors.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include "framework/frontend/onnx/importer.hpp"
+#include "framework/ir/analysis.hpp"
+
+namespace tessera::onnx_import {
+namespace {
+
+using onnx::TensorProto;
+
+class Model {
+ public:
+  explicit Model(int opset) {
+    m_.set_ir_version(8);
+    m_.add_opset_import()->set_version(opset);
+    g_ = m_.mutable_graph();
+    g_->set_name("g");
+  }
+  void input(const std::string& name, const std::vector<std::string>& dims,
+             int32_t type = TensorProto::FLOAT) {
+    value(g_->add_input(), name, dims, type);
+  }
+  void output(const std::string& name, int32_t type = TensorProto::FLOAT) {
+    value(g_->add_output(), name, {}, type);
+  }
+  void ints(const std::string& name, const std::vector<int64_t>& dims,
+            const std::vector<int64_t>& values) {
+    auto* t = tensor(name, dims, TensorProto::INT64);
+    for (int64_t v : values) t->add_int64_data(v);
+  }
+  void floats(const std::string& name, const std::vector<int64_t>& dims) {
+    auto* t = tensor(name, dims, TensorProto::FLOAT);
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    for (int64_t i = 0; i < n; ++i) t->add_float_data(0.5f);
+  }
+  onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& in,
+                        const std::vector<std::string>& out, onnx::GraphProto* graph = nullptr) {
+    auto* n = (graph ? graph : g_)->add_node();
+    n->set_op_type(op);
+    n->set_name(out.empty() ? op : out[0] + "_node");
+    for (const auto& i : in) n->add_input(i);
+    for (const auto& o : out) n->add_output(o);
+    return *n;
+  }
+  Result<ir::Graph> import(OnnxOptions options = {}) const {
+    return import_onnx_bytes(m_.SerializeAsString(), "m.onnx", options);
+  }
+  std::string error(OnnxOptions options = {}) const {
+    auto r = import(std::move(options));
+    EXPECT_FALSE(r);
+    return r ? "" : r.error().message;
+  }
+  onnx::GraphProto* graph() { return g_; }
+
+ private:
+  static void value(onnx::ValueInfoProto* v, const std::string& name,
+                    const std::vector<std::string>& dims, int32_t type) {
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(type);
+    auto* shape = t->mutable_shape();
+    for (const auto& d : dims) {
+      if (std::isdigit(static_cast<unsigned char>(d[0])))
+        shape->add_dim()->set_dim_value(std::stoll(d));
+      else
+        shape->add_dim()->set_dim_param(d);
+    }
+  }
+  TensorProto* tensor(const std::string& name, const std::vector<int64_t>& dims, int32_t type) {
+    auto* t = g_->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    for (int64_t d : dims) t->add_dims(d);
+    return t;
+  }
+
+  onnx::ModelProto m_;
+  onnx::GraphProto* g_;
+};
+
+void set_int(onnx::NodeProto& n, const std::string& name, int64_t v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+void set_ints(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+
+void set_string(onnx::NodeProto& n, const std::string& name, const std::string& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(v);
+}
+
+const ir::Op& op_named(const ir::Graph& g, const std::string& name) {
+  for (const auto& op : g.ops())
+    if (op.name == name) return op;
+  throw std::runtime_error("no op " + name);
+}
+
+// A shape vector split and put back in another order (what torch exports for repeat_interleave)
+// folds: the Reshape after it is a view of a known shape.
+TEST(OnnxFolding, SplitShapeVectorsFold) {
+  Model m(13);
+  m.input("x", {"2", "6"});
+  m.node("Shape", {"x"}, {"s"});
+  m.ints("halves", {2}, {1, 1});
+  m.node("Split", {"s", "halves"}, {"rows", "cols"});
+  m.node("Concat", {"cols", "rows"}, {"swapped"}).add_attribute()->CopyFrom([] {
+    onnx::AttributeProto a;
+    a.set_name("axis");
+    a.set_type(onnx::AttributeProto::INT);
+    a.set_i(0);
+    return a;
+  }());
+  m.node("Reshape", {"x", "swapped"}, {"y"});
+  m.node("Relu", {"y"}, {"z"});
+  m.output("z");
+  ir::Graph g = m.import().take();
+  EXPECT_EQ(g.find_tensor("y")->shape, (std::vector<int64_t>{6, 2}));
+  ASSERT_EQ(g.ops().size(), 1u);
+  EXPECT_EQ(g.ops()[0].einsum.ranks_str(), "d0=6 d1=2");
+}
+
+// A shape read from a model input's values cannot be static: the error names the node that
+// computes it and the input.
+TEST(OnnxFolding, DataDependentShapeNamesItsInput) {
+  Model m(13);
+  m.input("x", {"2", "6"});
+  m.input("shape", {"2"}, TensorProto::INT64);
+  m.node("Reshape", {"x", "shape"}, {"y"}).set_name("r");
+  m.node("Relu", {"y"}, {"z"}).set_name("relu");
+  m.output("z");
+  EXPECT_EQ(m.error(),
+            "m.onnx: node 'r' (Reshape, opset 13): output 'y' has no static shape: node 'r' "
+            "(Reshape) computes its shape from the values of 'shape', a model input; shapes "
+            "computed from data are not supported (a value that holds a shape must be an "
+            "initializer, a constant or computed from shapes)");
+}
+
+// If(cond): the branch taken replaces the node when cond folds (here: the input's rank is 2).
+Model if_model(bool data_condition) {
+  Model m(13);
+  m.input("x", {"2", "6"});
+  if (data_condition) {
+    m.input("c", {}, TensorProto::BOOL);
+  } else {
+    m.node("Shape", {"x"}, {"s"});
+    m.node("Size", {"s"}, {"rank"});
+    m.ints("two", {}, {2});
+    m.node("Equal", {"rank", "two"}, {"c"});
+  }
+  auto& n = m.node("If", {"c"}, {"y"});
+  n.set_name("if");
+  for (const char* branch : {"then_branch", "else_branch"}) {
+    auto* a = n.add_attribute();
+    a->set_name(branch);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    auto* g = a->mutable_g();
+    g->set_name(branch);
+    m.node(std::string(branch) == "then_branch" ? "Relu" : "Neg", {"x"}, {"b"}, g);
+    auto* out = g->add_output();
+    out->set_name("b");
+    out->mutable_type()->mutable_tensor_type()->set_elem_type(TensorProto::FLOAT);
+  }
+  m.output("y");
+  return m;
+}
+
+TEST(OnnxFolding, IfWithAFoldedConditionIsItsBranch) {
+  ir::Graph g = if_model(false).import().take();
+  ASSERT_EQ(g.ops().size(), 1u);
+  EXPECT_EQ(g.ops()[0].einsum.fn, "relu");
+  EXPECT_EQ(g.ops()[0].name, "if/b_node");
+  EXPECT_EQ(g.outputs(), (std::vector<std::string>{"y"}));
+  EXPECT_EQ(if_model(true).error(),
+            "m.onnx: node 'if' (If, opset 13): its condition 'c' depends on data (it is not "
+            "computed from shapes and constants); control flow is not supported");
+}
+
+// GELU as torch exports it (erf form) fuses into one op, unless a value inside is read elsewhere.
+Model gelu_model(bool erf_is_output) {
+  Model m(13);
+  m.input("x", {"2", "8"});
+  m.floats("sqrt2", {});
+  m.floats("one", {});
+  m.floats("half", {});
+  m.node("Div", {"x", "sqrt2"}, {"d"}).set_name("/mlp/Div");
+  m.node("Erf", {"d"}, {"e"}).set_name("/mlp/Erf");
+  m.node("Add", {"e", "one"}, {"a"}).set_name("/mlp/Add");
+  m.node("Mul", {"x", "a"}, {"p"}).set_name("/mlp/Mul");
+  m.node("Mul", {"p", "half"}, {"y"}).set_name("/mlp/Mul_1");
+  m.output("y");
+  if (erf_is_output) m.output("e");
+  return m;
+}
+
+TEST(OnnxPatterns, GeluIsFusedUnlessAnInnerValueIsUsed) {
+  ir::Graph g = gelu_model(false).import().take();
+  ASSERT_EQ(g.ops().size(), 1u);
+  EXPECT_EQ(g.ops()[0].name, "/mlp/Gelu");
+  EXPECT_EQ(g.ops()[0].einsum.str(), "gelu([d0,d1])->[d0,d1]");
+  EXPECT_EQ(g.ops()[0].source, "onnx Gelu");
+  EXPECT_EQ(gelu_model(true).import().take().ops().size(), 5u);
+}
+
+// Past key/value inputs concatenated into present outputs: --seq binds the past length, the
+// present is the KV cache in HBM and only the new position is written.
+Model decode_model() {
+  Model m(14);
+  m.input("k", {"1", "2", "1", "8"});
+  m.input("past", {"1", "2", "past_len", "8"});
+  auto& cat = m.node("Concat", {"past", "k"}, {"present"});
+  set_int(cat, "axis", 2);
+  m.output("present");
+  return m;
+}
+
+TEST(OnnxDecode, PresentIsAKvCacheWrittenAtThePastLength) {
+  OnnxOptions options;
+  options.past_length = 15;
+  ir::Graph g = decode_model().import(options).take();
+  const ir::Tensor* present = g.find_tensor("present");
+  ASSERT_NE(present, nullptr);
+  EXPECT_EQ(present->role, ir::TensorRole::kv_cache);
+  EXPECT_EQ(present->shape, (std::vector<int64_t>{1, 2, 16, 8}));
+  ASSERT_EQ(g.ops().size(), 1u);
+  EXPECT_EQ(g.ops()[0].einsum.str(), "copy([d0,d1,d2,d3])->[d0,d1,d2+15,d3]");
+  ir::OpCost c = ir::op_cost(g, g.ops()[0]);
+  EXPECT_TRUE(c.writes_hbm);
+  EXPECT_DOUBLE_EQ(c.bytes_out, 2 * 8 * 4.0);
+  EXPECT_EQ(g.find_tensor("past"), nullptr);  // neither read nor copied
+}
+
+// A fixed-size cache updated by ScatterND at known positions (slot 5 of both heads) is written in
+// place: the update's elements, no copy of the cache.
+TEST(OnnxDecode, ScatterNdAtKnownPositionsWritesTheCacheInPlace) {
+  Model m(14);
+  m.input("past", {"1", "2", "8", "4"});
+  m.input("k", {"1", "2", "1", "4"});
+  m.ints("slots", {1, 2, 1, 3}, {0, 0, 5, 0, 1, 5});
+  m.node("ScatterND", {"past", "slots", "k"}, {"present"});
+  m.output("present");
+  ir::Graph g = m.import().take();
+  EXPECT_EQ(g.find_tensor("present")->role, ir::TensorRole::kv_cache);
+  ASSERT_EQ(g.ops().size(), 1u);
+  EXPECT_EQ(g.ops()[0].einsum.str(), "copy([u0,u1,u2,d3])->[0,u1,5,d3]");
+  ir::OpCost c = ir::op_cost(g, g.ops()[0]);
+  EXPECT_TRUE(c.writes_hbm);
+  EXPECT_DOUBLE_EQ(c.bytes_out, 2 * 4 * 4.0);
+  EXPECT_DOUBLE_EQ(c.hbm_bytes_in, 2 * 4 * 4.0);  // k, a model input; the cache is not read
+}
+
+TEST(OnnxDecode, SeqErrors) {
+  OnnxOptions seq;
+  seq.past_length = 15;
+  EXPECT_EQ(decode_model().error(),
+            "m.onnx: input 'past' dimension 2 is the symbolic dimension 'past_len', which is not "
+            "bound; pass --dim past_len=VALUE (or --seq VALUE: the past length of this decode "
+            "graph)");
+  OnnxOptions both = seq;
+  both.dims = {{"past_len", 15}};
+  auto r = decode_model().import(both);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, ErrorKind::usage);
+  EXPECT_EQ(r.error().message,
+            "--seq 15 and --dim past_len both bind the past length; give one of them");
+  Model plain(14);
+  plain.input("x", {"2"});
+  plain.node("Relu", {"x"}, {"y"});
+  plain.output("y");
+  r = plain.import(seq);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message,
+            "--seq 15: --seq binds the past length of a decode graph (past key/value inputs that "
+            "a Concat extends into present outputs), and m.onnx has none; bind its symbolic "
+            "dimensions with --dim NAME=VALUE");
+}
+
+// Each converter's Einsum: what it reads, where it writes, its point function.
+std::string einsum_of(Model& m, const std::string& op = "") {
+  ir::Graph g = m.import().take();
+  const ir::Op& o = op.empty() ? g.ops().back() : op_named(g, op);
+  return o.einsum.str() + " " + o.einsum.ranks_str();
+}
+
+TEST(OnnxConverters, GathersAndScatters) {
+  Model ge(13);
+  ge.input("x", {"4", "5"});
+  ge.input("i", {"4", "2"}, TensorProto::INT64);
+  set_int(ge.node("GatherElements", {"x", "i"}, {"y"}), "axis", 1);
+  ge.output("y");
+  EXPECT_EQ(einsum_of(ge), "copy([d0,$1],[d0,d1])->[d0,d1] d0=4 d1=2");
+  Model sn(13);
+  sn.input("cache", {"1", "4", "16", "8"});
+  sn.input("idx", {"1", "1", "3"}, TensorProto::INT64);
+  sn.input("new", {"1", "1", "8"});
+  sn.node("ScatterND", {"cache", "idx", "new"}, {"y"});
+  sn.output("y");
+  EXPECT_EQ(einsum_of(sn),
+            "scatter([d0,d1,d2,d3],[$2,$2,d3],[d0,d1,t])->[d0,d1,d2,d3] d0=1 d1=4 d2=16 d3=8 t=3");
+  Model tk(13);
+  tk.input("x", {"3", "8"});
+  tk.ints("k", {1}, {2});
+  tk.node("TopK", {"x", "k"}, {"v", "i"});
+  tk.output("v");
+  tk.output("i", TensorProto::INT64);
+  ir::Graph g = tk.import().take();
+  ASSERT_EQ(g.ops().size(), 2u);
+  EXPECT_EQ(g.ops()[0].einsum.str(), "topk([d0,d1])->[d0,j]");
+  EXPECT_DOUBLE_EQ(ir::op_cost(g, g.ops()[0]).flops, 3 * 8 * 2);
+  EXPECT_EQ(g.ops()[1].einsum.str(), "copy([d0,d1])->[d0,d1]");
+}
+
+TEST(OnnxConverters, WindowsAndResize) {
+  Model ct(13);
+  ct.input("x", {"1", "4", "5", "5"});
+  ct.floats("w", {4, 2, 3, 3});
+  auto& n = ct.node("ConvTranspose", {"x", "w"}, {"y"});
+  set_ints(n, "strides", {2, 2});
+  set_ints(n, "pads", {1, 1, 1, 1});
+  ct.output("y");
+  ir::Graph g = ct.import().take();
+  ASSERT_EQ(g.ops().size(), 2u);  // the unpadded 11 x 11 output, then the 9 x 9 crop
+  EXPECT_EQ(g.ops()[0].einsum.str(), "mac([n,c,p0,p1],[c,m,r0,r1])->[n,m,2*p0+r0,2*p1+r1]");
+  EXPECT_DOUBLE_EQ(ir::op_cost(g, g.ops()[0]).flops, 2.0 * 4 * 2 * 25 * 9);
+  EXPECT_EQ(g.ops()[1].einsum.str(), "copy([d0,d1,d2+1,d3+1])->[d0,d1,d2,d3]");
+  EXPECT_EQ(g.find_tensor("y")->shape, (std::vector<int64_t>{1, 2, 9, 9}));
+  Model rs(13);
+  rs.input("x", {"1", "3", "4", "4"});
+  rs.floats("scales", {4});
+  rs.graph()->mutable_initializer(0)->clear_float_data();
+  for (float s : {1.0f, 1.0f, 2.0f, 2.0f}) rs.graph()->mutable_initializer(0)->add_float_data(s);
+  set_string(rs.node("Resize", {"x", "", "scales"}, {"y"}), "mode", "linear");
+  rs.output("y");
+  EXPECT_EQ(einsum_of(rs),
+            "interpolate([j0,j1,j2+t2,j3+t3])->[j0,j1,2*j2+r2,2*j3+r3] j0=1 j1=3 j2=4 r2=2 t2=2 "
+            "j3=4 r3=2 t3=2");
+  Model tile(13);
+  tile.input("x", {"2", "3"});
+  tile.ints("reps", {2}, {3, 1});
+  tile.node("Tile", {"x", "reps"}, {"y"});
+  tile.output("y");
+  EXPECT_EQ(einsum_of(tile), "copy([i0,i1])->[2*r0+i0,3*r1+i1] r0=3 i0=2 r1=1 i1=3");
+}
+
+TEST(OnnxConverters, EinsumAndScan) {
+  Model e(13);
+  e.input("a", {"2", "3", "4"});
+  e.input("b", {"2", "4", "5"});
+  set_string(e.node("Einsum", {"a", "b"}, {"y"}), "equation", "bij,bjk->bik");
+  e.output("y");
+  EXPECT_EQ(einsum_of(e), "mac([eb,ei,ej],[eb,ej,ek])->[eb,ei,ek] eb=2 ei=3 ej=4 ek=5");
+  Model c(13);
+  c.input("x", {"4", "8"});
+  c.ints("axis", {}, {1});
+  c.node("CumSum", {"x", "axis"}, {"y"});
+  c.output("y");
+  EXPECT_EQ(einsum_of(c), "cumsum([d0,d1])->[d0,d1] d0=4 d1=8");
+}
+
+TEST(OnnxConverters, DetAndReverseSequence) {
+  Model d(13);
+  d.input("x", {"3", "4", "4"});
+  d.node("Det", {"x"}, {"y"});
+  d.output("y");
+  ir::Graph g = d.import().take();
+  EXPECT_EQ(g.ops()[0].einsum.str(), "lu([b0,i,j])->[b0]");
+  EXPECT_DOUBLE_EQ(ir::op_cost(g, g.ops()[0]).flops, 3 * 2.0 / 3 * 64);
+  Model r(13);
+  r.input("x", {"5", "2", "3"});
+  r.input("lens", {"2"}, TensorProto::INT64);
+  set_int(r.node("ReverseSequence", {"x", "lens"}, {"y"}), "batch_axis", 1);
+  r.output("y");
+  EXPECT_EQ(einsum_of(r), "copy([-d0+4,d1,d2])->[d0,d1,d2] d0=5 d1=2 d2=3");
+}
+
+// An LSTM of T steps: one input projection, then per step the recurrent matmul (from the second
+// step, or the first with initial_h) and the cell; Y collects the steps.
+TEST(OnnxConverters, LstmIsARecurrenceOverTimeSteps) {
+  const int64_t T = 3, B = 2, I = 5, H = 4;
+  Model m(14);
+  m.input("x", {"3", "2", "5"});
+  m.floats("w", {1, 4 * H, I});
+  m.floats("r", {1, 4 * H, H});
+  auto& n = m.node("LSTM", {"x", "w", "r"}, {"y", "y_h"});
+  set_int(n, "hidden_size", H);
+  m.output("y");
+  m.output("y_h");
+  ir::Graph g = m.import().take();
+  EXPECT_EQ(g.ops().size(), static_cast<size_t>(1 + T + (T - 1) + 2));
+  double mac = 0;
+  for (const auto& op : g.ops())
+    if (op.einsum.fn == "mac") mac += 2 * op.einsum.points();
+  EXPECT_DOUBLE_EQ(mac, 2.0 * T * B * 4 * H * I + 2.0 * (T - 1) * B * 4 * H * H);
+  EXPECT_EQ(op_named(g, "y_node.cell.0.2").einsum.str(),
+            "lstm_cell([b,h],[b,h+4],[b,h+8],[b,h+12],[0,0,1,b,h])->[0,0,s,b,h]");
+  EXPECT_EQ(g.find_tensor("y")->shape, (std::vector<int64_t>{T, 1, B, H}));
+}
+
+// Quantised contractions compute in their narrow type: int8 reaches the cost model's
+// tessera_dtype; uint8 has no ABI type yet.
+TEST(OnnxConverters, QuantisedOpsCarryTheNarrowType) {
+  Model m(13);
+  m.input("x", {"4", "8"});
+  m.floats("scale", {});
+  m.ints("zp", {}, {0});
+  m.graph()->mutable_initializer(1)->set_data_type(TensorProto::INT8);
+  m.graph()->mutable_initializer(1)->clear_int64_data();
+  m.graph()->mutable_initializer(1)->add_int32_data(0);
+  m.node("QuantizeLinear", {"x", "scale", "zp"}, {"q"});
+  auto* w = m.graph()->add_initializer();
+  w->set_name("w");
+  w->set_data_type(TensorProto::INT8);
+  w->add_dims(8);
+  w->add_dims(3);
+  for (int i = 0; i < 24; ++i) w->add_int32_data(1);
+  m.node("MatMulInteger", {"q", "w"}, {"y"});
+  m.output("y", TensorProto::INT32);
+  ir::Graph g = m.import().take();
+  ASSERT_EQ(g.ops().size(), 2u);
+  EXPECT_EQ(g.ops()[0].einsum.fn, "quantize");
+  EXPECT_EQ(g.find_tensor("q")->dtype, ir::DType::int8);
+  EXPECT_EQ(ir::to_abi(g.find_tensor("q")->dtype), TESSERA_DTYPE_INT8);
+  EXPECT_EQ(g.ops()[1].einsum.str(), "mac([m,k],[k,n])->[m,n]");
+  EXPECT_DOUBLE_EQ(ir::op_cost(g, g.ops()[1]).hbm_bytes_in, 24.0);
+  EXPECT_FALSE(ir::to_abi(ir::DType::uint8));
+}
+
+}  // namespace
+}  // namespace tessera::onnx_import
