@@ -33,8 +33,22 @@
 include_guard(GLOBAL)
 
 set(TESSERA_SDK_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
-set(TESSERA_ABI_MAJOR 1)
-set(TESSERA_ABI_MINOR 0)
+# The ABI version the manifest records, read from the header the plugin compiles against: the
+# host refuses a binary whose descriptor reports another version than its manifest.
+if(TESSERA_SDK_INCLUDE_DIR)  # the installed package (TesseraSDKConfig.cmake)
+  set(_tessera_abi_header "${TESSERA_SDK_INCLUDE_DIR}/tessera/plugin_abi.h")
+else()  # the source tree
+  set(_tessera_abi_header "${TESSERA_SDK_CMAKE_DIR}/../include/tessera/plugin_abi.h")
+endif()
+foreach(part MAJOR MINOR)
+  file(STRINGS "${_tessera_abi_header}" _tessera_abi_line
+    REGEX "^#define TESSERA_ABI_${part} [0-9]+$")
+  if(NOT _tessera_abi_line)
+    message(FATAL_ERROR "TesseraPlugin.cmake: no TESSERA_ABI_${part} in ${_tessera_abi_header}")
+  endif()
+  string(REGEX REPLACE ".* " "" TESSERA_ABI_${part} "${_tessera_abi_line}")
+endforeach()
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_tessera_abi_header}")
 if(NOT TESSERA_SDK_VERSION)
   set(TESSERA_SDK_VERSION "${PROJECT_VERSION}")
 endif()
