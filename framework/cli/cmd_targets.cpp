@@ -1,9 +1,11 @@
-// `tessera targets`: the plugins found on the search path, with what each provides.
+// `tessera targets`: the plugins found on the search path, with what each provides and whether it
+// loads. Exit 4 when one of them cannot be used, each with a warning saying why.
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "framework/chip/chip_spec.hpp"
 #include "framework/cli/options.hpp"
+#include "framework/plugin/child_process.hpp"
 #include "framework/plugin/library.hpp"
 #include "framework/report/table.hpp"
 
@@ -17,7 +19,10 @@ struct TargetsOptions {
 
 std::string provides_list(const Manifest& m) {
   std::string out;
-  for (Interface i : m.provides) out += (out.empty() ? "" : ",") + std::string(to_string(i));
+  for (Interface i : m.provides) {
+    if (!out.empty()) out += ',';
+    out += to_string(i);
+  }
   return out;
 }
 
@@ -27,15 +32,36 @@ std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
-// Loads the library to prove it is usable; the manifest alone could lie.
+// Loads the library to prove it is usable (the manifest alone could lie), in a child process: a
+// plugin whose initialisers or query crash is reported as broken, and the listing goes on.
 std::string load_status(const Manifest& m) {
-  auto lib = PluginLibrary::load(m);
-  return lib ? "ok" : lib.error().message;
+  auto outcome = run_in_child([&m](const ChildReporter& reporter) {
+    auto lib = PluginLibrary::load(m);
+    reporter.send({lib ? "ok" : lib.error().message});
+    return 0;
+  });
+  if (!outcome) return outcome.error().message;
+  if (outcome->exited && outcome->exit_status == 0 && outcome->records.size() == 1 &&
+      outcome->records[0].size() == 1)
+    return outcome->records[0][0];
+  return "plugin '" + m.name + "': library '" + m.library.string() + "' " +
+         outcome->how_it_ended() + " while being loaded";
+}
+
+// The closing line when some plugins cannot be used, and the exit code.
+int verdict(const std::vector<std::string>& unusable) {
+  if (unusable.empty()) return kExitOk;
+  std::cerr << "error: " << unusable.size() << (unusable.size() == 1 ? " plugin" : " plugins")
+            << " found cannot be used: " << join(unusable) << " (see the warnings above)\n";
+  return kExitPlugin;
 }
 
 int print_json(const Registry& registry) {
   nlohmann::json out = nlohmann::json::array();
+  std::vector<std::string> unusable;
   for (const auto& m : registry.manifests()) {
+    std::string status = load_status(m);
+    if (status != "ok") unusable.push_back(m.name);
     nlohmann::json provides = nlohmann::json::array();
     for (Interface i : m.provides) provides.push_back(std::string(to_string(i)));
     out.push_back({{"name", m.name},
@@ -47,14 +73,19 @@ int print_json(const Registry& registry) {
                    {"default_chip", m.default_chip},
                    {"chips", chip_presets(m)},
                    {"library", m.library.string()},
-                   {"status", load_status(m)}});
+                   {"status", status}});
+  }
+  for (const auto& b : registry.broken()) {
+    out.push_back({{"name", b.name}, {"file", b.file.string()}, {"status", b.reason}});
+    unusable.push_back(b.name);
   }
   std::cout << out.dump(2) << "\n";
-  return kExitOk;
+  return verdict(unusable);
 }
 
 int print_table(const Registry& registry) {
   Table table({"target", "version", "abi", "provides", "chips (default first)", "status", "path"});
+  std::vector<std::string> unusable;
   for (const auto& m : registry.manifests()) {
     std::vector<std::string> chips = chip_presets(m);
     std::erase(chips, m.default_chip);
@@ -63,7 +94,10 @@ int print_table(const Registry& registry) {
     table.add_row(
         {m.name, m.version, std::to_string(m.abi_major) + "." + std::to_string(m.abi_minor),
          provides_list(m), join(chips), status == "ok" ? "ok" : "BROKEN", m.library.string()});
-    if (status != "ok") std::cerr << "warning: " << status << "\n";
+    if (status != "ok") {
+      std::cerr << "warning: " << status << "\n";
+      unusable.push_back(m.name);
+    }
   }
   std::cout << table.render();
   if (registry.manifests().empty()) {
@@ -71,12 +105,14 @@ int print_table(const Registry& registry) {
     for (const auto& d : registry.dirs()) std::cout << " " << d.string();
     std::cout << ")\n";
   }
-  for (const auto& b : registry.broken())
-    std::cerr << "warning: ignoring " << b.file.string() << ": " << b.reason << "\n";
+  for (const auto& b : registry.broken()) {
+    std::cerr << "warning: broken plugin '" << b.name << "': " << b.reason << "\n";
+    unusable.push_back(b.name);
+  }
   for (const auto& s : registry.shadowed())
     std::cerr << "note: " << s.file.string() << " is shadowed by an earlier plugin named '"
               << s.name << "'\n";
-  return kExitOk;
+  return verdict(unusable);
 }
 
 }  // namespace

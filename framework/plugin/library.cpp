@@ -1,9 +1,11 @@
 #include "framework/plugin/library.hpp"
 
-#include <boost/dll/shared_library_load_mode.hpp>
+#include <dlfcn.h>
+
 #include <cstddef>
 
 #include "framework/plugin/host_api.hpp"
+#include "framework/plugin/library_file.hpp"
 
 namespace tessera {
 
@@ -29,9 +31,6 @@ Status check_manifest(const Manifest& m) {
                         std::to_string(TESSERA_ABI_MINOR) +
                         ": rebuild the plugin against TesseraSDK " +
                         std::to_string(TESSERA_ABI_MAJOR) + ".x");
-  if (!std::filesystem::is_regular_file(m.library))
-    return plugin_error("plugin '" + m.name + "': library " + quoted(m.library) + " named by " +
-                        quoted(m.file) + " does not exist");
   return ok_status();
 }
 
@@ -55,24 +54,31 @@ const void* constructor_slot(const tessera_plugin_descriptor& d, Interface i) {
 
 }  // namespace
 
+void PluginLibrary::Unload::operator()(void* handle) const {
+  dlclose(handle);
+}
+
 Result<std::shared_ptr<PluginLibrary>> PluginLibrary::load(const Manifest& manifest) {
   if (auto s = check_manifest(manifest); !s) return s.error();
+  auto file = verify_library_file(manifest);
+  if (!file) return file.error();
   std::shared_ptr<PluginLibrary> lib(new PluginLibrary());
   lib->manifest_ = manifest;
-  boost::dll::fs::error_code ec;
-  lib->library_.load(manifest.library.string(),
-                     boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now, ec);
-  if (ec)
+  // dlopen itself, not Boost.DLL: Boost.DLL reports every failure as "Bad file descriptor" and
+  // drops dlerror(), the loader's reason.
+  dlerror();  // clear a stale error
+  lib->handle_.reset(dlopen(file->c_str(), RTLD_NOW | RTLD_LOCAL));
+  if (!lib->handle_) {
+    const char* why = dlerror();
     return plugin_error("plugin '" + manifest.name + "': cannot load " + quoted(manifest.library) +
-                        ": " + ec.message());
-  if (!lib->library_.has(TESSERA_PLUGIN_QUERY_SYMBOL))
+                        ": " + (why != nullptr ? why : "the dynamic loader gave no reason"));
+  }
+  void* entry = dlsym(lib->handle_.get(), TESSERA_PLUGIN_QUERY_SYMBOL);
+  if (entry == nullptr)
     return plugin_error("plugin '" + manifest.name + "': " + quoted(manifest.library) +
                         " does not export '" TESSERA_PLUGIN_QUERY_SYMBOL
                         "' (build it with tessera_add_plugin and TESSERA_DEFINE_PLUGIN)");
-  lib->query_ =
-      lib->library_
-          .get<const tessera_plugin_descriptor*(uint32_t, uint32_t, const tessera_host_api*)>(
-              TESSERA_PLUGIN_QUERY_SYMBOL);
+  lib->query_ = reinterpret_cast<tessera_plugin_query_fn>(entry);
   const tessera_plugin_descriptor* d = nullptr;
   Status queried = lib->call("tessera_plugin_query", [&]() -> tessera_status* {
     d = lib->query_(TESSERA_ABI_MAJOR, TESSERA_ABI_MINOR, host_api());
@@ -99,6 +105,14 @@ Status PluginLibrary::check_descriptor() const {
   if (d.abi_major != TESSERA_ABI_MAJOR)
     return plugin_error(who + ": descriptor reports ABI major " + std::to_string(d.abi_major) +
                         ", the host asked for " + std::to_string(TESSERA_ABI_MAJOR));
+  // The manifest's ABI version is what the host checks before loading (and what `tessera targets`
+  // lists); a binary of another minor means the manifest was written for another build.
+  if (d.abi_minor != manifest_.abi_minor)
+    return plugin_error(who + ": descriptor reports ABI " + std::to_string(d.abi_major) + "." +
+                        std::to_string(d.abi_minor) + ", but the manifest " +
+                        quoted(manifest_.file) + " says " + std::to_string(manifest_.abi_major) +
+                        "." + std::to_string(manifest_.abi_minor) +
+                        "; regenerate the manifest with tessera_add_plugin");
   std::string name = d.name != nullptr ? d.name : "";
   if (name != manifest_.name)
     return plugin_error(who + ": descriptor name '" + name + "' disagrees with the manifest " +

@@ -1,4 +1,4 @@
-// A loaded plugin library: its manifest, the Boost.DLL handle and the validated descriptor.
+// A loaded plugin library: its manifest, the dlopen handle and the validated descriptor.
 //
 // LIFETIME: every object a plugin creates holds a shared_ptr to its PluginLibrary, so the code of
 // the object's methods (and of its `release`) stays mapped until the last object is gone. The
@@ -7,7 +7,6 @@
 
 #include <tessera/plugin_abi.h>
 
-#include <boost/dll/shared_library.hpp>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -28,9 +27,10 @@ struct ParamList {
 
 class PluginLibrary {
  public:
-  // Checks the manifest against this host (ABI major, platform), loads the library, calls
-  // tessera_plugin_query and checks the descriptor against the manifest. Each failure has its own
-  // message naming the file and what to do.
+  // Checks the manifest against this host (ABI major, platform) and the library file against the
+  // manifest (library_file.hpp) before loading it, loads it, calls tessera_plugin_query and checks
+  // the descriptor against the manifest. Each failure has its own message naming the file and
+  // what to do; a load the dynamic loader refuses carries its dlerror().
   static Result<std::shared_ptr<PluginLibrary>> load(const Manifest& manifest);
 
   const Manifest& manifest() const { return manifest_; }
@@ -49,8 +49,13 @@ class PluginLibrary {
   PluginLibrary() = default;
   Status check_descriptor() const;
 
+  // dlclose, when the last reference to the library drops.
+  struct Unload {
+    void operator()(void* handle) const;
+  };
+
   Manifest manifest_;
-  boost::dll::shared_library library_;
+  std::unique_ptr<void, Unload> handle_;
   tessera_plugin_query_fn query_ = nullptr;
   const tessera_plugin_descriptor* descriptor_ = nullptr;
 };

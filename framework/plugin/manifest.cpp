@@ -89,6 +89,21 @@ std::vector<LayoutSample> layout_samples(const YamlNode& section, const std::str
   return samples;
 }
 
+// library_size and library_sha256: both or neither (child() names the one missing). The host
+// refuses a library without them, but the manifest is still listed.
+void parse_integrity(const YamlNode& root, Manifest& m) {
+  if (!root.has("library_size") && !root.has("library_sha256")) return;
+  m.library_size = static_cast<uint64_t>(root.child("library_size").as_int(1));
+  YamlNode hex = root.child("library_sha256");
+  m.library_sha256 = hex.as_string();
+  std::transform(m.library_sha256.begin(), m.library_sha256.end(), m.library_sha256.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (m.library_sha256.size() != 64 ||
+      !std::all_of(m.library_sha256.begin(), m.library_sha256.end(),
+                   [](unsigned char c) { return std::isxdigit(c); }))
+    throw hex.fail("expected a SHA-256 as 64 hex digits, got '" + hex.as_string() + "'");
+}
+
 void parse_conformance(const YamlNode& root, Manifest& m) {
   m.unsupported = test_list(root, "unsupported");
   m.expected_failures = test_list(root, "expected_failures");
@@ -104,7 +119,7 @@ void parse_conformance(const YamlNode& root, Manifest& m) {
 Manifest parse(const YamlNode& root, const std::filesystem::path& file) {
   root.only_keys({"name", "version", "description", "aliases", "library", "abi", "platform",
                   "provides", "default_chip", "chips", "unsupported", "expected_failures",
-                  "conformance"});
+                  "conformance", "library_size", "library_sha256"});
   Manifest m;
   m.file = file;
   m.name = root.child("name").as_string();
@@ -119,6 +134,7 @@ Manifest parse(const YamlNode& root, const std::filesystem::path& file) {
   std::filesystem::path dir = file.parent_path();
   std::filesystem::path library = root.child("library").as_string();
   m.library = library.is_absolute() ? library : dir / library;
+  parse_integrity(root, m);
   YamlNode abi = root.child("abi");
   abi.only_keys({"major", "minor"});
   m.abi_major = static_cast<uint32_t>(abi.child("major").as_int(0, UINT32_MAX));

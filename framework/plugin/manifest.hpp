@@ -2,7 +2,9 @@
 // ABI or platform is refused without running any of its code.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -33,6 +35,11 @@ struct Manifest {
   std::string description;
   std::vector<std::string> aliases;
   std::filesystem::path library;  // absolute
+  // What the library must be, checked before it is loaded (tessera_add_plugin writes both after
+  // the final link and again on install): its size in bytes and its SHA-256 in lowercase hex.
+  // Absent (nullopt, "") in a hand-written manifest, whose library the host then refuses.
+  std::optional<uint64_t> library_size;
+  std::string library_sha256;
   uint32_t abi_major = 0;
   uint32_t abi_minor = 0;
   std::string platform;

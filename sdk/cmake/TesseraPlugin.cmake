@@ -7,9 +7,11 @@
 #     [NO_CONFORMANCE_TEST])
 #
 # Builds NAME.so with hidden visibility, exporting only tessera_plugin_query (linker version
-# script), writes the manifest NAME.plugin.yaml beside it, copies the chip presets of CHIPS_DIR to
-# NAME.chips/, installs all three under lib/tessera/plugins, and adds the CTest `conformance.NAME`
-# (the tessera executable run as `tessera conformance --plugin NAME.so`).
+# script), writes the manifest NAME.plugin.yaml beside it after every link (with the library's size
+# and SHA-256, which the host checks before loading it), copies the chip presets of CHIPS_DIR to
+# NAME.chips/, installs all three under lib/tessera/plugins (the installed manifest records the
+# installed library, after install stripped it or edited its RPATH), and adds the CTest
+# `conformance.NAME` (the tessera executable run as `tessera conformance --plugin NAME.so`).
 #
 # For the conformance kit (docs/plugin-authoring.md), written into the manifest: UNSUPPORTED tests
 # are skipped, EXPECTED_FAILURES run and must fail; CONFORMANCE_LAYOUTS are pairs of a tensor shape
@@ -22,15 +24,50 @@
 #
 # Variables read: TESSERA_PLUGIN_OUTPUT_DIR (default: current binary dir), TESSERA_EXECUTABLE (a
 # path or a generator expression; set by TesseraSDKConfig.cmake and by the Tessera build itself).
+#
+# tessera_write_plugin_manifest(TARGET target STEM file OUTPUT NAME.plugin.yaml)
+#
+# After every link of TARGET, writes OUTPUT: the manifest STEM (configured without the library's
+# size and SHA-256) followed by library_size and library_sha256 of the linked file. A change of
+# STEM relinks TARGET. tessera_add_plugin uses it; so can a test plugin built without it.
 include_guard(GLOBAL)
 
 set(TESSERA_SDK_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
-set(TESSERA_ABI_MAJOR 1)
-set(TESSERA_ABI_MINOR 1)
+# The ABI version the manifest records, read from the header the plugin compiles against: the
+# host refuses a binary whose descriptor reports another version than its manifest.
+if(TESSERA_SDK_INCLUDE_DIR)  # the installed package (TesseraSDKConfig.cmake)
+  set(_tessera_abi_header "${TESSERA_SDK_INCLUDE_DIR}/tessera/plugin_abi.h")
+else()  # the source tree
+  set(_tessera_abi_header "${TESSERA_SDK_CMAKE_DIR}/../include/tessera/plugin_abi.h")
+endif()
+foreach(part MAJOR MINOR)
+  file(STRINGS "${_tessera_abi_header}" _tessera_abi_line
+    REGEX "^#define TESSERA_ABI_${part} [0-9]+$")
+  if(NOT _tessera_abi_line)
+    message(FATAL_ERROR "TesseraPlugin.cmake: no TESSERA_ABI_${part} in ${_tessera_abi_header}")
+  endif()
+  string(REGEX REPLACE ".* " "" TESSERA_ABI_${part} "${_tessera_abi_line}")
+endforeach()
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_tessera_abi_header}")
 if(NOT TESSERA_SDK_VERSION)
   set(TESSERA_SDK_VERSION "${PROJECT_VERSION}")
 endif()
 string(TOLOWER "${CMAKE_SYSTEM_NAME}-${CMAKE_SYSTEM_PROCESSOR}" TESSERA_PLATFORM)
+
+function(tessera_write_plugin_manifest)
+  cmake_parse_arguments(PARSE_ARGV 0 M "" "TARGET;STEM;OUTPUT" "")
+  foreach(required TARGET STEM OUTPUT)
+    if(NOT M_${required})
+      message(FATAL_ERROR "tessera_write_plugin_manifest: ${required} is required")
+    endif()
+  endforeach()
+  set(script "${TESSERA_SDK_CMAKE_DIR}/TesseraPluginManifest.cmake")
+  add_custom_command(TARGET ${M_TARGET} POST_BUILD
+    COMMAND "${CMAKE_COMMAND}" "-DLIBRARY=$<TARGET_FILE:${M_TARGET}>" "-DSTEM=${M_STEM}"
+      "-DMANIFEST=${M_OUTPUT}" -P "${script}"
+    VERBATIM)
+  set_property(TARGET ${M_TARGET} APPEND PROPERTY LINK_DEPENDS "${M_STEM}" "${script}")
+endfunction()
 
 # Sets `out` to YAML items `    - {shape: S, text: "T"}` for the pairs in ARGN, or `[]`.
 function(_tessera_layout_samples out plugin key)
@@ -116,9 +153,20 @@ function(tessera_add_plugin NAME)
   if(NOT template)
     set(template "${TESSERA_SDK_CMAKE_DIR}/plugin.yaml.in")
   endif()
-  configure_file("${template}" "${out}/${NAME}.plugin.yaml" @ONLY)
+  set(stem "${CMAKE_CURRENT_BINARY_DIR}/${target}.plugin.yaml.in")
+  configure_file("${template}" "${stem}" @ONLY)
+  tessera_write_plugin_manifest(TARGET ${target} STEM "${stem}" OUTPUT "${out}/${NAME}.plugin.yaml")
   install(TARGETS ${target} LIBRARY DESTINATION lib/tessera/plugins)
-  install(FILES "${out}/${NAME}.plugin.yaml" DESTINATION lib/tessera/plugins)
+  install(FILES "${stem}" DESTINATION lib/tessera/plugins RENAME "${NAME}.plugin.yaml")
+  # After the library's install step, which may have stripped it or rewritten its RPATH.
+  set(installed "\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/lib/tessera/plugins/${NAME}")
+  install(CODE "
+    execute_process(COMMAND \"${CMAKE_COMMAND}\" \"-DLIBRARY=${installed}.so\"
+      \"-DMANIFEST=${installed}.plugin.yaml\" -P \"${TESSERA_SDK_CMAKE_DIR}/TesseraPluginManifest.cmake\"
+      RESULT_VARIABLE failed)
+    if(failed)
+      message(FATAL_ERROR \"cannot write the installed manifest of plugin ${NAME}\")
+    endif()")
 
   if(TP_CHIPS_DIR)
     get_filename_component(chips_src "${TP_CHIPS_DIR}" ABSOLUTE)

@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "sdk/conformance/records.hpp"
+
 namespace tessera::conformance {
 
 namespace {
@@ -20,10 +22,8 @@ int count(const int (&counts)[5], Outcome o) {
 
 }  // namespace
 
-const PluginState* ResultPrinter::state_of(const std::string& label) const {
-  for (const auto& s : states_)
-    if (s->label == label) return s.get();
-  return nullptr;
+const Manifest* ResultPrinter::manifest_of(const testing::TestInfo& info) const {
+  return plugin_label(info) == state_->label && state_->manifest ? &*state_->manifest : nullptr;
 }
 
 void ResultPrinter::OnTestIterationStart(const testing::UnitTest& unit, int) {
@@ -33,6 +33,9 @@ void ResultPrinter::OnTestIterationStart(const testing::UnitTest& unit, int) {
 
 void ResultPrinter::OnTestStart(const testing::TestInfo& info) {
   std::cout << "[ RUN      ] " << full_name(info) << "\n";
+  // Flushed before the test runs: if it crashes the child, its output so far is not lost.
+  std::cout.flush();
+  reporter_.send({record::kStart, kit_test_name(info)});
 }
 
 void ResultPrinter::OnTestPartResult(const testing::TestPartResult& result) {
@@ -43,12 +46,11 @@ void ResultPrinter::OnTestPartResult(const testing::TestPartResult& result) {
 }
 
 std::string ResultPrinter::verdict(const testing::TestInfo& info, Outcome outcome) const {
-  const PluginState* state = state_of(plugin_label(info));
-  const TestEntry* entry = state != nullptr && state->manifest
-                               ? find_entry(state->manifest->expected_failures, kit_test_name(info))
-                               : nullptr;
+  const Manifest* manifest = manifest_of(info);
+  const TestEntry* entry =
+      manifest != nullptr ? find_entry(manifest->expected_failures, kit_test_name(info)) : nullptr;
   std::string where =
-      entry == nullptr ? "" : state->manifest->file.string() + ":" + std::to_string(entry->line);
+      entry == nullptr ? "" : manifest->file.string() + ":" + std::to_string(entry->line);
   switch (outcome) {
     case Outcome::passed:
       return "[       OK ] " + full_name(info) + milliseconds(info);
@@ -71,47 +73,25 @@ std::string ResultPrinter::verdict(const testing::TestInfo& info, Outcome outcom
 }
 
 void ResultPrinter::OnTestEnd(const testing::TestInfo& info) {
-  const PluginState* state = state_of(plugin_label(info));
-  Outcome outcome =
-      classify(info, state != nullptr && state->manifest ? &*state->manifest : nullptr);
-  ++tallies_[plugin_label(info)].counts[static_cast<int>(outcome)];
-  ++total_.counts[static_cast<int>(outcome)];
+  Outcome outcome = classify(info, manifest_of(info));
+  ++counts_[static_cast<int>(outcome)];
   if (outcome == Outcome::failed) failures_.push_back("[  FAILED  ] " + full_name(info));
   if (outcome == Outcome::unexpected_pass) failures_.push_back("[    XPASS ] " + full_name(info));
   std::cout << verdict(info, outcome) << "\n";
+  reporter_.send({record::kEnd, plugin_label(info), std::to_string(static_cast<int>(outcome))});
 }
 
 void ResultPrinter::OnTestIterationEnd(const testing::UnitTest& unit, int) {
   std::cout << "[==========] " << unit.test_to_run_count() << " tests ran. (" << unit.elapsed_time()
             << " ms total)\n"
-            << "[  PASSED  ] " << count(total_.counts, Outcome::passed) << " tests.\n";
-  if (int skipped = count(total_.counts, Outcome::skipped))
+            << "[  PASSED  ] " << count(counts_, Outcome::passed) << " tests.\n";
+  if (int skipped = count(counts_, Outcome::skipped))
     std::cout << "[  SKIPPED ] " << skipped << " tests.\n";
-  if (int xfail = count(total_.counts, Outcome::expected_failure))
+  if (int xfail = count(counts_, Outcome::expected_failure))
     std::cout << "[    XFAIL ] " << xfail << " tests failed as expected.\n";
   if (!failures_.empty()) {
     std::cout << "[  FAILED  ] " << failures_.size() << " tests, listed below:\n";
     for (const auto& f : failures_) std::cout << f << "\n";
-  }
-}
-
-void ResultPrinter::print_summary() const {
-  for (const auto& s : states_) {
-    auto it = tallies_.find(s->label);
-    const Tally tally = it != tallies_.end() ? it->second : Tally{};
-    const auto& c = tally.counts;
-    std::cout << "conformance: "
-              << (s->manifest ? s->manifest->name + " " + s->manifest->version : s->target)
-              << (!s->library        ? " (did not load)"
-                  : s->error.empty() ? ""
-                                     : " (not tested)")
-              << " \u2014 " << count(c, Outcome::passed) << " passed, "
-              << count(c, Outcome::failed) + count(c, Outcome::unexpected_pass) << " failed, "
-              << count(c, Outcome::skipped) << " skipped";
-    if (s->manifest && !s->manifest->expected_failures.empty())
-      std::cout << ", " << count(c, Outcome::expected_failure) << " failed as expected, "
-                << count(c, Outcome::unexpected_pass) << " passed unexpectedly";
-    std::cout << "\n";
   }
 }
 

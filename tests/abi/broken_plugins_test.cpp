@@ -1,7 +1,9 @@
 // Deliberately broken plugins (built by tests/abi/CMakeLists.txt from broken/broken_plugin.cpp) are
 // refused by the host, each with its own message naming the plugin, the file and the fix, and the
-// process survives every one of them. `control` is the same code without a fault, so each refusal
-// is caused by its one fault and not by the harness.
+// process survives every one of them. (The plugins that kill the process that loads them are
+// tested through `tessera conformance` and `tessera targets`, which load them in a child.)
+// `control` is the same code without a fault, so each refusal is caused by its one fault and not by
+// the harness.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -77,8 +79,25 @@ std::string who(const std::string& plugin) {
 const std::vector<Case> kCases = {
     {"manifest_abi_2",
      Stage::load,
-     {"plugin 'manifest_abi_2' ('" + manifest_of("manifest_abi_2") + "') uses plugin ABI 2.0, " +
-      "but this host speaks ABI 1.1: rebuild the plugin against TesseraSDK 1.x"}},
+     {"plugin 'manifest_abi_2' ('" + manifest_of("manifest_abi_2") + "') uses plugin ABI 2." +
+      std::to_string(TESSERA_ABI_MINOR) + ", but this host speaks ABI 1." +
+      std::to_string(TESSERA_ABI_MINOR) + ": rebuild the plugin against TesseraSDK 1.x"}},
+    {"manifest_abi_1_9",
+     Stage::load,
+     {who("manifest_abi_1_9") + "descriptor reports ABI 1." + std::to_string(TESSERA_ABI_MINOR) +
+      ", but the manifest '" + manifest_of("manifest_abi_1_9") +
+      "' says 1.9; regenerate the manifest with tessera_add_plugin"}},
+    {"no_integrity",
+     Stage::load,
+     {"plugin 'no_integrity': library '" + library_of("no_integrity") +
+      "' cannot be verified: its manifest '" + manifest_of("no_integrity") +
+      "' records no library_size and library_sha256; regenerate the manifest with "
+      "tessera_add_plugin"}},
+    {"missing_dependency",
+     Stage::load,
+     {"plugin 'missing_dependency': cannot load '" + library_of("missing_dependency") +
+      "': libabi_broken_dependency.so: cannot open shared object file: No such file or "
+      "directory"}},
     {"wrong_platform",
      Stage::load,
      {"plugin 'wrong_platform' ('" + manifest_of("wrong_platform") +

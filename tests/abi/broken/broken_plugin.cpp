@@ -3,12 +3,18 @@
 //   BROKEN_VERSION  the version the descriptor reports
 //   BROKEN_FAULT    a Fault below; `none` builds the well-behaved control plugin
 //   BROKEN_ENTRY    the exported entry point's name (a misspelling = "no entry point")
+//   BROKEN_DEPENDENCY  defined when the plugin links a library the loader cannot find
 // Written against the raw C ABI without the SDK, because most of these faults are exactly what the
 // SDK's TESSERA_DEFINE_PLUGIN and trampolines make impossible.
 #include <tessera/plugin_abi.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <stdexcept>
+
+#ifdef BROKEN_DEPENDENCY
+extern "C" int broken_dependency_answer();  // in a library off the loader's path
+#endif
 
 namespace {
 
@@ -22,6 +28,9 @@ enum class Fault {
   throwing_constructor,  // a C++ exception straight through the C ABI
   no_object,             // constructor returns OK without an object
   short_object,          // constructor returns a vtable too short for ABI 1.0
+  crash_on_load,         // a static initialiser faults (SIGILL) as the library is loaded
+  crash_in_create,       // create_topology faults (SIGILL) when given valid arguments
+  exit_in_create,        // create_topology ends the process with _exit(3)
 };
 constexpr Fault kFault = Fault::BROKEN_FAULT;
 
@@ -30,6 +39,13 @@ constexpr Fault kFault = Fault::BROKEN_FAULT;
 #endif
 
 const tessera_host_api* host = nullptr;
+
+// Runs while dlopen maps the library, before the host can call anything.
+struct LoadTimeFault {
+  LoadTimeFault() {
+    if constexpr (kFault == Fault::crash_on_load) __builtin_trap();
+  }
+} load_time_fault;
 
 template <class Object>
 tessera_status* unimplemented(const tessera_params*, Object**) {
@@ -43,6 +59,8 @@ tessera_status* create_topology(const tessera_params* params, tessera_topology**
     throw std::runtime_error("the topology constructor exploded");
   if (params == nullptr || out == nullptr)
     return host->make_status(TESSERA_INVALID_ARGUMENT, "params and out must not be NULL");
+  if constexpr (kFault == Fault::crash_in_create) __builtin_trap();
+  if constexpr (kFault == Fault::exit_in_create) _exit(3);
   if constexpr (kFault == Fault::no_object) return nullptr;
   if constexpr (kFault == Fault::short_object) {
     // Static: the host cannot release a malformed object, so nothing may leak.
@@ -65,6 +83,7 @@ tessera_plugin_descriptor make_descriptor() {
   d.name = BROKEN_NAME;
   d.version = BROKEN_VERSION;
   d.description = "a deliberately broken plugin for tests/abi";
+
   d.create_topology = &create_topology;
   if (kFault == Fault::descriptor_major_2) d.abi_major = TESSERA_ABI_MAJOR + 1;
   if (kFault == Fault::short_descriptor)
@@ -80,6 +99,9 @@ extern "C" TESSERA_PLUGIN_EXPORT const tessera_plugin_descriptor* BROKEN_ENTRY(
     uint32_t abi_major, uint32_t, const tessera_host_api* host_api) {
   if (abi_major != TESSERA_ABI_MAJOR || host_api == nullptr) return nullptr;
   if (kFault == Fault::query_returns_null) return nullptr;
+#ifdef BROKEN_DEPENDENCY
+  if (broken_dependency_answer() != 42) return nullptr;  // a use, so the library is needed
+#endif
   host = host_api;
   static const tessera_plugin_descriptor descriptor = make_descriptor();
   return &descriptor;

@@ -148,5 +148,34 @@ TEST(Manifest, SampleLayoutsNeedAShapeAndAText) {
             "\"LAYOUT\"}");
 }
 
+// What tessera_add_plugin appends after the link (TesseraPluginManifest.cmake).
+constexpr const char* kDigest = "9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08";
+
+TEST(Manifest, ReadsTheLibrarySizeAndDigestInLowerCase) {
+  auto m = parse_manifest(
+      std::string(kGood) + "library_size: 12345\nlibrary_sha256: \"" + kDigest + "\"\n",
+      "x.plugin.yaml");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->library_size, 12345u);
+  EXPECT_EQ(m->library_sha256, "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08");
+}
+
+TEST(Manifest, WithoutSizeAndDigestTheManifestReadsButRecordsNone) {
+  auto m = parse_manifest(kGood, "x.plugin.yaml");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_FALSE(m->library_size);
+  EXPECT_EQ(m->library_sha256, "");
+}
+
+TEST(Manifest, SizeAndDigestGoTogetherAndMustBeWellFormed) {
+  EXPECT_EQ(conformance_error("library_size: 10\n"),
+            "x.plugin.yaml:1: missing required key 'library_sha256'");
+  EXPECT_EQ(conformance_error("library_size: 10\nlibrary_sha256: abc\n"),
+            "x.plugin.yaml:12: 'library_sha256': expected a SHA-256 as 64 hex digits, got 'abc'");
+  EXPECT_EQ(
+      conformance_error("library_size: 0\nlibrary_sha256: \"" + std::string(kDigest) + "\"\n"),
+      "x.plugin.yaml:11: 'library_size': must be in [1, 9223372036854775807], got 0");
+}
+
 }  // namespace
 }  // namespace tessera

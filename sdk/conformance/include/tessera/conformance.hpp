@@ -21,10 +21,14 @@ struct Options {
   std::vector<std::string> gtest_args;             // passed through (e.g. --gtest_filter=...)
 };
 
-// Runs the suites, once per process (GoogleTest registers them on its first initialisation; other
-// gtest tests linked into the program run with them). Returns the process exit code: 0 when every
-// test passed or failed as its manifest expects, 1 otherwise. A plugin that cannot be resolved or
-// loaded is a failed test (with the reason), not an exception.
+// Runs the suites on each plugin in a child process of its own (fork), so that a plugin that
+// crashes is reported, with its signal and the test it was in, and the others are still tested.
+// Call it once per process, before GoogleTest is initialised: each child initialises it, and any
+// other gtest test linked into the program runs in every child with the plugin's tests. Prints one
+// summary line per plugin and returns the process exit code (docs/cli.md): 0 when every test
+// passed or failed as its manifest expects; 4 when a plugin did not load or its child died; else 3
+// when a target was not found; else 1 (a test failed or passed unexpectedly, or a manifest names
+// tests the kit does not have). Never throws for a plugin's fault.
 int run(const Options& options);
 
 }  // namespace tessera::conformance
