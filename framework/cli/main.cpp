@@ -134,8 +134,8 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << printable(f.error().message, kMessageChars) << "\n";
     return finish_stdout(cli::exit_code(f.error().kind));
   } catch (const std::exception& e) {
-    std::cerr << "internal error: " << printable(e.what(), kMessageChars)
-              << "\n(this is a bug in Tessera; please report it with the command you ran)\n";
+    std::cerr << "error: internal error: " << printable(e.what(), kMessageChars)
+              << " (this is a bug in Tessera; please report it with the command you ran)\n";
     return cli::kExitInternal;
   }
 }
