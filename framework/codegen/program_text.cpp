@@ -37,13 +37,19 @@ constexpr std::array<std::pair<const char*, NumberField>, 9> kExecuteNumbers{{
     {"cores", nullptr},  // an integer, read separately
 }};
 
+// A name or label between double quotes: \" and \\ escape themselves, and a line break (an ONNX
+// node's name may hold one) is \n or \r, so every instruction stays on its line.
 std::string quote(const std::string& text) {
   std::string out = "\"";
   for (char c : text) {
     if (c == '"' || c == '\\') out += '\\';
-    out += c;
+    out += c == '\n' ? std::string("\\n") : c == '\r' ? std::string("\\r") : std::string(1, c);
   }
   return out + "\"";
+}
+
+char unescaped(char c) {
+  return c == 'n' ? '\n' : c == 'r' ? '\r' : c;
 }
 
 std::string instruction_line(const Instruction& in, const ProgramOp& op) {
@@ -54,8 +60,9 @@ std::string instruction_line(const Instruction& in, const ProgramOp& op) {
   for (const auto& [key, field] : kExecuteNumbers) {
     if (field != nullptr) line += fmt::format(" {}={}", key, op.*field);
   }
-  return line + fmt::format(" cores={} estimate_s={}..{} plan={}", op.cores_used,
-                            op.estimated_start_s, op.estimated_end_s, quote(op.exec_label));
+  if (op.cores_used > 0) line += fmt::format(" cores={}", op.cores_used);  // 0: not given
+  return line + fmt::format(" estimate_s={}..{} plan={}", op.estimated_start_s, op.estimated_end_s,
+                            quote(op.exec_label));
 }
 
 // One line split into words; a double-quoted part (with \" and \\) belongs to its word.
@@ -72,7 +79,7 @@ Tokens split_line(const std::string& line) {
     char c = line[i];
     if (quoted) {
       if (c == '\\' && i + 1 < line.size())
-        c = line[++i];
+        c = unescaped(line[++i]);
       else if (c == '"') {
         quoted = false;
         continue;

@@ -16,7 +16,7 @@ Program sample() {
   for (int i = 0; i < 3; ++i) {
     ProgramOp op;
     op.op = i;
-    op.name = "layer0.op" + std::to_string(i);
+    op.name = i == 2 ? "an ONNX\nname\r" : "layer0.op" + std::to_string(i);
     op.exec_label = "b/16 n/368 · rotate k×4";
     op.preload_label = i > 0 ? "replicate ×2" : "";
     op.preload_bytes = i > 0 ? 1048576.5 * i : 0;
