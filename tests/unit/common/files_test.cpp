@@ -169,6 +169,20 @@ TEST(Files, ReplacingAFileKeepsItsPermissions) {
             fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
 }
 
+TEST(Files, APermissionDeniedNamesThePath) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root writes into any directory; CI runs as root";
+  TempDir dir;
+  fs::path locked = dir.path() / "locked";
+  fs::create_directories(locked);
+  fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec);
+  auto r = write_file_atomically(locked / "plan.yaml", "x", false);
+  fs::permissions(locked, fs::perms::owner_all);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::input);
+  EXPECT_EQ(r.error().message,
+            "cannot write '" + (locked / "plan.yaml").string() + "': Permission denied");
+}
+
 TEST(Files, ReadingIsBounded) {
   auto zero = read_file("/dev/zero", size_t{1} << 20);
   ASSERT_FALSE(zero.ok());
