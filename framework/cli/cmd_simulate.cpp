@@ -35,7 +35,8 @@ struct SimulateOptions {
 [[noreturn]] void refuse(const std::vector<codegen::Violation>& violations,
                          const std::string& path) {
   std::vector<std::string> lines = codegen::violation_lines(violations, printable(path));
-  for (size_t i = 0; i + 1 < lines.size(); ++i) std::cerr << "error: " << lines[i] << "\n";
+  for (size_t i = 0; i + 1 < lines.size(); ++i)
+    std::cerr << "error: " << printable(lines[i], 1000) << "\n";  // as main prints the last
   throw Failure(input_error(lines.back()));
 }
 
