@@ -8,6 +8,7 @@
 
 #include "framework/common/files.hpp"
 #include "framework/common/reference.hpp"
+#include "framework/common/user_text.hpp"
 #include "framework/common/yaml_reader.hpp"
 
 #ifndef TESSERA_SOURCE_CHIPS_DIR
@@ -26,6 +27,12 @@ namespace {
 void flatten(const YamlNode& node, const std::string& prefix, ParamList& out, int depth = 0) {
   constexpr int kMaxDepth = 16;
   if (depth > kMaxDepth) throw node.fail("is nested more than 16 levels deep");
+  // An empty map or list would flatten to nothing, and the plugin would use its default.
+  bool empty = (node.is_map() || node.is_sequence()) && node.raw().size() == 0;
+  if (empty)
+    throw node.fail(std::string("has no value (") +
+                    (node.is_map() ? "an empty map" : "an empty list") +
+                    "); give the value, or remove the key for the plugin's default");
   if (node.is_map()) {
     for (const auto& [key, child] : node.entries())
       flatten(child, prefix.empty() ? key : prefix + "." + key, out, depth + 1);
@@ -34,7 +41,7 @@ void flatten(const YamlNode& node, const std::string& prefix, ParamList& out, in
     for (size_t i = 0; i < items.size(); ++i)
       flatten(items[i], prefix + "." + std::to_string(i), out, depth + 1);
   } else if (node.raw().IsNull()) {
-    throw node.fail("has no value");
+    throw node.fail("has no value; give the value, or remove the key for the plugin's default");
   } else {
     out.items.emplace_back(prefix, node.as_string());
   }
@@ -50,7 +57,7 @@ double positive(const YamlNode& section, const std::string& key, double fallback
     if (used == text.size() && value > 0 && std::isfinite(value)) return value;
   } catch (const std::logic_error&) {
   }
-  throw node.fail("expected a number > 0, got '" + node.as_string() + "'");
+  throw node.fail("expected a number > 0, got " + in_quotes(node.as_string()));
 }
 
 ChipScale parse_scale(const YamlNode& section) {

@@ -8,8 +8,9 @@
 #include <memory>
 
 #include "framework/cli/model_options.hpp"
+#include "framework/cli/number_checks.hpp"
 #include "framework/cli/options.hpp"
-#include "framework/common/files.hpp"
+#include "framework/cli/output.hpp"
 #include "framework/driver/driver.hpp"
 #include "framework/planner/plan_yaml.hpp"
 #include "framework/report/design_report.hpp"
@@ -49,8 +50,7 @@ driver::Progress progress_printer(const std::string& what, bool verbose) {
 }
 
 void write_plan(const std::filesystem::path& path, const planner::Plan& plan, bool force) {
-  write_file_atomically(path, planner::write_plan_yaml(plan), force).take();
-  std::cerr << "wrote " << path.string() << "\n";
+  write_output(path.string(), planner::write_plan_yaml(plan), force);
 }
 
 void write_plans(const CompileOptions& o, const driver::DesignChoice& choice,
@@ -66,6 +66,10 @@ void write_plans(const CompileOptions& o, const driver::DesignChoice& choice,
 }
 
 int run_compile(const GlobalOptions& global, const CompileOptions& o) {
+  if (is_stdout(o.output))
+    throw Failure(
+        usage_error("-o names the directory plan.yaml is written into; '-' (standard "
+                    "output) is not one"));
   driver::DesignChoice choice = driver::parse_design_choice(o.design).take();
   PluginSet plugins(global.registry());
   driver::OpenChip chip = driver::open_chip(plugins, o.chip).take();
@@ -118,14 +122,14 @@ void add_compile_command(CLI::App& app, const GlobalOptions& global, Action& act
   cmd->add_flag("--simulate", o->simulate,
                 "Also run each design's program on the event-driven simulator and show its table");
   cmd->add_option("--threads", o->threads, "Worker threads (default: all)")
-      ->check(CLI::Range(1u, 1024u));
+      ->check(whole_in(1, 1024));
   cmd->add_option("--max-displacement", o->max_displacement,
                   "Elk-Full: slots a preload may move from program order")
-      ->check(CLI::Range(0, 8))
+      ->check(whole_in(0, 8))
       ->capture_default_str();
   cmd->add_option("--max-preloads", o->max_preloads,
                   "Most preloads beside one op, K (default: the ops of one repeated layer)")
-      ->check(CLI::Range(1, 4096));
+      ->check(whole_in(1, 4096));
   cmd->callback([&global, &action, o, models] {
     models->finish();
     action = [&global, o] { return run_compile(global, *o); };

@@ -4,7 +4,7 @@
 
 #include "framework/cli/model_options.hpp"
 #include "framework/cli/options.hpp"
-#include "framework/common/files.hpp"
+#include "framework/cli/output.hpp"
 #include "framework/driver/driver.hpp"
 #include "framework/frontend/zoo/zoo.hpp"
 #include "framework/ir/graph_yaml.hpp"
@@ -58,8 +58,7 @@ int run_inspect(const GlobalOptions& global, const InspectOptions& o) {
     std::cout << text;
     return kExitOk;
   }
-  write_file_atomically(o.output, text, o.force).take();
-  std::cerr << "wrote " << o.output << "\n";
+  write_output(o.output, text, o.force);
   return kExitOk;
 }
 

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <iostream>
 
+#include "framework/cli/number_checks.hpp"
 #include "framework/cli/options.hpp"
 #include "framework/driver/driver.hpp"
 #include "framework/report/table.hpp"
@@ -270,7 +271,7 @@ void add_layout_command(CLI::App& app, const GlobalOptions& global, Action& acti
                   "col-reduce, matmul-lhs, matmul-rhs, elementwise) with their costs");
   cmd->add_option("--candidates", options->candidates, "How many candidates --choose lists")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1000));
+      ->check(whole_in(1, 1000));
   cmd->callback([&global, &action, options] {
     action = [&global, options] { return run_layout(global, *options); };
   });

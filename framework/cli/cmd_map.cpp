@@ -6,8 +6,10 @@
 #include <filesystem>
 #include <iostream>
 
+#include "framework/cli/model_options.hpp"
+#include "framework/cli/number_checks.hpp"
 #include "framework/cli/options.hpp"
-#include "framework/common/files.hpp"
+#include "framework/cli/output.hpp"
 #include "framework/frontend/model_source.hpp"
 #include "framework/mapper/arch_spec.hpp"
 #include "framework/mapper/looptree_yaml.hpp"
@@ -25,6 +27,8 @@ namespace tessera::cli {
 namespace {
 
 using namespace tessera::mapper;
+
+constexpr double kMaxTimeLimit = 86400;  // a day of sampling; TCM itself needs seconds
 
 struct MapOptions {
   std::string arch = "tpu_v4i_like";
@@ -46,6 +50,11 @@ struct MapOptions {
   bool progress = false;
   bool force = false;
 };
+
+// The report's stream: standard error when the mapping itself goes to standard output (-o -).
+std::ostream& report(const MapOptions& o) {
+  return report_stream({o.output});
+}
 
 // The text written in a mapping file's `arch:` key: a preset name, or the file's absolute path.
 std::string arch_reference(const std::string& arch) {
@@ -71,7 +80,7 @@ Problem load_problem(const MapOptions& o) {
   ir::Graph graph = load_model(request).take();
   OpProblem op = problem_from_op(graph, o.op).take();
   for (const auto& t : op.epilogue)
-    std::cout << "note       " << t << " is added once per output element (an epilogue); it is "
+    report(o) << "note       " << t << " is added once per output element (an epilogue); it is "
               << "not part of the mapped Einsum\n";
   return op.problem;
 }
@@ -86,16 +95,15 @@ int level_index(const Hierarchy& h, const std::string& name) {
                             " Levels: " + join_names(names)));
 }
 
-void print_header(const Problem& p, const ArchSpec& arch, const std::string& what) {
-  std::cout << "workload   " << p.str() << "\n";
-  std::cout << "arch       " << arch.name << " (" << arch.file.string() << ")\n";
-  std::cout << what << "\n\n";
+void print_header(const MapOptions& o, const Problem& p, const ArchSpec& arch,
+                  const std::string& what) {
+  report(o) << "workload   " << p.str() << "\n";
+  report(o) << "arch       " << arch.name << " (" << arch.file.string() << ")\n";
+  report(o) << what << "\n\n";
 }
 
-void write_output(const MapOptions& o, const std::string& text) {
-  if (o.output.empty()) return;
-  write_file_atomically(o.output, text, o.force).take();
-  std::cout << "wrote " << o.output << "\n";
+void write_mapping(const MapOptions& o, const std::string& text) {
+  if (!o.output.empty()) write_output(o.output, text, o.force);
 }
 
 // A progress line on stderr when it is a terminal (or when asked), overwritten in place.
@@ -120,13 +128,13 @@ int run_tcm(const MapOptions& o, const ArchSpec& arch, const Problem& p, const H
   MapResult result = run_mapper(p, h, options);
   if (options.progress && isatty(STDERR_FILENO)) std::cerr << "\r\033[K" << std::flush;
   if (result.mappings.empty()) throw Failure(input_error(result.infeasible));
-  print_header(p, arch,
+  print_header(o, p, arch,
                "objective  " + o.objective +
                    (options.objective == Objective::pareto
                         ? " (latency vs " + h.levels[options.pareto_level].name + " usage)"
                         : ""));
   if (options.objective == Objective::pareto)
-    std::cout << render_front(result.mappings, h.levels[options.pareto_level].name) << "\n"
+    report(o) << render_front(result.mappings, h.levels[options.pareto_level].name) << "\n"
               << "fastest point:\n";
   const Candidate& best = result.mappings[0];
   Evaluation ev = evaluate_reference(p, h, best.tree);
@@ -136,9 +144,9 @@ int run_tcm(const MapOptions& o, const ArchSpec& arch, const Problem& p, const H
       differ(ev.metrics.latency_seconds, best.metrics.latency_seconds))
     throw Failure(Error{ErrorKind::internal, StatusCode::internal,
                         "the curried and the reference model disagree on the best mapping"});
-  std::cout << render_evaluation(p, h, best.tree, ev) << "\n"
+  report(o) << render_evaluation(p, h, best.tree, ev) << "\n"
             << render_stats(result.stats, result.times);
-  write_output(o, mapping_yaml(arch_reference(o.arch), p, h, options.objective, result.mappings));
+  write_mapping(o, mapping_yaml(arch_reference(o.arch), p, h, options.objective, result.mappings));
   return kExitOk;
 }
 
@@ -157,12 +165,12 @@ int run_random(const MapOptions& o, const ArchSpec& arch, const Problem& p, cons
                               (diagnose_overflow(p, h).empty() ? "sample longer (--time-limit)"
                                                                : diagnose_overflow(p, h))));
   print_header(
-      p, arch,
+      o, p, arch,
       "search     random sampling, seed " + std::to_string(o.seed) + ", objective " + o.objective);
   Evaluation ev = evaluate_reference(p, h, result.best->tree);
-  std::cout << render_evaluation(p, h, result.best->tree, ev) << "\n"
+  report(o) << render_evaluation(p, h, result.best->tree, ev) << "\n"
             << render_random(result, options.objective);
-  write_output(o, mapping_yaml(arch_reference(o.arch), p, h, options.objective, {*result.best}));
+  write_mapping(o, mapping_yaml(arch_reference(o.arch), p, h, options.objective, {*result.best}));
   return kExitOk;
 }
 
@@ -170,7 +178,7 @@ int run_evaluate(const MapOptions& o) {
   MappingFile file = read_mapping_file(o.evaluate).take();
   ArchSpec arch = resolve_arch_spec(file.arch).take();
   Hierarchy h = build_hierarchy(arch, file.problem).take();
-  print_header(file.problem, arch, "evaluating " + o.evaluate);
+  print_header(o, file.problem, arch, "evaluating " + o.evaluate);
   int status = kExitOk;
   for (size_t i = 0; i < file.trees.size(); ++i) {
     LoopTree tree = looptree_from_yaml(file.trees[i], file.problem, h).take();
@@ -212,8 +220,8 @@ void add_map_command(CLI::App& app, const GlobalOptions&, Action& action) {
   cmd->add_option("--model", o->model, "A model (as `tessera inspect` takes) whose --op to map");
   cmd->add_option("--op", o->op, "The op of --model to map");
   cmd->add_option("--batch", o->batch, "Zoo models: sequences per step")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--seq", o->seq, "Zoo models: tokens per sequence")->check(CLI::PositiveNumber);
+      ->check(whole_in(1, kMaxBatch));
+  cmd->add_option("--seq", o->seq, "Zoo models: tokens per sequence")->check(whole_in(1, kMaxSeq));
   cmd->add_option("--mode", o->mode, "Zoo models: decode or prefill")
       ->check(CLI::IsMember({"decode", "prefill"}));
   cmd->add_option("--objective", o->objective, "energy, latency, edp or pareto")
@@ -226,10 +234,12 @@ void add_map_command(CLI::App& app, const GlobalOptions&, Action& action) {
       ->check(CLI::IsMember({"tcm", "random"}))
       ->capture_default_str();
   cmd->add_option("--time-limit", o->time_limit, "Seconds of random sampling")
-      ->check(CLI::PositiveNumber)
+      ->check(number_in(0, kMaxTimeLimit, true))
       ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Seed of random sampling")->capture_default_str();
-  cmd->add_option("-j,--threads", o->threads, "Threads (0: all)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--seed", o->seed, "Seed of random sampling")
+      ->check(whole_in(0, INT64_MAX))
+      ->capture_default_str();
+  cmd->add_option("-j,--threads", o->threads, "Threads (0: all)")->check(whole_in(0, 1024));
   cmd->add_option("-o,--output", o->output, "Write the mapping (YAML) here");
   cmd->add_flag("--force", o->force, "Overwrite an existing --output file");
   cmd->add_option("--evaluate", o->evaluate, "Evaluate the mapping in this file");

@@ -4,10 +4,13 @@
 #include <iostream>
 #include <optional>
 
+#include "framework/cli/number_checks.hpp"
 #include "framework/cli/options.hpp"
+#include "framework/cli/output.hpp"
 #include "framework/codegen/program_check.hpp"
 #include "framework/codegen/program_text.hpp"
 #include "framework/common/files.hpp"
+#include "framework/common/user_text.hpp"
 #include "framework/driver/driver.hpp"
 #include "framework/planner/plan_yaml.hpp"
 #include "framework/sim/sim_report.hpp"
@@ -27,43 +30,51 @@ struct SimulateOptions {
   bool force = false;
 };
 
-codegen::Program hand_written_program(const std::string& path, const planner::Plan& plan) {
-  codegen::Program program = codegen::read_program_text(read_file(path).take(), path).take();
+// A program breaking the rules, or with numbers its graph and chip cannot have, is refused with
+// its first violations, one `error:` line each.
+[[noreturn]] void refuse(const std::vector<codegen::Violation>& violations,
+                         const std::string& path) {
+  std::vector<std::string> lines = codegen::violation_lines(violations, printable(path));
+  for (size_t i = 0; i + 1 < lines.size(); ++i)
+    std::cerr << "error: " << printable(lines[i], 1000) << "\n";  // as main prints the last
+  throw Failure(input_error(lines.back()));
+}
+
+codegen::Program hand_written_program(const std::string& path, const planner::Plan& plan,
+                                      const driver::Reopened& reopened) {
+  codegen::Program program =
+      codegen::read_program_text(read_file(path, kMaxTextBytes).take(), path).take();
   auto violations = codegen::check_program(program, &plan.result.preload_order);
-  if (!violations.empty()) {
-    std::string text = codegen::format_violations(violations, path);
-    text.pop_back();  // the caller adds the newline
-    throw Failure(input_error(text));
-  }
+  if (!violations.empty()) refuse(violations, path);
   if (program.ops.size() != plan.result.ops.size())
-    throw Failure(input_error(path + ": the program has " + std::to_string(program.ops.size()) +
-                              " ops but the plan has " + std::to_string(plan.result.ops.size())));
+    throw Failure(input_error(printable(path) + ": the program has " +
+                              std::to_string(program.ops.size()) + " ops but the plan has " +
+                              std::to_string(plan.result.ops.size())));
+  violations =
+      codegen::check_program_bounds(program, *reopened.graph, reopened.chip.models.machine);
+  if (!violations.empty()) refuse(violations, path);
   return program;
 }
 
 int run_simulate(const GlobalOptions& global, const SimulateOptions& o) {
+  std::ostream& report = report_stream({o.program_out, o.trace});
   planner::Plan plan = planner::read_plan_yaml(o.plan).take();
   PluginSet plugins(global.registry());
   driver::Reopened reopened = driver::reopen(plugins, plan, o.plan).take();
 
   std::optional<codegen::Program> program;
-  if (!o.run_program.empty()) program = hand_written_program(o.run_program, plan);
+  if (!o.run_program.empty()) program = hand_written_program(o.run_program, plan, reopened);
   sim::SimOptions options;
   options.groups_per_chip = o.groups_per_chip;
   options.memory = o.memory_detail == "full" ? sim::MemoryDetail::full : sim::MemoryDetail::fast;
   options.record_trace = !o.trace.empty();
   driver::SimulatedDesign run =
       driver::simulate(plan, reopened.chip, *reopened.graph, options, std::move(program)).take();
-  if (!o.program_out.empty()) {
-    write_file_atomically(o.program_out, codegen::write_program_text(run.program), o.force).take();
-    std::cerr << "wrote " << o.program_out << "\n";
-  }
-  std::cout << sim::render_sim_report(run.result, run.program, reopened.chip.models.machine,
-                                      o.op_rows);
-  if (!o.trace.empty()) {
-    write_file_atomically(o.trace, sim::trace_json(run.result, run.program), o.force).take();
-    std::cerr << "wrote " << o.trace << "\n";
-  }
+  if (!o.program_out.empty())
+    write_output(o.program_out, codegen::write_program_text(run.program), o.force);
+  report << sim::render_sim_report(run.result, run.program, reopened.chip.models.machine,
+                                   o.op_rows);
+  if (!o.trace.empty()) write_output(o.trace, sim::trace_json(run.result, run.program), o.force);
   return kExitOk;
 }
 
@@ -87,9 +98,10 @@ void add_simulate_command(CLI::App& app, const GlobalOptions& global, Action& ac
       ->capture_default_str();
   cmd->add_option("--groups", o->groups_per_chip,
                   "Core groups per chip (docs/simulator.md); more is slower and finer")
-      ->check(CLI::Range(1u, 1u << 20))
+      ->check(whole_in(1, 1 << 20))
       ->capture_default_str();
   cmd->add_option("--ops", o->op_rows, "Ops listed, furthest from the estimate first; 0: all")
+      ->check(whole_in(0, 10'000'000))
       ->capture_default_str();
   cmd->add_flag("--force", o->force, "Overwrite existing output files");
   cmd->callback(

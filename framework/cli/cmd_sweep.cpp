@@ -6,8 +6,12 @@
 #include <iostream>
 #include <memory>
 
+#include "framework/cli/number_checks.hpp"
 #include "framework/cli/options.hpp"
+#include "framework/cli/output.hpp"
+#include "framework/common/user_text.hpp"
 #include "framework/dse/mpi_runner.hpp"
+#include "framework/dse/point_setup.hpp"
 #include "framework/dse/points.hpp"
 #include "framework/dse/sweep_run.hpp"
 
@@ -70,7 +74,8 @@ std::string summary(const dse::SweepSession& session, const std::string& run_dir
   std::string reasons;
   for (const auto& [index, r] : session.results()) {
     if (r.ok) continue;
-    if (++failed <= 5) reasons += fmt::format("  point {} failed: {}\n", index, r.reason);
+    if (++failed <= 5)
+      reasons += fmt::format("  point {} failed: {}\n", index, printable(r.reason, 1000));
   }
   out += fmt::format("; {} failed\n", failed) + reasons;
   if (failed > 5)
@@ -92,8 +97,14 @@ int list_points(const dse::SweepSpec& spec) {
 }
 
 int run_sweep(const GlobalOptions& global, const SweepOptions& o) {
+  if (is_stdout(o.output))
+    throw Failure(usage_error("-o names the run directory; '-' (standard output) is not one"));
   dse::SweepSpec spec = dse::read_sweep(o.file).take();
-  if (o.list) return list_points(spec);
+  if (o.list) {  // the points a run would take: refused for the same reasons
+    PluginSet plugins(global.registry());
+    dse::check_sweep(spec, plugins).take();
+    return list_points(spec);
+  }
   std::string run_dir = o.output.empty() ? "sweep-runs/" + spec.name : o.output;
   dse::RunOptions options;
   options.force = o.force || global.force;
@@ -150,7 +161,7 @@ void add_sweep_command(CLI::App& app, const GlobalOptions& global, Action& actio
       "Spread points over MPI ranks (implied under mpirun): mpirun -np N tessera sweep FILE");
   cmd->add_flag("--list", o->list, "Print the points and stop");
   cmd->add_option("--threads", o->threads, "Worker threads per process (default: all)")
-      ->check(CLI::Range(1u, 1024u));
+      ->check(whole_in(1, 1024));
   cmd->callback([&global, &action, o] { action = [&global, o] { return run_sweep(global, *o); }; });
 }
 

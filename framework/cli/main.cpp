@@ -3,9 +3,12 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 
 #include "framework/cli/options.hpp"
+#include "framework/common/user_text.hpp"
 
 #ifndef TESSERA_VERSION
 #error "TESSERA_VERSION must be defined by the build"
@@ -94,8 +97,7 @@ int run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return kExitUsage;
+    throw Failure(usage_error(e.what()));  // one `error:` line like every other error
   }
   setup_logging(global);
   return action();
@@ -104,16 +106,36 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace tessera::cli
 
+namespace {
+
+// Messages quote what users gave through user_text.hpp; escaping the whole line again keeps text
+// from anywhere else (a plugin's message, an exception) from breaking the one line either.
+constexpr size_t kMessageChars = 4000;
+
+// Output the command printed but the system did not take (a full disk, a closed descriptor) is an
+// error, not a success.
+int finish_stdout(int code) {
+  errno = 0;
+  std::cout.flush();
+  if (std::cout) return code;
+  int err = errno;
+  std::cerr << "error: cannot write to standard output"
+            << (err != 0 ? std::string(": ") + std::strerror(err) : std::string()) << "\n";
+  return code == tessera::cli::kExitOk ? tessera::cli::kExitInput : code;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace tessera;
   try {
-    return cli::run(argc, argv);
+    return finish_stdout(cli::run(argc, argv));
   } catch (const Failure& f) {
-    std::cerr << "error: " << f.error().message << "\n";
-    return cli::exit_code(f.error().kind);
+    std::cerr << "error: " << printable(f.error().message, kMessageChars) << "\n";
+    return finish_stdout(cli::exit_code(f.error().kind));
   } catch (const std::exception& e) {
-    std::cerr << "internal error: " << e.what()
-              << "\n(this is a bug in Tessera; please report it with the command you ran)\n";
+    std::cerr << "error: internal error: " << printable(e.what(), kMessageChars)
+              << " (this is a bug in Tessera; please report it with the command you ran)\n";
     return cli::kExitInternal;
   }
 }

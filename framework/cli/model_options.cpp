@@ -2,6 +2,9 @@
 
 #include <charconv>
 
+#include "framework/cli/number_checks.hpp"
+#include "framework/common/user_text.hpp"
+
 namespace tessera::cli {
 
 namespace {
@@ -12,11 +15,12 @@ std::pair<std::string, int64_t> parse_dim(const std::string& text) {
   if (eq != std::string::npos && eq > 0) {
     const char* end = text.data() + text.size();
     auto [ptr, ec] = std::from_chars(text.data() + eq + 1, end, value);
-    if (ec == std::errc() && ptr == end && value >= 1) return {text.substr(0, eq), value};
+    if (ec == std::errc() && ptr == end && value >= 1 && value <= kMaxDim)
+      return {text.substr(0, eq), value};
   }
-  throw Failure(usage_error("--dim '" + text +
-                            "': expected NAME=VALUE with VALUE >= 1, e.g. "
-                            "--dim batch=16"));
+  throw Failure(usage_error("--dim " + in_quotes(text) +
+                            ": expected NAME=VALUE with VALUE in [1, " + std::to_string(kMaxDim) +
+                            "], e.g. --dim batch=16"));
 }
 
 }  // namespace
@@ -31,11 +35,11 @@ ModelOptionSet::ModelOptionSet(CLI::App* cmd, std::shared_ptr<ModelOptions> opti
   cmd->add_option("--dim", o.dims, "Bind a symbolic ONNX dimension: NAME=VALUE (repeatable)")
       ->type_name("NAME=VALUE");
   zoo_only_.push_back(cmd->add_option("--batch", o.batch, "Zoo models: sequences per step")
-                          ->check(CLI::Range(int64_t{1}, int64_t{1} << 20)));
+                          ->check(whole_in(1, kMaxBatch)));
   zoo_only_.push_back(cmd->add_option("--seq", o.seq,
                                       "Zoo models: KV positions (decode), tokens (prefill), "
                                       "latent tokens (DiT); ONNX decode graphs: the past length")
-                          ->check(CLI::Range(int64_t{1}, int64_t{1} << 24)));
+                          ->check(whole_in(1, kMaxSeq)));
   zoo_only_.push_back(cmd->add_option("--mode", o.mode, "Zoo models: decode (default) or prefill")
                           ->check(CLI::IsMember({"decode", "prefill"})));
   zoo_only_.push_back(cmd->add_option("--dtype", o.dtype,

@@ -12,6 +12,11 @@
 
 namespace tessera::cli {
 
+using zoo::kMaxBatch;  // the bounds of --batch and --seq
+using zoo::kMaxSeq;
+// A symbolic ONNX dimension (a batch, a sequence) is bound to at most what --seq takes.
+inline constexpr int64_t kMaxDim = kMaxSeq;
+
 struct ModelOptions {
   std::string model;
   std::vector<std::string> dims;

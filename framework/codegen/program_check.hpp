@@ -1,13 +1,17 @@
-// Finds violations of the program model's rules (program.hpp) in a program, e.g. a hand-written
-// program.txt, before it is simulated. A violation is a result, not an error: the caller decides
-// whether to refuse the program (tessera simulate --run-program does). The rules are the SDK's
+// Finds what a program (e.g. a hand-written program.txt) must not do before it is simulated: breaks
+// of the program model's rules (program.hpp), and numbers no compile of its graph on its chip could
+// produce. A violation is a result, not an error: the caller decides whether to refuse the program
+// (tessera simulate --run-program does). The rules are the SDK's
 // (<tessera/sdk/program_rules.hpp>), the same ones CodeGen plugins and the conformance kit apply.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
+#include "framework/chip/machine.hpp"
 #include "framework/codegen/program.hpp"
+#include "framework/ir/graph.hpp"
 
 namespace tessera::codegen {
 
@@ -26,7 +30,26 @@ struct Violation {
 std::vector<Violation> check_program(const Program& program,
                                      const std::vector<int>* preload_order = nullptr);
 
-// "FILE:LINE: message" (or "FILE: message" for line 0), one per line.
-std::string format_violations(const std::vector<Violation>& violations, const std::string& file);
+// What one op of a graph can move and compute on a machine, as a compile could produce it.
+struct OpBounds {
+  double tensor_bytes = 0;  // its inputs' and output's footprints
+  // Bytes moved or held in all: each of its tensors' bytes on every core at most.
+  double moved_bytes = 0;
+  double hbm_read_bytes = 0;   // its inputs that live in HBM
+  double hbm_write_bytes = 0;  // its output, when that lives in HBM
+  double flops = 0;            // its Einsum's
+};
+OpBounds op_bounds(const ir::Graph& graph, const ir::Op& op, const Machine& machine);
+
+// Numbers of `program` outside its ops' bounds on `machine` (cores beyond the machine's, bytes
+// beyond what the op's tensors hold, HBM traffic beyond its HBM data, FLOPs beyond its Einsum's),
+// naming the line and key. The program's ops must be the graph's (the caller checks the count).
+std::vector<Violation> check_program_bounds(const Program& program, const ir::Graph& graph,
+                                            const Machine& machine);
+
+// The first `shown` violations as "FILE:LINE: message" (or "FILE: message" for line 0), then, when
+// there are more, one line with how many more: what a user reads first, not hundreds of lines.
+std::vector<std::string> violation_lines(const std::vector<Violation>& violations,
+                                         const std::string& file, size_t shown = 10);
 
 }  // namespace tessera::codegen

@@ -10,11 +10,19 @@
 #include <utility>
 #include <vector>
 
+#include "framework/common/user_text.hpp"
+
 namespace tessera::codegen {
 
 namespace {
 
 constexpr const char* kHeader = "# tessera program 1";
+
+// No program tessera writes comes near these; beyond them a hand-written number is a typo that
+// would have the simulator report hours per token, or overflow.
+constexpr double kMaxSeconds = 1e6;
+constexpr double kMaxBytes = 9007199254740992.0;  // 2^53 (8 PiB): exact in a double
+constexpr int kMaxCores = 10'000'000;
 
 using NumberField = double ProgramOp::*;
 constexpr std::array<std::pair<const char*, NumberField>, 9> kExecuteNumbers{{
@@ -29,13 +37,19 @@ constexpr std::array<std::pair<const char*, NumberField>, 9> kExecuteNumbers{{
     {"cores", nullptr},  // an integer, read separately
 }};
 
+// A name or label between double quotes: \" and \\ escape themselves, and a line break (an ONNX
+// node's name may hold one) is \n or \r, so every instruction stays on its line.
 std::string quote(const std::string& text) {
   std::string out = "\"";
   for (char c : text) {
     if (c == '"' || c == '\\') out += '\\';
-    out += c;
+    out += c == '\n' ? std::string("\\n") : c == '\r' ? std::string("\\r") : std::string(1, c);
   }
   return out + "\"";
+}
+
+char unescaped(char c) {
+  return c == 'n' ? '\n' : c == 'r' ? '\r' : c;
 }
 
 std::string instruction_line(const Instruction& in, const ProgramOp& op) {
@@ -46,8 +60,9 @@ std::string instruction_line(const Instruction& in, const ProgramOp& op) {
   for (const auto& [key, field] : kExecuteNumbers) {
     if (field != nullptr) line += fmt::format(" {}={}", key, op.*field);
   }
-  return line + fmt::format(" cores={} estimate_s={}..{} plan={}", op.cores_used,
-                            op.estimated_start_s, op.estimated_end_s, quote(op.exec_label));
+  if (op.cores_used > 0) line += fmt::format(" cores={}", op.cores_used);  // 0: not given
+  return line + fmt::format(" estimate_s={}..{} plan={}", op.estimated_start_s, op.estimated_end_s,
+                            quote(op.exec_label));
 }
 
 // One line split into words; a double-quoted part (with \" and \\) belongs to its word.
@@ -64,7 +79,7 @@ Tokens split_line(const std::string& line) {
     char c = line[i];
     if (quoted) {
       if (c == '\\' && i + 1 < line.size())
-        c = line[++i];
+        c = unescaped(line[++i]);
       else if (c == '"') {
         quoted = false;
         continue;
@@ -94,20 +109,28 @@ class LineReader {
     throw Failure(input_error(where_ + what));
   }
 
+  // A number >= 0, at most kMaxSeconds for a time (a key ending in _s) and kMaxBytes for bytes.
   double number(const std::string& key, const std::string& text) const {
     double value = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value < 0)
-      fail(key + "='" + text + "': expected a number >= 0");
+      fail(key + "=" + in_quotes(text) + ": expected a number >= 0");
+    bool time = key.ends_with("_s");
+    double max = time ? kMaxSeconds : key.find("bytes") != std::string::npos ? kMaxBytes : value;
+    if (value > max)
+      fail(key + "=" + printable(text) + ": more than " + fmt::format("{:g}", max) +
+           (time ? " s" : " bytes") + ", which no program comes near");
     return value;
   }
-  int op_index(const std::string& text) const {
+  int whole(const std::string& what, const std::string& text, int min, int max) const {
     int value = -1;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size() || value < 0 || value > 10000000)
-      fail("op index '" + text + "': expected a whole number from 0 to 10000000");
+    if (ec != std::errc() || end != text.data() + text.size() || value < min || value > max)
+      fail(what + " " + in_quotes(text) + ": expected a whole number from " + std::to_string(min) +
+           " to " + std::to_string(max));
     return value;
   }
+  int op_index(const std::string& text) const { return whole("op index", text, 0, 10000000); }
 
  private:
   std::string where_;
@@ -115,15 +138,17 @@ class LineReader {
 
 std::pair<std::string, std::string> key_value(const LineReader& r, const std::string& word) {
   size_t eq = word.find('=');
-  if (eq == std::string::npos || eq == 0) r.fail("'" + word + "': expected KEY=VALUE");
+  if (eq == std::string::npos || eq == 0) r.fail(in_quotes(word) + ": expected KEY=VALUE");
   return {word.substr(0, eq), word.substr(eq + 1)};
 }
 
 void read_estimate(const LineReader& r, const std::string& text, ProgramOp& op) {
   size_t dots = text.find("..");
-  if (dots == std::string::npos) r.fail("estimate_s='" + text + "': expected START..END");
+  if (dots == std::string::npos) r.fail("estimate_s=" + in_quotes(text) + ": expected START..END");
   op.estimated_start_s = r.number("estimate_s", text.substr(0, dots));
   op.estimated_end_s = r.number("estimate_s", text.substr(dots + 2));
+  if (op.estimated_end_s < op.estimated_start_s)
+    r.fail("estimate_s=" + in_quotes(text) + ": END is before START");
 }
 
 void read_execute_field(const LineReader& r, const std::string& key, const std::string& value,
@@ -137,7 +162,7 @@ void read_execute_field(const LineReader& r, const std::string& key, const std::
     return;
   }
   if (key == "cores") {
-    op.cores_used = static_cast<uint32_t>(r.op_index(value));
+    op.cores_used = static_cast<uint32_t>(r.whole("cores", value, 1, kMaxCores));
     return;
   }
   for (const auto& [name, field] : kExecuteNumbers) {
@@ -146,8 +171,8 @@ void read_execute_field(const LineReader& r, const std::string& key, const std::
       return;
     }
   }
-  r.fail("execute: unknown key '" + key +
-         "'; expected compute_s, distribute_bytes, distribute_sync_s, shift_bytes, sync_s, "
+  r.fail("execute: unknown key " + in_quotes(key) +
+         "; expected compute_s, distribute_bytes, distribute_sync_s, shift_bytes, sync_s, "
          "reduce_bytes, hbm_write_bytes, flops, cores, estimate_s or plan");
 }
 
@@ -160,7 +185,7 @@ void read_preload_field(const LineReader& r, const std::string& key, const std::
   else if (key == "hbm_bytes")
     op.hbm_read_bytes = r.number(key, value);
   else
-    r.fail("preload_async: unknown key '" + key + "'; expected bytes, hbm_bytes or plan");
+    r.fail("preload_async: unknown key " + in_quotes(key) + "; expected bytes, hbm_bytes or plan");
 }
 
 struct Reader {
@@ -177,8 +202,8 @@ struct Reader {
       p.op = op;
       p.name = name;
     } else if (p.name != name) {
-      r.fail("op " + std::to_string(op) + " is named '" + name + "' here but '" + p.name +
-             "' on line " + std::to_string(it->second));
+      r.fail("op " + std::to_string(op) + " is named " + in_quotes(name) + " here but " +
+             in_quotes(p.name) + " on line " + std::to_string(it->second));
     }
     return p;
   }
@@ -203,6 +228,11 @@ struct Reader {
     if (kind == InstructionKind::preload_async && !p.has_preload())
       r.fail("preload_async " + w[1] +
              ": bytes must be > 0 (an op without HBM data has no preload)");
+    if (kind == InstructionKind::preload_async && p.hbm_read_bytes > p.preload_bytes)
+      r.fail(
+          fmt::format("preload_async {}: hbm_bytes={} is more than bytes={}: HBM reads each "
+                      "byte once, however many cores it is copied to",
+                      w[1], p.hbm_read_bytes, p.preload_bytes));
     program.instructions.push_back({kind, op, line});
   }
 
@@ -219,8 +249,8 @@ struct Reader {
     else if (w[0] == "execute" || w[0] == "preload_async")
       instruction(r, w, number);
     else
-      r.fail("unknown line '" + w[0] +
-             "'; expected preload_async, execute, program \"NAME\" or estimated_latency_s");
+      r.fail("unknown line " + in_quotes(w[0]) +
+             "; expected preload_async, execute, program \"NAME\" or estimated_latency_s");
   }
 };
 

@@ -1,7 +1,9 @@
-// Files the way a user's data deserves: listings in a stable order, and outputs written atomically
-// (a temporary beside the target, then rename) that never replace an existing file unless asked.
+// Files the way a user's data deserves: listings in a stable order, inputs read with a bound, and
+// outputs that never replace what they should not: a file only when asked (--force) and atomically
+// (a temporary beside it, then rename), never a device, FIFO, socket or symbolic link.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -16,11 +18,28 @@ namespace tessera {
 std::vector<std::filesystem::path> files_with_suffix(const std::filesystem::path& dir,
                                                      const std::string& suffix);
 
-// The whole file as bytes. Input error (not_found) naming the path when it cannot be opened.
-Result<std::string> read_file(const std::filesystem::path& path);
+// The most any input may hold: protobuf's own limit for an ONNX model, far beyond any text file.
+inline constexpr size_t kMaxInputBytes = size_t{2} << 30;
+// The most a text input (YAML, plan, program) may hold; a larger one is not something Tessera
+// wrote or anyone typed (or it is /dev/zero).
+inline constexpr size_t kMaxTextBytes = size_t{256} << 20;
 
-// Writes `contents` to `path` atomically. An existing file is an input error telling the user to
-// pass --force, unless `force`. Creates missing parent directories.
+// The whole file as bytes. Input errors naming the path: it cannot be opened (not_found), it is a
+// directory, it holds more than `max_bytes` (a device or FIFO is read up to that bound, so an
+// endless one ends).
+Result<std::string> read_file(const std::filesystem::path& path, size_t max_bytes = kMaxInputBytes);
+
+// Writes `contents` to `path`, which may be:
+//  - "-": standard output;
+//  - a path that does not exist: written to a temporary beside it, then renamed (atomic), with
+//    missing parent directories created;
+//  - an existing regular file: only with `force` (else an input error telling the user to pass
+//    --force), replaced atomically; through a symbolic link, the file it points to is replaced and
+//    the link kept;
+//  - a character device or a FIFO (/dev/null, a pipe, a process substitution), or a link to one:
+//    written in place, never replaced; a FIFO without a reader is refused instead of waited on.
+// Refused: a directory, a socket, a block device, a dangling symbolic link. Every error is an input
+// error naming the path and the system's reason (permission denied, no space left on device).
 Status write_file_atomically(const std::filesystem::path& path, const std::string& contents,
                              bool force);
 

@@ -1,5 +1,8 @@
 // Reading a YAML file into a spec with errors a user can act on: every error names the file, the
-// line and the key path, says what was expected, and for an unknown key the nearest valid one.
+// line and the key path, says what was expected and what was found instead (a map where a number
+// belongs), and for an unknown key the nearest valid one. Loading refuses what yaml-cpp would take
+// silently (yaml_structure.hpp): a key given twice, runaway nesting or aliases, a second document.
+// Text from the file is quoted through user_text.hpp.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -19,7 +22,8 @@ class YamlNode {
   YamlNode(YAML::Node node, std::string file, std::string path, int line = 0)
       : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)), line_(line) {}
 
-  // Parses a file; a syntax error becomes an input Error with file and line.
+  // Parses a file (at most kMaxTextBytes); a syntax error becomes an input Error with file and
+  // line.
   static Result<YamlNode> load_file(const std::string& file);
   static Result<YamlNode> load_string(const std::string& text, const std::string& file);
 
@@ -40,7 +44,7 @@ class YamlNode {
   std::vector<YamlNode> items() const;                            // a sequence's elements
   std::vector<std::pair<std::string, YamlNode>> entries() const;  // a map's entries
 
-  std::string as_string() const;
+  std::string as_string() const;  // a scalar; a map, a list or no value is an error saying so
   int64_t as_int(int64_t min = INT64_MIN, int64_t max = INT64_MAX) const;
   std::vector<std::string> as_string_list() const;  // a scalar or a sequence of scalars
 
@@ -49,6 +53,9 @@ class YamlNode {
   void only_keys(const std::vector<std::string>& allowed) const;
 
  private:
+  std::string kind() const;                               // "a map", "no value", ... for messages
+  std::string scalar(const std::string& expected) const;  // the scalar, or fail naming `expected`
+
   YAML::Node node_;
   std::string file_;
   std::string path_;

@@ -150,13 +150,15 @@ Result<SimulatedDesign> simulate(const planner::Plan& plan, OpenChip& chip, cons
 // ---- plans on disk ------------------------------------------------------------------------------
 
 // What plan.yaml records of where a plan came from, and back: the same model request and chip
-// choice, so `tessera simulate` rebuilds exactly what `tessera compile` planned on.
-// `planned` is the graph the plan's ops are of (the model's with its splits applied).
+// choice, so `tessera simulate` rebuilds exactly what `tessera compile` planned on. Model and chip
+// files are recorded by absolute path; read back, a relative one is relative to the plan's
+// directory, so a plan works from any directory. `planned` is the graph the plan's ops are of (the
+// model's with its splits applied).
 planner::PlanSource plan_source(const LoadedModel& model, const OpenChip& chip,
                                 const ir::Graph& planned);
 // Input error naming `plan_file` for a malformed source.onnx_dims.
 Result<ModelRequest> model_request(const planner::PlanSource& source, const std::string& plan_file);
-ChipChoice chip_choice(const planner::PlanSource& source);
+ChipChoice chip_choice(const planner::PlanSource& source, const std::string& plan_file);
 
 struct Reopened {
   LoadedModel model;
@@ -165,9 +167,11 @@ struct Reopened {
 };
 
 // The model and chip `plan` names, the model's ops split as the plan says, checked against it:
-// the graph's ops (count, names) and the
-// chip's shape (name, cores, chips, SRAM, HBM controllers). Input errors name `plan_file` and the
-// key that differs, and say to re-run `tessera compile`.
+// the graph's ops (count, names), the chip's shape (name, cores, chips, SRAM, HBM controllers),
+// and each op's numbers against what compile could write for that op (bytes within its tensors on
+// every core, HBM traffic within its HBM data, FLOPs its Einsum's, space per core within the SRAM,
+// tiles within its extents). Input errors name `plan_file` and the key at fault (source.model when
+// the model cannot be loaded) and say to re-run `tessera compile`.
 Result<Reopened> reopen(PluginSet& plugins, const planner::Plan& plan,
                         const std::string& plan_file);
 

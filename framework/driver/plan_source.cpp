@@ -1,15 +1,36 @@
 // plan.yaml's `source:` — the model request and chip choice a plan was made from — both ways, and
 // reopening a saved plan's model and chip with the checks that it still matches them.
+#include <fmt/format.h>
+
 #include <charconv>
+#include <filesystem>
 #include <map>
 
+#include "framework/codegen/program_check.hpp"
+#include "framework/common/reference.hpp"
+#include "framework/common/user_text.hpp"
 #include "framework/driver/driver.hpp"
 
 namespace tessera::driver {
 
 namespace {
 
+namespace fs = std::filesystem;
 using planner::PlanSource;
+
+// A model or chip file as a plan records it: absolute, so the plan works from any directory.
+std::string recorded_path(const std::string& word, std::span<const std::string_view> suffixes) {
+  if (!names_a_file(word, suffixes)) return word;
+  return fs::absolute(word).lexically_normal().string();
+}
+
+// A recorded path as simulate opens it: a relative one (written by hand, or a plan moved with its
+// model) is relative to the plan's directory.
+std::string beside_plan(const std::string& word, std::span<const std::string_view> suffixes,
+                        const std::string& plan_file) {
+  if (!names_a_file(word, suffixes) || fs::path(word).is_absolute()) return word;
+  return (fs::path(plan_file).parent_path() / word).lexically_normal().string();
+}
 
 // "llama2-13b (batch 16, seq 2048)" for a zoo model, the path for a file.
 std::string model_words(const PlanSource& s) {
@@ -66,6 +87,79 @@ Status check_chip(const std::string& file, const Machine& planned, const Machine
   return ok_status();
 }
 
+// What the plan's source names cannot be opened: the error, said to come from that field.
+Error in_field(const std::string& file, const std::string& field, Error error) {
+  error.message = printable(file) + ": " + field + ": " + error.message;
+  return error;
+}
+
+// A number of op i beyond what compile could write for it on the plan's machine.
+Error out_of_bounds(const std::string& file, size_t i, const std::string& key, double value,
+                    double bound, const std::string& why) {
+  return input_error(
+      fmt::format("{}: ops[{}].{}: {:g} is more than {:g} ({}); no compile writes "
+                  "it — re-run tessera compile",
+                  printable(file), i, key, value, bound, why));
+}
+
+// Each op's numbers within its graph op's: bytes within its tensors on every core, HBM traffic
+// within its HBM data, FLOPs its Einsum's, space per core within the core's SRAM, cores within
+// the machine's, and its tile within the op's extents.
+Status check_op_bounds(const std::string& file, size_t i, const planner::OpSchedule& op,
+                       const ir::Op& graph_op, const codegen::OpBounds& b, const Machine& m) {
+  constexpr double kSlack = 1 + 1e-9;  // the planner rounds what it derives from the graph
+  const std::string moved =
+      fmt::format("its tensors' {:g} bytes on each of {} cores", b.tensor_bytes, m.cores);
+  const std::string sram = "machine.sram_bytes_per_core";
+  const auto sram_bytes = static_cast<double>(m.sram_bytes_per_core);
+  struct Limit {
+    const char* key;
+    double value, bound;
+    std::string why;
+  };
+  const Limit limits[] = {
+      {"hbm_read_bytes", op.hbm_read_bytes, b.hbm_read_bytes, "its inputs in HBM"},
+      {"hbm_write_bytes", op.hbm_write_bytes, b.hbm_write_bytes, "its output in HBM"},
+      {"flops", op.flops, b.flops, "its Einsum's FLOPs"},
+      {"sram_bytes_per_core", op.sram_bytes_per_core, sram_bytes, sram},
+      {"exec.exec_bytes_per_core", op.exec.exec_bytes_per_core, sram_bytes, sram},
+      {"exec.hbm_operand_bytes_per_core", op.exec.hbm_operand_bytes_per_core, sram_bytes, sram},
+      {"exec.shift_bytes", op.exec.shift_bytes, b.moved_bytes, moved},
+      {"preload.preload_bytes_per_core", op.preload.preload_bytes_per_core, sram_bytes, sram},
+      {"preload.hbm_to_core_bytes", op.preload.hbm_to_core_bytes, b.moved_bytes, moved},
+      {"preload.distribute_bytes", op.preload.distribute_bytes, b.moved_bytes, moved}};
+  for (const auto& [key, value, bound, why] : limits)
+    if (value > bound * kSlack) return out_of_bounds(file, i, key, value, bound, why);
+  if (op.exec.cores_used > m.cores)
+    return input_error(
+        fmt::format("{}: ops[{}].exec.cores_used: {} cores, but machine.cores is "
+                    "{} — re-run tessera compile",
+                    printable(file), i, op.exec.cores_used, m.cores));
+  const auto& ranks = graph_op.einsum.ranks;
+  if (!op.exec.tile.empty() && op.exec.tile.size() != ranks.size())
+    return input_error(
+        fmt::format("{}: ops[{}].exec.tile: {} extents for an op of {} ranks — "
+                    "re-run tessera compile",
+                    printable(file), i, op.exec.tile.size(), ranks.size()));
+  for (size_t r = 0; r < op.exec.tile.size(); ++r)
+    if (op.exec.tile[r] < 1 || op.exec.tile[r] > ranks[r].extent)
+      return input_error(
+          fmt::format("{}: ops[{}].exec.tile[{}]: {} is outside rank {}'s extent "
+                      "1..{} — re-run tessera compile",
+                      printable(file), i, r, op.exec.tile[r], ranks[r].name, ranks[r].extent));
+  return ok_status();
+}
+
+Status check_bounds(const std::string& file, const planner::Plan& plan, const ir::Graph& graph) {
+  for (size_t i = 0; i < graph.ops().size(); ++i) {
+    const ir::Op& op = graph.ops()[i];
+    Status s = check_op_bounds(file, i, plan.result.ops[i], op,
+                               codegen::op_bounds(graph, op, plan.machine), plan.machine);
+    if (!s) return s;
+  }
+  return ok_status();
+}
+
 Result<std::map<std::string, int64_t>> parse_dims(const std::string& file,
                                                   const std::string& text) {
   std::map<std::string, int64_t> dims;
@@ -78,11 +172,12 @@ Result<std::map<std::string, int64_t>> parse_dims(const std::string& file,
     if (ok) {
       const char* last = dim.data() + dim.size();
       auto [end, ec] = std::from_chars(dim.data() + eq + 1, last, value);
-      ok = ec == std::errc() && end == last && value >= 1;
+      ok = ec == std::errc() && end == last && value >= 1 && value <= zoo::kMaxSeq;
     }
     if (!ok)
-      return input_error(file + ": source.onnx_dims: '" + dim +
-                         "': expected NAME=VALUE with VALUE >= 1, comma separated");
+      return input_error(printable(file) + ": source.onnx_dims: " + in_quotes(dim) +
+                         ": expected NAME=VALUE with VALUE in [1, " + std::to_string(zoo::kMaxSeq) +
+                         "], comma separated");
     dims[dim.substr(0, eq)] = value;
     start = comma + 1;
   }
@@ -95,7 +190,7 @@ PlanSource plan_source(const LoadedModel& model, const OpenChip& chip, const ir:
   const ModelRequest& r = model.request;
   PlanSource s;
   s.tessera_version = TESSERA_VERSION;
-  s.model = r.model;
+  s.model = recorded_path(r.model, kModelFileSuffixes);
   if (model_kind(r.model) == ModelKind::zoo_name || r.shape_given) {
     s.batch = r.shape.batch;
     s.seq = r.shape.seq.value_or(0);
@@ -108,13 +203,13 @@ PlanSource plan_source(const LoadedModel& model, const OpenChip& chip, const ir:
   s.graph_name = planned.name();
   s.graph_ops = planned.ops().size();
   s.target = chip.target.name;
-  s.chip = chip.choice.chip;
+  s.chip = recorded_path(chip.choice.chip, kYamlFileSuffixes);
   return s;
 }
 
 Result<ModelRequest> model_request(const PlanSource& s, const std::string& plan_file) {
   ModelRequest r;
-  r.model = s.model;
+  r.model = beside_plan(s.model, kModelFileSuffixes, plan_file);
   r.shape_given = s.batch > 0;
   r.shape.batch = s.batch > 0 ? s.batch : 1;
   if (s.seq > 0) r.shape.seq = s.seq;
@@ -127,8 +222,8 @@ Result<ModelRequest> model_request(const PlanSource& s, const std::string& plan_
   return r;
 }
 
-ChipChoice chip_choice(const PlanSource& s) {
-  return ChipChoice{s.target, s.chip};
+ChipChoice chip_choice(const PlanSource& s, const std::string& plan_file) {
+  return ChipChoice{s.target, beside_plan(s.chip, kYamlFileSuffixes, plan_file)};
 }
 
 Result<Reopened> reopen(PluginSet& plugins, const planner::Plan& plan,
@@ -136,7 +231,7 @@ Result<Reopened> reopen(PluginSet& plugins, const planner::Plan& plan,
   auto request = model_request(plan.source, plan_file);
   if (!request) return request.error();
   auto model = load(*request);
-  if (!model) return model.error();
+  if (!model) return in_field(plan_file, "source.model", model.error());
   std::shared_ptr<const ir::Graph> graph = model->graph;
   if (!plan.splits.empty()) {
     auto split = planner::apply_splits(*graph, plan.splits);
@@ -144,9 +239,10 @@ Result<Reopened> reopen(PluginSet& plugins, const planner::Plan& plan,
     graph = std::make_shared<const ir::Graph>(std::move(*split));
   }
   if (Status s = check_model(plan_file, plan, *graph); !s) return s.error();
-  auto chip = open_chip(plugins, chip_choice(plan.source));
-  if (!chip) return chip.error();
+  auto chip = open_chip(plugins, chip_choice(plan.source, plan_file));
+  if (!chip) return in_field(plan_file, "source.target, source.chip", chip.error());
   if (Status s = check_chip(plan_file, plan.machine, chip->models.machine); !s) return s.error();
+  if (Status s = check_bounds(plan_file, plan, *graph); !s) return s.error();
   return Reopened{std::move(*model), std::move(graph), std::move(*chip)};
 }
 

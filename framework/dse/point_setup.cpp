@@ -10,6 +10,7 @@
 #include <tessera/sdk/nearest.hpp>
 
 #include "framework/common/reference.hpp"
+#include "framework/common/user_text.hpp"
 
 namespace tessera::dse {
 
@@ -135,9 +136,10 @@ ModelRequest model_request(const SweepSpec& spec, const Values& v) {
   for (const std::string& dim : spec.base.dims) {
     size_t eq = dim.find('=');
     auto value = eq == std::string::npos ? std::nullopt : positive_int(dim.substr(eq + 1));
-    if (!value)
-      throw Failure(input_error(spec.file + ": base.dims: '" + dim +
-                                "': expected NAME=VALUE with VALUE >= 1, e.g. batch=16"));
+    if (!value || *value > zoo::kMaxSeq)
+      throw Failure(input_error(spec.file + ": base.dims: " + in_quotes(dim) +
+                                ": expected NAME=VALUE with VALUE in [1, " +
+                                std::to_string(zoo::kMaxSeq) + "], e.g. batch=16"));
     r.onnx.dims[dim.substr(0, eq)] = *value;
   }
   r.shape.batch = v.batch > 0 ? v.batch : 1;

@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <tessera/sdk/nearest.hpp>
 
 #include "framework/common/files.hpp"
+#include "framework/common/user_text.hpp"
 #include "framework/common/yaml_reader.hpp"
 #include "framework/planner/planner.hpp"
 
@@ -17,6 +20,9 @@ namespace {
 
 constexpr size_t kMaxAxisValues = 10000;
 
+// An error at an axis's line of the sweep file.
+using Where = std::function<Failure(const Axis& axis, const std::string& what)>;
+
 double as_number(const YamlNode& node) {
   std::string text = node.as_string();
   try {
@@ -25,14 +31,14 @@ double as_number(const YamlNode& node) {
     if (used == text.size() && std::isfinite(value)) return value;
   } catch (const std::logic_error&) {
   }
-  throw node.fail("expected a number, got '" + text + "'");
+  throw node.fail("expected a number, got " + in_quotes(text));
 }
 
 bool as_bool(const YamlNode& node) {
   std::string text = node.as_string();
   if (text == "true") return true;
   if (text == "false") return false;
-  throw node.fail("expected true or false, got '" + text + "'");
+  throw node.fail("expected true or false, got " + in_quotes(text));
 }
 
 std::vector<std::string> range_values(const YamlNode& range) {
@@ -41,7 +47,7 @@ std::vector<std::string> range_values(const YamlNode& range) {
   double to = as_number(range.child("to"));
   std::string scale = range.get_string("scale", "linear");
   if (scale != "linear" && scale != "log")
-    throw range.child("scale").fail("expected linear or log, got '" + scale + "'");
+    throw range.child("scale").fail("expected linear or log, got " + in_quotes(scale));
   if (range.has("step") == range.has("count"))
     throw range.fail("give exactly one of step (linear) or count");
   size_t count = 0;
@@ -102,8 +108,8 @@ std::vector<planner::Design> parse_designs(const YamlNode& list) {
   for (const YamlNode& item : items) {
     auto design = planner::parse_design(item.as_string());
     if (!design)
-      throw item.fail("unknown design '" + item.as_string() +
-                      "'; valid: " + planner::design_names());
+      throw item.fail("unknown design " + in_quotes(item.as_string()) +
+                      "; valid: " + planner::design_names());
     designs.push_back(*design);
   }
   if (designs.empty()) throw list.fail("lists no design");
@@ -122,7 +128,7 @@ SweepBase parse_base(const YamlNode& node) {
   if (node.has("seq")) b.seq = node.child("seq").as_int(1, 1 << 24);
   b.mode = node.get_string("mode", "");
   if (!b.mode.empty() && b.mode != "decode" && b.mode != "prefill")
-    throw node.child("mode").fail("expected decode or prefill, got '" + b.mode + "'");
+    throw node.child("mode").fail("expected decode or prefill, got " + in_quotes(b.mode));
   b.dtype = node.get_string("dtype", "");
   if (node.has("dims")) b.dims = node.child("dims").as_string_list();
   if (node.has("designs")) b.designs = parse_designs(node.child("designs"));
@@ -134,23 +140,67 @@ SweepBase parse_base(const YamlNode& node) {
   return b;
 }
 
+// Axes sharing a zip label advance together; a label on one axis alone pairs it with nothing, and
+// is most likely a misspelt label, which would silently multiply the points. The last such axis
+// is named (a typo is usually the later spelling), with the nearest label of another axis.
+void check_zip_labels(const std::vector<Axis>& axes, const Where& where) {
+  std::map<std::string, int> uses;
+  for (const Axis& axis : axes)
+    if (!axis.zip.empty()) ++uses[axis.zip];
+  for (size_t a = axes.size(); a-- > 0;) {
+    const Axis& axis = axes[a];
+    if (axis.zip.empty() || uses[axis.zip] > 1) continue;
+    std::vector<std::string> others;
+    for (const auto& [label, n] : uses)
+      if (label != axis.zip) others.push_back(label);
+    std::string message = "zip label " + in_quotes(axis.zip) + " of " + in_quotes(axis.path) +
+                          " is on no other axis, so it zips nothing";
+    std::string near = sdk::nearest(axis.zip, others);
+    message += near.empty() ? "; give the axes that advance together the same label"
+                            : "; did you mean " + in_quotes(near) + "?";
+    throw where(axis, message);
+  }
+}
+
+// Points are the product of the zip groups' lengths: refused beyond kMaxPoints before anything
+// enumerates them.
+void check_point_count(const std::vector<Axis>& axes, const Where& where) {
+  std::map<std::string, size_t> zipped;
+  size_t points = 1;
+  std::string factors;
+  for (const Axis& axis : axes) {
+    if (!axis.zip.empty() && !zipped.emplace(axis.zip, axis.values.size()).second) continue;
+    size_t n = axis.values.size();
+    points = points > kMaxPoints / n ? kMaxPoints + 1 : points * n;
+    factors += (factors.empty() ? "" : " x ") + std::to_string(n);
+    if (points > kMaxPoints)
+      throw where(axis, fmt::format("the axes up to this one give more than {} points ({}); "
+                                    "sweep fewer values, or zip axes that advance together",
+                                    kMaxPoints, factors));
+  }
+}
+
 void check_axes(const YamlNode& axes_node, const std::vector<Axis>& axes) {
+  Where where = [&](const Axis& axis, const std::string& what) {
+    return Failure(
+        input_error(fmt::format("{}:{}: axes: {}", printable(axes_node.file()), axis.line, what)));
+  };
   std::set<std::string> paths;
   std::map<std::string, const Axis*> first_of_zip;
   for (const Axis& axis : axes) {
-    auto where = [&](const std::string& what) {
-      return Failure(
-          input_error(fmt::format("{}:{}: axes: {}", axes_node.file(), axis.line, what)));
-    };
-    if (!paths.insert(axis.path).second) throw where("the path '" + axis.path + "' is swept twice");
+    if (!paths.insert(axis.path).second)
+      throw where(axis, "the path " + in_quotes(axis.path) + " is swept twice");
     if (axis.zip.empty()) continue;
     auto [it, fresh] = first_of_zip.emplace(axis.zip, &axis);
     if (!fresh && it->second->values.size() != axis.values.size())
-      throw where(fmt::format(
-          "'{}' has {} values but '{}' (zip {}) has {}; zipped axes advance "
-          "together and need as many values",
-          axis.path, axis.values.size(), it->second->path, axis.zip, it->second->values.size()));
+      throw where(axis,
+                  fmt::format("'{}' has {} values but '{}' (zip {}) has {}; zipped axes advance "
+                              "together and need as many values",
+                              axis.path, axis.values.size(), it->second->path, axis.zip,
+                              it->second->values.size()));
   }
+  check_zip_labels(axes, where);
+  check_point_count(axes, where);
 }
 
 SweepSpec parse(const YamlNode& root, const std::string& text) {
@@ -177,7 +227,7 @@ SweepSpec parse(const YamlNode& root, const std::string& text) {
       if (known) continue;
       std::string valid;
       for (const std::string& k : known_plots()) valid += (valid.empty() ? "" : ", ") + k;
-      throw plots.fail("unknown plot '" + plot + "'; known: " + valid);
+      throw plots.fail("unknown plot " + in_quotes(plot) + "; known: " + valid);
     }
   }
   return spec;

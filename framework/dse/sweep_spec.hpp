@@ -58,10 +58,14 @@ struct SweepSpec {
   std::vector<std::string> plots;
 };
 
+// The most points a sweep may have: each is a whole compile (and simulation), so far more than
+// any sweep runs, and few enough to enumerate.
+inline constexpr size_t kMaxPoints = 100'000;
+
 // Errors (input, naming file, line and key): unknown keys, a value of the wrong kind, an unknown
-// design, a range
-// that is empty or has more than 10000 values, zipped axes of different lengths, an axis given
-// twice. Axis paths are checked against the chip and model later (point_setup.hpp).
+// design, a range that is empty or has more than 10000 values, zipped axes of different lengths,
+// a zip label on one axis only, more than kMaxPoints points, an axis given twice. Axis paths are
+// checked against the chip and model later (point_setup.hpp).
 Result<SweepSpec> read_sweep(const std::string& file);
 Result<SweepSpec> parse_sweep_text(const std::string& text, const std::string& file);
 

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "framework/common/user_text.hpp"
 #include "framework/mapper/presets.hpp"
 
 namespace fs = std::filesystem;
@@ -28,12 +29,15 @@ double parse_number(const YamlNode& node) {
     auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
     if (part.empty() || ec != std::errc() || end != part.data() + part.size() || !(v >= 0) ||
         std::isinf(v))
-      throw node.fail("expected a non-negative number (e.g. 1.05e9 or 1024*1024), got '" + text +
-                      "'");
+      throw node.fail("expected a non-negative number (e.g. 1.05e9 or 1024*1024), got " +
+                      in_quotes(text));
     value *= v;
     if (star == std::string::npos) break;
     start = star + 1;
   }
+  if (std::isinf(value))
+    throw node.fail("the product " + in_quotes(text) +
+                    " overflows; write `unlimited` for no bound");
   return value;
 }
 

@@ -1,5 +1,7 @@
 #include "framework/mapper/looptree.hpp"
 
+#include <fmt/format.h>
+
 namespace tessera::mapper {
 
 namespace {
@@ -106,7 +108,7 @@ Status check_looptree(const LoopTree& tree, const Problem& p, const Hierarchy& h
   for (int r = 0; r < p.num_ranks(); ++r)
     if (rank_product[r] != static_cast<double>(p.rank_extents[r]))
       return input_error("mapping: the loops over rank " + p.rank_names[r] + " multiply to " +
-                         std::to_string(static_cast<int64_t>(rank_product[r])) +
+                         fmt::format("{:.15g}", rank_product[r]) +  // may be beyond int64
                          ", not its extent " + std::to_string(p.rank_extents[r]));
   return check_spatial_order(tree, h);
 }

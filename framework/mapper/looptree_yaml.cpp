@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "framework/common/user_text.hpp"
 #include "framework/mapper/names.hpp"
 #include "framework/mapper/workload_file.hpp"
 
@@ -101,16 +102,23 @@ MappingFile parse_root(const YamlNode& root) {
   return file;
 }
 
-}  // namespace
-
-Result<MappingFile> read_mapping_file(const fs::path& path) {
-  auto root = YamlNode::load_file(path.string());
+Result<MappingFile> from_root(Result<YamlNode> root) {
   if (!root) return root.error();
   try {
     return parse_root(*root);
   } catch (const Failure& f) {
     return f.error();
   }
+}
+
+}  // namespace
+
+Result<MappingFile> read_mapping_file(const fs::path& path) {
+  return from_root(YamlNode::load_file(path.string()));
+}
+
+Result<MappingFile> parse_mapping_text(const std::string& text, const fs::path& file) {
+  return from_root(YamlNode::load_string(text, file.string()));
 }
 
 Result<LoopTree> looptree_from_yaml(const YamlNode& list, const Problem& p, const Hierarchy& h) {
@@ -134,8 +142,9 @@ Result<LoopTree> looptree_from_yaml(const YamlNode& list, const Problem& p, cons
 
 std::string mapping_yaml(const std::string& arch, const Problem& p, const Hierarchy& h,
                          Objective objective, const std::vector<Candidate>& mappings) {
-  std::string out = "# tessera map: " + p.str() + " on " + h.arch_name + "\n";
-  out += "tessera_mapping: 1\narch: " + arch + "\nworkload:\n" + workload_yaml(p, "  ");
+  std::string out = "# tessera map: " + printable(p.str() + " on " + h.arch_name, 1000) + "\n";
+  out +=
+      "tessera_mapping: 1\narch: " + yaml_scalar(arch) + "\nworkload:\n" + workload_yaml(p, "  ");
   out += std::string("objective: ") + to_string(objective) + "\n";
   if (objective != Objective::pareto && !mappings.empty()) {
     out += "metrics: " + metrics_line(mappings[0].metrics) + "\nmapping:\n";

@@ -33,6 +33,8 @@ struct MappingFile {
 };
 
 Result<MappingFile> read_mapping_file(const std::filesystem::path& file);
+// The same from text; `file` labels errors.
+Result<MappingFile> parse_mapping_text(const std::string& text, const std::filesystem::path& file);
 
 // Names resolved against `problem` and `hierarchy` (unknown names suggest the nearest), then
 // check_looptree; errors name the file, line and `mapping[i]`.

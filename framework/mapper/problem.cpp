@@ -1,9 +1,15 @@
 #include "framework/mapper/problem.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdlib>
 
 namespace tessera::mapper {
+
+namespace {
+constexpr double kMaxPoints = 1e18;  // as a graph's ops (ir/graph.cpp)
+}  // namespace
 
 const char* to_string(TensorRole role) {
   switch (role) {
@@ -128,6 +134,12 @@ Result<Problem> make_problem(const std::string& name, const ir::Einsum& einsum,
     p.rank_extents.push_back(rank.extent);
   }
   if (einsum.inputs.empty()) return input_error(name + ": an Einsum needs at least one input");
+  // Tile sizes multiply in 64 bits, and beyond 1e18 points (MACs) no single Einsum is mapped by
+  // any accelerator; a graph refuses such ops too.
+  if (p.points() > kMaxPoints)
+    return input_error(name + ": the ranks' extents multiply to " +
+                       fmt::format("{:.3g}", p.points()) +
+                       " points; the mapper takes at most 1e18");
   if (p.num_ranks() > 60)  // the curried model keeps a 64-bit set of ranks per factor
     return input_error(name + ": " + std::to_string(p.num_ranks()) +
                        " ranks; the mapper handles at most 60");

@@ -1,5 +1,7 @@
 #include "framework/mapper/workload_file.hpp"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <map>
 
@@ -201,8 +203,14 @@ Result<OpProblem> problem_from_op(const ir::Graph& graph, const std::string& op_
   return out;
 }
 
+std::string yaml_scalar(const std::string& text) {
+  YAML::Emitter out;
+  out << YAML::DoubleQuoted << text;
+  return out.c_str();
+}
+
 std::string workload_yaml(const Problem& p, const std::string& indent) {
-  std::string out = indent + "name: " + p.name + "\n";
+  std::string out = indent + "name: " + yaml_scalar(p.name) + "\n";
   out += indent + "einsum: " + p.einsum_text() + "\n";
   std::string ranks, bytes, roles;
   for (int r = 0; r < p.num_ranks(); ++r)

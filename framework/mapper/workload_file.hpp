@@ -44,6 +44,10 @@ struct OpProblem {
 };
 Result<OpProblem> problem_from_op(const ir::Graph& graph, const std::string& op_name);
 
+// `text` as a double-quoted YAML scalar: a name with ": " or "#" (an ONNX node's) reads back as
+// written.
+std::string yaml_scalar(const std::string& text);
+
 // The workload file text for `problem` (element_bytes per tensor); reading it gives back an equal
 // Problem. `indent` prefixes every line (for embedding in a mapping file).
 std::string workload_yaml(const Problem& problem, const std::string& indent = "");

@@ -9,9 +9,12 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <string_view>
 #include <type_traits>
 
 #include "framework/common/files.hpp"
+#include "framework/common/user_text.hpp"
 #include "framework/common/yaml_reader.hpp"
 #include "framework/planner/planner.hpp"
 
@@ -19,9 +22,15 @@ namespace tessera::planner {
 
 namespace {
 
-// Bumped whenever a key is added or changes meaning: a plan of another format is refused with a
-// request to re-compile, never read with a default filled in.
-constexpr const char* kFormat = "tessera-plan-2";
+// Bumped whenever a key is added, removed or changes meaning: a plan of another format is refused
+// with a request to re-compile, never read with a default filled in. 3: no search time (a plan's
+// bytes depend on its inputs only), model and chip files by absolute path.
+constexpr const char* kFormat = "tessera-plan-3";
+
+// What compile writes stays far inside these; a number beyond them is a corrupted or hand-made plan
+// that would have the simulator report hours per token, or overflow.
+constexpr double kMaxPlanSeconds = 1e6;
+constexpr double kMaxPlanBytes = 9007199254740992.0;  // 2^53 (8 PiB): exact in a double
 
 template <class S, class V>
 void source_fields(S& s, V&& v) {
@@ -108,7 +117,6 @@ void totals_fields(R& r, V&& v) {
   v("interconnect_utilisation", r.interconnect_utilisation);
   v("achieved_flops_per_s", r.achieved_flops_per_s);
   v("orders_tried", r.orders_tried);
-  v("search_s", r.search_s);
 }
 
 // ---- writing ----
@@ -153,13 +161,27 @@ void emit_op(YAML::Emitter& out, const OpSchedule& op) {
 
 // ---- reading ----
 
-double parse_number(const YamlNode& node) {
+// The bound of a number by what its key measures: seconds, bytes, or (rates, FLOPs, shares) only
+// finiteness.
+std::optional<std::pair<double, const char*>> upper_bound(std::string_view key) {
+  if (key.ends_with("per_s") || key == "clock_hz") return std::nullopt;
+  if (key.ends_with("_s")) return std::pair{kMaxPlanSeconds, "s"};
+  if (key.find("bytes") != std::string_view::npos) return std::pair{kMaxPlanBytes, "bytes"};
+  return std::nullopt;
+}
+
+double parse_number(const YamlNode& node, std::string_view key) {
   std::string text = node.as_string();
   double value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value))
-    throw node.fail("expected a number (e.g. 1.5e-3), got '" + text + "'");
-  if (value < 0) throw node.fail("must be >= 0, got " + text);
+    throw node.fail("expected a number (e.g. 1.5e-3), got " + in_quotes(text));
+  if (value < 0) throw node.fail("must be >= 0, got " + printable(text));
+  if (auto bound = upper_bound(key); bound && value > bound->first)
+    throw node.fail(
+        fmt::format("must be at most {:g} {}, got {}; no plan tessera compile writes "
+                    "comes near it",
+                    bound->first, bound->second, printable(text)));
   return value;
 }
 
@@ -187,7 +209,7 @@ struct Read {
     if constexpr (std::is_same_v<T, std::string>) {
       field = node.as_string();
     } else if constexpr (std::is_floating_point_v<T>) {
-      field = parse_number(node);
+      field = parse_number(node, key);
     } else if constexpr (std::is_integral_v<T>) {
       field = read_integer<T>(node);
     } else {
@@ -208,7 +230,21 @@ void read_map(const YamlNode& node, T& value, Fields fields,
   fields(value, Read{node});
 }
 
-OpSchedule read_op(const YamlNode& node, int index) {
+// Counts a plan of `ops` ops can hold: every op runs on at least one core (reopening checks the
+// chip's count), and op classes and overlapping preloads index the ops.
+void check_op_counts(const YamlNode& node, const OpSchedule& op, size_t ops) {
+  if (op.exec.cores_used < 1)
+    throw node.child("exec").child("cores_used").fail("0 cores; an op runs on at least one core");
+  if (op.op_class < 0 || static_cast<size_t>(op.op_class) >= ops)
+    throw node.child("class").fail(
+        fmt::format("class {} is not an op class of a plan with {} ops", op.op_class, ops));
+  if (static_cast<size_t>(op.preloads_during) >= ops)
+    throw node.child("preloads_during")
+        .fail(fmt::format("{} preloads cannot overlap one op of a plan with {} ops",
+                          op.preloads_during, ops));
+}
+
+OpSchedule read_op(const YamlNode& node, int index, size_t ops) {
   OpSchedule op;
   read_map(node, op, [](auto& o, auto&& v) { op_fields(o, v); }, {"exec", "preload"});
   if (op.op != index)
@@ -218,6 +254,7 @@ OpSchedule read_op(const YamlNode& node, int index) {
                     index, op.op));
   read_map(node.child("exec"), op.exec, [](auto& e, auto&& v) { exec_fields(e, v); });
   read_map(node.child("preload"), op.preload, [](auto& p, auto&& v) { preload_fields(p, v); });
+  check_op_counts(node, op, ops);
   return op;
 }
 
@@ -243,14 +280,15 @@ Plan parse_root(const YamlNode& root) {
                   "preload_order", "ops"});
   std::string format = root.child("format").as_string();
   if (format != kFormat)
-    throw root.child("format").fail("expected '" + std::string(kFormat) +
-                                    "' (written by this version of tessera), got '" + format +
-                                    "'; re-run `tessera compile` to write a current plan");
+    throw root.child("format").fail(
+        "expected '" + std::string(kFormat) + "' (written by this version of tessera), got " +
+        in_quotes(format) + "; re-run `tessera compile` to write a " + "current plan");
   Plan plan;
   YamlNode design = root.child("design");
   auto parsed = parse_design(design.as_string());
   if (!parsed)
-    throw design.fail("unknown design '" + design.as_string() + "'; valid: " + design_names());
+    throw design.fail("unknown design " + in_quotes(design.as_string()) +
+                      "; valid: " + design_names());
   plan.result.design = *parsed;
   read_map(root.child("source"), plan.source, [](auto& s, auto&& v) { source_fields(s, v); });
   read_map(root.child("machine"), plan.machine, [](auto& m, auto&& v) { machine_keys(m, v); });
@@ -260,13 +298,14 @@ Plan parse_root(const YamlNode& root) {
     if (split.slices < 2) throw item.child("slices").fail("a split has at least 2 slices");
     plan.splits.push_back(std::move(split));
   }
+  if (plan.machine.cores < 1) throw root.child("machine").child("cores").fail("must be at least 1");
   read_map(root.child("totals"), plan.result, [](auto& r, auto&& v) { totals_fields(r, v); });
   read_map(root.child("breakdown"), plan.result.breakdown,
            [](auto& b, auto&& v) { breakdown_fields(b, v); });
   Read{root}("preload_order", plan.result.preload_order);
   std::vector<YamlNode> ops = root.child("ops").items();
   for (size_t i = 0; i < ops.size(); ++i)
-    plan.result.ops.push_back(read_op(ops[i], static_cast<int>(i)));
+    plan.result.ops.push_back(read_op(ops[i], static_cast<int>(i), ops.size()));
   check_order(root, plan.result);
   return plan;
 }
@@ -316,7 +355,8 @@ Result<Plan> parse_plan_yaml(const std::string& text, const std::string& file) {
 }
 
 Result<Plan> read_plan_yaml(const std::string& path) {
-  auto text = read_file(path);
+  auto text = read_file(path, kMaxTextBytes);
+  if (!text && text.error().code != StatusCode::not_found) return text.error();
   if (!text)
     return input_error(path +
                            ": cannot open the file (does it exist? `tessera compile -o DIR` "

@@ -36,8 +36,8 @@ std::string planned_table(const driver::Compilation& c) {
   const planner::DesignResult* basic = find(c, Design::basic);
   const planner::DesignResult* ideal = find(c, Design::ideal);
   Table table({"design", "ms/token", "vs basic", "of ideal", "HBM util", "NoC util", "TFLOP/s",
-               "exec only ms", "overlap ms", "stall ms", "congest ms", "orders"},
-              numbers_after_name(12));
+               "exec only ms", "overlap ms", "stall ms", "congest ms", "orders", "search s"},
+              numbers_after_name(13));
   for (const auto& d : c.designs) {
     const planner::DesignResult& r = d.plan.result;
     const planner::Breakdown& b = r.breakdown;
@@ -47,7 +47,7 @@ std::string planned_table(const driver::Compilation& c) {
                    percent(r.hbm_utilisation), percent(r.interconnect_utilisation),
                    fmt::format("{:.1f}", r.achieved_flops_per_s / 1e12), ms(b.execution_only_s),
                    ms(b.overlapped_s), ms(b.preload_stall_s), ms(b.congestion_s),
-                   fmt::format("{}", r.orders_tried)});
+                   fmt::format("{}", r.orders_tried), fmt::format("{:.2f}", r.search_s)});
   }
   return table.render();
 }

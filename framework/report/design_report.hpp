@@ -1,5 +1,6 @@
 // The tables of `tessera compile`: one row per design, as planned (ms/token, speedup over Basic,
-// share of Ideal, utilisations, TFLOP/s, Elk's breakdown, preload orders tried) and, with
+// share of Ideal, utilisations, TFLOP/s, Elk's breakdown, preload orders tried, the planner's
+// search time — kept here, not in plan.yaml, so identical runs write identical plans) and, with
 // --simulate, as simulated next to the plan's estimate.
 #pragma once
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # simulate_setup.sh TESSERA DIR — a small plan for the `tessera simulate` tests, and broken copies:
-# a corrupted value, a plan for another model, another sequence length, another chip size, and a
-# hand-written program that executes op 0 before preloading it; and the plan of an ONNX model.
+# a corrupted value, a plan for another model, another sequence length, another chip size, numbers
+# no compile writes (bytes past 2^53 and past the op's tensors, more cores than the chip's, a time of
+# 1e300 s), and hand-written programs that execute op 0 before preloading it, lose a line, or carry
+# impossible numbers; and the plan of an ONNX model.
 set -euo pipefail
 tessera=$1
 dir=$2
@@ -13,7 +15,19 @@ sed '0,/compute_s: [0-9.e+-]*/s//compute_s: fast/' "$plan" >"$dir/bad_value.yaml
 sed 's/^  model: llama2-7b$/  model: llama2-13b/' "$plan" >"$dir/other_model.yaml"
 sed 's/^  seq: 128$/  seq: 256/' "$plan" >"$dir/other_seq.yaml"
 sed 's/^  cores: 1472$/  cores: 1471/' "$plan" >"$dir/other_cores.yaml"
+first_exec() { sed "0,/$1/s//$2/"; }  # the first op's value replaced
+first_exec 'shift_bytes: [0-9.e+-]*' 'shift_bytes: 9223372036854775807' <"$plan" >"$dir/huge_shift.yaml"
+first_exec 'shift_bytes: [0-9.e+-]*' 'shift_bytes: 1e15' <"$plan" >"$dir/big_shift.yaml"
+first_exec 'cores_used: [0-9]*' 'cores_used: 99999' <"$plan" >"$dir/many_cores.yaml"
+first_exec 'compute_s: [0-9.e+-]*' 'compute_s: 1e300' <"$plan" >"$dir/huge_time.yaml"
 "$tessera" simulate "$plan" --program "$dir/program.txt" >/dev/null 2>&1
+program=$dir/program.txt
+first_exec 'shift_bytes=[0-9.e+-]*' 'shift_bytes=1e15' <"$program" >"$dir/absurd_bytes.txt"
+first_exec 'cores=[0-9]*' 'cores=0' <"$program" >"$dir/zero_cores.txt"
+first_exec 'cores=[0-9]*' 'cores=99999' <"$program" >"$dir/many_cores.txt"
+first_exec 'compute_s=[0-9.e+-]*' 'compute_s=1e300' <"$program" >"$dir/huge_compute.txt"
+first_exec 'hbm_bytes=[0-9.e+-]*' 'hbm_bytes=1e12' <"$program" >"$dir/hbm_beyond.txt"
+sed '0,/^execute 0 /{//d}' "$program" >"$dir/missing_line.txt"  # op 0's execute deleted
 first=$(grep -n -m1 '^preload_async 0 ' "$dir/program.txt" | cut -d: -f1)
 { sed "${first}d" "$dir/program.txt"; sed -n "${first}p" "$dir/program.txt"; } >"$dir/late_preload.txt"
 # An ONNX model's plan: simulate must bind the same --dim values to reload it.

@@ -14,6 +14,11 @@ namespace tessera::zoo {
 
 enum class Mode { decode, prefill };
 
+// The largest batch and sequence length a zoo model is built for: beyond them no model's tensors
+// fit any chip, and every product of extents stays far from overflowing.
+inline constexpr int64_t kMaxBatch = int64_t{1} << 20;
+inline constexpr int64_t kMaxSeq = int64_t{1} << 24;
+
 struct RunShape {
   int64_t batch = 1;
   std::optional<int64_t> seq;  // default: 2048 for decoders, the entry's tokens for a DiT
@@ -23,7 +28,8 @@ struct RunShape {
   std::optional<ir::DType> dtype;
 };
 
-// Input errors for shapes the model cannot take (seq beyond learned positions, DiT decode, ...).
+// Input errors for shapes the model cannot take (batch or seq beyond the bounds above or below 1,
+// seq beyond learned positions, DiT decode, ...).
 Result<ir::Graph> build_decoder(const ModelSpec& model, const RunShape& shape);
 Result<ir::Graph> build_dit(const ModelSpec& model, const RunShape& shape);
 Result<ir::Graph> build_model(const ModelSpec& model, const RunShape& shape);

@@ -166,6 +166,12 @@ Result<ir::Graph> build_dit(const ModelSpec& m, const RunShape& shape) {
 }
 
 Result<ir::Graph> build_model(const ModelSpec& model, const RunShape& shape) {
+  if (shape.batch < 1 || shape.batch > kMaxBatch)
+    return input_error(model.name + ": batch " + std::to_string(shape.batch) +
+                       " is out of range [1, " + std::to_string(kMaxBatch) + "]");
+  if (shape.seq && (*shape.seq < 1 || *shape.seq > kMaxSeq))
+    return input_error(model.name + ": seq " + std::to_string(*shape.seq) +
+                       " is out of range [1, " + std::to_string(kMaxSeq) + "]");
   ModelSpec typed = model;
   if (shape.dtype) typed.dtype = *shape.dtype;
   return typed.family == Family::dit ? build_dit(typed, shape) : build_decoder(typed, shape);

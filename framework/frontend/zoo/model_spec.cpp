@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "framework/common/user_text.hpp"
+
 namespace tessera::zoo {
 
 namespace {
@@ -15,20 +17,25 @@ E choice(const YamlNode& root, const std::string& key, const std::map<std::strin
   if (it != options.end()) return it->second;
   std::string valid;
   for (const auto& [name, e] : options) valid += (valid.empty() ? "" : ", ") + name;
-  throw root.child(key).fail("unknown value '" + value + "'; use one of " + valid);
+  throw root.child(key).fail("unknown value " + in_quotes(value) + "; use one of " + valid);
 }
 
 bool flag(const YamlNode& root, const std::string& key) {
   return choice<bool>(root, key, {{"true", true}, {"false", false}}, false);
 }
 
-int64_t number(const YamlNode& root, const std::string& key, int64_t fallback = -1) {
+int64_t number(const YamlNode& root, const std::string& key, int64_t fallback = -1,
+               int64_t max = int64_t{1} << 24) {
   if (!root.has(key)) {
     if (fallback >= 0) return fallback;
     throw root.fail("missing required key '" + key + "'");
   }
-  return root.child(key).as_int(1, int64_t{1} << 24);
+  return root.child(key).as_int(1, max);
 }
+
+// Ten times the deepest published model: every layer becomes ops, and a graph of millions of them
+// would take the machine's memory before saying anything.
+constexpr int64_t kMaxLayers = 1024;
 
 void check_consistency(const YamlNode& root, const ModelSpec& m) {
   if (m.heads % m.kv_heads != 0)
@@ -62,7 +69,7 @@ ModelSpec parse_model_spec(const YamlNode& root) {
   m.description = root.get_string("description", "");
   m.family = choice<Family>(root, "family", {{"decoder", Family::decoder}, {"dit", Family::dit}},
                             Family::decoder);
-  m.layers = number(root, "layers");
+  m.layers = number(root, "layers", -1, kMaxLayers);
   m.hidden = number(root, "hidden");
   m.heads = number(root, "heads");
   m.kv_heads = number(root, "kv_heads", m.heads);
@@ -92,7 +99,7 @@ ModelSpec parse_model_spec(const YamlNode& root) {
   m.final_softcap = flag(root, "final_softcap");
   std::string dtype = root.get_string("dtype", "fp16");
   auto parsed = ir::parse_dtype(dtype);
-  if (!parsed) throw root.child("dtype").fail("unknown dtype '" + dtype + "'");
+  if (!parsed) throw root.child("dtype").fail("unknown dtype " + in_quotes(dtype));
   m.dtype = *parsed;
   m.patch = number(root, "patch", 2);
   m.in_channels = number(root, "in_channels", 4);

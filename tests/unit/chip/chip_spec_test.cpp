@@ -56,6 +56,27 @@ TEST(Chip, ScaleSectionIsReadAndChecked) {
             "hbm_bytes_per_s, interconnect, flops");
 }
 
+TEST(Chip, AnEmptyValueIsAnErrorNotTheDefault) {
+  auto map = parse_chip_text("name: c\ntarget: t\ncost_model:\n  clock_hz: {}\n", "/x/c.yaml");
+  ASSERT_FALSE(map.ok());
+  EXPECT_EQ(map.error().message,
+            "/x/c.yaml:4: 'cost_model.clock_hz': has no value (an empty map); give the value, or "
+            "remove the key for the plugin's default");
+  auto list =
+      parse_chip_text("name: c\ntarget: t\ntopology: {hbm: {placement: []}}\n", "/x/c.yaml");
+  ASSERT_FALSE(list.ok());
+  EXPECT_EQ(list.error().message,
+            "/x/c.yaml:3: 'topology.hbm.placement': has no value (an empty list); give the value, "
+            "or remove the key for the plugin's default");
+  auto null = parse_chip_text("name: c\ntarget: t\ntopology:\n  chips:\n", "/x/c.yaml");
+  ASSERT_FALSE(null.ok());
+  EXPECT_EQ(null.error().message,
+            "/x/c.yaml:4: 'topology.chips': has no value; give the value, or remove the key for "
+            "the plugin's default");
+  EXPECT_TRUE(parse_chip_text("name: c\ntarget: t\ncost_model: {}\n", "/x/c.yaml").ok())
+      << "an empty section takes every default";
+}
+
 TEST(Chip, UnknownSectionSuggestsTheInterface) {
   TempDir dir;
   auto chip = read_chip(dir.write("c.yaml", "name: x\ntarget: t\ntopologie: {}\n"));

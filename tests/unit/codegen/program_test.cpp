@@ -4,6 +4,7 @@
 
 #include "framework/codegen/program_check.hpp"
 #include "framework/codegen/program_text.hpp"
+#include "framework/ir/graph_yaml.hpp"
 
 namespace tessera::codegen {
 namespace {
@@ -15,7 +16,7 @@ Program sample() {
   for (int i = 0; i < 3; ++i) {
     ProgramOp op;
     op.op = i;
-    op.name = "layer0.op" + std::to_string(i);
+    op.name = i == 2 ? "an ONNX\nname\r" : "layer0.op" + std::to_string(i);
     op.exec_label = "b/16 n/368 · rotate k×4";
     op.preload_label = i > 0 ? "replicate ×2" : "";
     op.preload_bytes = i > 0 ? 1048576.5 * i : 0;
@@ -84,6 +85,19 @@ TEST(ProgramText, ErrorsNameTheLine) {
             "or estimated_latency_s");
   EXPECT_EQ(read_error("execute 0 \"a\" compute_s=fast\n"),
             "p.txt:1: compute_s='fast': expected a number >= 0");
+  EXPECT_EQ(read_error("execute 0 \"a\" compute_s=1e300\n"),
+            "p.txt:1: compute_s=1e300: more than 1e+06 s, which no program comes near");
+  EXPECT_EQ(read_error("execute 0 \"a\" shift_bytes=1e20\n"),
+            "p.txt:1: shift_bytes=1e20: more than 9.0072e+15 bytes, which no program comes near");
+  EXPECT_EQ(read_error("execute 0 \"a\" compute_s=nan\n"),
+            "p.txt:1: compute_s='nan': expected a number >= 0");
+  EXPECT_EQ(read_error("execute 0 \"a\" cores=0\n"),
+            "p.txt:1: cores '0': expected a whole number from 1 to 10000000");
+  EXPECT_EQ(read_error("execute 0 \"a\" estimate_s=2..1\n"),
+            "p.txt:1: estimate_s='2..1': END is before START");
+  EXPECT_EQ(read_error("preload_async 0 \"a\" bytes=10 hbm_bytes=11\n"),
+            "p.txt:1: preload_async 0: hbm_bytes=11 is more than bytes=10: HBM reads each byte "
+            "once, however many cores it is copied to");
   EXPECT_EQ(read_error("execute 0 \"a\" compute=1\n"),
             "p.txt:1: execute: unknown key 'compute'; expected compute_s, distribute_bytes, "
             "distribute_sync_s, shift_bytes, sync_s, reduce_bytes, hbm_write_bytes, flops, cores, "
@@ -100,6 +114,13 @@ TEST(ProgramText, ErrorsNameTheLine) {
             "p.txt:1: op index '-1': expected a whole number from 0 to 10000000");
   EXPECT_EQ(read_error("execute 0 \"a\"\nexecute 2 \"c\"\n"),
             "p.txt: op 1 is never mentioned; ops are numbered 0, 1, 2, ... without gaps");
+}
+
+// The violations as the CLI shows them, one per line.
+std::string format_violations(const std::vector<Violation>& violations, const std::string& file) {
+  std::string text;
+  for (const auto& line : violation_lines(violations, file)) text += line + "\n";
+  return text;
 }
 
 std::string violations(const std::string& text, const std::vector<int>* order) {
@@ -158,6 +179,70 @@ TEST(ProgramCheck, ExecutesOutOfOrderMissingAndTwice) {
   p->ops.push_back(p->ops[1]);
   EXPECT_EQ(format_violations(check_program(*p), "hand.txt"),
             "hand.txt:3: execute(1) is issued twice\nhand.txt: execute(2) is never issued\n");
+}
+
+TEST(ProgramCheck, OnlyTheFirstTenViolationsAreShownThenACount) {
+  std::string text;
+  for (int i = 25; i-- > 0;) text += "execute " + std::to_string(i) + " \"op\"\n";
+  auto p = read_program_text(text, "hand.txt");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  std::vector<Violation> all = check_program(*p);
+  ASSERT_GT(all.size(), 10u);
+  std::vector<std::string> lines = violation_lines(all, "hand.txt");
+  ASSERT_EQ(lines.size(), 11u);
+  EXPECT_EQ(lines[0],
+            "hand.txt:1: execute(24) comes before execute(0); ops execute in graph order");
+  EXPECT_EQ(lines[10], "hand.txt: " + std::to_string(all.size() - 10) + " more violations (" +
+                           std::to_string(all.size()) + " in all); fix the ones above first");
+}
+
+// A one-op graph (a 4x8 by 8x2 matmul of fp32, its input and weight in HBM) on a 4-core machine.
+struct OneOp {
+  ir::Graph graph = one_matmul();
+  Machine machine;
+  OneOp() {
+    machine.chip = "four";
+    machine.cores = 4;
+  }
+  static ir::Graph one_matmul() {
+    auto root = YamlNode::load_string(R"(tessera_workload: 1
+name: g
+tensors:
+  - {name: x, shape: [4, 8], dtype: fp32, role: input}
+  - {name: w, shape: [8, 2], dtype: fp32, role: weight}
+  - {name: y, shape: [4, 2], dtype: fp32, role: activation}
+ops:
+  - {name: mm, kind: matmul, fn: mac, ranks: {m: 4, n: 2, k: 8}, inputs: ["x[m,k]", "w[k,n]"],
+     output: "y[m,n]"}
+outputs: [y]
+)",
+                                      "g.yaml");
+    return ir::build_graph(ir::parse_graph_spec(root.value())).take();
+  }
+};
+
+TEST(ProgramCheck, NumbersBeyondTheGraphAndChipAreViolations) {
+  OneOp g;
+  OpBounds b = op_bounds(g.graph, g.graph.ops()[0], g.machine);
+  EXPECT_EQ(b.tensor_bytes, (32 + 16 + 8) * 4.0);
+  EXPECT_EQ(b.moved_bytes, b.tensor_bytes * 4);
+  EXPECT_EQ(b.hbm_read_bytes, (32 + 16) * 4.0) << "the input and the weight live in HBM";
+  EXPECT_EQ(b.flops, 2.0 * 4 * 2 * 8);
+  auto p = read_program_text(
+      "preload_async 0 \"mm\" bytes=800 hbm_bytes=500\n"
+      "execute 0 \"mm\" shift_bytes=1e9 flops=128 cores=5\n",
+      "hand.txt");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(format_violations(check_program_bounds(*p, g.graph, g.machine), "hand.txt"),
+            "hand.txt:2: cores=5: four has 4 cores\n"
+            "hand.txt:2: shift_bytes=1e+09: op 0 'mm' can move at most 896 (its tensors' 224 "
+            "bytes on each of the 4 cores)\n"
+            "hand.txt:1: hbm_bytes=500: op 0 'mm' can move at most 192 (the bytes of its inputs "
+            "in HBM)\n");
+  auto fine = read_program_text(
+      "preload_async 0 \"mm\" bytes=768 hbm_bytes=192\nexecute 0 \"mm\" flops=128 cores=4\n",
+      "hand.txt");
+  EXPECT_TRUE(check_program_bounds(*fine, g.graph, g.machine).empty());
 }
 
 }  // namespace

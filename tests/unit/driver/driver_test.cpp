@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 
 #include "tests/unit/temp_dir.hpp"
@@ -79,8 +80,8 @@ TEST(PlanSource, ZooAndOnnxRequestsRoundTrip) {
   EXPECT_FALSE(r.shape_given);
   onnx.onnx_dims = "batch=2,seq";
   EXPECT_EQ(model_request(onnx, "p.yaml").error().message,
-            "p.yaml: source.onnx_dims: 'seq': expected NAME=VALUE with VALUE >= 1, comma "
-            "separated");
+            "p.yaml: source.onnx_dims: 'seq': expected NAME=VALUE with VALUE in [1, 16777216], "
+            "comma separated");
   onnx.onnx_dims = "batch=0";
   EXPECT_FALSE(model_request(onnx, "p.yaml").ok());
 }
@@ -142,6 +143,72 @@ TEST(Reopen, RefusesAPlanForAnotherShapeOfChip) {
             "p.yaml: source.graph_name: the plan was made for '" + model.graph->name() +
                 "' but llama2-7b (batch 3, seq 16) is '" + llama(3).graph->name() +
                 "' — re-run tessera compile");
+}
+
+TEST(Reopen, TakesEveryDesignCompileWrites) {
+  OpenChip chip = mk2();
+  LoadedModel model = llama(1);
+  CompileOptions options;
+  options.designs = parse_design_choice("all").take().planned;
+  for (const auto& d : compile(chip, model, options).take().designs)
+    EXPECT_TRUE(reopen(plugins(), d.plan, "p.yaml").ok()) << to_string(d.plan.result.design);
+}
+
+TEST(Reopen, RefusesNumbersNoCompileWritesForTheModel) {
+  OpenChip chip = mk2();
+  LoadedModel model = llama(1);
+  CompileOptions options;
+  options.designs = {Design::basic};
+  const planner::Plan plan = compile(chip, model, options).take().designs.front().plan;
+  auto error_with = [&](const std::function<void(planner::OpSchedule&)>& edit) {
+    planner::Plan edited = plan;
+    edit(edited.result.ops[1]);
+    auto r = reopen(plugins(), edited, "p.yaml");
+    return r.ok() ? std::string("(accepted)") : r.error().message;
+  };
+  const std::string name = plan.result.ops[1].name;
+  EXPECT_EQ(error_with([](auto& op) {
+              op.exec.shift_bytes = 1e15;
+            }).rfind("p.yaml: ops[1].exec.shift_bytes: 1e+15 is more than ", 0),
+            0u);
+  EXPECT_EQ(error_with([](auto& op) {
+              op.hbm_read_bytes *= 2;
+            }).rfind("p.yaml: ops[1].hbm_read_bytes: ", 0),
+            0u);
+  EXPECT_EQ(error_with([](auto& op) { op.exec.cores_used = 1473; }),
+            "p.yaml: ops[1].exec.cores_used: 1473 cores, but machine.cores is 1472 — re-run "
+            "tessera compile");
+  EXPECT_EQ(error_with([](auto& op) { op.sram_bytes_per_core = 1e9; }),
+            "p.yaml: ops[1].sram_bytes_per_core: 1e+09 is more than 638976 "
+            "(machine.sram_bytes_per_core); no compile writes it — re-run tessera compile");
+  EXPECT_EQ(error_with([](auto& op) {
+              op.exec.tile.push_back(1);
+            }).rfind("p.yaml: ops[1].exec.tile: ", 0),
+            0u);
+}
+
+TEST(PlanSource, FilesAreRecordedAbsoluteAndOpenedRelativeToThePlan) {
+  OpenChip chip = mk2();
+  LoadedModel model = llama(1);
+  model.request.model = "models/m.onnx";
+  model.request.shape_given = false;
+  planner::PlanSource s = plan_source(model, chip, *model.graph);
+  EXPECT_EQ(s.model, (std::filesystem::current_path() / "models/m.onnx").string());
+  EXPECT_EQ(model_request(s, "/elsewhere/p.yaml").take().model, s.model);
+  s.model = "../models/m.onnx";
+  EXPECT_EQ(model_request(s, "/work/plans/p.yaml").take().model, "/work/models/m.onnx");
+  s.chip = "chips/c.yaml";
+  EXPECT_EQ(chip_choice(s, "/work/plans/p.yaml").chip, "/work/plans/chips/c.yaml");
+  s.chip = "ipu-mk2-hbm3e";
+  EXPECT_EQ(chip_choice(s, "/work/plans/p.yaml").chip, "ipu-mk2-hbm3e") << "a preset stays a name";
+}
+
+TEST(Reopen, AModelThatCannotBeOpenedNamesSourceModel) {
+  planner::Plan plan;
+  plan.source.model = "/nonexistent/m.onnx";
+  EXPECT_EQ(reopen(plugins(), plan, "p.yaml").error().message,
+            "p.yaml: source.model: /nonexistent/m.onnx: cannot open the file (does it exist and is "
+            "it readable?)");
 }
 
 LoadedModel zoo(const std::string& name, int64_t batch, int64_t seq) {

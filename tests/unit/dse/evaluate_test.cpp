@@ -75,7 +75,8 @@ TEST(CheckSweep, CoresThatDoNotDivideAndBadDims) {
   SweepSpec dims = sweep("  - {path: batch, values: [1]}\n");
   dims.base.dims = {"batch"};
   EXPECT_EQ(setup_point(dims, enumerate_points(dims).front(), plugins).error().message,
-            "s.yaml: base.dims: 'batch': expected NAME=VALUE with VALUE >= 1, e.g. batch=16");
+            "s.yaml: base.dims: 'batch': expected NAME=VALUE with VALUE in [1, 16777216], e.g. "
+            "batch=16");
 }
 
 TEST(SetupPoint, KnobsReachTheChipSpecAndTheMachine) {

@@ -113,5 +113,29 @@ TEST(SweepSpec, Errors) {
             "s.yaml:4: 'axes[0]': the axis has no values");
 }
 
+TEST(SweepSpec, AZipLabelOnOneAxisIsAnError) {
+  std::string base(kBase);
+  EXPECT_EQ(error_of(base + "axes:\n  - {path: cores, values: [4, 8], zip: cores}\n"
+                            "  - {path: memory.bandwidth_bytes_per_s, values: [1, 2], zip: cors}\n"
+                            "  - {path: batch, values: [1, 2], zip: cores}\n"),
+            "s.yaml:5: axes: zip label 'cors' of 'memory.bandwidth_bytes_per_s' is on no other "
+            "axis, so it zips nothing; did you mean 'cores'?");
+  EXPECT_EQ(error_of(base + "axes:\n  - {path: cores, values: [4, 8], zip: c}\n"),
+            "s.yaml:4: axes: zip label 'c' of 'cores' is on no other axis, so it zips nothing; "
+            "give the axes that advance together the same label");
+}
+
+TEST(SweepSpec, ThePointCountIsBoundedBeforeEnumerating) {
+  std::string base(kBase);
+  EXPECT_EQ(error_of(base + "axes:\n  - {path: batch, range: {from: 1, to: 10000, count: 10000}}\n"
+                            "  - {path: seq, range: {from: 1, to: 10000, count: 10000}}\n"),
+            "s.yaml:5: axes: the axes up to this one give more than 100000 points (10000 x "
+            "10000); sweep fewer values, or zip axes that advance together");
+  SweepSpec zipped = parse(
+      "axes:\n  - {path: batch, range: {from: 1, to: 10000, count: 10000}, zip: z}\n"
+      "  - {path: seq, range: {from: 1, to: 10000, count: 10000}, zip: z}\n");
+  EXPECT_EQ(enumerate_points(zipped).size(), 10000u) << "zipped axes count once";
+}
+
 }  // namespace
 }  // namespace tessera::dse

@@ -97,6 +97,11 @@ TEST(ArchSpec, BadValuesSayWhatWasExpected) {
             "arch.yaml:12: 'levels[1].ports': expected `shared` (read and write time add) or "
             "`separate` (they overlap), got 'dual'");
   text = kSmallArch;
+  text.replace(text.find("1024*4"), 6, "1e300*1e300");
+  EXPECT_EQ(arch_error(text),
+            "arch.yaml:7: 'levels[1].capacity_bytes': the product '1e300*1e300' overflows; write "
+            "`unlimited` for no bound");
+  text = kSmallArch;
   text.replace(text.find("    access_bits: 64\n"), 20, "");
   EXPECT_EQ(arch_error(text),
             "arch.yaml:8: 'levels[1].read_pj_per_access': energy per access "
@@ -171,6 +176,10 @@ TEST(WorkloadFile, MistakesAreNamedWithTheKey) {
             "description, einsum, ranks, dtype, dtypes, element_bytes, roles");
   EXPECT_EQ(workload_error("einsum: Z[m] = A[m]\nranks: {m: 0}\n"),
             "w.yaml:2: 'ranks.m': must be in [1, 1099511627776], got 0");
+  EXPECT_EQ(workload_error("einsum: Z[m,n] = A[m,k] * B[k,n]\n"
+                           "ranks: {m: 1099511627776, n: 1099511627776, k: 1099511627776}\n"),
+            "w.yaml:1: 'einsum': w: the ranks' extents multiply to 1.33e+36 points; the mapper "
+            "takes at most 1e18");
 }
 
 }  // namespace

@@ -36,11 +36,17 @@ class Params {
     used_.insert(key);
     return values_.count(key) != 0;
   }
+  // The value of `key`; nullopt when absent. A map or list given where one value belongs (it
+  // arrives as `key.SUB` items) is an error, never the getter's default.
   std::optional<std::string> find(const std::string& key) const {
     used_.insert(key);
     auto it = values_.find(key);
-    if (it == values_.end()) return std::nullopt;
-    return it->second;
+    if (it != values_.end()) return it->second;
+    auto nested = values_.lower_bound(key + ".");
+    if (nested != values_.end() && nested->first.compare(0, key.size() + 1, key + ".") == 0)
+      throw invalid_argument("parameter '" + key + "': expected a single value, got a map or a " +
+                             "list ('" + nested->first + "')");
+    return std::nullopt;
   }
 
   std::string get_string(const std::string& key, const std::string& fallback) const {
@@ -91,9 +97,14 @@ class Params {
     return x;
   }
 
-  // A YAML list, which the host passes as `key.0`, `key.1`, ...; empty when absent.
+  // A YAML list, which the host passes as `key.0`, `key.1`, ...; empty when absent. One value given
+  // where the list belongs is an error.
   std::vector<int64_t> get_int_list(const std::string& key, int64_t min = INT64_MIN,
                                     int64_t max = INT64_MAX) const {
+    used_.insert(key);
+    if (values_.count(key) != 0)
+      throw invalid_argument("parameter '" + key + "': expected a list, got the single value '" +
+                             values_.at(key) + "'");
     std::vector<int64_t> values;
     for (size_t i = 0;; ++i) {
       std::string item = key + "." + std::to_string(i);

@@ -1,0 +1,37 @@
+// The SDK's typed parameters (<tessera/sdk/params.hpp>): a chip file's map or list where a plugin
+// reads one value, or one value where it reads a list, is an error naming the key, never the
+// getter's default.
+#include <gtest/gtest.h>
+
+#include <tessera/sdk/params.hpp>
+
+namespace tessera::sdk {
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Params, AMapWhereOneValueBelongsIsAnError) {
+  Params p({{"clock_hz.ghz", "1.3"}, {"cores", "4"}});
+  EXPECT_EQ(error_of([&] { (void)p.get_double("clock_hz", 1e9, 0.0); }),
+            "parameter 'clock_hz': expected a single value, got a map or a list ('clock_hz.ghz')");
+  EXPECT_EQ(p.get_int("cores", 1), 4);
+  EXPECT_EQ(p.get_double("absent", 2.5), 2.5) << "a key that is not there keeps its default";
+}
+
+TEST(Params, OneValueWhereAListBelongsIsAnError) {
+  Params p({{"hbm.placement", "5"}, {"levels.0", "1"}, {"levels.1", "2"}});
+  EXPECT_EQ(error_of([&] { (void)p.get_int_list("hbm.placement"); }),
+            "parameter 'hbm.placement': expected a list, got the single value '5'");
+  EXPECT_EQ(p.get_int_list("levels"), (std::vector<int64_t>{1, 2}));
+  EXPECT_TRUE(p.get_int_list("none").empty());
+}
+
+}  // namespace
+}  // namespace tessera::sdk
