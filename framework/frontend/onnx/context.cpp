@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "framework/common/user_text.hpp"
 #include "framework/frontend/onnx/converters.hpp"
 #include "framework/frontend/onnx/patterns.hpp"
 #include "framework/frontend/onnx/shape_origin.hpp"
@@ -220,11 +221,13 @@ Failure Importer::fail(const onnx::NodeProto& node, int index, const std::string
 ir::DType Importer::dtype_of(const std::string& name, const onnx::NodeProto& node,
                              int index) const {
   auto it = pm_.types.find(name);
-  if (it == pm_.types.end()) throw fail(node, index, "tensor '" + name + "' has no known type");
+  if (it == pm_.types.end())
+    throw fail(node, index, "tensor " + in_quotes(name) + " has no known type");
   auto dtype = ir_dtype(it->second.elem_type);
   if (!dtype)
     throw fail(node, index,
-               "tensor '" + name + "' has element type " + type_name(it->second.elem_type) +
+               "tensor " + in_quotes(name) + " has element type " +
+                   type_name(it->second.elem_type) +
                    ", which Tessera does not model (numbers and bools only)");
   return *dtype;
 }
@@ -235,7 +238,7 @@ void Importer::define(const std::string& name, ir::TensorRole role, const std::s
   for (int64_t d : shape)
     if (d == 0)
       throw fail(node, index,
-                 "tensor '" + name + "' has shape " + dims_str(shape) +
+                 "tensor " + in_quotes(name) + " has shape " + dims_str(shape) +
                      "; empty tensors are not supported");
   if (auto s = builder_.add_tensor(ir::Tensor{name, std::move(shape), dtype, role, view_of}); !s)
     throw fail(node, index, s.error().message);
@@ -245,8 +248,8 @@ Failure Importer::no_static_shape(const onnx::NodeProto& node, int index, const 
                                   const std::string& name) const {
   std::string origin = shape_origin(pm_, name);
   if (pm_.non_tensors.count(name)) return fail(node, index, what + " " + origin);
-  std::string message = what + " '" + name + "' has no static shape";
-  if (!origin.empty() && origin.find("'" + name + "' has no") != 0) message += ": " + origin;
+  std::string message = what + " " + in_quotes(name) + " has no static shape";
+  if (!origin.empty() && origin.find(in_quotes(name) + " has no") != 0) message += ": " + origin;
   if (origin.find(" do not fit it ") == std::string::npos)
     message +=
         "; shapes computed from data are not supported (a value that holds a shape must be an "
@@ -262,7 +265,7 @@ std::string Importer::use(const std::string& name, const onnx::NodeProto& node, 
   else if (pm_.weights.count(name))
     role = ir::TensorRole::weight;
   else if (!graph_inputs_.count(name))
-    throw fail(node, index, "reads '" + name + "', which no earlier node produces");
+    throw fail(node, index, "reads " + in_quotes(name) + ", which no earlier node produces");
   auto it = pm_.types.find(name);
   if (it == pm_.types.end() || !it->second.dims) throw no_static_shape(node, index, "input", name);
   define(name, role, "", node, index, *it->second.dims);

@@ -2,6 +2,7 @@
 // (pooling, LRN), reductions and scans, softmax and normalisations.
 #include <algorithm>
 
+#include "framework/common/user_text.hpp"
 #include "framework/frontend/onnx/attributes.hpp"
 #include "framework/frontend/onnx/converters.hpp"
 
@@ -97,7 +98,7 @@ Dims begin_pads(const NodeContext& ctx, const Dims& in_spatial, const Dims& out_
 Dims attr_or(const NodeContext& ctx, const std::string& name, size_t n, int64_t fallback) {
   Dims v = attr_ints(ctx.node(), name);
   if (v.empty()) return Dims(n, fallback);
-  if (v.size() != n) throw ctx.fail("'" + name + "' needs one value per spatial dim");
+  if (v.size() != n) throw ctx.fail(in_quotes(name) + " needs one value per spatial dim");
   return v;
 }
 

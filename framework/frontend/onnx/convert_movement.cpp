@@ -1,6 +1,7 @@
 // Data movement and views. Reshape-like ops change only how elements are numbered: they become
 // views (no op). Transpose, Concat, Split, Slice, Gather, Expand, Tile, Pad, DepthToSpace and
 // SpaceToDepth move data: one copy op whose Einsum says which input element lands where.
+#include "framework/common/user_text.hpp"
 #include "framework/frontend/onnx/attributes.hpp"
 #include "framework/frontend/onnx/converters.hpp"
 #include "framework/frontend/onnx/fold.hpp"
@@ -234,8 +235,8 @@ void reverse_sequence(NodeContext& ctx) {
 
 // An If left after folding has a condition computed from data.
 void control_flow(NodeContext& ctx) {
-  throw ctx.fail("its condition '" + ctx.node().input(0) +
-                 "' depends on data (it is not computed from shapes and constants); control "
+  throw ctx.fail("its condition " + in_quotes(ctx.node().input(0)) +
+                 " depends on data (it is not computed from shapes and constants); control "
                  "flow is not supported");
 }
 

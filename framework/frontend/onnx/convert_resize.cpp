@@ -6,6 +6,7 @@
 // every tap (`interpolate`, 2 FLOPs a tap).
 #include <numeric>
 
+#include "framework/common/user_text.hpp"
 #include "framework/frontend/onnx/attributes.hpp"
 #include "framework/frontend/onnx/converters.hpp"
 
@@ -18,7 +19,7 @@ int64_t taps_of(const NodeContext& ctx) {
   if (mode == "nearest") return 1;
   if (mode == "linear" || mode == "bilinear") return 2;
   if (mode == "cubic") return 4;
-  throw ctx.fail("unknown mode '" + mode + "' (expected nearest, linear or cubic)");
+  throw ctx.fail("unknown mode " + in_quotes(mode) + " (expected nearest, linear or cubic)");
 }
 
 void resize(NodeContext& ctx) {

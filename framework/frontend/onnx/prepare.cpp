@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "framework/common/user_text.hpp"
 #include "framework/frontend/onnx/attributes.hpp"
 #include "framework/frontend/onnx/fold.hpp"
 #include "framework/frontend/onnx/infer.hpp"
@@ -64,12 +65,12 @@ Status check_graph_data(const PreparedModel& pm, const onnx::GraphProto& g,
     return model_error(pm.file, scope + "sparse initializers are not supported");
   for (const auto& init : g.initializer())
     if (auto why = tensor_data_problem(init); !why.empty())
-      return model_error(pm.file, scope + "initializer '" + init.name() + "' " + why +
+      return model_error(pm.file, scope + "initializer " + in_quotes(init.name()) + " " + why +
                                       " (is the file truncated?)");
   for (int i = 0; i < g.node_size(); ++i) {
     for (const auto& a : g.node(i).attribute()) {
       std::string where =
-          scope + describe_node(g.node(i), i, pm.opset) + ": attribute '" + a.name() + "'";
+          scope + describe_node(g.node(i), i, pm.opset) + ": attribute " + in_quotes(a.name());
       if (is_if_branch(g.node(i), a)) {
         if (auto s = check_graph_data(pm, a.g(), where + ": "); !s) return s;
         continue;
@@ -150,7 +151,7 @@ Status check_window_ranks(const PreparedModel& pm) {
       bool window = a.name() == "pads" || a.name() == "strides" || a.name() == "dilations" ||
                     a.name() == "kernel_shape" || a.name() == "output_padding";
       if (window && spatial >= 0 && a.ints_size() != static_cast<int>(per_dim * spatial))
-        why = "attribute '" + a.name() + "' does not have " +
+        why = "attribute " + in_quotes(a.name()) + " does not have " +
               (per_dim == 2 ? "two values" : "one value") + " per spatial dimension";
     }
     if (!why.empty()) return model_error(pm.file, describe_node(n, i, pm.opset) + ": " + why);
@@ -171,7 +172,7 @@ Status bind_dims(onnx::GraphProto& graph, const std::string& file,
     for (int d = 0; d < shape->dim_size(); ++d) {
       auto* dim = shape->mutable_dim(d);
       if (dim->has_dim_value()) continue;
-      std::string where = "input '" + input.name() + "' dimension " + std::to_string(d);
+      std::string where = "input " + in_quotes(input.name()) + " dimension " + std::to_string(d);
       if (!dim->has_dim_param() || dim->dim_param().empty())
         return model_error(file, where + " has no size and no name to bind it by");
       auto it = bound.find(dim->dim_param());
@@ -192,7 +193,7 @@ Status bind_dims(onnx::GraphProto& graph, const std::string& file,
     std::string all;
     for (const auto& s : symbols) all += (all.empty() ? "" : ", ") + s;
     return model_error(file, "--dim " + name + "=" + std::to_string(value) +
-                                 ": the model has no symbolic input dimension '" + name + "'" +
+                                 ": the model has no symbolic input dimension " + in_quotes(name) +
                                  (all.empty() ? " (it has none)" : " (it has: " + all + ")"));
   }
   // Inferred shapes replace the exporter's symbolic ones.
@@ -289,7 +290,7 @@ std::string describe_node(const onnx::NodeProto& node, int index, int opset) {
   std::string type = node.op_type();
   if (!node.domain().empty() && node.domain() != "ai.onnx") type = node.domain() + "." + type;
   std::string who =
-      node.name().empty() ? "node #" + std::to_string(index) : "node '" + node.name() + "'";
+      node.name().empty() ? "node #" + std::to_string(index) : "node " + in_quotes(node.name());
   return who + " (" + type + ", opset " + std::to_string(opset) + ")";
 }
 

@@ -4,6 +4,8 @@
 #include <set>
 #include <vector>
 
+#include "framework/common/user_text.hpp"
+
 namespace tessera::onnx_import {
 
 namespace {
@@ -16,7 +18,7 @@ bool has_static_shape(const PreparedModel& pm, const std::string& value) {
 }
 
 std::string node_name(const onnx::NodeProto& node) {
-  return "node '" + node.name() + "' (" + node.op_type() + ")";
+  return "node " + in_quotes(node.name()) + " (" + printable(node.op_type()) + ")";
 }
 
 // The model input or weight whose values flow into `value`, searched depth-first.
@@ -25,9 +27,9 @@ std::string value_source(const PreparedModel& pm, const Producers& producers,
   if (!seen.insert(value).second) return "";
   auto it = producers.find(value);
   if (it == producers.end()) {
-    if (pm.weights.count(value)) return "weight '" + value + "'";
+    if (pm.weights.count(value)) return "weight " + in_quotes(value);
     if (pm.folded.count(value)) return "";
-    return "model input '" + value + "'";
+    return "model input " + in_quotes(value);
   }
   for (const auto& in : it->second->input())
     if (!in.empty() && !pm.constants.count(in))
@@ -85,15 +87,15 @@ std::string input_shapes(const PreparedModel& pm, const onnx::NodeProto& node) {
 std::string shape_origin(const PreparedModel& pm, const std::string& value) {
   if (has_static_shape(pm, value)) return "";
   if (pm.non_tensors.count(value))
-    return "'" + value +
-           "' is a sequence, map or optional, not a tensor; only tensors are supported";
+    return in_quotes(value) +
+           " is a sequence, map or optional, not a tensor; only tensors are supported";
   Producers producers;
   for (const auto& node : pm.model.graph().node())
     for (const auto& out : node.output()) producers[out] = &node;
   std::string current = value;
   for (size_t step = 0; step <= producers.size(); ++step) {
     auto it = producers.find(current);
-    if (it == producers.end()) return "'" + current + "' has no static shape";
+    if (it == producers.end()) return in_quotes(current) + " has no static shape";
     const onnx::NodeProto& node = *it->second;
     std::string unknown_input;
     for (const auto& in : node.input())
@@ -109,14 +111,14 @@ std::string shape_origin(const PreparedModel& pm, const std::string& value) {
     for (const auto& in : candidates) {
       std::set<std::string> seen;
       std::string source = value_source(pm, producers, in, seen);
-      return node_name(node) + " computes its shape from the values of '" + in + "'" +
-             (source.empty() || source == "model input '" + in + "'"
+      return node_name(node) + " computes its shape from the values of " + in_quotes(in) +
+             (source.empty() || source == "model input " + in_quotes(in)
                   ? (source.empty() ? "" : ", a model input")
                   : ", which come from " + source);
     }
     return node_name(node) + " has no static output shape although its inputs are known";
   }
-  return "'" + current + "' has no static shape";
+  return in_quotes(current) + " has no static shape";
 }
 
 }  // namespace tessera::onnx_import

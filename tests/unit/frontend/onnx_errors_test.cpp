@@ -118,6 +118,20 @@ TEST(OnnxErrors, UnsupportedOpNamesNodeTypeAndOpset) {
   EXPECT_EQ(skipped->ops()[0].einsum.fn, "placeholder");
 }
 
+// Names come from the file: a newline or a megabyte in one must not forge or flood the message.
+TEST(OnnxErrors, NamesFromTheFileAreEscapedAndCut) {
+  onnx::ModelProto m;
+  m.ParseFromString(one_node_model("LpNormalization"));
+  std::string evil = "evil\n" + std::string(5000, 'a');
+  m.mutable_graph()->mutable_node(0)->set_name(evil);
+  std::string message = import_error(m.SerializeAsString(), {{"batch", 2}}).message;
+  EXPECT_EQ(message.rfind("m.onnx: node 'evil\\x0Aaaaa", 0), 0u) << message;
+  EXPECT_NE(message.find("aaa…' (LpNormalization, opset 13): unsupported op"), std::string::npos)
+      << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos);
+  EXPECT_LT(message.size(), 600u);
+}
+
 TEST(OnnxErrors, ExternalDataIsNeverRead) {
   onnx::ModelProto m;
   m.set_ir_version(8);
