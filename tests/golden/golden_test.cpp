@@ -11,8 +11,8 @@
 #include <cstdlib>
 #include <mutex>
 
-#include "framework/common/files.hpp"
 #include "framework/driver/driver.hpp"
+#include "golden_file.hpp"
 
 namespace tessera {
 namespace {
@@ -76,12 +76,11 @@ void update(const Case& c, const std::map<std::string, Figures>& figures) {
   }
   root["cases"][c.name] = designs;
   root["cases"].SetStyle(YAML::EmitterStyle::Block);
-  YAML::Emitter out;
-  out << YAML::Comment(
-             "Golden figures (tests/golden/golden_test.cpp): each design's ms/token per case.\n"
-             "Regenerate with scripts/update-goldens.sh; commit a change with the reason why.")
-      << root;
-  write_file_atomically(kFigures, std::string(out.c_str()) + "\n", true).take();
+  write_golden_file(
+      kFigures,
+      "Golden figures (tests/golden/golden_test.cpp): each design's ms/token per case.\n"
+      "Regenerate with scripts/update-goldens.sh; commit a change with the reason why.",
+      root);
 }
 
 class Golden : public testing::TestWithParam<Case> {};

@@ -13,7 +13,7 @@
 #include <mutex>
 #include <set>
 
-#include "framework/common/files.hpp"
+#include "golden_file.hpp"
 #include "matrix_cells.hpp"
 
 namespace tessera::matrix {
@@ -40,13 +40,12 @@ void update(const Cell& c, const Outcome& o) {
   }
   root["cells"][c.name] = cell;
   root["cells"].SetStyle(YAML::EmitterStyle::Block);
-  YAML::Emitter out;
-  out << YAML::Comment(
-             "Model x workload x chip matrix (tests/golden/matrix_test.cpp): Elk-Full's ms/token,\n"
-             "or the exact error. Regenerate with scripts/update-goldens.sh; commit a change with\n"
-             "the reason why.")
-      << root;
-  write_file_atomically(kMatrix, std::string(out.c_str()) + "\n", true).take();
+  write_golden_file(
+      kMatrix,
+      "Model x workload x chip matrix (tests/golden/matrix_test.cpp): Elk-Full's ms/token,\n"
+      "or the exact error. Regenerate with scripts/update-goldens.sh; commit a change with\n"
+      "the reason why.",
+      root);
 }
 
 class Matrix : public testing::TestWithParam<Cell> {};
