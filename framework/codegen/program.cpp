@@ -23,9 +23,8 @@ ProgramOp program_op(const planner::OpSchedule& s, const Machine& machine) {
   p.compute_s = s.exec.compute_s;
   p.shift_bytes = s.exec.shift_bytes;
   p.sync_s = s.exec.sync_s;
-  // A Plan says nothing of partial results crossing chips (the cost model folds multi-chip
-  // exchange into shift_s and sync_s), so a lowered program reduces nothing between chips.
-  p.reduce_bytes = 0;
+  // Partial results merged between chips (the cost model prices their time within shift_s).
+  p.reduce_bytes = s.exec.cross_chip_bytes;
   p.hbm_write_bytes = s.hbm_write_bytes;
   p.flops = s.flops;
   p.cores_used = s.exec.cores_used;

@@ -60,8 +60,8 @@ struct Program {
 // Lowers a Plan: one execute per op in execution order, and each preload_async in the plan's
 // preload order, placed before the first execute whose estimated end is after the preload's
 // estimated start (so the preload can start while that op executes, rules 1–2), and never after
-// its own op's execute. A Plan carries no cross-chip reduction volume, so reduce_bytes stays 0
-// (hand-written programs may set it). Errors (input): the plan's ops do not match `graph` (count,
+// its own op's execute. reduce_bytes is the plan's cross_chip_bytes: the partial results its
+// execution plan merges between chips. Errors (input): the plan's ops do not match `graph` (count,
 // order) or its preload order names an op twice or out of range.
 Result<Program> lower_plan(const planner::Plan& plan, const ir::Graph& graph);
 

@@ -24,8 +24,9 @@ namespace {
 
 // Bumped whenever a key is added, removed or changes meaning: a plan of another format is refused
 // with a request to re-compile, never read with a default filled in. 3: no search time (a plan's
-// bytes depend on its inputs only), model and chip files by absolute path.
-constexpr const char* kFormat = "tessera-plan-3";
+// bytes depend on its inputs only), model and chip files by absolute path. 4: each execution
+// plan's cross_chip_bytes.
+constexpr const char* kFormat = "tessera-plan-4";
 
 // What compile writes stays far inside these; a number beyond them is a corrupted or hand-made plan
 // that would have the simulator report hours per token, or overflow.
@@ -72,6 +73,7 @@ void exec_fields(E& e, V&& v) {
   v("shift_s", e.shift_s);
   v("sync_s", e.sync_s);
   v("shift_bytes", e.shift_bytes);
+  v("cross_chip_bytes", e.cross_chip_bytes);
 }
 
 template <class P, class V>

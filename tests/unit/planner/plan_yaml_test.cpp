@@ -131,10 +131,10 @@ TEST(PlanYaml, OpsOutOfOrderAndBadPreloadOrder) {
 }
 
 TEST(PlanYaml, WrongFormatAndSyntax) {
-  Error e = parse_edited("format: tessera-plan-3", "format: tessera-plan-2");
+  Error e = parse_edited("format: tessera-plan-4", "format: tessera-plan-3");
   EXPECT_EQ(e.message,
-            "p.yaml:3: 'format': expected 'tessera-plan-3' (written by this version of "
-            "tessera), got 'tessera-plan-2'; re-run `tessera compile` to write a "
+            "p.yaml:3: 'format': expected 'tessera-plan-4' (written by this version of "
+            "tessera), got 'tessera-plan-3'; re-run `tessera compile` to write a "
             "current plan");
   auto bad = parse_plan_yaml("ops: [\n", "x.yaml");
   ASSERT_FALSE(bad.ok());
