@@ -64,6 +64,10 @@ TensixCostModel::TensixCostModel(const sdk::Params& params)
       chips_y_(params.get_int("chips.y", 1, 1, kMaxChips)),
       cores_per_chip_(params.get_int("cores_per_chip", 80, 1, 1 << 20)),
       ethernet_links_(params.get_int("ethernet.links_per_pair", 1, 1, 16)) {
+  if (params.has("chips"))
+    throw sdk::invalid_argument(
+        "parameter 'chips': expected a map {x: X, y: Y} of chips along each axis, got '" +
+        params.get_string("chips", "") + "'");
   if (chips_x_ * chips_y_ > kMaxChips)
     throw sdk::invalid_argument("parameter 'chips': " + std::to_string(chips_x_ * chips_y_) +
                                 " chips is more than " + std::to_string(kMaxChips) +

@@ -18,12 +18,13 @@
 // controller through different tiles are bounded by the memory model, not here.
 //
 // Multi-chip (chips.x * chips.y > 1): every chip is a copy of the grid above (cores, DRAM
-// controllers, routers), the chips a 2D mesh without wraparound (Wormhole boxes cable neighbours,
-// not a torus, in the presets modelled here). Each Ethernet link is a CHIP_PORT endpoint per end,
-// at an eth tile (NIU links to that tile's router on both NoCs, like a core) and one
+// controllers, routers), the chips a 2D mesh without wraparound [assumed: no source found that
+// the n300/T3000/Galaxy boxes wrap around]. Each Ethernet link is a CHIP_PORT endpoint at each
+// end, on an eth tile (NIU links to that tile's router on both NoCs, like a core), with one
 // CHIP_TO_CHIP link each way to the port on the neighbouring chip. Direction d (0 +x, 1 -x, 2 +y,
-// 3 -y) uses `ethernet.tiles` entries d*L .. d*L+L-1 (L = links_per_pair), so the chip at +x
-// talks through the first L tiles and its neighbour answers through tiles L .. 2L-1. A route to
+// 3 -y) uses `ethernet.tiles` entries d*L .. d*L+L-1 (L = links_per_pair): a chip's ports
+// towards +x are on the first L tiles, its +x neighbour's ports back (-x) on the next L. Which
+// eth channel faces which neighbour on real boards is not modelled [assumed]. A route to
 // another chip: in-chip route to an eth port, Ethernet hop(s) chip to chip (x first, then y),
 // in-chip routes through each transit chip, then to dst; of the L parallel links it takes link
 // (src + dst) mod L, so pairs spread evenly and deterministically.
@@ -33,7 +34,8 @@
 // routers (per chip: NoC0 then NoC1, each y-major over the grid; chip-major), then the Ethernet
 // ports (only with more than one chip). Chip c is at column c % chips.x, row c / chips.x. Router
 // pairs on different NoCs of one chip have no route (they never exchange data). A 1x1 machine is
-// exactly the single chip: same endpoints, names, links and routes.
+// exactly the single chip: same endpoints, names, links and routes. The cost model bounds the
+// shift rate by the Ethernet cut only when its own section repeats chips (cost_model.hpp).
 //
 // Parameters (topology section of a chip file; defaults build a Wormhole B0 n150):
 //   name                     chip name for reports                         "wormhole-n150"
@@ -46,16 +48,16 @@
 //                            [W]
 //   dram.capacity_bytes      one chip's controllers together, split evenly 12e9
 //                            (their endpoints' memory_bytes): 12 GB GDDR6 [W]
-//   chips.x, chips.y         chips in the 2D chip mesh; each >= 1, x*y <=   1, 1
-//                            64 (kMaxChips: a 32-chip Galaxy and room to
-//                            spare, while the tables stay small)
-//   ethernet.links_per_pair  Ethernet links joining two neighbouring chips  1
-//                            (1..4: 16 eth tiles over 4 directions)
-//   ethernet.bytes_per_s     per link per direction: 100 GbE [I], 12.5      12.5e9
+//   chips.x, chips.y         the chip mesh, a map `chips: {x: X, y: Y}`;   1, 1
+//                            each >= 1 and x*y <= 64 (kMaxChips: a 32-chip
+//                            Galaxy with room to spare; tables stay small)
+//   ethernet.links_per_pair  links joining two neighbouring chips, 1..4    1
+//                            (16 eth tiles over 4 directions)
+//   ethernet.bytes_per_s     per link per direction: 100 GbE [I] = 12.5    12.5e9
 //                            B/cycle in tt-npe [V]
-//   ethernet.latency_s       one Ethernet traversal, port to port [U]       1e-6
-//   ethernet.tiles           eth tiles "x-y" in channel order [Y]          the 16 of
-//                            (read only with more than one chip)            wormhole_b0_80
+//   ethernet.latency_s       one Ethernet traversal, port to port [U]      1e-6
+//   ethernet.tiles           eth tiles "x-y" in channel order, read only   the 16 `eth`
+//                            with more than one chip [Y]                   tiles [Y]
 //   clock_hz                 AI clock [W]                                  1e9
 //   link_bytes_per_cycle     NoC link, one flit per cycle [V]              32
 //   hop_latency_cycles       router -> router [V]                          9

@@ -122,6 +122,8 @@ TEST(TensixCostModel, BadChipCountsNameTheirKey) {
   EXPECT_EQ(error({{"chips.x", "0"}}), "parameter 'chips.x': must be in [1, 64], got 0");
   EXPECT_EQ(error({{"chips.x", "16"}, {"chips.y", "16"}}),
             "parameter 'chips': 256 chips is more than 64 ('chips.x' x 'chips.y')");
+  EXPECT_EQ(error({{"chips", "8"}}),
+            "parameter 'chips': expected a map {x: X, y: Y} of chips along each axis, got '8'");
 }
 
 }  // namespace
