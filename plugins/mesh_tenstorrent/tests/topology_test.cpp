@@ -330,6 +330,12 @@ TEST(Presets, WormholeAndBlackholeBuild) {
   MeshTopology galaxy =
       make(load_preset(std::string(TESSERA_CHIPS_DIR) + "/wormhole-galaxy.yaml").topology);
   EXPECT_EQ(galaxy.info().num_chips, 32u);
+  // Corner to corner of the 8 x 4 chip mesh: 7 Ethernet hops along x, then 3 along y.
+  std::vector<uint32_t> across = checked_route(galaxy, galaxy.core(0, 0), galaxy.core(31, 63));
+  EXPECT_EQ(std::count_if(
+                across.begin(), across.end(),
+                [&](uint32_t l) { return galaxy.link(l).link_class == TESSERA_LINK_CHIP_TO_CHIP; }),
+            10);
   MeshTopology bh =
       make(load_preset(std::string(TESSERA_CHIPS_DIR) + "/blackhole-p150.yaml").topology);
   EXPECT_STREQ(bh.info().name, "blackhole-p150");
