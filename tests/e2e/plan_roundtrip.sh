@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # plan_roundtrip.sh TESSERA FIXTURES DIR — what compile writes, simulate takes, from any directory:
-# two identical compiles write identical bytes; a DiT planned without --mode simulates, and so does
-# a tree chip's plan; a plan of a model given by a relative path simulates from elsewhere (and one
-# whose model is gone names source.model).
+# two identical compiles write identical bytes; a DiT planned without --mode simulates (on one
+# Wormhole and on the two-chip n300), and so does a tree chip's plan; a plan of a model given by a
+# relative path simulates from elsewhere (and one whose model is gone names source.model).
 set -euo pipefail
 tessera=$1
 fixtures=$2
@@ -22,6 +22,13 @@ for f in "$dir"/a/*.yaml; do cmp "$f" "$dir/b/$(basename "$f")" || fail "$(basen
   -o "$dir/dit" >/dev/null 2>&1
 "$tessera" simulate "$dir/dit/plan.yaml" >"$dir/dit.out" 2>&1 || fail "simulate dit: $(cat "$dir/dit.out")"
 grep -q '^latency ' "$dir/dit.out" || fail "no latency: $(cat "$dir/dit.out")"
+
+# The same on two chips joined by Ethernet (wormhole-n300, issue 15): planned, then simulated.
+"$tessera" compile dit-xl --target mesh_tenstorrent --chip wormhole-n300 --threads 2 \
+  -o "$dir/n300" >/dev/null 2>&1 || fail "compile dit on wormhole-n300"
+"$tessera" simulate "$dir/n300/plan.yaml" >"$dir/n300.out" 2>&1 ||
+  fail "simulate dit on wormhole-n300: $(cat "$dir/n300.out")"
+grep -q '^latency ' "$dir/n300.out" || fail "no latency on wormhole-n300: $(cat "$dir/n300.out")"
 
 # A tree chip's plan (its plugin's own Partitioner) passes the same checks on reading.
 "$tessera" compile "$fixtures/gpt_like.onnx" --dim batch=2 --dim seq=16 -t tree_simd --threads 2 \

@@ -14,6 +14,9 @@ namespace {
 constexpr const char* kWorkers = "x=1-4,6-9 y=1-5,7-11";
 constexpr const char* kDramTiles =
     "0-0 0-1 0-11; 0-5 0-6 0-7; 5-0 5-1 5-11; 5-2 5-9 5-10; 5-3 5-4 5-8; 5-5 5-6 5-7";
+// Ethernet tiles in channel order [Y: wormhole_b0_80_arch.yaml `eth`].
+constexpr const char* kEthTiles = "9-0 1-0 8-0 2-0 7-0 3-0 6-0 4-0 9-6 1-6 8-6 2-6 7-6 3-6 6-6 4-6";
+constexpr uint32_t kDirections = 4;  // +x, -x, +y, -y
 // fp32, fp16, bf16, fp8, int8, int32, fp64 [V, see topology.hpp]
 constexpr FlopsPerCycle::Table kFlopsPerCycle = {64, 4096, 4096, 4096, 0, 0, 0};
 constexpr int64_t kMaxGridSide = 256;
@@ -116,6 +119,29 @@ void MeshTopology::read_params(const sdk::Params& params) {
   niu_latency_s_ = params.get_non_negative("niu_latency_cycles", 5) / clock_hz_;
   sram_bytes_per_core_ = static_cast<uint64_t>(params.get_int("sram_bytes_per_core", 1499136, 1));
   sram_bytes_per_cycle_ = params.get_double("sram.bytes_per_cycle", 256, 0.0);
+  if (params.has("chips"))
+    fail("chips", "expected a map {x: X, y: Y} of chips along each axis, got '" +
+                      params.get_string("chips", "") + "'");
+  chips_x_ = get_count(params, "chips.x", 1, kMaxChips);
+  chips_y_ = get_count(params, "chips.y", 1, kMaxChips);
+  if (chips_x_ * chips_y_ > kMaxChips)
+    fail("chips", std::to_string(chips_x_) + "x" + std::to_string(chips_y_) + " = " +
+                      std::to_string(chips_x_ * chips_y_) + " chips is more than " +
+                      std::to_string(kMaxChips) + " ('chips.x' x 'chips.y')");
+  eth_links_ = get_count(params, "ethernet.links_per_pair", 1, 4);
+  eth_bytes_per_s_ = params.get_double("ethernet.bytes_per_s", 12.5e9, 0.0);
+  eth_latency_s_ = params.get_non_negative("ethernet.latency_s", 1e-6);
+  std::string eth_tiles = params.get_string("ethernet.tiles", kEthTiles);
+  if (chips() > 1) {
+    for (const auto& tiles : parse_controllers("ethernet.tiles", eth_tiles))
+      eth_tiles_.insert(eth_tiles_.end(), tiles.begin(), tiles.end());
+    if (eth_tiles_.size() < kDirections * eth_links_)
+      fail("ethernet.tiles", "lists " + std::to_string(eth_tiles_.size()) +
+                                 " tiles; 4 directions x " + std::to_string(eth_links_) +
+                                 " links per pair ('ethernet.links_per_pair') need " +
+                                 std::to_string(kDirections * eth_links_));
+    eth_tiles_.resize(kDirections * eth_links_);
+  }
 }
 
 // Every tile inside the grid, and no grid node holding two tiles.
@@ -131,6 +157,7 @@ void MeshTopology::check_placement() const {
   for (Node n : cores_) claim("workers", n, "a worker");
   for (size_t c = 0; c < dram_tiles_.size(); ++c)
     for (Node n : dram_tiles_[c]) claim("dram.tiles", n, "DRAM controller " + std::to_string(c));
+  for (Node n : eth_tiles_) claim("ethernet.tiles", n, "an Ethernet port");
 }
 
 void MeshTopology::build() {
@@ -139,53 +166,115 @@ void MeshTopology::build() {
       grid_.push_back({static_cast<int32_t>(x), static_cast<int32_t>(y)});
   add_endpoints();
   add_links();
+  add_ethernet();
 }
 
 void MeshTopology::add_endpoints() {
-  for (Node n : cores_)
-    tables_.add_endpoint(flat_endpoint(TESSERA_ENDPOINT_CORE, 0, n.x, n.y, sram_bytes_per_core_),
-                         "tensix " + node_name(n));
+  // One chip keeps the single-chip names; more prefix the chip ("chip3 tensix 1-1").
+  auto prefix = [&](uint32_t chip) {
+    return chips() > 1 ? "chip" + std::to_string(chip) + " " : std::string();
+  };
+  for (uint32_t chip = 0; chip < chips(); ++chip)
+    for (Node n : cores_)
+      tables_.add_endpoint(
+          flat_endpoint(TESSERA_ENDPOINT_CORE, chip, n.x, n.y, sram_bytes_per_core_),
+          prefix(chip) + "tensix " + node_name(n));
   first_dram_ = tables_.num_endpoints();
-  for (size_t c = 0; c < dram_tiles_.size(); ++c) {
-    Node first = dram_tiles_[c].front();
-    tables_.add_endpoint(flat_endpoint(TESSERA_ENDPOINT_MEMORY_CONTROLLER, 0, first.x, first.y,
-                                       dram_capacity_bytes_ / dram_tiles_.size()),
-                         "dram " + std::to_string(c));
-  }
+  for (uint32_t chip = 0; chip < chips(); ++chip)
+    for (size_t c = 0; c < dram_tiles_.size(); ++c) {
+      Node first = dram_tiles_[c].front();
+      tables_.add_endpoint(flat_endpoint(TESSERA_ENDPOINT_MEMORY_CONTROLLER, chip, first.x, first.y,
+                                         dram_capacity_bytes_ / dram_tiles_.size()),
+                           prefix(chip) + "dram " + std::to_string(c));
+    }
   first_router_ = tables_.num_endpoints();
-  for (uint32_t noc = 0; noc < 2; ++noc)
-    for (Node n : grid_)
-      tables_.add_endpoint(flat_endpoint(TESSERA_ENDPOINT_ROUTER, 0, n.x, n.y, 0),
-                           "noc" + std::to_string(noc) + " r(" + std::to_string(n.x) + "," +
-                               std::to_string(n.y) + ")");
+  for (uint32_t chip = 0; chip < chips(); ++chip)
+    for (uint32_t noc = 0; noc < 2; ++noc)
+      for (Node n : grid_)
+        tables_.add_endpoint(flat_endpoint(TESSERA_ENDPOINT_ROUTER, chip, n.x, n.y, 0),
+                             prefix(chip) + "noc" + std::to_string(noc) + " r(" +
+                                 std::to_string(n.x) + "," + std::to_string(n.y) + ")");
+  first_port_ = tables_.num_endpoints();
+  if (chips() == 1) return;
+  static constexpr const char* kDirectionNames[kDirections] = {"+x", "-x", "+y", "-y"};
+  ports_.assign(static_cast<size_t>(chips()) * kDirections * eth_links_, kNoPort);
+  for (uint32_t chip = 0; chip < chips(); ++chip)
+    for (uint32_t dir = 0; dir < kDirections; ++dir) {
+      if (neighbour_chip(chip, dir) == kNoPort) continue;
+      for (uint32_t link = 0; link < eth_links_; ++link) {
+        uint32_t tile = dir * eth_links_ + link;
+        Node n = eth_tiles_[tile];
+        ports_[(chip * kDirections + dir) * eth_links_ + link] =
+            tables_.add_endpoint(flat_endpoint(TESSERA_ENDPOINT_CHIP_PORT, chip, n.x, n.y, 0),
+                                 prefix(chip) + "eth " + node_name(n) + " (" +
+                                     kDirectionNames[dir] + " link " + std::to_string(link) + ")");
+        port_tile_.push_back(tile);
+      }
+    }
+}
+
+uint32_t MeshTopology::neighbour_chip(uint32_t chip, uint32_t dir) const {
+  uint32_t cx = chip % chips_x_, cy = chip / chips_x_;
+  switch (dir) {
+    case 0:
+      return cx + 1 < chips_x_ ? chip + 1 : kNoPort;
+    case 1:
+      return cx > 0 ? chip - 1 : kNoPort;
+    case 2:
+      return cy + 1 < chips_y_ ? chip + chips_x_ : kNoPort;
+    default:
+      return cy > 0 ? chip - chips_x_ : kNoPort;
+  }
 }
 
 void MeshTopology::add_links() {
   double dram_link_bytes_per_s =
       std::min(link_bytes_per_s_, dram_bytes_per_s_ / static_cast<double>(dram_tiles_.size()));
-  for (uint32_t noc = 0; noc < 2; ++noc) {
-    for (uint32_t core = 0; core < cores_.size(); ++core)
-      tables_.add_duplex(core, router(noc, cores_[core]), TESSERA_LINK_ON_CHIP, noc,
-                         link_bytes_per_s_, niu_latency_s_);
-    for (uint32_t c = 0; c < dram_tiles_.size(); ++c)
-      for (Node tile : dram_tiles_[c])
-        tables_.add_duplex(dram_controller(c), router(noc, tile), TESSERA_LINK_MEMORY, noc,
-                           dram_link_bytes_per_s, niu_latency_s_);
-    // A 1-wide axis has no links along it (they would loop back to the same router).
-    for (Node n : grid_) {
-      if (grid_x_ > 1)
-        tables_.add_link(router(noc, n), router(noc, neighbour(noc, n, true)), TESSERA_LINK_ON_CHIP,
-                         noc, link_bytes_per_s_, hop_latency_s_);
-      if (grid_y_ > 1)
-        tables_.add_link(router(noc, n), router(noc, neighbour(noc, n, false)),
-                         TESSERA_LINK_ON_CHIP, noc, link_bytes_per_s_, hop_latency_s_);
+  auto controllers = static_cast<uint32_t>(dram_tiles_.size());
+  for (uint32_t chip = 0; chip < chips(); ++chip)
+    for (uint32_t noc = 0; noc < 2; ++noc) {
+      for (uint32_t c = 0; c < cores_.size(); ++c)
+        tables_.add_duplex(core(chip, c), router(chip, noc, cores_[c]), TESSERA_LINK_ON_CHIP, noc,
+                           link_bytes_per_s_, niu_latency_s_);
+      for (uint32_t c = 0; c < controllers; ++c)
+        for (Node tile : dram_tiles_[c])
+          tables_.add_duplex(dram_controller(chip * controllers + c), router(chip, noc, tile),
+                             TESSERA_LINK_MEMORY, noc, dram_link_bytes_per_s, niu_latency_s_);
+      // A 1-wide axis has no links along it (they would loop back to the same router).
+      for (Node n : grid_) {
+        if (grid_x_ > 1)
+          tables_.add_link(router(chip, noc, n), router(chip, noc, neighbour(noc, n, true)),
+                           TESSERA_LINK_ON_CHIP, noc, link_bytes_per_s_, hop_latency_s_);
+        if (grid_y_ > 1)
+          tables_.add_link(router(chip, noc, n), router(chip, noc, neighbour(noc, n, false)),
+                           TESSERA_LINK_ON_CHIP, noc, link_bytes_per_s_, hop_latency_s_);
+      }
     }
+}
+
+// Each port joins its eth tile's routers like a core's NIU, and the port facing it on the
+// neighbouring chip (same parallel link, opposite direction) by one Ethernet link each way.
+void MeshTopology::add_ethernet() {
+  for (uint32_t p = first_port_; p < tables_.num_endpoints(); ++p) {
+    uint32_t chip = tables_.endpoint(p).chip;
+    Node tile = eth_tiles_[port_tile_[p - first_port_]];
+    for (uint32_t noc = 0; noc < 2; ++noc)
+      tables_.add_duplex(p, router(chip, noc, tile), TESSERA_LINK_ON_CHIP, noc, link_bytes_per_s_,
+                         niu_latency_s_);
   }
+  for (uint32_t chip = 0; chip < chips(); ++chip)
+    for (uint32_t dir : {0u, 2u}) {  // +x and +y: each neighbouring pair once
+      uint32_t other = neighbour_chip(chip, dir);
+      if (other == kNoPort) continue;
+      for (uint32_t link = 0; link < eth_links_; ++link)
+        tables_.add_duplex(port(chip, dir, link), port(other, dir + 1, link),
+                           TESSERA_LINK_CHIP_TO_CHIP, 0, eth_bytes_per_s_, eth_latency_s_);
+    }
 }
 
 tessera_topology_info MeshTopology::info() const {
-  return make_info(tables_, static_cast<uint32_t>(cores_.size()), 1, 0, sram_bytes_per_core_,
-                   sram_bytes_per_cycle_ * clock_hz_, clock_hz_, name_);
+  return make_info(tables_, static_cast<uint32_t>(cores_.size()) * chips(), chips(), 0,
+                   sram_bytes_per_core_, sram_bytes_per_cycle_ * clock_hz_, clock_hz_, name_);
 }
 
 // NoC0 moves towards +x/+y, NoC1 towards -x/-y, wrapping around the torus.
@@ -208,17 +297,28 @@ uint32_t MeshTopology::hops(uint32_t noc, Node from, Node to) const {
 }
 
 MeshTopology::Attachment MeshTopology::attachment(uint32_t endpoint) const {
-  if (endpoint < first_dram_) return {std::span<const Node>(&cores_[endpoint], 1), -1, false};
-  if (endpoint < first_router_) return {dram_tiles_[endpoint - first_dram_], -1, false};
-  uint32_t index = endpoint - first_router_;
-  return {std::span<const Node>(&grid_[index % grid_nodes()], 1),
-          static_cast<int>(index / grid_nodes()), true};
+  auto cores = static_cast<uint32_t>(cores_.size());
+  auto controllers = static_cast<uint32_t>(dram_tiles_.size());
+  if (endpoint < first_dram_)
+    return {std::span<const Node>(&cores_[endpoint % cores], 1), -1, false, endpoint / cores};
+  if (endpoint < first_router_) {
+    uint32_t index = endpoint - first_dram_;
+    return {dram_tiles_[index % controllers], -1, false, index / controllers};
+  }
+  if (endpoint < first_port_) {
+    uint32_t index = endpoint - first_router_;
+    return {std::span<const Node>(&grid_[index % grid_nodes()], 1),
+            static_cast<int>(index / grid_nodes() % 2), true, index / grid_nodes() / 2};
+  }
+  return {std::span<const Node>(&eth_tiles_[port_tile_[endpoint - first_port_]], 1), -1, false,
+          tables_.endpoint(endpoint).chip};
 }
 
 // Fewest router hops over every NoC and tile pair the endpoints allow; ties keep the first found,
 // so NoC0 beats NoC1 and earlier-listed DRAM tiles beat later ones.
 MeshTopology::Choice MeshTopology::choose(const Attachment& src, const Attachment& dst) const {
   Choice best;
+  best.chip = src.chip;
   uint32_t best_hops = std::numeric_limits<uint32_t>::max();
   for (uint32_t noc = 0; noc < 2; ++noc) {
     if ((src.noc >= 0 && src.noc != static_cast<int>(noc)) ||
@@ -226,7 +326,8 @@ MeshTopology::Choice MeshTopology::choose(const Attachment& src, const Attachmen
       continue;
     for (Node from : src.nodes)
       for (Node to : dst.nodes)
-        if (uint32_t h = hops(noc, from, to); h < best_hops) best_hops = h, best = {noc, from, to};
+        if (uint32_t h = hops(noc, from, to); h < best_hops)
+          best_hops = h, best = {src.chip, noc, from, to};
   }
   if (best_hops == std::numeric_limits<uint32_t>::max())
     throw sdk::invalid_argument("no route between routers of different NoCs");
@@ -239,7 +340,8 @@ void MeshTopology::walk(const Choice& choice, std::vector<uint32_t>& links) cons
   Node at = choice.from;
   auto move = [&](bool along_x) {
     Node next = neighbour(choice.noc, at, along_x);
-    links.push_back(tables_.link_between(router(choice.noc, at), router(choice.noc, next)));
+    links.push_back(tables_.link_between(router(choice.chip, choice.noc, at),
+                                         router(choice.chip, choice.noc, next)));
     at = next;
   };
   bool x_first = choice.noc == 0;
@@ -251,14 +353,37 @@ void MeshTopology::walk(const Choice& choice, std::vector<uint32_t>& links) cons
   }
 }
 
-void MeshTopology::route(uint32_t src, uint32_t dst, std::vector<uint32_t>& links) const {
+void MeshTopology::segment(uint32_t src, uint32_t dst, std::vector<uint32_t>& links) const {
   if (src == dst) return;
   Attachment from = attachment(src);
   Attachment to = attachment(dst);
   Choice choice = choose(from, to);
-  if (!from.is_router) links.push_back(tables_.link_between(src, router(choice.noc, choice.from)));
+  if (!from.is_router)
+    links.push_back(tables_.link_between(src, router(choice.chip, choice.noc, choice.from)));
   walk(choice, links);
-  if (!to.is_router) links.push_back(tables_.link_between(router(choice.noc, choice.to), dst));
+  if (!to.is_router)
+    links.push_back(tables_.link_between(router(choice.chip, choice.noc, choice.to), dst));
+}
+
+void MeshTopology::route(uint32_t src, uint32_t dst, std::vector<uint32_t>& links) const {
+  if (src == dst) return;
+  uint32_t chip = attachment(src).chip;
+  uint32_t last = attachment(dst).chip;
+  if (chip == last) return segment(src, dst, links);
+  uint32_t link = (src + dst) % eth_links_;
+  uint32_t at = src;
+  while (chip != last) {
+    uint32_t cx = chip % chips_x_, tx = last % chips_x_;
+    uint32_t dir = cx < tx ? 0 : cx > tx ? 1 : chip < last ? 2 : 3;
+    uint32_t out = port(chip, dir, link);
+    uint32_t next = neighbour_chip(chip, dir);
+    uint32_t in = port(next, dir ^ 1, link);
+    segment(at, out, links);
+    links.push_back(tables_.link_between(out, in));
+    at = in;
+    chip = next;
+  }
+  segment(at, dst, links);
 }
 
 }  // namespace tessera::plugins::mesh

@@ -17,9 +17,25 @@
 // min(NoC link, controller bandwidth): one stream cannot beat either; several streams into one
 // controller through different tiles are bounded by the memory model, not here.
 //
-// Endpoints, in order: cores (sorted by y, then x, like tt-metal's functional_workers), DRAM
-// controllers (in `dram.tiles` order; x, y = first tile), NoC0 routers, NoC1 routers (each
-// y-major over the grid). Router pairs on different NoCs have no route (they never exchange data).
+// Multi-chip (chips.x * chips.y > 1): every chip is a copy of the grid above (cores, DRAM
+// controllers, routers), the chips a 2D mesh without wraparound [assumed: no source found that
+// the n300/T3000/Galaxy boxes wrap around]. Each Ethernet link is a CHIP_PORT endpoint at each
+// end, on an eth tile (NIU links to that tile's router on both NoCs, like a core), with one
+// CHIP_TO_CHIP link each way to the port on the neighbouring chip. Direction d (0 +x, 1 -x, 2 +y,
+// 3 -y) uses `ethernet.tiles` entries d*L .. d*L+L-1 (L = links_per_pair): a chip's ports
+// towards +x are on the first L tiles, its +x neighbour's ports back (-x) on the next L. Which
+// eth channel faces which neighbour on real boards is not modelled [assumed]. A route to
+// another chip: in-chip route to an eth port, Ethernet hop(s) chip to chip (x first, then y),
+// in-chip routes through each transit chip, then to dst; of the L parallel links it takes link
+// (src + dst) mod L, so pairs spread evenly and deterministically.
+//
+// Endpoints, in order: cores (per chip sorted by y, then x, like tt-metal's functional_workers;
+// chip-major), DRAM controllers (per chip in `dram.tiles` order, x, y = first tile; chip-major),
+// routers (per chip: NoC0 then NoC1, each y-major over the grid; chip-major), then the Ethernet
+// ports (only with more than one chip). Chip c is at column c % chips.x, row c / chips.x. Router
+// pairs on different NoCs of one chip have no route (they never exchange data). A 1x1 machine is
+// exactly the single chip: same endpoints, names, links and routes. The cost model bounds the
+// shift rate by the Ethernet cut only when its own section repeats chips (cost_model.hpp).
 //
 // Parameters (topology section of a chip file; defaults build a Wormhole B0 n150):
 //   name                     chip name for reports                         "wormhole-n150"
@@ -28,9 +44,20 @@
 //                            RANGES = "a" or "a-b" items joined by ','      "x=1-4,6-9 y=1-5,7-11"
 //   dram.tiles               NoC tiles of each DRAM controller: controllers separated by ';',
 //                            tiles "x-y" (tt-metal notation) by spaces     6 x 3 tiles [Y]
-//   dram.bytes_per_s         all controllers together, split evenly [W]    288e9
-//   dram.capacity_bytes      all controllers together, split evenly (their 12e9
-//                            endpoints' memory_bytes): n150 12 GB GDDR6 [W]
+//   dram.bytes_per_s         one chip's controllers together, split evenly 288e9
+//                            [W]
+//   dram.capacity_bytes      one chip's controllers together, split evenly 12e9
+//                            (their endpoints' memory_bytes): 12 GB GDDR6 [W]
+//   chips.x, chips.y         the chip mesh, a map `chips: {x: X, y: Y}`;   1, 1
+//                            each >= 1 and x*y <= 64 (kMaxChips: a 32-chip
+//                            Galaxy with room to spare; tables stay small)
+//   ethernet.links_per_pair  links joining two neighbouring chips, 1..4    1
+//                            (16 eth tiles over 4 directions)
+//   ethernet.bytes_per_s     per link per direction: 100 GbE [I] = 12.5    12.5e9
+//                            B/cycle in tt-npe [V]
+//   ethernet.latency_s       one Ethernet traversal, port to port [U]      1e-6
+//   ethernet.tiles           eth tiles "x-y" in channel order, read only   the 16 `eth`
+//                            with more than one chip [Y]                   tiles [Y]
 //   clock_hz                 AI clock [W]                                  1e9
 //   link_bytes_per_cycle     NoC link, one flit per cycle [V]              32
 //   hop_latency_cycles       router -> router [V]                          9
@@ -69,10 +96,26 @@ class MeshTopology final : public TableTopology {
   tessera_topology_info info() const override;
   void route(uint32_t src, uint32_t dst, std::vector<uint32_t>& links) const override;
 
-  uint32_t router(uint32_t noc, Node node) const {
-    return first_router_ + noc * grid_nodes() + node_index(node);
+  static constexpr uint32_t kMaxChips = 64;
+  static constexpr uint32_t kNoPort = UINT32_MAX;
+
+  uint32_t router(uint32_t chip, uint32_t noc, Node node) const {
+    return first_router_ + (chip * 2 + noc) * grid_nodes() + node_index(node);
   }
+  uint32_t router(uint32_t noc, Node node) const { return router(0, noc, node); }
+  // Controller `index` over all chips (chip-major).
   uint32_t dram_controller(uint32_t index) const { return first_dram_ + index; }
+  uint32_t core(uint32_t chip, uint32_t index) const {
+    return chip * static_cast<uint32_t>(cores_.size()) + index;
+  }
+  uint32_t chips() const { return chips_x_ * chips_y_; }
+  // The link from endpoint a to endpoint b (they must be linked).
+  uint32_t link_between(uint32_t a, uint32_t b) const { return tables_.link_between(a, b); }
+  // The Ethernet port of `chip` towards direction `dir` (0 +x, 1 -x, 2 +y, 3 -y), parallel link
+  // `link`; kNoPort where the chip has no neighbour that way.
+  uint32_t port(uint32_t chip, uint32_t dir, uint32_t link) const {
+    return ports_.empty() ? kNoPort : ports_[(chip * 4 + dir) * eth_links_ + link];
+  }
   // Router hops from `from` to `to` on `noc`, wraparound included.
   uint32_t hops(uint32_t noc, Node from, Node to) const;
   // The next router from `n` on `noc` along x (or y).
@@ -84,8 +127,10 @@ class MeshTopology final : public TableTopology {
     std::span<const Node> nodes;
     int noc = -1;  // -1: both
     bool is_router = false;
+    uint32_t chip = 0;
   };
   struct Choice {
+    uint32_t chip = 0;
     uint32_t noc = 0;
     Node from, to;
   };
@@ -95,6 +140,11 @@ class MeshTopology final : public TableTopology {
   void build();
   void add_endpoints();
   void add_links();
+  void add_ethernet();
+  // The chip beside `chip` in direction `dir`, or kNoPort at the edge of the chip mesh.
+  uint32_t neighbour_chip(uint32_t chip, uint32_t dir) const;
+  // The in-chip route between two endpoints of one chip.
+  void segment(uint32_t src, uint32_t dst, std::vector<uint32_t>& links) const;
   uint32_t grid_nodes() const { return grid_x_ * grid_y_; }
   uint32_t node_index(Node n) const { return static_cast<uint32_t>(n.y) * grid_x_ + n.x; }
   Attachment attachment(uint32_t endpoint) const;
@@ -113,10 +163,19 @@ class MeshTopology final : public TableTopology {
   double niu_latency_s_ = 0;
   uint64_t sram_bytes_per_core_ = 0;
   double sram_bytes_per_cycle_ = 0;
+  uint32_t chips_x_ = 1;
+  uint32_t chips_y_ = 1;
+  uint32_t eth_links_ = 1;
+  double eth_bytes_per_s_ = 0;
+  double eth_latency_s_ = 0;
+  std::vector<Node> eth_tiles_;
 
   std::vector<Node> grid_;  // node_index -> Node, so a router's attachment can point into it
   uint32_t first_dram_ = 0;
   uint32_t first_router_ = 0;
+  uint32_t first_port_ = 0;
+  std::vector<uint32_t> ports_;      // (chip * 4 + dir) * eth_links_ + link -> endpoint
+  std::vector<uint32_t> port_tile_;  // endpoint - first_port_ -> index into eth_tiles_
 };
 
 }  // namespace tessera::plugins::mesh

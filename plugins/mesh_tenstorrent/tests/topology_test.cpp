@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "common/preset_params.hpp"
@@ -185,12 +186,156 @@ TEST(Params, BadValuesNameTheirKey) {
             "'link_bytes_per_cycle'?)");
 }
 
+// ---- Several chips -----------------------------------------------------------------------------
+
+TEST(MultiChip, DefaultIsOneChipExactly) {
+  MeshTopology one = make();
+  MeshTopology explicit_one = make({{"chips.x", "1"}, {"chips.y", "1"}});
+  ASSERT_EQ(explicit_one.info().num_endpoints, one.info().num_endpoints);
+  ASSERT_EQ(explicit_one.info().num_links, one.info().num_links);
+  EXPECT_EQ(one.info().num_chips, 1u);
+  for (uint32_t e = 0; e < one.info().num_endpoints; ++e) {
+    EXPECT_STREQ(explicit_one.endpoint(e).name, one.endpoint(e).name);
+    EXPECT_NE(one.endpoint(e).kind, TESSERA_ENDPOINT_CHIP_PORT);
+  }
+  for (uint32_t l = 0; l < one.info().num_links; ++l) {
+    EXPECT_EQ(explicit_one.link(l).src, one.link(l).src);
+    EXPECT_EQ(explicit_one.link(l).dst, one.link(l).dst);
+    EXPECT_NE(one.link(l).link_class, TESSERA_LINK_CHIP_TO_CHIP);
+  }
+}
+
+TEST(MultiChip, TwoChipsDoubleEveryPart) {
+  MeshTopology one = make();
+  MeshTopology two = make({{"chips.x", "2"}, {"ethernet.links_per_pair", "2"}});
+  tessera_topology_info info = two.info();
+  EXPECT_EQ(info.num_chips, 2u);
+  EXPECT_EQ(info.num_cores, 2 * one.info().num_cores);
+  // Cores, controllers and routers twice, then 2 ports per chip (its one neighbour, 2 links).
+  EXPECT_EQ(info.num_endpoints, 2 * one.info().num_endpoints + 2 * 2);
+  // Every chip's links, plus per port 2 NIU links each way, plus 2 Ethernet links each way.
+  EXPECT_EQ(info.num_links, 2 * one.info().num_links + 4 * 2 * 2 + 2 * 2);
+  // Chip-major: chip 1's first core, first controller and routers follow chip 0's.
+  EXPECT_STREQ(two.endpoint(80).name, "chip1 tensix 1-1");
+  EXPECT_EQ(two.endpoint(80).chip, 1u);
+  EXPECT_EQ(two.endpoint(two.dram_controller(6)).kind, TESSERA_ENDPOINT_MEMORY_CONTROLLER);
+  EXPECT_EQ(two.endpoint(two.dram_controller(6)).chip, 1u);
+  EXPECT_STREQ(two.endpoint(two.router(1, 1, {3, 4})).name, "chip1 noc1 r(3,4)");
+  tessera_endpoint port = two.endpoint(two.port(0, 0, 1));
+  EXPECT_EQ(port.kind, TESSERA_ENDPOINT_CHIP_PORT);
+  EXPECT_STREQ(port.name, "chip0 eth 1-0 (+x link 1)");  // channel 1 of the eth list
+  EXPECT_EQ(two.port(0, 1, 0), MeshTopology::kNoPort);   // no chip at -x of chip 0
+  // Per-chip DRAM: the capacity is per chip, so the machine has twice the memory.
+  uint64_t memory = 0;
+  for (uint32_t e = 0; e < info.num_endpoints; ++e) memory += two.endpoint(e).memory_bytes;
+  EXPECT_EQ(memory - 160u * 1499136u, 2 * 12000000000u);
+}
+
+TEST(MultiChip, RouteCrossesTheEthernetLink) {
+  MeshTopology t = make({{"chips.x", "2"}, {"ethernet.links_per_pair", "2"}});
+  uint32_t src = t.core(0, wormhole_core(9, 1));  // endpoint 7
+  uint32_t dst = t.core(1, wormhole_core(1, 1));  // endpoint 80
+  std::vector<uint32_t> r = checked_route(t, src, dst);
+  // (7 + 80) mod 2 = link 1: chip 0's +x port at eth 1-0, chip 1's -x port at eth 2-0 (channel 3).
+  uint32_t out = t.port(0, 0, 1), in = t.port(1, 1, 1);
+  EXPECT_STREQ(t.endpoint(in).name, "chip1 eth 2-0 (-x link 1)");
+  // 9-1 -> 1-0 on chip 0: NoC0 +x 9 -> 0 -> 1 (2 hops), +y 1 -> ... -> 0 (11 hops) = 13; NoC1
+  // -y 1 -> 0 (1 hop), -x 9 -> ... -> 1 (8 hops) = 9: NoC1.
+  std::vector<uint32_t> expected = {t.link_between(src, t.router(0, 1, {9, 1})),
+                                    t.link_between(t.router(0, 1, {9, 1}), t.router(0, 1, {9, 0}))};
+  for (int32_t x = 9; x > 1; --x)
+    expected.push_back(t.link_between(t.router(0, 1, {x, 0}), t.router(0, 1, {x - 1, 0})));
+  expected.push_back(t.link_between(t.router(0, 1, {1, 0}), out));
+  expected.push_back(t.link_between(out, in));
+  // 2-0 -> 1-1 on chip 1: NoC0 +x 2 -> ... -> 1 (9) + 1 = 10; NoC1 -y 0 -> 11 -> 1 (11) + 1 =
+  // 12: NoC0, x first (2 -> 1 wraps: 2,3,...,9,0,1), then y 0 -> 1.
+  expected.push_back(t.link_between(in, t.router(1, 0, {2, 0})));
+  for (int32_t x = 2; x != 1; x = (x + 1) % 10)
+    expected.push_back(t.link_between(t.router(1, 0, {x, 0}), t.router(1, 0, {(x + 1) % 10, 0})));
+  expected.push_back(t.link_between(t.router(1, 0, {1, 0}), t.router(1, 0, {1, 1})));
+  expected.push_back(t.link_between(t.router(1, 0, {1, 1}), dst));
+  EXPECT_EQ(r, expected);
+  tessera_link eth = t.link(expected[11]);
+  EXPECT_EQ(eth.link_class, TESSERA_LINK_CHIP_TO_CHIP);
+  EXPECT_DOUBLE_EQ(eth.bytes_per_s, 12.5e9);
+  EXPECT_DOUBLE_EQ(eth.latency_s, 1e-6);
+  // The neighbouring source core takes the other parallel link.
+  std::vector<uint32_t> other = checked_route(t, src + 1, dst);
+  EXPECT_NE(std::find(other.begin(), other.end(), t.link_between(t.port(0, 0, 0), t.port(1, 1, 0))),
+            other.end());
+}
+
+TEST(MultiChip, ChipMeshRoutesXThenY) {
+  MeshTopology t = make({{"chips.x", "2"}, {"chips.y", "2"}});
+  // Chip 0 (0,0) -> chip 3 (1,1): +x to chip 1, then +y to chip 3.
+  std::vector<uint32_t> r = checked_route(t, t.core(0, 0), t.core(3, 0));
+  std::vector<uint32_t> eth;
+  for (uint32_t l : r)
+    if (t.link(l).link_class == TESSERA_LINK_CHIP_TO_CHIP) eth.push_back(l);
+  ASSERT_EQ(eth.size(), 2u);
+  EXPECT_EQ(t.link(eth[0]).src, t.port(0, 0, 0));
+  EXPECT_EQ(t.link(eth[0]).dst, t.port(1, 1, 0));
+  EXPECT_EQ(t.link(eth[1]).src, t.port(1, 2, 0));
+  EXPECT_EQ(t.link(eth[1]).dst, t.port(3, 3, 0));
+}
+
+TEST(MultiChip, EveryEndpointReachesEveryCoreAndController) {
+  MeshTopology t = make({{"chips.x", "3"}, {"chips.y", "2"}, {"ethernet.links_per_pair", "4"}});
+  std::vector<uint32_t> ends;
+  for (uint32_t chip = 0; chip < 6; ++chip) {
+    ends.push_back(t.core(chip, 0));
+    ends.push_back(t.core(chip, 79));
+    ends.push_back(t.dram_controller(chip * 6 + 5));
+  }
+  ends.push_back(t.router(4, 1, {5, 5}));
+  ends.push_back(t.port(2, 1, 3));
+  EXPECT_EQ(check_routes(t, ends, ends), "");
+}
+
+TEST(MultiChip, BadChipCountsNameTheirKey) {
+  auto error = [](Values v) { return construction_error<MeshTopology>(std::move(v)); };
+  auto has = [](const std::string& message, const std::string& part) {
+    return message.find(part) != std::string::npos;
+  };
+  EXPECT_TRUE(has(error({{"chips.x", "0"}}), "parameter 'chips.x': must be in [1, 64]"))
+      << error({{"chips.x", "0"}});
+  EXPECT_TRUE(has(error({{"chips.y", "-2"}}), "parameter 'chips.y': must be in [1, 64]"));
+  EXPECT_TRUE(has(error({{"chips.x", "1000000"}}), "parameter 'chips.x': must be in [1, 64]"));
+  EXPECT_EQ(error({{"chips.x", "8"}, {"chips.y", "16"}}),
+            "parameter 'chips': 8x16 = 128 chips is more than 64 ('chips.x' x 'chips.y')");
+  EXPECT_EQ(error({{"chips", "4"}}),
+            "parameter 'chips': expected a map {x: X, y: Y} of chips along each axis, got '4'");
+  EXPECT_TRUE(has(error({{"chips.x", "2"}, {"ethernet.links_per_pair", "5"}}),
+                  "parameter 'ethernet.links_per_pair': must be in [1, 4]"));
+  EXPECT_TRUE(has(error({{"chips.x", "2"}, {"ethernet.tiles", "1-1"}}),
+                  "parameter 'ethernet.tiles': lists 1 tiles"));
+  EXPECT_TRUE(has(error({{"chips.x", "2"}, {"ethernet.tiles", "1-1 1-0 2-0 3-0"}}),
+                  "parameter 'ethernet.tiles': tile 1-1 is already used by a worker"));
+}
+
 TEST(Presets, WormholeAndBlackholeBuild) {
-  for (const char* file : {"wormhole-n150", "blackhole-p150"}) {
+  for (const char* file :
+       {"wormhole-n150", "blackhole-p150", "wormhole-n300", "wormhole-t3000", "wormhole-galaxy"}) {
     Preset preset = load_preset(std::string(TESSERA_CHIPS_DIR) + "/" + file + ".yaml");
     EXPECT_EQ(preset.target, "mesh_tenstorrent");
     EXPECT_EQ(construction_error<MeshTopology>(preset.topology), "") << file;
   }
+  MeshTopology n300 =
+      make(load_preset(std::string(TESSERA_CHIPS_DIR) + "/wormhole-n300.yaml").topology);
+  EXPECT_EQ(n300.info().num_chips, 2u);
+  EXPECT_EQ(n300.info().num_cores, 2u * 64);  // 2 x 64 Tensix [W]
+  MeshTopology t3000 =
+      make(load_preset(std::string(TESSERA_CHIPS_DIR) + "/wormhole-t3000.yaml").topology);
+  EXPECT_EQ(t3000.info().num_chips, 8u);
+  MeshTopology galaxy =
+      make(load_preset(std::string(TESSERA_CHIPS_DIR) + "/wormhole-galaxy.yaml").topology);
+  EXPECT_EQ(galaxy.info().num_chips, 32u);
+  // Corner to corner of the 8 x 4 chip mesh: 7 Ethernet hops along x, then 3 along y.
+  std::vector<uint32_t> across = checked_route(galaxy, galaxy.core(0, 0), galaxy.core(31, 63));
+  EXPECT_EQ(std::count_if(
+                across.begin(), across.end(),
+                [&](uint32_t l) { return galaxy.link(l).link_class == TESSERA_LINK_CHIP_TO_CHIP; }),
+            10);
   MeshTopology bh =
       make(load_preset(std::string(TESSERA_CHIPS_DIR) + "/blackhole-p150.yaml").topology);
   EXPECT_STREQ(bh.info().name, "blackhole-p150");
