@@ -26,6 +26,7 @@
 //   interconnect_bytes_per_s            cores × shift rate: the core-to-core capacity the cost
 //                                       model lets the program use (topology links the cost
 //                                       model never charges would overstate utilisation's base)
+//   chip_link_bytes_per_s               the slowest CHIP_TO_CHIP link of the topology (0: none)
 // then the chip file's scale section (ChipScale) multiplies the HBM, interconnect and compute
 // rates.
 #include "framework/chip/chip_models.hpp"
@@ -79,6 +80,17 @@ Result<HbmLinks> hbm_links(const Topology& topology, const TopologyInfo& info) {
   }
   for (double rate : controller_bytes_per_s) out.bytes_per_s += rate;
   return out;
+}
+
+Result<double> slowest_chip_link(const Topology& topology, const TopologyInfo& info) {
+  double slowest = 0;
+  for (uint32_t i = 0; i < info.num_links; ++i) {
+    auto link = topology.link(i);
+    if (!link) return link.error();
+    if (link->link_class != TESSERA_LINK_CHIP_TO_CHIP) continue;
+    if (slowest == 0 || link->bytes_per_s < slowest) slowest = link->bytes_per_s;
+  }
+  return slowest;
 }
 
 Status fill_hbm(Machine& m, const Topology& topology, const TopologyInfo& info,
@@ -170,6 +182,9 @@ Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip) {
   Status status = fill_rates(m, models.topology, models.cost_model);
   if (status) status = fill_hbm(m, models.topology, *info, models.memory);
   if (!status) return in_chip_file(chip, status.error());
+  auto chip_link = slowest_chip_link(models.topology, *info);
+  if (!chip_link) return in_chip_file(chip, chip_link.error());
+  m.chip_link_bytes_per_s = *chip_link;
   auto links = scale_machine(m, chip.scale, models.partitioner.has_value());
   if (!links) return in_chip_file(chip, links.error());
   models.link_scale = *links;

@@ -31,6 +31,9 @@ struct Machine {
   double sram_bytes_per_s_per_core = 0;
   double sync_s = 0;                    // one machine-wide barrier
   double interconnect_bytes_per_s = 0;  // total core-to-core capacity (utilisation reports)
+  // One chip-to-chip link, per direction: the slowest of the topology's (0: a single chip). A
+  // plan's partial results merged between chips are priced on it (planner/partition).
+  double chip_link_bytes_per_s = 0;
   // The chip file's scale.flops: the default partitioner divides the cost model's tile times by
   // it (peak_flops_per_s already includes it).
   double compute_speedup = 1;
@@ -64,6 +67,7 @@ void machine_fields(M& m, V&& v) {
   v("sram_bytes_per_s_per_core", m.sram_bytes_per_s_per_core, U::everyone);
   v("sync_s", m.sync_s, U::everyone);
   v("interconnect_bytes_per_s", m.interconnect_bytes_per_s, U::everyone);
+  v("chip_link_bytes_per_s", m.chip_link_bytes_per_s, U::everyone);
   v("compute_speedup", m.compute_speedup, U::everyone);
 }
 

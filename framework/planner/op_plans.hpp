@@ -24,10 +24,10 @@ struct ExecPlan {
   double shift_s = 0;      // rotations of shared operands while executing
   double sync_s = 0;       // barriers between steps
   double shift_bytes = 0;  // total bytes moved core-to-core while executing
-  // Of the partial results merged while executing, the bytes that travel between chips (tiles on
-  // cores in row-major order of the plan's factors, chips holding consecutive cores; 0 on one
-  // chip). Their time is in shift_s, as the cost model prices core-to-core traffic; the program
-  // moves them over the chip-to-chip links (reduce_bytes).
+  // Of the partial results merged while executing, the bytes that travel between chips (the
+  // partials of one output tile on consecutive cores, chips holding consecutive cores; 0 on one
+  // chip). Their time is in shift_s, priced on the chip-to-chip links; the program moves them
+  // over those links (reduce_bytes).
   double cross_chip_bytes = 0;
   double time_s() const { return compute_s + shift_s + sync_s; }
 };

@@ -91,33 +91,17 @@ struct Combine {
   double cross_chip_bytes = 0;
 };
 
-// Tiles sit on cores in row-major order of the plan's factors (the last rank fastest), and chips
-// hold consecutive cores (a Machine numbers cores chip by chip). The partials of one output tile
-// are merged inside each chip first, then between the chips that hold some: s chips send s - 1
-// partials over chip-to-chip links. Returns the partials that cross chips, over all output tiles.
-double partials_crossing_chips(const OpShape& op, const SpatialPlan& plan, const Machine& machine) {
-  const uint32_t cores_per_chip = machine.cores / std::max<uint32_t>(machine.chips, 1);
-  if (machine.chips <= 1 || plan.cores_used <= 1 || cores_per_chip == 0) return 0;
-  const size_t ranks = plan.factors.size();
-  int64_t outputs = 1;
-  for (size_t r = 0; r < ranks; ++r)
-    if (!op.combined[r]) outputs *= plan.factors[r];
-  std::vector<int64_t> last_chip(static_cast<size_t>(outputs), -1);
+// Where tiles sit: the partials of one output tile on consecutive cores (the combined ranks vary
+// fastest), output tiles one after another, and chips holding consecutive cores (a Machine
+// numbers cores chip by chip). The partials are merged inside each chip first, then between the
+// chips that hold some: an output tile on s chips sends s - 1 partials over chip-to-chip links.
+// Returns the partials that cross chips, over all output tiles.
+double partials_crossing_chips(const SpatialPlan& plan, int64_t parts, const Machine& machine) {
+  const int64_t cores_per_chip = machine.cores / std::max<uint32_t>(machine.chips, 1);
+  if (machine.chips <= 1 || cores_per_chip == 0) return 0;
   double crossing = 0;
-  std::vector<int64_t> index(ranks, 0);
-  for (uint32_t core = 0; core < plan.cores_used; ++core) {
-    int64_t output = 0;
-    for (size_t r = 0; r < ranks; ++r)
-      if (!op.combined[r]) output = output * plan.factors[r] + index[r];
-    int64_t chip = core / cores_per_chip;
-    int64_t& last = last_chip[static_cast<size_t>(output)];
-    if (last >= 0 && last != chip) crossing += 1;  // cores rise, so chips of one output do too
-    last = chip;
-    for (size_t r = ranks; r-- > 0;) {  // next tile, the last rank fastest
-      if (++index[r] < plan.factors[r]) break;
-      index[r] = 0;
-    }
-  }
+  for (int64_t first = 0; first < plan.cores_used; first += parts)
+    crossing += static_cast<double>((first + parts - 1) / cores_per_chip - first / cores_per_chip);
   return crossing;
 }
 
@@ -139,7 +123,11 @@ Combine combine_cost(const OpShape& op, const SpatialPlan& plan, const Machine& 
   c.shift_s = c.levels * partial / machine.shift_bytes_per_s_per_core;
   c.shift_bytes = passes * plan.cores_used * partial * static_cast<double>(parts - 1) /
                   static_cast<double>(parts);
-  c.cross_chip_bytes = passes * partial * partials_crossing_chips(op, plan, machine);
+  c.cross_chip_bytes = passes * partial * partials_crossing_chips(plan, parts, machine);
+  // Each chip sends its share over one chip-to-chip link, all chips at once: the reduction ring
+  // the simulator runs (sim/engine.hpp).
+  if (c.cross_chip_bytes > 0 && machine.chip_link_bytes_per_s > 0)
+    c.shift_s += c.cross_chip_bytes / (machine.chips * machine.chip_link_bytes_per_s);
   return c;
 }
 

@@ -11,8 +11,7 @@ namespace tessera::plugins::mesh {
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
-constexpr uint64_t kTile = 32;     // the FPU's tile edge
-constexpr int64_t kMaxChips = 64;  // as the topology's bound
+constexpr uint64_t kTile = 32;  // the FPU's tile edge
 
 double padded(uint64_t extent) {
   return static_cast<double>((std::max<uint64_t>(extent, 1) + kTile - 1) / kTile * kTile);
@@ -59,19 +58,7 @@ TensixCostModel::TensixCostModel(const sdk::Params& params)
       rate_by_size_(read_rate_table(params)),
       dram_bytes_per_cycle_(params.get_double("dram_bytes_per_cycle", 23.2, 0.0)),
       ethernet_bytes_per_cycle_(params.get_double("ethernet_bytes_per_cycle", 12.5, 0.0)),
-      sync_cycles_(params.get_non_negative("sync_cycles", 1000)),
-      chips_x_(params.get_int("chips.x", 1, 1, kMaxChips)),
-      chips_y_(params.get_int("chips.y", 1, 1, kMaxChips)),
-      cores_per_chip_(params.get_int("cores_per_chip", 80, 1, 1 << 20)),
-      ethernet_links_(params.get_int("ethernet.links_per_pair", 1, 1, 16)) {
-  if (params.has("chips"))
-    throw sdk::invalid_argument(
-        "parameter 'chips': expected a map {x: X, y: Y} of chips along each axis, got '" +
-        params.get_string("chips", "") + "'");
-  if (chips_x_ * chips_y_ > kMaxChips)
-    throw sdk::invalid_argument("parameter 'chips': " + std::to_string(chips_x_ * chips_y_) +
-                                " chips is more than " + std::to_string(kMaxChips) +
-                                " ('chips.x' x 'chips.y')");
+      sync_cycles_(params.get_non_negative("sync_cycles", 1000)) {
   double lofi = params.get_double("fpu_flops_per_cycle", 4096, 0.0);
   std::string fidelity = params.get_choice("fidelity", "lofi", {"lofi", "hifi2", "hifi3", "hifi4"});
   fpu_flops_per_cycle_ = lofi * fidelity_share(fidelity);
@@ -155,21 +142,11 @@ double TensixCostModel::transfer_seconds(const tessera_transfer_query& q) const 
   }
 }
 
-double TensixCostModel::cut_bytes_per_s_per_core() const {
-  int64_t chips = chips_x_ * chips_y_;
-  if (chips == 1) return kInfinity;
-  int64_t across = chips_x_ >= chips_y_ ? chips_y_ : chips_x_;
-  double cut =
-      static_cast<double>(ethernet_links_ * across) * ethernet_bytes_per_cycle_ * clock_hz_;
-  return 4 * cut / static_cast<double>(chips * cores_per_chip_);
-}
-
 tessera_cost_model_info TensixCostModel::info() const {
   tessera_cost_model_info i{};
   i.sync_s = sync_cycles_ / clock_hz_;
   i.clock_hz = clock_hz_;
-  i.shift_bytes_per_s = std::min(noc_bytes_per_cycle(rate_by_size_.back().first) * clock_hz_,
-                                 cut_bytes_per_s_per_core());
+  i.shift_bytes_per_s = noc_bytes_per_cycle(rate_by_size_.back().first) * clock_hz_;
   return i;
 }
 

@@ -16,16 +16,6 @@
 // where rate(P) interpolates the calibrated table (B/cycle by packet size) linearly and is flat
 // past its ends.
 //
-// Several chips (chips.x * chips.y > 1, a 2D mesh of chips joined by Ethernet): the framework
-// prices an op's core-to-core traffic (rotation steps, reductions, distribution) at
-// shift_bytes_per_s per core. Spread over all cores of all chips, about half of every core's
-// traffic crosses the chip mesh's bisection, whose capacity per direction is
-//   cut = links_per_pair · ethernet_bytes_per_cycle · clock · (chips across the cut)
-// (the cut halves the longer chip axis; chips across it = the other axis). N = chips ·
-// cores_per_chip cores send N·B/4 bytes each way across it, so per core
-//   shift_bytes_per_s = min(NoC rate, 4 · cut / N).
-// One chip: the NoC rate, as before.
-//
 // Parameters (cost_model section of a chip file; defaults are Wormhole B0):
 //   clock_hz                      1e9          Blackhole 1.35e9
 //   fidelity                      lofi         lofi | hifi2 | hifi3 | hifi4
@@ -38,9 +28,6 @@
 //   dram_bytes_per_cycle          23.2         injection per controller [V tt-npe]
 //   ethernet_bytes_per_cycle      12.5         per direction [V tt-npe]
 //   sync_cycles                   1000         a global barrier over the NoC [U guess]
-//   chips.x, chips.y              1, 1         the chip mesh (as the topology's), x*y <= 64
-//   cores_per_chip                80           Tensix per chip (as the topology's workers)
-//   ethernet.links_per_pair       1            Ethernet links between neighbouring chips
 #pragma once
 
 #include <tessera/sdk/interfaces.hpp>
@@ -60,8 +47,6 @@ class TensixCostModel final : public sdk::CostModel {
 
   // NoC bytes per cycle for packets of `packet_bytes`, from the calibrated table.
   double noc_bytes_per_cycle(double packet_bytes) const;
-  // Bytes per second per core that the chip mesh's Ethernet bisection allows (+inf: one chip).
-  double cut_bytes_per_s_per_core() const;
 
  private:
   double cycles(const tessera_tile_query& query) const;
@@ -77,10 +62,6 @@ class TensixCostModel final : public sdk::CostModel {
   double dram_bytes_per_cycle_;
   double ethernet_bytes_per_cycle_;
   double sync_cycles_;
-  int64_t chips_x_;
-  int64_t chips_y_;
-  int64_t cores_per_chip_;
-  int64_t ethernet_links_;
 };
 
 }  // namespace tessera::plugins::mesh

@@ -34,8 +34,8 @@
 // routers (per chip: NoC0 then NoC1, each y-major over the grid; chip-major), then the Ethernet
 // ports (only with more than one chip). Chip c is at column c % chips.x, row c / chips.x. Router
 // pairs on different NoCs of one chip have no route (they never exchange data). A 1x1 machine is
-// exactly the single chip: same endpoints, names, links and routes. The cost model bounds the
-// shift rate by the Ethernet cut only when its own section repeats chips (cost_model.hpp).
+// exactly the single chip: same endpoints, names, links and routes. The planner prices partial
+// results merged between chips on the Ethernet links (Machine::chip_link_bytes_per_s).
 //
 // Parameters (topology section of a chip file; defaults build a Wormhole B0 n150):
 //   name                     chip name for reports                         "wormhole-n150"

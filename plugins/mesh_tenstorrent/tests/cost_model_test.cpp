@@ -88,43 +88,5 @@ TEST(TensixCostModel, MalformedRateTableNamesTheItem) {
   }
 }
 
-TEST(TensixCostModel, OneChipShiftsAtTheNocRate) {
-  EXPECT_DOUBLE_EQ(make().info().shift_bytes_per_s, 30e9);  // 30 B/cycle at >= 2 KiB [V tt-npe]
-  EXPECT_DOUBLE_EQ(make({{"chips.x", "1"}, {"chips.y", "1"}}).info().shift_bytes_per_s, 30e9);
-}
-
-TEST(TensixCostModel, SeveralChipsShiftAtTheEthernetCutRate) {
-  // n300: 2 x 64 cores, 2 links of 12.5 B/cycle across the cut: 4 · 25e9 / 128 per core.
-  TensixCostModel n300 =
-      make({{"chips.x", "2"}, {"cores_per_chip", "64"}, {"ethernet.links_per_pair", "2"}});
-  EXPECT_DOUBLE_EQ(n300.info().shift_bytes_per_s, 4 * 25e9 / 128);
-  // 4 x 2 chips: the cut halves x, crossing 2 chip rows x 2 links.
-  TensixCostModel t3000 = make({{"chips.x", "4"},
-                                {"chips.y", "2"},
-                                {"cores_per_chip", "64"},
-                                {"ethernet.links_per_pair", "2"}});
-  EXPECT_DOUBLE_EQ(t3000.info().shift_bytes_per_s, 4 * (2 * 2 * 12.5e9) / (8 * 64));
-  // A cut wider than the NoC needs leaves the NoC rate.
-  TensixCostModel wide =
-      make({{"chips.x", "2"}, {"cores_per_chip", "1"}, {"ethernet.links_per_pair", "16"}});
-  EXPECT_DOUBLE_EQ(wide.info().shift_bytes_per_s, 30e9);
-}
-
-TEST(TensixCostModel, BadChipCountsNameTheirKey) {
-  auto error = [](std::map<std::string, std::string> values) -> std::string {
-    try {
-      make(std::move(values));
-    } catch (const sdk::Error& e) {
-      return e.what();
-    }
-    return "";
-  };
-  EXPECT_EQ(error({{"chips.x", "0"}}), "parameter 'chips.x': must be in [1, 64], got 0");
-  EXPECT_EQ(error({{"chips.x", "16"}, {"chips.y", "16"}}),
-            "parameter 'chips': 256 chips is more than 64 ('chips.x' x 'chips.y')");
-  EXPECT_EQ(error({{"chips", "8"}}),
-            "parameter 'chips': expected a map {x: X, y: Y} of chips along each axis, got '8'");
-}
-
 }  // namespace
 }  // namespace tessera::plugins::mesh

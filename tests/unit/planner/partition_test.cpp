@@ -164,6 +164,25 @@ TEST_F(Partition, MatmulPlanTimeIsTheT10FormulaAndBytesTheTileArithmetic) {
   EXPECT_DOUBLE_EQ(rotated->plan.sync_s, (4 + 4) * m.sync_s);
 }
 
+// The k-partials of one output tile sit on consecutive cores; with 8 cores per chip the 16 of
+// "k/16 n/368" span two chips, so each of the 368 output tiles sends one 448-byte partial between
+// chips, priced on one chip link per chip. On the real pod (1472 cores per chip) none crosses.
+TEST_F(Partition, PartialsMergedBetweenChipsAreCountedAndPricedOnChipLinks) {
+  ir::Graph g = oproj_graph(1);
+  const auto* pod = find(candidates(g, 1, machine()), "k/16 n/368");
+  ASSERT_NE(pod, nullptr);
+  EXPECT_EQ(pod->plan.cross_chip_bytes, 0);
+  Machine small_chips = machine();
+  small_chips.chips = 736;
+  small_chips.chip_link_bytes_per_s = 1e9;
+  auto all = candidates(g, 1, small_chips);
+  const auto* plan = find(all, "k/16 n/368");
+  ASSERT_NE(plan, nullptr);
+  EXPECT_DOUBLE_EQ(plan->plan.cross_chip_bytes, 368 * 448.0);
+  EXPECT_DOUBLE_EQ(plan->plan.shift_s,
+                   4 * 448 / small_chips.shift_bytes_per_s_per_core + 368 * 448.0 / (736 * 1e9));
+}
+
 // Every unrotated candidate of a matmul-like op costs the cheaper orientation of the T10 fit, C =
 // A·B (m, k, n) or Cᵀ = Bᵀ·Aᵀ (n, k, m), and is labelled "· transposed" exactly when the swapped
 // one is strictly cheaper.

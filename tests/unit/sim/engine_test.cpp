@@ -161,6 +161,7 @@ outputs: [c]
   ops[0].exec.compute_s = 10e-6;
   ops[0].execute_end_s = 10e-6;
   ops[1].exec.compute_s = 5e-6;
+  ops[1].exec.cross_chip_bytes = 64;  // one chip: the reduction between chips moves nothing
   ops[1].preload = {"replicate", 2000, 8000, 0, 0};
   ops[1].preload_position = 0;
   ops[1].execute_end_s = 15e-6;
@@ -176,7 +177,8 @@ outputs: [c]
   ASSERT_TRUE(program.ok()) << program.error().message;
   ASSERT_EQ(program->instructions.size(), 5u);
   EXPECT_EQ(program->instructions[1].kind, InstructionKind::preload_async);
-  EXPECT_EQ(program->instructions[1].op, 2);  // preload 2 starts during execute(0)
+  EXPECT_EQ(program->instructions[1].op, 2);    // preload 2 starts during execute(0)
+  EXPECT_EQ(program->ops[1].reduce_bytes, 64);  // the plan's partials merged between chips
 
   chips::AllToAllSpec spec;
   spec.cores = 4;
