@@ -15,7 +15,7 @@ constexpr const char* kWorkers = "x=1-4,6-9 y=1-5,7-11";
 constexpr const char* kDramTiles =
     "0-0 0-1 0-11; 0-5 0-6 0-7; 5-0 5-1 5-11; 5-2 5-9 5-10; 5-3 5-4 5-8; 5-5 5-6 5-7";
 // fp32, fp16, bf16, fp8, int8, int32, fp64 [V, see topology.hpp]
-constexpr FlopsPerCycle::Table kFlopsPerCycle = {64, 4096, 4096, 4096, 0, 0, 0};
+constexpr FlopsPerCycle::Table kFlopsPerCycle = {64, 4096, 4096, 4096, 0, 0, 0, 4096};
 constexpr int64_t kMaxGridSide = 256;
 
 [[noreturn]] void fail(const std::string& key, const std::string& what) {
