@@ -214,6 +214,32 @@ const partition::ExecCandidate* fastest_fitting(const std::vector<partition::Exe
   return best;
 }
 
+// Narrow weights are storage: every op computes in its activations' type, and moves and holds its
+// weight at the weight's bytes per element (bfp8 1.0625, fp8 1), its activations at theirs.
+TEST(NarrowWeights, OpsComputeInTheActivationTypeAndCountWeightBytesNarrow) {
+  for (DType w : {DType::bfp8, DType::fp8}) {
+    zoo::RunShape run{
+        .batch = 1, .seq = 64, .mode = zoo::Mode::decode, .dtype = DType::fp16, .weight_dtype = w};
+    ir::Graph g = zoo::build_model(zoo::find_model("llama2-7b").take(), run).take();
+    int matmuls = 0, gathers = 0;
+    for (const ir::Op& op : g.ops()) {
+      auto shape = partition::describe_op(g, op).take();
+      EXPECT_EQ(shape.dtype, TESSERA_DTYPE_FP16) << op.name << " with " << ir::to_string(w);
+      matmuls += op.kind == OpKind::matmul;
+      gathers += op.kind == OpKind::gather;
+      for (size_t i = 0; i < op.einsum.inputs.size(); ++i) {
+        const ir::Tensor& t = g.storage_tensor(op.einsum.inputs[i].tensor);
+        double bytes = t.role == TensorRole::weight ? ir::element_bytes(w) : 2.0;
+        if (t.dtype == DType::fp16 || t.role == TensorRole::weight) {
+          EXPECT_DOUBLE_EQ(shape.operands[i].element_bytes, bytes) << op.name << " in" << i;
+        }
+      }
+    }
+    EXPECT_GT(matmuls, 0);
+    EXPECT_GT(gathers, 0) << "the embedding lookup gathers from a narrow table";
+  }
+}
+
 TEST_F(Partition, DecodeScoresRunInTheCheaperOrientationOfTheT10Fit) {
   zoo::RunShape run;
   run.batch = 16;

@@ -19,9 +19,19 @@ Plan sample_plan() {
   PlannerOptions options;
   options.threads = 1;
   Plan plan;
-  plan.source = {
-      "0.1.0", "llama2-13b",        16, 2048,           "decode",        "fp16", "batch=16,seq=1",
-      1,       "llama2-13b-decode", 3,  "ipu_alltoall", "ipu-pod4-hbm3e"};
+  plan.source = {"0.1.0",
+                 "llama2-13b",
+                 16,
+                 2048,
+                 "decode",
+                 "fp16",
+                 "",
+                 "batch=16,seq=1",
+                 1,
+                 "llama2-13b-decode",
+                 3,
+                 "ipu_alltoall",
+                 "ipu-pod4-hbm3e"};
   plan.machine = in.machine;
   plan.result = plan_design(in, Design::elk_full, options).take();
   plan.result.ops[1].exec.label = "b/16 n/368 · rotate k×4";
@@ -131,10 +141,10 @@ TEST(PlanYaml, OpsOutOfOrderAndBadPreloadOrder) {
 }
 
 TEST(PlanYaml, WrongFormatAndSyntax) {
-  Error e = parse_edited("format: tessera-plan-3", "format: tessera-plan-2");
+  Error e = parse_edited("format: tessera-plan-4", "format: tessera-plan-3");
   EXPECT_EQ(e.message,
-            "p.yaml:3: 'format': expected 'tessera-plan-3' (written by this version of "
-            "tessera), got 'tessera-plan-2'; re-run `tessera compile` to write a "
+            "p.yaml:3: 'format': expected 'tessera-plan-4' (written by this version of "
+            "tessera), got 'tessera-plan-3'; re-run `tessera compile` to write a "
             "current plan");
   auto bad = parse_plan_yaml("ops: [\n", "x.yaml");
   ASSERT_FALSE(bad.ok());
