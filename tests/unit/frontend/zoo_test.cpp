@@ -161,8 +161,12 @@ TEST(Zoo, WeightDtypeRetypesTheWeightsAloneAndShrinksTheirBytes) {
     RunShape shape = run_shape(1, 256, std::nullopt);
     shape.weight_dtype = w;
     ir::Graph g = build_model(llama, shape).take();
-    for (const auto& t : g.tensors())
-      EXPECT_EQ(t.dtype, t.role == ir::TensorRole::weight ? w : llama.dtype) << t.name;
+    const auto& wide_tensors = wide.tensors();
+    ASSERT_EQ(g.tensors().size(), wide_tensors.size());
+    for (size_t i = 0; i < wide_tensors.size(); ++i) {  // token ids stay int32
+      const auto& t = g.tensors()[i];
+      EXPECT_EQ(t.dtype, t.role == ir::TensorRole::weight ? w : wide_tensors[i].dtype) << t.name;
+    }
     ir::Totals narrow = ir::totals(g), full = ir::totals(wide);
     EXPECT_NEAR(narrow.weight_bytes / full.weight_bytes, bytes / 2, 1e-9) << ir::to_string(w);
     EXPECT_DOUBLE_EQ(narrow.kv_cache_bytes, full.kv_cache_bytes);
