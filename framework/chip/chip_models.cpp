@@ -156,7 +156,7 @@ Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip) {
   auto cost_model = create_for<CostModel>(plugins, chip, Interface::cost_model, &create_cost_model);
   if (!cost_model) return cost_model.error();
   ChipModels models{
-      std::move(*topology), std::move(*cost_model), std::nullopt, std::nullopt, {}, {}};
+      std::move(*topology), std::move(*cost_model), std::nullopt, std::nullopt, {}, {}, {}};
   if (chip.sections.count(Interface::memory_model) != 0) {
     auto memory =
         create_for<MemoryModel>(plugins, chip, Interface::memory_model, &create_memory_model);
@@ -185,6 +185,11 @@ Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip) {
   auto chip_link = slowest_chip_link(models.topology, *info);
   if (!chip_link) return in_chip_file(chip, chip_link.error());
   m.chip_link_bytes_per_s = *chip_link;
+  for (uint32_t d = 0; d < abi_dtype_count(models.topology.library()); ++d) {
+    auto peak = models.topology.peak_flops_per_s(d);
+    if (!peak) return in_chip_file(chip, peak.error());
+    if (*peak > 0) models.dtypes.push_back(d);
+  }
   auto links = scale_machine(m, chip.scale, models.partitioner.has_value());
   if (!links) return in_chip_file(chip, links.error());
   models.link_scale = *links;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "framework/chip/chip_spec.hpp"
 #include "framework/chip/machine.hpp"
@@ -26,6 +27,10 @@ struct ChipModels {
   std::optional<Partitioner> partitioner;  // absent: the framework's default partitioner
   Machine machine;
   LinkScale link_scale;  // the chip file's scale section, already applied to `machine`
+  // The tessera_dtypes a core computes in, or (a storage type such as bfp8) unpacks: peak FLOP/s
+  // above 0 (the chip file's flops_per_cycle.<dtype>), within the topology plugin's ABI version.
+  // What --weight-dtype may ask for.
+  std::vector<uint32_t> dtypes;
 };
 
 // The chip's topology alone, from the plugin its `topology` section names (or its target): what

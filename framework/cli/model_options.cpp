@@ -46,6 +46,12 @@ ModelOptionSet::ModelOptionSet(CLI::App* cmd, std::shared_ptr<ModelOptions> opti
                                       "Zoo models: element type of weights, activations and KV "
                                       "cache (default: the entry's)")
                           ->check(CLI::IsMember({"fp32", "fp16", "bf16", "fp8"})));
+  zoo_only_.push_back(
+      cmd->add_option("--weight-dtype", o.weight_dtype,
+                      "Zoo models: storage type of the weights alone (fp8, or bfp8: block fp8, "
+                      "1.0625 bytes); activations and KV cache keep --dtype, ops compute in it. "
+                      "Only where the target stores it (default: --dtype)")
+          ->check(CLI::IsMember({"fp16", "bf16", "fp8", "bfp8"})));
   cmd->add_flag("--skip-unsupported", o.skip_unsupported,
                 "ONNX: import unsupported ops as zero-cost placeholders (with a warning)");
 }
@@ -70,6 +76,7 @@ ModelRequest model_request(const ModelOptions& o) {
   if (!o.mode.empty())
     request.shape.mode = o.mode == "decode" ? zoo::Mode::decode : zoo::Mode::prefill;
   if (!o.dtype.empty()) request.shape.dtype = ir::parse_dtype(o.dtype);
+  if (!o.weight_dtype.empty()) request.shape.weight_dtype = ir::parse_dtype(o.weight_dtype);
   request.shape_given = o.shape_given;
   return request;
 }

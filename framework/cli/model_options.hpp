@@ -24,6 +24,7 @@ struct ModelOptions {
   int64_t seq = 0;
   std::string mode;
   std::string dtype;
+  std::string weight_dtype;
   bool skip_unsupported = false;
   bool shape_given = false;  // set by finish_model_options
 };

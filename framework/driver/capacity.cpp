@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "framework/driver/driver.hpp"
@@ -47,8 +48,15 @@ int64_t& seq_of(ModelRequest& r) {
   return *r.shape.seq;
 }
 
-std::vector<std::string> what_would_fit(const LoadedModel& model, const Machine& m,
+bool stores(const OpenChip& chip, ir::DType dtype) {
+  auto abi = ir::to_abi(dtype);
+  return abi && std::find(chip.models.dtypes.begin(), chip.models.dtypes.end(),
+                          static_cast<uint32_t>(*abi)) != chip.models.dtypes.end();
+}
+
+std::vector<std::string> what_would_fit(const LoadedModel& model, const OpenChip& chip,
                                         const OffChipFootprint& f) {
+  const Machine& m = chip.models.machine;
   std::vector<std::string> out;
   double per_chip = static_cast<double>(m.off_chip_bytes) / m.chips;
   out.push_back(fmt::format("the memory of {} such chips ({} each)",
@@ -56,6 +64,17 @@ std::vector<std::string> what_would_fit(const LoadedModel& model, const Machine&
                             format_bytes(per_chip)));
   const ModelRequest& r = model.request;
   if (model_kind(r.model) != ModelKind::zoo_name) return out;
+  // Narrower weights alone first (activations and KV cache keep their type), where the chip
+  // stores them: bfp8 (1.0625 bytes) keeps more precision than fp8 for little more memory.
+  for (ir::DType w : {ir::DType::bfp8, ir::DType::fp8}) {
+    if (!stores(chip, w) || r.shape.weight_dtype == w) continue;
+    ModelRequest narrow = r;
+    narrow.shape.weight_dtype = w;
+    auto fw = footprint_of(narrow, m);
+    if (fw && planner::fits_off_chip(*fw, m))
+      out.push_back(
+          fmt::format("--weight-dtype {} ({})", ir::to_string(w), format_bytes(fw->total_bytes())));
+  }
   ModelRequest narrow = r;
   narrow.shape.dtype = ir::DType::fp8;
   auto f8 = footprint_of(narrow, m);
@@ -82,7 +101,7 @@ OffChipReport off_chip_report(const LoadedModel& model, const OpenChip& chip) {
   r.footprint = planner::off_chip_footprint(*model.graph, m);
   r.capacity_bytes = m.off_chip_bytes;
   r.fits = planner::fits_off_chip(r.footprint, m);
-  if (!r.fits) r.would_fit = what_would_fit(model, m, r.footprint);
+  if (!r.fits) r.would_fit = what_would_fit(model, chip, r.footprint);
   return r;
 }
 
@@ -100,6 +119,24 @@ std::string OffChipReport::text() const {
   if (capacity_bytes == 0) return needs() + "; the chip states no capacity: not checked";
   std::string out = needs() + " of " + format_bytes(static_cast<double>(capacity_bytes));
   return fits ? out + ": fits" : out + ": does not fit; what would fit: " + options();
+}
+
+std::vector<ir::DType> weight_dtypes(const OpenChip& chip) {
+  std::vector<ir::DType> out;
+  for (ir::DType d : {ir::DType::fp16, ir::DType::bf16, ir::DType::fp8, ir::DType::bfp8})
+    if (stores(chip, d)) out.push_back(d);
+  return out;
+}
+
+Status check_weight_dtype(const LoadedModel& model, const OpenChip& chip) {
+  const auto& wanted = model.request.shape.weight_dtype;
+  if (!wanted || stores(chip, *wanted)) return ok_status();
+  std::string accepts;
+  for (ir::DType d : weight_dtypes(chip))
+    accepts += (accepts.empty() ? "" : ", ") + std::string(ir::to_string(d));
+  return usage_error(fmt::format("target {} (chip {}) does not store weights as {}; it accepts: {}",
+                                 chip.target.name, chip.models.machine.chip, ir::to_string(*wanted),
+                                 accepts.empty() ? "none" : accepts));
 }
 
 Status check_off_chip(const LoadedModel& model, const OpenChip& chip) {

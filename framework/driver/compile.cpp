@@ -176,6 +176,7 @@ Result<LoadedModel> load(const ModelRequest& request) {
 }
 
 Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const CompileOptions& o) {
+  if (Status stored = check_weight_dtype(model, chip); !stored) return stored.error();
   if (Status fits = check_off_chip(model, chip); !fits) return fits.error();
   auto prepared = prepare(chip, model, o);
   if (!prepared) return prepared.error();

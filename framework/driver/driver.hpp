@@ -26,6 +26,7 @@
 #include "framework/driver/choices.hpp"
 #include "framework/driver/op_plan_cache.hpp"
 #include "framework/frontend/model_source.hpp"
+#include "framework/ir/dtype.hpp"
 #include "framework/planner/capacity.hpp"
 #include "framework/planner/op_plans.hpp"
 #include "framework/planner/plan.hpp"
@@ -129,10 +130,18 @@ OffChipReport off_chip_report(const LoadedModel& model, const OpenChip& chip);
 // A chip that states no capacity is not checked (a warning says so).
 Status check_off_chip(const LoadedModel& model, const OpenChip& chip);
 
-// check_off_chip; per-op plans; for each class of ops that fits no plan, the split search
-// (planner/split.hpp) and the ops replaced by their slices; then each design, each simulated when
-// asked. Errors: the model does not fit off chip, an op that fits no plan even split (input,
-// naming it), a design that cannot place the model, a failing plugin, a simulation error.
+// The storage types --weight-dtype may name (fp16, bf16, fp8, bfp8) that this chip stores weights
+// in: those its cores compute in or unpack (ChipModels::dtypes, from the chip file's
+// flops_per_cycle), in that order.
+std::vector<ir::DType> weight_dtypes(const OpenChip& chip);
+// Refuses a zoo model asked for with a --weight-dtype the chip does not store weights in: a usage
+// error "target T (chip C) does not store weights as D; it accepts: ...". OK without one.
+Status check_weight_dtype(const LoadedModel& model, const OpenChip& chip);
+
+// check_weight_dtype; check_off_chip; per-op plans; for each class of ops that fits no plan, the
+// split search (planner/split.hpp) and the ops replaced by their slices; then each design, each
+// simulated when asked. Errors: the model does not fit off chip, an op that fits no plan even split
+// (input, naming it), a design that cannot place the model, a failing plugin, a simulation error.
 Result<Compilation> compile(OpenChip& chip, const LoadedModel& model,
                             const CompileOptions& options);
 

@@ -196,6 +196,7 @@ PlanSource plan_source(const LoadedModel& model, const OpenChip& chip, const ir:
     s.seq = r.shape.seq.value_or(0);
     if (r.shape.mode) s.mode = *r.shape.mode == zoo::Mode::decode ? "decode" : "prefill";
     if (r.shape.dtype) s.dtype = ir::to_string(*r.shape.dtype);
+    if (r.shape.weight_dtype) s.weight_dtype = ir::to_string(*r.shape.weight_dtype);
   }
   for (const auto& [name, value] : r.onnx.dims)
     s.onnx_dims += (s.onnx_dims.empty() ? "" : ",") + name + "=" + std::to_string(value);
@@ -215,6 +216,13 @@ Result<ModelRequest> model_request(const PlanSource& s, const std::string& plan_
   if (s.seq > 0) r.shape.seq = s.seq;
   if (!s.mode.empty()) r.shape.mode = s.mode == "prefill" ? zoo::Mode::prefill : zoo::Mode::decode;
   if (!s.dtype.empty()) r.shape.dtype = ir::parse_dtype(s.dtype);
+  if (!s.weight_dtype.empty()) {
+    r.shape.weight_dtype = ir::parse_dtype(s.weight_dtype);
+    if (!r.shape.weight_dtype)
+      return input_error(printable(plan_file) + ": source.weight_dtype " +
+                         in_quotes(s.weight_dtype) + " is not a dtype; expected one of " +
+                         ir::dtype_names());
+  }
   auto dims = parse_dims(plan_file, s.onnx_dims);
   if (!dims) return dims.error();
   r.onnx.dims = std::move(*dims);

@@ -18,7 +18,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kWorkloadPaths = {"model", "batch", "seq", "mode", "dtype"};
+const std::vector<std::string> kWorkloadPaths = {"model", "batch", "seq",
+                                                 "mode",  "dtype", "weight_dtype"};
 const std::vector<std::string> kKnobPaths = {"memory.bandwidth_bytes_per_s", "interconnect_scale",
                                              "flops_scale", "cores", "chip"};
 const std::vector<std::string> kScaleKeys = {"hbm_bytes_per_s", "interconnect", "flops"};
@@ -58,6 +59,10 @@ std::string value_problem(const std::string& path, const std::string& value) {
   if (path == "mode")
     return value == "decode" || value == "prefill" ? "" : "expected decode or prefill";
   if (path == "dtype") return ir::parse_dtype(value) ? "" : "expected fp32, fp16, bf16 or fp8";
+  if (path == "weight_dtype")
+    return value == "fp16" || value == "bf16" || value == "fp8" || value == "bfp8"
+               ? ""
+               : "expected fp16, bf16, fp8 or bfp8";
   bool knob = path == "memory.bandwidth_bytes_per_s" || path == "interconnect_scale" ||
               path == "flops_scale" || path.starts_with("scale.");
   if (knob) return positive_number(value) ? "" : "expected a number > 0";
@@ -111,12 +116,12 @@ Status apply_chip_value(ChipSpec& chip, const std::string& path, const std::stri
 struct Values {
   std::string model, chip;
   int64_t batch = 0, seq = 0;
-  std::string mode, dtype;
+  std::string mode, dtype, weight_dtype;
 };
 
 Values workload(const SweepSpec& spec, const Point& point) {
   const SweepBase& b = spec.base;
-  Values v{b.model, b.chip, b.batch, b.seq, b.mode, b.dtype};
+  Values v{b.model, b.chip, b.batch, b.seq, b.mode, b.dtype, b.weight_dtype};
   for (size_t a = 0; a < spec.axes.size(); ++a) {
     const std::string& path = spec.axes[a].path;
     const std::string& value = point.values[a];
@@ -126,6 +131,7 @@ Values workload(const SweepSpec& spec, const Point& point) {
     if (path == "seq") v.seq = *positive_int(value);
     if (path == "mode") v.mode = value;
     if (path == "dtype") v.dtype = value;
+    if (path == "weight_dtype") v.weight_dtype = value;
   }
   return v;
 }
@@ -146,7 +152,9 @@ ModelRequest model_request(const SweepSpec& spec, const Values& v) {
   if (v.seq > 0) r.shape.seq = v.seq;
   if (!v.mode.empty()) r.shape.mode = v.mode == "decode" ? zoo::Mode::decode : zoo::Mode::prefill;
   if (!v.dtype.empty()) r.shape.dtype = ir::parse_dtype(v.dtype);
-  r.shape_given = v.batch > 0 || v.seq > 0 || !v.mode.empty() || !v.dtype.empty();
+  if (!v.weight_dtype.empty()) r.shape.weight_dtype = ir::parse_dtype(v.weight_dtype);
+  r.shape_given =
+      v.batch > 0 || v.seq > 0 || !v.mode.empty() || !v.dtype.empty() || !v.weight_dtype.empty();
   return r;
 }
 

@@ -1,6 +1,6 @@
 // From a sweep point to what it runs: the model request and the chip spec with the point's values
 // applied. Axis paths (docs/dse.md):
-//   workload   model, batch, seq, mode, dtype
+//   workload   model, batch, seq, mode, dtype, weight_dtype
 //   chip       chip (a preset name or chip file of the base target)
 //   knobs      memory.bandwidth_bytes_per_s  the machine's peak HBM bandwidth
 //   (scale.hbm_bytes_per_s)

@@ -32,6 +32,7 @@ struct SweepBase {
   int64_t seq = 0;                // 0: the model's default
   std::string mode;               // decode | prefill; empty: the model's default
   std::string dtype;              // empty: the model's
+  std::string weight_dtype;       // zoo models' --weight-dtype; empty: dtype
   std::vector<std::string> dims;  // ONNX --dim bindings, NAME=VALUE
   std::vector<planner::Design> designs = {planner::Design::basic, planner::Design::static_split,
                                           planner::Design::elk_dyn, planner::Design::elk_full,

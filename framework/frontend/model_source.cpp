@@ -18,18 +18,20 @@ Status check_no_dims(const ModelRequest& r, const std::string& what) {
 
 Status check_no_shape(const ModelRequest& r, const std::string& what) {
   if (!r.shape_given) return ok_status();
-  return usage_error("--batch, --seq, --mode and --dtype apply to zoo models; " + what +
-                     " has fixed shapes");
+  return usage_error("--batch, --seq, --mode, --dtype and --weight-dtype apply to zoo models; " +
+                     what + " has fixed shapes");
 }
 
-// --seq binds a decode graph's past length; --batch (but its default), --mode and --dtype do not
+// --seq binds a decode graph's past length; --batch (but its default), --mode, --dtype and
+// --weight-dtype do not
 // apply. plan.yaml's source gives batch 1 with --seq, so a reopened plan loads the same way.
 Result<ir::Graph> load_onnx(const ModelRequest& r) {
   onnx_import::OnnxOptions options = r.onnx;
   if (r.shape_given) {
-    if (r.shape.batch != 1 || r.shape.mode || r.shape.dtype)
+    if (r.shape.batch != 1 || r.shape.mode || r.shape.dtype || r.shape.weight_dtype)
       return usage_error(
-          "--batch, --mode and --dtype apply to zoo models; an ONNX model takes --dim NAME=VALUE "
+          "--batch, --mode, --dtype and --weight-dtype apply to zoo models; an ONNX model takes "
+          "--dim NAME=VALUE "
           "for its symbolic dimensions and --seq for the past length of a decode graph");
     options.past_length = r.shape.seq;
   }

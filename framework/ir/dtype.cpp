@@ -12,30 +12,36 @@ static_assert(static_cast<uint32_t>(DType::fp8) == TESSERA_DTYPE_FP8);
 static_assert(static_cast<uint32_t>(DType::int8) == TESSERA_DTYPE_INT8);
 static_assert(static_cast<uint32_t>(DType::int32) == TESSERA_DTYPE_INT32);
 static_assert(static_cast<uint32_t>(DType::fp64) == TESSERA_DTYPE_FP64);
+static_assert(static_cast<uint32_t>(DType::bfp8) == TESSERA_DTYPE_BFP8);
+static_assert(TESSERA_DTYPE_COUNT == 8, "a new tessera_dtype needs its DType and its kTypes row");
 
 namespace {
 
 struct DTypeInfo {
   DType dtype;
   const char* name;
-  int64_t bytes;
+  int64_t block;        // values per block
+  int64_t block_bytes;  // bytes per block
 };
 
-constexpr std::array<DTypeInfo, 14> kTypes = {{
-    {DType::fp32, "fp32", 4},
-    {DType::fp16, "fp16", 2},
-    {DType::bf16, "bf16", 2},
-    {DType::fp8, "fp8", 1},
-    {DType::int8, "int8", 1},
-    {DType::int32, "int32", 4},
-    {DType::fp64, "fp64", 8},
-    {DType::int64, "int64", 8},
-    {DType::int16, "int16", 2},
-    {DType::uint8, "uint8", 1},
-    {DType::uint16, "uint16", 2},
-    {DType::uint32, "uint32", 4},
-    {DType::uint64, "uint64", 8},
-    {DType::boolean, "bool", 1},
+// bfp8: a block of 16 values is 16 mantissa bytes + 1 shared exponent byte; a 32x32 Tensix tile
+// is 64 blocks = 1088 bytes (tt-metal sizes a Bfp8_b tile as 1 * 32 * 32 + 64).
+constexpr std::array<DTypeInfo, 15> kTypes = {{
+    {DType::fp32, "fp32", 1, 4},
+    {DType::fp16, "fp16", 1, 2},
+    {DType::bf16, "bf16", 1, 2},
+    {DType::fp8, "fp8", 1, 1},
+    {DType::int8, "int8", 1, 1},
+    {DType::int32, "int32", 1, 4},
+    {DType::fp64, "fp64", 1, 8},
+    {DType::bfp8, "bfp8", 16, 17},
+    {DType::int64, "int64", 1, 8},
+    {DType::int16, "int16", 1, 2},
+    {DType::uint8, "uint8", 1, 1},
+    {DType::uint16, "uint16", 1, 2},
+    {DType::uint32, "uint32", 1, 4},
+    {DType::uint64, "uint64", 1, 8},
+    {DType::boolean, "bool", 1, 1},
 }};
 
 const DTypeInfo& info(DType dtype) {
@@ -46,8 +52,23 @@ const DTypeInfo& info(DType dtype) {
 
 }  // namespace
 
-int64_t element_bytes(DType dtype) {
-  return info(dtype).bytes;
+double element_bytes(DType dtype) {
+  const auto& t = info(dtype);
+  return static_cast<double>(t.block_bytes) / static_cast<double>(t.block);
+}
+
+int64_t storage_bytes(DType dtype, int64_t elements) {
+  const auto& t = info(dtype);
+  return (elements + t.block - 1) / t.block * t.block_bytes;
+}
+
+int64_t block_elements(DType dtype) {
+  return info(dtype).block;
+}
+
+std::optional<uint32_t> abi_minor_since(DType dtype) {
+  if (!to_abi(dtype)) return std::nullopt;
+  return dtype == DType::bfp8 ? 2u : 0u;
 }
 
 const char* to_string(DType dtype) {

@@ -35,7 +35,7 @@ struct Tensor {
   std::string view_of;  // non-empty: a view of that tensor (same elements, another shape)
 
   double elements() const;
-  double bytes() const { return elements() * static_cast<double>(element_bytes(dtype)); }
+  double bytes() const { return elements() * element_bytes(dtype); }
   bool operator==(const Tensor&) const = default;
 };
 

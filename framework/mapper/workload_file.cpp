@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "framework/common/yaml_reader.hpp"
@@ -75,7 +76,17 @@ int64_t dtype_bytes(const YamlNode& node) {
   if (!dtype)
     throw node.fail("unknown dtype '" + node.as_string() + "'; expected one of " +
                     ir::dtype_names());
-  return ir::element_bytes(*dtype);
+  if (ir::block_elements(*dtype) > 1)
+    throw node.fail("dtype '" + node.as_string() +
+                    "' is a block type (a shared exponent per block); the mapper counts whole "
+                    "bytes per element: give the tensor's element_bytes instead");
+  return static_cast<int64_t>(ir::element_bytes(*dtype));
+}
+
+// Whole bytes per element for the mapper, whose model counts bytes per element in integers: a
+// block type (bfp8, 1.0625) is rounded up, an upper bound on its traffic and footprint.
+int64_t whole_element_bytes(ir::DType dtype) {
+  return static_cast<int64_t>(std::ceil(ir::element_bytes(dtype)));
 }
 
 ProblemTypes parse_types(const YamlNode& root, const std::vector<std::string>& names) {
@@ -190,7 +201,7 @@ Result<OpProblem> problem_from_op(const ir::Graph& graph, const std::string& op_
     bool last = i == einsum.inputs.size();
     const ir::Tensor& t =
         graph.storage_tensor(last ? einsum.output.tensor : einsum.inputs[i].tensor);
-    types.element_bytes.push_back(ir::element_bytes(t.dtype));
+    types.element_bytes.push_back(whole_element_bytes(t.dtype));
     bool weight = t.role == ir::TensorRole::weight || (have_input && !last);
     types.roles.push_back(last     ? TensorRole::output
                           : weight ? TensorRole::weight

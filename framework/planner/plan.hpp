@@ -64,6 +64,7 @@ struct PlanSource {
   int64_t batch = 0, seq = 0;  // zoo models; 0 for files
   std::string mode;            // "decode" | "prefill" for zoo models
   std::string dtype;           // zoo models: element type given with --dtype; empty: the entry's
+  std::string weight_dtype;    // zoo models: weights' type given with --weight-dtype; empty: dtype
   std::string onnx_dims;       // ONNX models: the --dim bindings, "batch=2,seq=16"
   int skip_unsupported = 0;    // ONNX models: 1 when imported with --skip-unsupported
   std::string graph_name;

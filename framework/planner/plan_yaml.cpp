@@ -24,8 +24,8 @@ namespace {
 
 // Bumped whenever a key is added, removed or changes meaning: a plan of another format is refused
 // with a request to re-compile, never read with a default filled in. 3: no search time (a plan's
-// bytes depend on its inputs only), model and chip files by absolute path. 4: each execution
-// plan's cross_chip_bytes.
+// bytes depend on its inputs only), model and chip files by absolute path. 4: the source's
+// weight_dtype (--weight-dtype) and each execution plan's cross_chip_bytes.
 constexpr const char* kFormat = "tessera-plan-4";
 
 // What compile writes stays far inside these; a number beyond them is a corrupted or hand-made plan
@@ -41,6 +41,7 @@ void source_fields(S& s, V&& v) {
   v("seq", s.seq);
   v("mode", s.mode);
   v("dtype", s.dtype);
+  v("weight_dtype", s.weight_dtype);
   v("onnx_dims", s.onnx_dims);
   v("skip_unsupported", s.skip_unsupported);
   v("graph_name", s.graph_name);

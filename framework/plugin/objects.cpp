@@ -1,6 +1,7 @@
 #include "framework/plugin/objects.hpp"
 
 #include <exception>
+#include <iterator>
 
 namespace tessera {
 
@@ -33,8 +34,26 @@ const char* to_string(tessera_link_class link_class) {
 }
 
 const char* dtype_name(uint32_t dtype) {
-  static const char* const names[] = {"fp32", "fp16", "bf16", "fp8", "int8", "int32", "fp64"};
+  static const char* const names[] = {"fp32", "fp16",  "bf16", "fp8",
+                                      "int8", "int32", "fp64", "bfp8"};
+  static_assert(std::size(names) == TESSERA_DTYPE_COUNT);
   return dtype < TESSERA_DTYPE_COUNT ? names[dtype] : "unknown";
+}
+
+uint32_t abi_dtype_count(const PluginLibrary& library) {
+  return TESSERA_DTYPE_COUNT_FOR_MINOR(library.descriptor().abi_minor);
+}
+
+Status check_abi_dtype(const PluginLibrary& library, uint32_t dtype) {
+  uint32_t known = abi_dtype_count(library);
+  if (dtype >= TESSERA_DTYPE_COUNT || dtype < known) return ok_status();
+  const tessera_plugin_descriptor& d = library.descriptor();
+  std::string accepts;
+  for (uint32_t t = 0; t < known; ++t) accepts += (t == 0 ? "" : ", ") + std::string(dtype_name(t));
+  return usage_error("target '" + library.name() + "' is built for plugin ABI " +
+                     std::to_string(d.abi_major) + "." + std::to_string(d.abi_minor) +
+                     ", which has no " + dtype_name(dtype) + " (new in ABI 1.2); it accepts: " +
+                     accepts + " (rebuild the plugin against TesseraSDK 1.2 or later)");
 }
 
 namespace {
@@ -121,6 +140,8 @@ Result<TopologyInfo> Topology::info() const {
 
 Result<double> Topology::peak_flops_per_s(uint32_t dtype) const {
   double flops = 0;
+  // A plugin built for an ABI without this dtype cannot compute in it (and is never asked).
+  if (dtype < TESSERA_DTYPE_COUNT && dtype >= abi_dtype_count(library())) return flops;
   Status s = call("topology.peak_flops_per_s",
                   [&] { return raw()->peak_flops_per_s(raw(), dtype, &flops); });
   if (!s) return s.error();
@@ -176,6 +197,8 @@ Result<CostModelInfo> CostModel::info() const {
 
 Result<std::vector<double>> CostModel::tile_seconds(
     const std::vector<tessera_tile_query>& queries) const {
+  for (const auto& q : queries)
+    if (Status s = check_abi_dtype(library(), q.dtype); !s) return s.error();
   std::vector<double> seconds(queries.size());
   Status s = call("cost_model.tile_seconds", [&] {
     return raw()->tile_seconds(raw(), queries.data(), sizeof(tessera_tile_query), queries.size(),

@@ -112,6 +112,11 @@ struct Level {
 const char* to_string(tessera_endpoint_kind kind);
 const char* to_string(tessera_link_class link_class);
 const char* dtype_name(uint32_t dtype);
+// The tessera_dtypes a plugin's ABI version has: 0 .. this - 1 (7 for 1.0 and 1.1, 8 since 1.2).
+uint32_t abi_dtype_count(const PluginLibrary& library);
+// A usage error when `dtype` is a tessera_dtype newer than the plugin's ABI version (naming the
+// target, its ABI version and the dtypes it accepts); the host never sends such a dtype.
+Status check_abi_dtype(const PluginLibrary& library, uint32_t dtype);
 
 class Topology : public PluginObject<tessera_topology> {
  public:

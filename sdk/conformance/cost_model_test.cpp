@@ -141,10 +141,10 @@ class CostModelContract : public PluginTest {
   }
 
   // A mix of every kind and dtype at a few sizes, and of transfers.
-  static std::vector<tessera_tile_query> mixed_tiles() {
+  std::vector<tessera_tile_query> mixed_tiles() const {
     std::vector<tessera_tile_query> queries;
     for (uint32_t kind = 0; kind <= TESSERA_OP_OTHER; ++kind)
-      for (uint32_t dtype = 0; dtype < TESSERA_DTYPE_COUNT; ++dtype)
+      for (uint32_t dtype = 0; dtype < dtype_count(); ++dtype)
         for (uint64_t size : {1, 7, 64, 1000})
           queries.push_back(tile(kind, dtype, 2, size, size + 3, 2 * size));
     return queries;
@@ -193,7 +193,7 @@ TEST_P(CostModelContract, TileTimesArePositiveAndFinite) {
   Problems problems;
   for (uint32_t kind = 0; kind <= TESSERA_OP_OTHER; ++kind) {
     std::vector<tessera_tile_query> queries;
-    for (uint32_t dtype = 0; dtype < TESSERA_DTYPE_COUNT; ++dtype)
+    for (uint32_t dtype = 0; dtype < dtype_count(); ++dtype)
       queries.push_back(base_tile(kind, dtype));
     std::vector<double> seconds = ask(queries);
     bool runs = false;
@@ -242,7 +242,7 @@ TEST_P(CostModelContract, TileTimesAreMonotoneInWork) {
   const std::vector<uint64_t> extents = work_sweep(kDense / 8, uint64_t{1} << 20);
   Problems problems;
   for (uint32_t kind = 0; kind <= TESSERA_OP_OTHER; ++kind)
-    for (uint32_t dtype = 0; dtype < TESSERA_DTYPE_COUNT; ++dtype) {
+    for (uint32_t dtype = 0; dtype < dtype_count(); ++dtype) {
       std::vector<double> base = ask(std::vector{base_tile(kind, dtype)});
       if (base.empty() || base[0] == std::numeric_limits<double>::infinity()) continue;
       for (size_t axis = 0; axis < (matmul_like(kind) ? 4u : 1u); ++axis) {

@@ -149,9 +149,8 @@ TEST_P(Errors, TopologyRejectsIndicesOutOfRange) {
                      [&, i = bad(info.num_links)] { return t->get_link(t, i, &link); }});
     calls.push_back({"get_level(index" + what + ")",
                      [&, i = bad(info.num_levels)] { return t->get_level(t, i, &level); }});
-    calls.push_back({"peak_flops_per_s(dtype" + what + ")", [&, i = bad(TESSERA_DTYPE_COUNT)] {
-                       return t->peak_flops_per_s(t, i, &flops);
-                     }});
+    calls.push_back({"peak_flops_per_s(dtype" + what + ")",
+                     [&, i = bad(dtype_count())] { return t->peak_flops_per_s(t, i, &flops); }});
   }
   expect_all_invalid(calls);
 }

@@ -64,6 +64,9 @@ class PluginTest : public testing::TestWithParam<PluginParam> {
   const Manifest& manifest() const { return *state().manifest; }
   const PluginLibrary& library() const { return *state().library; }
   const tessera_plugin_descriptor& descriptor() const { return library().descriptor(); }
+  // The dtypes the plugin's ABI version has (0 .. this - 1): a 1.1 plugin is never asked about
+  // bfp8 (1.2), as the host never sends it one.
+  uint32_t dtype_count() const { return TESSERA_DTYPE_COUNT_FOR_MINOR(descriptor().abi_minor); }
   // The interfaces the manifest lists (the Load suite proves the binary agrees).
   std::vector<Interface> provided() const;
 };

@@ -243,7 +243,7 @@ TEST_P(TopologyContract, InfoIsSane) {
 
 TEST_P(TopologyContract, PeakFlopsAreFiniteAndSomeDtypeComputes) {
   double best = 0;
-  for (uint32_t d = 0; d < TESSERA_DTYPE_COUNT; ++d) {
+  for (uint32_t d = 0; d < dtype_count(); ++d) {
     auto flops = topology_->peak_flops_per_s(d);
     ASSERT_TRUE(flops) << flops.error().message;
     EXPECT_PRED1(non_negative_finite, *flops) << dtype_name(d);

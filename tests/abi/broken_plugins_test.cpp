@@ -110,7 +110,9 @@ const std::vector<Case> kCases = {
       "TESSERA_DEFINE_PLUGIN)"}},
     {"query_returns_null",
      Stage::load,
-     {"plugin 'query_returns_null': tessera_plugin_query returned NULL for ABI 1.1 (the plugin "
+     {"plugin 'query_returns_null': tessera_plugin_query returned NULL for ABI 1." +
+      std::to_string(TESSERA_ABI_MINOR) +
+      " (the plugin "
       "cannot serve this host; rebuild it against this SDK)"}},
     {"descriptor_abi_2",
      Stage::load,

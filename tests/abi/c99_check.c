@@ -1,6 +1,7 @@
 /*
  * Proves that plugin_abi.h is C99 (this file is compiled with -std=c99 -pedantic -Werror) and that
- * a C compiler lays out ABI 1.0 and 1.1 exactly as the frozen tables abi_1_0.h and abi_1_1.h say.
+ * a C compiler lays out ABI 1.0, 1.1 and 1.2 exactly as the frozen tables abi_1_0.h, abi_1_1.h and
+ * abi_1_2.h say.
  * C99 has no static_assert: a false condition makes an array of size -1, which does not compile.
  * Nor can C99 tell a struct that grew in 1.1 from one that did not, so abi_1_0.h's sizes are lower
  * bounds here; abi_1_1.h's GROWN lines pin the 1.0 size of every grown struct, its STRUCT lines
@@ -40,6 +41,12 @@
 #include "abi_1_1.h"
 #undef TESSERA_ABI_GROWN
 #undef TESSERA_ABI_STRUCT
+#undef TESSERA_C99_TABLE
+
+/* 1.2: one enumerator. */
+#define TESSERA_C99_TABLE 1_2
+#include "abi_1_2.h"
+#undef TESSERA_C99_TABLE
 #undef TESSERA_ABI_FIELD
 #undef TESSERA_ABI_VALUE
 
@@ -51,6 +58,7 @@
 static const char tessera_abi_entries[] = {
 #include "abi_1_0.h"
 #include "abi_1_1.h"
+#include "abi_1_2.h"
 };
 
 int tessera_abi_c99_checked_entries(void);

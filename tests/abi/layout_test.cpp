@@ -1,7 +1,7 @@
-// Freezes ABI 1.0 and 1.1 for x86_64 / LP64: every size, alignment, offset, enumerator and function
-// type of abi_1_0.h and abi_1_1.h is a static_assert, so a change to a released layout fails the
-// BUILD. c99_check.c checks the same tables with a C99 compiler; the tests below prove both sides
-// ran.
+// Freezes ABI 1.0, 1.1 and 1.2 for x86_64 / LP64: every size, alignment, offset, enumerator and
+// function type of abi_1_0.h, abi_1_1.h and abi_1_2.h is a static_assert, so a change to a released
+// layout fails the BUILD. c99_check.c checks the same tables with a C99 compiler; the tests below
+// prove both sides ran.
 #include <gtest/gtest.h>
 #include <tessera/plugin_abi.h>
 
@@ -12,7 +12,8 @@
 #include "framework/plugin/objects.hpp"
 
 #if !defined(__x86_64__) || !defined(__LP64__)
-#error "abi_1_0.h and abi_1_1.h freeze the x86_64 / LP64 layout; add tables for this platform"
+#error \
+    "abi_1_0.h, abi_1_1.h and abi_1_2.h freeze the x86_64 / LP64 layout; add tables for this platform"
 #endif
 
 namespace {
@@ -63,10 +64,18 @@ inline constexpr size_t kSize10 = sizeof(T);
 #include "abi_1_1.h"
 #undef TESSERA_ABI_GROWN
 #undef TESSERA_ABI_STRUCT
+
+// 1.2: one enumerator, no layout change.
+#include "abi_1_2.h"
 #undef TESSERA_ABI_FIELD
 #undef TESSERA_ABI_VALUE
 #undef TESSERA_ABI_METHOD
 #undef TESSERA_ABI_FUNCTION
+
+// A plugin of each minor version is sent only the dtypes its version has.
+static_assert(TESSERA_DTYPE_COUNT_FOR_MINOR(0u) == 7u && TESSERA_DTYPE_COUNT_FOR_MINOR(1u) == 7u);
+static_assert(TESSERA_DTYPE_COUNT_FOR_MINOR(2u) == 8u && TESSERA_DTYPE_COUNT == 8);
+static_assert(TESSERA_DTYPE_COUNT_FOR_MINOR(TESSERA_ABI_MINOR) == TESSERA_DTYPE_COUNT);
 
 // The host refuses objects shorter than its idea of 1.0 (framework/plugin/objects.hpp): it must be
 // the frozen one, or it would refuse 1.0 plugins (or call past their end).
@@ -95,6 +104,7 @@ constexpr int count_entries() {
 #define TESSERA_ABI_FUNCTION(...)
 #include "abi_1_0.h"
 #include "abi_1_1.h"
+#include "abi_1_2.h"
 #undef TESSERA_ABI_GROWN
 #undef TESSERA_ABI_STRUCT
 #undef TESSERA_ABI_FIELD
@@ -105,8 +115,8 @@ constexpr int count_entries() {
 }
 
 TEST(Layout, CAndCppCheckedTheSameFrozenTables) {
-  EXPECT_GE(count_entries(), 268 + 8)
-      << "released lines are never removed from abi_1_0.h, abi_1_1.h";
+  EXPECT_GE(count_entries(), 268 + 8 + 1)
+      << "released lines are never removed from abi_1_0.h, abi_1_1.h, abi_1_2.h";
   EXPECT_EQ(tessera_abi_c99_checked_entries(), count_entries());
 }
 

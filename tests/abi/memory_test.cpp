@@ -1,4 +1,4 @@
-// Memory models at the edges of ABI 1.1 (memory/), under this 1.1 host:
+// Memory models at the edges of ABI 1.1 (memory/), under this 1.2 host:
 //  - memory_1_0, built for ABI 1.0: it loads, its 1.0 methods work, the 1.1 fields of its info read
 //    as absent, the host calls no 1.1 method it does not have (it says so instead), and memsim
 //    refuses it with one clear error; memory_claims_1_1, its vtable under a 1.1 descriptor, gets no
@@ -206,6 +206,28 @@ TEST(SdkDefaults, MemsimRefusesAModelWithoutChannels) {
               "plugin 'sdk_defaults': memory_model.get_info cannot be simulated: 0 channels "
               "(memsim reports 1 to 1048576)");
   }
+}
+
+// ABI 1.2's dtype (bfp8) is never sent to a plugin built for 1.0 or 1.1: the host refuses with the
+// target, its ABI version and the dtypes it accepts; a 1.1 topology is not even asked its FLOP/s.
+TEST(Abi12Dtypes, OlderPluginsAreNeverSentBfp8) {
+  for (const char* name : {"memory_1_0", "memory_claims_1_1"}) {
+    auto library = load(name);
+    EXPECT_EQ(abi_dtype_count(*library), 7u) << name;
+    EXPECT_TRUE(check_abi_dtype(*library, TESSERA_DTYPE_FP8).ok()) << name;
+    Status s = check_abi_dtype(*library, TESSERA_DTYPE_BFP8);
+    ASSERT_FALSE(s.ok()) << name;
+    EXPECT_EQ(s.error().kind, ErrorKind::usage);
+    EXPECT_EQ(s.error().message,
+              "target '" + std::string(name) + "' is built for plugin ABI 1." +
+                  std::to_string(library->descriptor().abi_minor) +
+                  ", which has no bfp8 (new in ABI 1.2); it accepts: fp32, fp16, bf16, fp8, int8, "
+                  "int32, fp64 (rebuild the plugin against TesseraSDK 1.2 or later)");
+  }
+  auto current = load("sdk_defaults");
+  EXPECT_EQ(abi_dtype_count(*current), uint32_t{TESSERA_DTYPE_COUNT});
+  EXPECT_TRUE(check_abi_dtype(*current, TESSERA_DTYPE_BFP8).ok());
+  EXPECT_STREQ(dtype_name(TESSERA_DTYPE_BFP8), "bfp8");
 }
 
 }  // namespace

@@ -44,7 +44,9 @@ Outcome run(const Cell& c) {
       driver::open_chip(plugins, driver::ChipChoice{c.chip.target, c.chip.chip}).take();
   ModelRequest request;
   request.model = c.model;
-  request.shape = {c.workload.batch, c.workload.seq, c.workload.mode, std::nullopt};
+  request.shape.batch = c.workload.batch;
+  request.shape.seq = c.workload.seq;
+  request.shape.mode = c.workload.mode;
   request.shape_given = true;
   if (!c.chip.computes_bf16 && zoo::find_model(c.model).take().dtype == ir::DType::bf16)
     request.shape.dtype = ir::DType::fp16;

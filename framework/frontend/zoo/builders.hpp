@@ -26,6 +26,9 @@ struct RunShape {
   // Element type of weights, activations and KV cache; default: the entry's. Lets a model kept in
   // bf16 run on a target that computes only fp16/fp32 (the IPU), as Elk's evaluation does.
   std::optional<ir::DType> dtype;
+  // Storage type of the weights alone (TensorRole::weight), e.g. bfp8 or fp8; default: `dtype`.
+  // Activations and the KV cache keep `dtype`, and every op computes in its activations' type.
+  std::optional<ir::DType> weight_dtype;
 };
 
 // Input errors for shapes the model cannot take (batch or seq beyond the bounds above or below 1,

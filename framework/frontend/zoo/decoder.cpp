@@ -161,7 +161,7 @@ Result<ir::Graph> build_decoder(const ModelSpec& m, const RunShape& shape) {
   std::string name = m.name + (decode ? " decode" : " prefill") + " b" +
                      std::to_string(shape.batch) + " s" + std::to_string(seq);
   try {
-    ZooGraph g(name, m.dtype);
+    ZooGraph g(name, m.dtype, shape.weight_dtype);
     Decoder d{m, g, shape.batch, seq, decode ? 1 : seq, decode};
     std::string x = d.embed();
     std::vector<std::string> outputs;

@@ -153,7 +153,7 @@ Result<ir::Graph> build_dit(const ModelSpec& m, const RunShape& shape) {
   std::string name =
       m.name + " step b" + std::to_string(shape.batch) + " s" + std::to_string(tokens);
   try {
-    ZooGraph g(name, m.dtype);
+    ZooGraph g(name, m.dtype, shape.weight_dtype);
     Dit d{m, g, shape.batch, tokens, grid};
     // Conditioning first, so every block's input comes from the op just before it.
     std::string c = d.conditioning();

@@ -33,7 +33,7 @@ std::string ZooGraph::tensor(const std::string& name, std::vector<int64_t> shape
 }
 
 std::string ZooGraph::weight(const std::string& name, std::vector<int64_t> shape) {
-  return tensor(name, std::move(shape), ir::TensorRole::weight, dtype_);
+  return tensor(name, std::move(shape), ir::TensorRole::weight, weight_dtype_);
 }
 
 std::string ZooGraph::activation(const std::string& name, std::vector<int64_t> shape) {

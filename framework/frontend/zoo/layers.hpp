@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,9 +18,11 @@ using Ranks = std::vector<ir::Rank>;
 
 class ZooGraph {
  public:
-  ZooGraph(std::string name, ir::DType dtype) : builder_(std::move(name)), dtype_(dtype) {}
+  ZooGraph(std::string name, ir::DType dtype, std::optional<ir::DType> weight_dtype = std::nullopt)
+      : builder_(std::move(name)), dtype_(dtype), weight_dtype_(weight_dtype.value_or(dtype)) {}
   ir::DType dtype() const { return dtype_; }
-  // Each returns the tensor's name. Activations and weights use the model's dtype.
+  // Each returns the tensor's name. Activations use the model's dtype, weights the weight dtype
+  // (the model's unless --weight-dtype gives another).
   std::string tensor(const std::string& name, std::vector<int64_t> shape, ir::TensorRole role,
                      ir::DType dtype);
   std::string weight(const std::string& name, std::vector<int64_t> shape);
@@ -34,6 +37,7 @@ class ZooGraph {
  private:
   ir::GraphBuilder builder_;
   ir::DType dtype_;
+  ir::DType weight_dtype_;
 };
 
 // The leading (token) part of a projection: loop ranks, how they index the input and the output,

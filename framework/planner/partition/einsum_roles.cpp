@@ -22,7 +22,7 @@ Result<OperandShape> describe_operand(const ir::Graph& graph, const ir::Einsum& 
   OperandShape shape;
   shape.label = label;
   shape.dims = view->shape;
-  shape.element_bytes = static_cast<double>(ir::element_bytes(view->dtype));
+  shape.element_bytes = ir::element_bytes(view->dtype);
   shape.in_hbm = ir::storage_of(tensor.role) == ir::Storage::hbm;
   shape.uses_rank.assign(einsum.ranks.size(), false);
   for (const auto& expr : operand.index) {
@@ -40,9 +40,13 @@ Result<OperandShape> describe_operand(const ir::Graph& graph, const ir::Einsum& 
   return shape;
 }
 
-// The operand whose type the op computes in: the first input that is not an index list (the
-// `$i` of a gather), else the output.
-const ir::Operand& compute_operand(const ir::Einsum& einsum) {
+// The operand whose type the op computes in: the first input that is neither an index list (the
+// `$i` of a gather) nor a weight; for an op that reads only weights (and index lists), the output
+// when its type is a compute type, else the first weight; the output when there is no input.
+// Weights may be stored narrower than the activations (--weight-dtype bfp8, fp8): the core unpacks
+// them and computes at the activations' rate, so x[m,k] · w[k,n] computes in x's type whichever
+// operand comes first, and the embedding gather table[$i] in the type it writes.
+const ir::Operand& compute_operand(const ir::Graph& graph, const ir::Einsum& einsum) {
   std::vector<bool> is_index(einsum.inputs.size(), false);
   auto mark = [&](const ir::Operand& operand) {
     for (const auto& expr : operand.index)
@@ -51,6 +55,12 @@ const ir::Operand& compute_operand(const ir::Einsum& einsum) {
   };
   for (const auto& in : einsum.inputs) mark(in);
   mark(einsum.output);
+  auto is_weight = [&](const ir::Operand& operand) {
+    return graph.storage_tensor(operand.tensor).role == ir::TensorRole::weight;
+  };
+  for (size_t i = 0; i < einsum.inputs.size(); ++i)
+    if (!is_index[i] && !is_weight(einsum.inputs[i])) return einsum.inputs[i];
+  if (ir::to_abi(graph.find_tensor(einsum.output.tensor)->dtype)) return einsum.output;
   for (size_t i = 0; i < einsum.inputs.size(); ++i)
     if (!is_index[i]) return einsum.inputs[i];
   return einsum.output;
@@ -104,7 +114,7 @@ Result<OpShape> describe_op(const ir::Graph& graph, const ir::Op& op) {
   output->in_hbm =
       ir::storage_of(graph.storage_tensor(einsum.output.tensor).role) == ir::Storage::hbm;
   shape.operands.push_back(std::move(*output));
-  const ir::Operand& first = compute_operand(einsum);
+  const ir::Operand& first = compute_operand(graph, einsum);
   ir::DType dtype = graph.find_tensor(first.tensor)->dtype;
   auto abi = ir::to_abi(dtype);
   if (!abi)

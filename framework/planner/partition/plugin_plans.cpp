@@ -70,6 +70,7 @@ Result<PluginAnswer> plugin_plans(const Partitioner& partitioner, const ir::Grap
     d.name = operands[i]->tensor.c_str();
     d.indexing = indexing[i].c_str();
     d.dtype = static_cast<uint32_t>(graph.find_tensor(operands[i]->tensor)->dtype);
+    if (Status s = check_abi_dtype(partitioner.library(), d.dtype); !s) return s.error();
     d.is_output = shape.operands[i].is_output ? 1 : 0;
     d.in_hbm = shape.operands[i].in_hbm ? 1 : 0;
     described.push_back(d);

@@ -8,7 +8,7 @@ namespace {
 
 // Mk2 AMP units [D from 62.5 and 250 TFLOPS over 1472 tiles at ≈1.33 GHz]; no bf16/fp8/int
 // figures are published for GC200, so those stay 0 (cannot compute) rather than guessed.
-constexpr FlopsPerCycle::Table kFlopsPerCycle = {32, 128, 0, 0, 0, 0, 0};
+constexpr FlopsPerCycle::Table kFlopsPerCycle = {32, 128, 0, 0, 0, 0, 0, 0};
 
 // An all-to-all among more chips than a pod is not how IPUs are cabled; the cap also keeps the
 // chips² chip links modest.

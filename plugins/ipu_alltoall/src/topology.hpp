@@ -65,7 +65,8 @@
 //   chip_link.latency_s       one IPU-Link traversal [U guess: Jia et al. 250e-9
 //                             measured 4-7.7x on-chip latency]
 //   flops_per_cycle.<dtype>   per tile; dtype: fp32 fp16 bf16 fp8 int8     fp32 32 [D]
-//                             int32 fp64                                   fp16 128 [D], others 0
+//                             int32 fp64 bfp8                              fp16 128 [D], others 0
+//                             (Mk2 has no fp8 or block fp8: weights are not stored in them)
 #pragma once
 
 #include <string>

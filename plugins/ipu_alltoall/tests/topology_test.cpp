@@ -45,6 +45,7 @@ TEST(Defaults, PeakFlopsPerTile) {
   EXPECT_DOUBLE_EQ(t.peak_flops_per_s(TESSERA_DTYPE_FP16), 128 * kClockHz);
   EXPECT_DOUBLE_EQ(t.peak_flops_per_s(TESSERA_DTYPE_FP32), 32 * kClockHz);
   EXPECT_EQ(t.peak_flops_per_s(TESSERA_DTYPE_BF16), 0.0);
+  EXPECT_EQ(t.peak_flops_per_s(TESSERA_DTYPE_BFP8), 0.0) << "Mk2 stores no block fp8";
   EXPECT_EQ(t.peak_flops_per_s(TESSERA_DTYPE_INT8), 0.0);
 }
 

@@ -84,6 +84,7 @@ double TensixCostModel::matrix_cycles(const tessera_tile_query& q) const {
     case TESSERA_DTYPE_BF16:
     case TESSERA_DTYPE_FP8:
     case TESSERA_DTYPE_INT8:
+    case TESSERA_DTYPE_BFP8:  // unpacked to the FPU's format as it is read (ABI 1.2)
       rate = fpu_flops_per_cycle_;
       break;
     case TESSERA_DTYPE_FP32:

@@ -8,8 +8,10 @@
 // Everything else runs on the 32-lane SFPU, one element per lane per cycle per pass; softmax takes
 // four passes (max, exp, sum, divide), a normalisation four (mean, variance, scale, shift), a
 // reduction, gather or data movement one pass over its input. Convolution is a matmul over its
-// FLOPs. fp32 matrix work runs at HiFi4 (the FPU's full-precision mode); dtypes the FPU lacks
-// (int32, fp64) cost +inf. Every op also pays `op_overhead_cycles` (kernel dispatch).
+// FLOPs. fp32 matrix work runs at HiFi4 (the FPU's full-precision mode); bfp8 (block fp8, stored
+// 1.0625 bytes per value) is unpacked to the FPU's format and runs at its rate, as fp16, bf16 and
+// fp8 do; dtypes the FPU lacks (int32, fp64) cost +inf. Every op also pays `op_overhead_cycles`
+// (kernel dispatch).
 //
 // A transfer of B bytes in packets of P bytes over h router hops takes
 //   h · hop_latency_cycles + B / rate(P)

@@ -37,6 +37,15 @@ TEST(TensixCostModel, MatmulRunsPaddedTilesAtTheFidelityRate) {
   EXPECT_TRUE(std::isinf(make().tile_seconds(matmul(64, 64, 64, TESSERA_DTYPE_FP64))));
 }
 
+TEST(TensixCostModel, Bfp8RunsAtTheFpuRateOfItsUnpackedFormat) {
+  // bfp8 (ABI 1.2) is unpacked to the FPU's format: the same 128 cycles as bf16 and fp8 at LoFi,
+  // half the rate at HiFi2, whatever its 1.0625 bytes per value.
+  EXPECT_DOUBLE_EQ(make().tile_seconds(matmul(64, 64, 64, TESSERA_DTYPE_BFP8)), 128e-9);
+  EXPECT_DOUBLE_EQ(make().tile_seconds(matmul(64, 64, 64, TESSERA_DTYPE_FP8)), 128e-9);
+  EXPECT_DOUBLE_EQ(
+      make({{"fidelity", "hifi2"}}).tile_seconds(matmul(64, 64, 64, TESSERA_DTYPE_BFP8)), 256e-9);
+}
+
 TEST(TensixCostModel, VectorOpsUseThirtyTwoLanes) {
   tessera_tile_query gelu{};
   gelu.op_kind = TESSERA_OP_UNARY;

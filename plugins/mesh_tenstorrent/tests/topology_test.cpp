@@ -45,6 +45,7 @@ TEST(Defaults, DescribeWormholeB0) {
   EXPECT_EQ(info.num_links, 2u * (2 * 80 + 2 * 18 + 2 * 120));
   EXPECT_DOUBLE_EQ(t.peak_flops_per_s(TESSERA_DTYPE_BF16), 4096e9);
   EXPECT_DOUBLE_EQ(t.peak_flops_per_s(TESSERA_DTYPE_FP8), 4096e9);
+  EXPECT_DOUBLE_EQ(t.peak_flops_per_s(TESSERA_DTYPE_BFP8), 4096e9);  // bfp8 weights, unpacked
   EXPECT_DOUBLE_EQ(t.peak_flops_per_s(TESSERA_DTYPE_FP32), 64e9);
   EXPECT_EQ(t.peak_flops_per_s(TESSERA_DTYPE_FP64), 0.0);
 }

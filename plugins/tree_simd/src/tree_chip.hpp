@@ -48,12 +48,14 @@ struct TreeLevel {
 
 inline constexpr uint32_t kMnCore2Levels = 6;  // chip, group, L2B, L1B, MAB, PE
 // Peak FLOP per cycle of one PE: fp32, fp16, bf16, fp8, int8, int32, fp64 [D, see topology.hpp].
-inline constexpr FlopsPerCycle::Table kMnCore2FlopsPerCycle = {16, 128, 0, 0, 0, 0, 4};
+inline constexpr FlopsPerCycle::Table kMnCore2FlopsPerCycle = {16, 128, 0, 0, 0, 0, 4, 0};
 inline constexpr double kMnCore2ClockHz = 750e6;  // [U] no published clock
 
 // Bytes of one element of `dtype` (a tessera_dtype); 0 for an unknown dtype.
 inline uint32_t dtype_bytes(uint32_t dtype) {
-  constexpr uint32_t kBytes[TESSERA_DTYPE_COUNT] = {4, 2, 2, 1, 1, 4, 8};
+  // bfp8 (a block type, 1.0625 bytes) has no whole byte count: MN-Core does not store it, so the
+  // partitioner refuses it as unknown (the host never sends it: the chip has no bfp8 FLOP/s).
+  constexpr uint32_t kBytes[TESSERA_DTYPE_COUNT] = {4, 2, 2, 1, 1, 4, 8, 0};
   return dtype < TESSERA_DTYPE_COUNT ? kBytes[dtype] : 0;
 }
 

@@ -1,5 +1,5 @@
 /*
- * Tessera plugin ABI, version 1.1.
+ * Tessera plugin ABI, version 1.2.
  *
  * The only thing that crosses a plugin `.so` boundary. C99, standard headers only, so a vendor can
  * build a plugin with any compiler. C++ plugin authors normally use <tessera/sdk/plugin.hpp>, which
@@ -7,7 +7,7 @@
  *
  * EVOLUTION RULES (read before changing this file)
  *  1. Released layouts are frozen: tests/abi/ checks every offset of every released version (1.0,
- *     1.1) with static asserts.
+ *     1.1, 1.2) with static asserts.
  *  2. Append only. A new field or method goes at the END of its struct, and bumps
  *     TESSERA_ABI_MINOR. Nothing is ever removed, reordered or retyped within a major version.
  *  3. Every struct that may grow starts with `size_t struct_size`, filled by whoever creates the
@@ -25,6 +25,9 @@
  *  1.1  MemoryModel: channel_of and get_channel_stats (per-channel statistics), and
  *       tessera_memory_info's description and source (what the model simulates, and from which
  *       configuration), so a host can report any memory model channel by channel.
+ *  1.2  TESSERA_DTYPE_BFP8, a block floating-point storage type (no layout change). The host
+ *       sends it (as an operand's dtype, or asking peak_flops_per_s) only to a plugin whose
+ *       descriptor reports minor >= 2: a plugin built for 1.0 or 1.1 never sees it.
  *
  * OWNERSHIP, the one rule: whoever allocates, frees. Objects made by a plugin are released with
  * their own `release`; statuses are made by the host (make_status) and freed by the host after the
@@ -56,7 +59,7 @@ extern "C" {
 #endif
 
 #define TESSERA_ABI_MAJOR 1
-#define TESSERA_ABI_MINOR 1
+#define TESSERA_ABI_MINOR 2
 
 /* The single exported symbol of a plugin library. */
 #define TESSERA_PLUGIN_QUERY_SYMBOL "tessera_plugin_query"
@@ -125,8 +128,19 @@ typedef enum tessera_dtype {
   TESSERA_DTYPE_INT8 = 4,
   TESSERA_DTYPE_INT32 = 5,
   TESSERA_DTYPE_FP64 = 6,
-  TESSERA_DTYPE_COUNT = 7
+  /* since 1.2. Tenstorrent's block-fp8 "bfp8_b": blocks of 16 values share one 8-bit exponent, each
+   * value keeps a sign and a 7-bit mantissa, so an element takes 1 + 1/16 = 1.0625 bytes (a 32x32
+   * tile of 1024 values is 1024 mantissa bytes + 64 exponent bytes = 1088 bytes: tt-metal's own
+   * tests size a Bfp8_b tile as `1 * 32 * 32 + 64`). A storage type:
+   * Tensix unpacks it to its math format, so an op whose weights are bfp8 computes at the rate of
+   * its other (activation) operand. */
+  TESSERA_DTYPE_BFP8 = 7,
+  TESSERA_DTYPE_COUNT = 8 /* grows with minor versions: 7 in 1.0 and 1.1, 8 since 1.2 */
 } tessera_dtype;
+
+/* The tessera_dtype values a plugin whose descriptor reports ABI 1.`minor` knows: 0 .. this - 1. A
+ * host sends a plugin no dtype at or past it; a plugin serves only these (rule 4). */
+#define TESSERA_DTYPE_COUNT_FOR_MINOR(minor) ((minor) >= 2u ? 8u : 7u)
 
 /* One parameter of an object, from the chip file: `key` is a dotted path below the interface's
  * section (`cores_per_chip`, `hbm.controllers`, lists as `key.0`, `key.1`), `value` the scalar as

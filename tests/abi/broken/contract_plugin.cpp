@@ -22,7 +22,7 @@ enum class Fault {
 constexpr Fault kFault = Fault::BROKEN_FAULT;
 
 double dtype_bytes(uint32_t dtype) {
-  static const double kBytes[TESSERA_DTYPE_COUNT] = {4, 2, 2, 1, 1, 4, 8};
+  static const double kBytes[TESSERA_DTYPE_COUNT] = {4, 2, 2, 1, 1, 4, 8, 1.0625};
   return dtype < TESSERA_DTYPE_COUNT ? kBytes[dtype] : 4;
 }
 

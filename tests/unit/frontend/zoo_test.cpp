@@ -138,10 +138,12 @@ TEST(Zoo, DitStepFlops) {
 TEST(Zoo, DtypeOverrideRetypesEveryFloatTensor) {
   ModelSpec gemma = find_model("gemma2-27b").take();
   ASSERT_EQ(gemma.dtype, ir::DType::bf16);
-  ir::Graph g =
-      build_model(gemma,
-                  RunShape{.batch = 1, .seq = 16, .mode = std::nullopt, .dtype = ir::DType::fp16})
-          .take();
+  ir::Graph g = build_model(gemma, RunShape{.batch = 1,
+                                            .seq = 16,
+                                            .mode = std::nullopt,
+                                            .dtype = ir::DType::fp16,
+                                            .weight_dtype = std::nullopt})
+                    .take();
   size_t fp16 = 0;
   for (const auto& t : g.tensors()) {
     EXPECT_NE(t.dtype, ir::DType::bf16) << t.name;
@@ -150,6 +152,26 @@ TEST(Zoo, DtypeOverrideRetypesEveryFloatTensor) {
   EXPECT_GT(fp16, g.tensors().size() / 2);
   ir::Graph bf16 = build_model(gemma, run_shape(1, 16, std::nullopt)).take();
   EXPECT_DOUBLE_EQ(ir::totals(g).weight_bytes, ir::totals(bf16).weight_bytes);
+}
+
+TEST(Zoo, WeightDtypeRetypesTheWeightsAloneAndShrinksTheirBytes) {
+  ModelSpec llama = find_model("llama2-7b").take();
+  ir::Graph wide = build_model(llama, run_shape(1, 256, std::nullopt)).take();
+  for (auto [w, bytes] : {std::pair{ir::DType::bfp8, 1.0625}, std::pair{ir::DType::fp8, 1.0}}) {
+    RunShape shape = run_shape(1, 256, std::nullopt);
+    shape.weight_dtype = w;
+    ir::Graph g = build_model(llama, shape).take();
+    const auto& wide_tensors = wide.tensors();
+    ASSERT_EQ(g.tensors().size(), wide_tensors.size());
+    for (size_t i = 0; i < wide_tensors.size(); ++i) {  // token ids stay int32
+      const auto& t = g.tensors()[i];
+      EXPECT_EQ(t.dtype, t.role == ir::TensorRole::weight ? w : wide_tensors[i].dtype) << t.name;
+    }
+    ir::Totals narrow = ir::totals(g), full = ir::totals(wide);
+    EXPECT_NEAR(narrow.weight_bytes / full.weight_bytes, bytes / 2, 1e-9) << ir::to_string(w);
+    EXPECT_DOUBLE_EQ(narrow.kv_cache_bytes, full.kv_cache_bytes);
+    EXPECT_DOUBLE_EQ(narrow.flops, full.flops);
+  }
 }
 
 TEST(Zoo, ClearErrorsForShapesAModelCannotTake) {

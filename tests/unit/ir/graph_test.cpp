@@ -15,6 +15,27 @@ Op make_op(const std::string& name, OpKind kind, const std::string& fn, std::vec
   return op;
 }
 
+TEST(DType, Bfp8IsABlockTypeOfOneAndASixteenthBytes) {
+  // bfp8_b: 16 values share one exponent byte; a 32x32 tile is 1024 + 64 = 1088 bytes.
+  EXPECT_DOUBLE_EQ(element_bytes(DType::bfp8), 1.0625);
+  EXPECT_EQ(block_elements(DType::bfp8), 16);
+  EXPECT_EQ(storage_bytes(DType::bfp8, 32 * 32), 1088);
+  EXPECT_EQ(storage_bytes(DType::bfp8, 17), 34) << "a partial block takes a whole one";
+  EXPECT_EQ(storage_bytes(DType::bfp8, 0), 0);
+  EXPECT_EQ(storage_bytes(DType::fp16, 17), 34);
+  EXPECT_DOUBLE_EQ(element_bytes(DType::fp8), 1);
+  EXPECT_DOUBLE_EQ(element_bytes(DType::fp16), 2);
+  EXPECT_EQ(block_elements(DType::fp16), 1);
+  EXPECT_EQ(parse_dtype("bfp8"), DType::bfp8);
+  EXPECT_STREQ(to_string(DType::bfp8), "bfp8");
+  EXPECT_EQ(to_abi(DType::bfp8), TESSERA_DTYPE_BFP8);
+  EXPECT_EQ(abi_minor_since(DType::bfp8), 2u);
+  EXPECT_EQ(abi_minor_since(DType::fp8), 0u);
+  EXPECT_EQ(abi_minor_since(DType::int64), std::nullopt);
+  Tensor w{"w", {4096, 4096}, DType::bfp8, TensorRole::weight, ""};
+  EXPECT_DOUBLE_EQ(w.bytes(), 4096.0 * 4096 * 1.0625);
+}
+
 // y = relu(x · w1) · w2, fp16, m=8 k=16 n=32.
 Graph two_layer_mlp() {
   GraphBuilder b("mlp");

@@ -56,6 +56,28 @@ TEST(OffChip, FootprintByKindAndActivationsOnlyBeyondSram) {
   EXPECT_EQ(describe(OffChipFootprint{}), "nothing");
 }
 
+TEST(OffChip, Bfp8WeightsTakeOneAndASixteenthBytesAndTheRestKeepsItsType) {
+  for (auto [narrow, ratio] : {std::pair{DType::bfp8, 1.0625 / 2}, std::pair{DType::fp8, 0.5}}) {
+    Graph g = two_ops();
+    GraphBuilder b("narrow");
+    for (const auto& t : g.tensors()) {
+      Tensor copy = t;
+      if (copy.role == TensorRole::weight) copy.dtype = narrow;
+      b.add_tensor(copy).take();
+    }
+    for (const auto& op : g.ops()) b.add_op(op).take();
+    b.mark_output("y").take();
+    Graph n = b.finish();
+    OffChipFootprint wide = off_chip_footprint(g, machine(4, 1024, 0));
+    OffChipFootprint f = off_chip_footprint(n, machine(4, 1024, 0));
+    EXPECT_NEAR(f.weight_bytes / wide.weight_bytes, ratio, 1e-9) << to_string(narrow);
+    EXPECT_DOUBLE_EQ(f.kv_cache_bytes, wide.kv_cache_bytes);
+    EXPECT_DOUBLE_EQ(f.input_bytes, wide.input_bytes);
+    // The op reads its weight from HBM at the narrow size (and its fp16 input x as before).
+    EXPECT_NEAR(op_cost(n, n.ops()[0]).hbm_bytes_in, 8 * 16 * 2 + 16 * 32 * 2 * ratio, 1e-9);
+  }
+}
+
 TEST(OffChip, FitsAgainstTheTotalAndAnUnstatedCapacityNeverRefuses) {
   Graph g = two_ops();
   OffChipFootprint f = off_chip_footprint(g, machine(4, 1024, 0));

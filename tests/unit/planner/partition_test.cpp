@@ -169,7 +169,8 @@ TEST_F(Partition, MatmulPlanTimeIsTheT10FormulaAndBytesTheTileArithmetic) {
 // chips, priced on one chip link per chip. On the real pod (1472 cores per chip) none crosses.
 TEST_F(Partition, PartialsMergedBetweenChipsAreCountedAndPricedOnChipLinks) {
   ir::Graph g = oproj_graph(1);
-  const auto* pod = find(candidates(g, 1, machine()), "k/16 n/368");
+  auto on_pod = candidates(g, 1, machine());
+  const auto* pod = find(on_pod, "k/16 n/368");
   ASSERT_NE(pod, nullptr);
   EXPECT_EQ(pod->plan.cross_chip_bytes, 0);
   Machine small_chips = machine();
@@ -231,6 +232,32 @@ const partition::ExecCandidate* fastest_fitting(const std::vector<partition::Exe
         (best == nullptr || c.plan.time_s() < best->plan.time_s()))
       best = &c;
   return best;
+}
+
+// Narrow weights are storage: every op computes in its activations' type, and moves and holds its
+// weight at the weight's bytes per element (bfp8 1.0625, fp8 1), its activations at theirs.
+TEST(NarrowWeights, OpsComputeInTheActivationTypeAndCountWeightBytesNarrow) {
+  for (DType w : {DType::bfp8, DType::fp8}) {
+    zoo::RunShape run{
+        .batch = 1, .seq = 64, .mode = zoo::Mode::decode, .dtype = DType::fp16, .weight_dtype = w};
+    ir::Graph g = zoo::build_model(zoo::find_model("llama2-7b").take(), run).take();
+    int matmuls = 0, gathers = 0;
+    for (const ir::Op& op : g.ops()) {
+      auto shape = partition::describe_op(g, op).take();
+      EXPECT_EQ(shape.dtype, TESSERA_DTYPE_FP16) << op.name << " with " << ir::to_string(w);
+      matmuls += op.kind == OpKind::matmul;
+      gathers += op.kind == OpKind::gather;
+      for (size_t i = 0; i < op.einsum.inputs.size(); ++i) {
+        const ir::Tensor& t = g.storage_tensor(op.einsum.inputs[i].tensor);
+        double bytes = t.role == TensorRole::weight ? ir::element_bytes(w) : 2.0;
+        if (t.dtype == DType::fp16 || t.role == TensorRole::weight) {
+          EXPECT_DOUBLE_EQ(shape.operands[i].element_bytes, bytes) << op.name << " in" << i;
+        }
+      }
+    }
+    EXPECT_GT(matmuls, 0);
+    EXPECT_GT(gathers, 0) << "the embedding lookup gathers from a narrow table";
+  }
 }
 
 TEST_F(Partition, DecodeScoresRunInTheCheaperOrientationOfTheT10Fit) {

@@ -19,9 +19,19 @@ Plan sample_plan() {
   PlannerOptions options;
   options.threads = 1;
   Plan plan;
-  plan.source = {
-      "0.1.0", "llama2-13b",        16, 2048,           "decode",        "fp16", "batch=16,seq=1",
-      1,       "llama2-13b-decode", 3,  "ipu_alltoall", "ipu-pod4-hbm3e"};
+  plan.source = {"0.1.0",
+                 "llama2-13b",
+                 16,
+                 2048,
+                 "decode",
+                 "fp16",
+                 "",
+                 "batch=16,seq=1",
+                 1,
+                 "llama2-13b-decode",
+                 3,
+                 "ipu_alltoall",
+                 "ipu-pod4-hbm3e"};
   plan.machine = in.machine;
   plan.result = plan_design(in, Design::elk_full, options).take();
   plan.result.ops[1].exec.label = "b/16 n/368 · rotate k×4";

@@ -68,7 +68,7 @@ struct TopologyTrampolines {
     return guard([&] {
       require_non_null(self, "self");
       require_non_null(out, "out");
-      check_index(dtype, TESSERA_DTYPE_COUNT, "dtype");
+      check_index(dtype, TESSERA_DTYPE_COUNT_FOR_MINOR(TESSERA_ABI_MINOR), "dtype");
       *out = B::of(self).peak_flops_per_s(static_cast<tessera_dtype>(dtype));
     });
   }
