@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -147,7 +149,8 @@ std::string describe_traffic(const MemsimOptions& o) {
 
 }  // namespace
 
-MemoryRunReport drive_model(MemoryModel& model, TrafficSource& source, uint64_t cycles) {
+MemoryRunReport drive_model(MemoryModel& model, TrafficSource& source, uint64_t cycles,
+                            FrontEnd front_end) {
   MemoryRunReport report;
   report.info = checked_info(model);
   report.cycles = cycles;
@@ -166,15 +169,28 @@ MemoryRunReport drive_model(MemoryModel& model, TrafficSource& source, uint64_t 
     model.advance(cycle - now, done).take();
     now = cycle;
   };
-  drive_requests(source, cycles, [&](const TrafficRequest& r, uint64_t cycle) {
-    advance_to(cycle);
+  auto offer = [&](const TrafficRequest& r) {
     const uint32_t channel = channel_of(model, channels, r.address);
     tessera_memory_request request{in_flight.next_id(), r.address, r.is_write ? 1u : 0u, 0};
     if (model.submit(&request, 1).take() == 0) return false;
     in_flight.start({channel, r.is_write});
     ++report.accepted;
     return true;
-  });
+  };
+  if (front_end == FrontEnd::in_order) {
+    drive_requests(source, cycles, [&](const TrafficRequest& r, uint64_t cycle) {
+      advance_to(cycle);
+      return offer(r);
+    });
+  } else {
+    std::optional<TrafficRequest> pending = source.next();
+    for (uint64_t cycle = 0; pending && cycle < cycles; ++cycle) {
+      cycle = std::max(cycle, pending->cycle);
+      if (cycle >= cycles) break;
+      advance_to(cycle + 1);  // the memory runs cycle `cycle` first
+      if (offer(*pending)) pending = source.next();
+    }
+  }
   advance_to(cycles);
   for (MemoryChannelReport& c : report.channels)
     c.stats = per_channel(model.channel_stats(c.channel));
@@ -186,7 +202,9 @@ MemoryRunReport run_memsim(PluginSet& plugins, const MemsimOptions& o) {
   const MemoryInfo info = checked_info(model);
   std::ifstream trace;
   std::unique_ptr<TrafficSource> source = make_source(o, info, trace);
-  MemoryRunReport report = drive_model(model, *source, o.cycles);
+  // A DRAMsim3 trace is offered as DRAMsim3 offers it, so that both give the same figures.
+  MemoryRunReport report = drive_model(
+      model, *source, o.cycles, o.trace.empty() ? FrontEnd::in_order : FrontEnd::dramsim3_cpu);
   const Manifest& m = model.library().manifest();
   report.config = !info.source.empty() ? info.source
                   : !o.config.empty()  ? o.config

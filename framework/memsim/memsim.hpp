@@ -47,8 +47,16 @@ struct MemsimOptions {
 // a failing or ABI 1.0 model.
 MemoryRunReport run_memsim(PluginSet& plugins, const MemsimOptions& options);
 
+// How requests are offered. `in_order`: each from its cycle on, as many per cycle as are accepted,
+// before the model runs that cycle (sdk::drive_requests). `dramsim3_cpu`: as DRAMsim3's trace CPU
+// (src/cpu.cc, TraceBasedCPU::ClockTick) offers a trace: at most one request per cycle, after the
+// memory has run that cycle, a refused one again the next cycle; so a trace gives the timing it
+// gives in DRAMsim3.
+enum class FrontEnd { in_order, dramsim3_cpu };
+
 // The run alone: `source` into `model` (fresh, at cycle 0) for `cycles` cycles. Fills the
 // report's info, cycles, accepted and channels; the caller fills the descriptions.
-MemoryRunReport drive_model(MemoryModel& model, TrafficSource& source, uint64_t cycles);
+MemoryRunReport drive_model(MemoryModel& model, TrafficSource& source, uint64_t cycles,
+                            FrontEnd front_end = FrontEnd::in_order);
 
 }  // namespace tessera::memsim

@@ -1,6 +1,7 @@
 #include "channel.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace tessera::hbm {
 
@@ -8,6 +9,18 @@ namespace {
 
 // DRAMsim3 lets a row serve this many hits before an older request may close it.
 constexpr uint32_t kStarvationCap = 4;
+// DRAMsim3 drains a partly filled write buffer once it holds more than this many writes and the
+// command queues have run dry (a constant in src/controller.cc; write_buf_size is read but unused).
+constexpr size_t kDrainLowThreshold = 8;
+// DRAMsim3 leaves up to 8 writes in an idle channel's buffer for ever (it reports writes done when
+// accepted). Here a write is done when written, so a channel with nothing else to do writes them
+// once no request has arrived for this long [U]: longer than the gaps of the traffic of the
+// DRAMsim3 comparison (docs/memory.md), whose figures it leaves unchanged (100 would not).
+constexpr uint64_t kIdleFlushCycles = 250;
+// DRAMsim3 lets row hits overtake an older miss of their bank without limit (the 4-hit cap only
+// permits the miss's precharge, which back-to-back hits keep pushing out by tRTP). Past this many
+// hits to the open row, hits wait for the older miss instead [U], so it cannot starve.
+constexpr uint32_t kHitsBeforeAMissMustGo = 16;
 
 }  // namespace
 
@@ -40,6 +53,7 @@ bool Channel::accept(const Transaction& t, uint64_t now) {
   queue.push_back(t);
   if (t.is_write) ++buffered_writes_[t.line];
   moves_blocked_ = false;
+  last_arrival_ = now;
   wake_ = std::min(wake_, now);
   return true;
 }
@@ -126,59 +140,54 @@ bool Channel::refresh_work(uint64_t now, uint64_t& soonest) {
 
 // ---- scheduling -------------------------------------------------------------------------------
 
-Channel::RowDemand Channel::row_demand(const std::vector<Transaction>& queue, uint32_t bank) const {
-  RowDemand demand;
-  const uint32_t open = state_.open_row(bank);
-  for (const Transaction& t : queue) {
-    if (t.bank != bank) continue;
-    (t.row == open ? demand.hits : demand.misses) = true;
-  }
-  return demand;
-}
-
-// FR-FCFS within one queue: requests in arrival order, each needing a column command (row hit),
-// an activate (bank closed) or a precharge (another row open). Hits go first, but once the open
-// row has served kStarvationCap hits while another row waits, it closes: no more hits, precharge.
-// The first request whose command can issue now wins.
-Channel::Pick Channel::pick_in_queue(size_t q, uint64_t now, bool row_free,
-                                     bool column_free) const {
+// FR-FCFS within one queue, as DRAMsim3's CommandQueue::GetFirstReadyInQueue and
+// ArbitratePrecharge (src/command_queue.cc) decide it: requests in arrival order, each needing a
+// column command (row hit), an activate (bank closed) or a precharge (another row open); the first
+// whose command can issue now wins. A row hit may always go. A precharge may only come from the
+// oldest request of its bank in the queue, and only when no later request of the queue hits the
+// open row or that row has already served kStarvationCap hits.
+Channel::Pick Channel::pick_in_queue(size_t q, uint64_t now) const {
   const auto& queue = queues_[q];
   const bool close_page = config_.row_policy == RowBufferPolicy::close_page;
+  const bool per_bank = config_.queue_structure == QueueStructure::per_bank;
   Pick pick;
   uint32_t bank = ChannelState::kClosed, open = 0;
-  bool blocked = false, hits_allowed = true, close_allowed = false;
+  bool blocked = false;
   // Requests of one bank needing the same command are equally ready: ask the state once.
   Command last_command{};
   uint64_t ready = kNever;
   for (size_t i = 0; i < queue.size(); ++i) {
     const Transaction& t = queue[i];
+    bool first_of_bank = false;
     if (t.bank != bank) {
       bank = t.bank;
       blocked = refresh_blocks(bank);
       open = state_.open_row(bank);
-      if (open != ChannelState::kClosed) {
-        const RowDemand demand = row_demand(queue, bank);
-        const bool capped = state_.hits(bank) >= kStarvationCap;
-        hits_allowed = !(capped && demand.misses);
-        close_allowed = capped || !demand.hits;
-      }
       ready = kNever;
+      first_of_bank =
+          per_bank || std::none_of(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(i),
+                                   [&](const Transaction& e) { return e.bank == bank; });
     }
     if (blocked) continue;
     Command command = Command::activate;
     if (open == t.row) {
-      if (!hits_allowed) continue;
+      if (state_.hits(bank) >= kHitsBeforeAMissMustGo &&
+          std::any_of(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(i),
+                      [&](const Transaction& e) { return e.bank == bank && e.row != open; }))
+        continue;
       command = t.is_write ? (close_page ? Command::write_precharge : Command::write)
                            : (close_page ? Command::read_precharge : Command::read);
     } else if (open != ChannelState::kClosed) {
-      if (!close_allowed) continue;
+      if (!first_of_bank) continue;
+      if (state_.hits(bank) < kStarvationCap &&
+          std::any_of(queue.begin() + static_cast<std::ptrdiff_t>(i), queue.end(),
+                      [&](const Transaction& e) { return e.bank == bank && e.row == open; }))
+        continue;
       command = Command::precharge;
     }
     if (ready == kNever || command != last_command) {
       last_command = command;
       ready = state_.ready_cycle(command, bank);
-      // Ready, but its command bus is taken this cycle: the next cycle, then.
-      if (ready <= now && !(is_column(command) ? column_free : row_free)) ready = now + 1;
     }
     if (ready <= now) return {i, command, ready};
     pick.ready = std::min(pick.ready, ready);
@@ -186,40 +195,63 @@ Channel::Pick Channel::pick_in_queue(size_t q, uint64_t now, bool row_free,
   return pick;
 }
 
+// DRAMsim3's Controller::ClockTick (src/controller.cc) with CommandQueue::GetCommandToIssue
+// (src/command_queue.cc): the queues are scanned round-robin from the one after the last that gave
+// a command, and the first ready command issues (unless refresh work already took this cycle's
+// command). With HBM dual issue the scan goes on once more from there: its first ready command
+// issues only if it is of the other kind (row vs column); either way the next cycle's scan starts
+// after it.
 void Channel::schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t& soonest) {
-  // One command per cycle, or (HBM dual issue) one row plus one column command.
-  auto full = [&] {
-    return config_.dual_command ? (row_used && column_used) : (row_used || column_used);
-  };
-  if (full()) return;
+  const bool refresh_issued = row_used;
+  if (refresh_issued && !config_.dual_command) return;
   if (now < queues_ready_at_) {
     soonest = std::min(soonest, queues_ready_at_);
     return;
   }
   const size_t n = queues_.size();
+  struct Found {
+    size_t queue = 0;
+    Pick pick;
+  };
+  // The first ready command from round_robin_ on; nullopt with `pass_soonest` when none is.
+  auto scan = [&](uint64_t& pass_soonest) -> std::optional<Found> {
+    for (size_t k = 0, q = round_robin_; k < n; ++k, q = q + 1 == n ? 0 : q + 1) {
+      if (now < next_check_[q]) {
+        pass_soonest = std::min(pass_soonest, next_check_[q]);
+        continue;
+      }
+      const Pick pick = pick_in_queue(q, now);
+      if (pick.ready > now) {
+        next_check_[q] = pick.ready;
+        pass_soonest = std::min(pass_soonest, pick.ready);
+        continue;
+      }
+      return Found{q, pick};
+    }
+    return std::nullopt;
+  };
+  auto take = [&](const Found& f) {
+    issue_request(f.pick.command, f.queue, f.pick.index, now);
+    (is_column(f.pick.command) ? column_used : row_used) = true;
+  };
   uint64_t pass_soonest = kNever;
-  bool issued = false;
-  size_t next_start = round_robin_;
-  for (size_t k = 0, q = round_robin_; k < n; ++k, q = q + 1 == n ? 0 : q + 1) {
-    if (now < next_check_[q]) {
-      pass_soonest = std::min(pass_soonest, next_check_[q]);
-      continue;
+  if (!refresh_issued) {
+    const std::optional<Found> first = scan(pass_soonest);
+    if (!first) {
+      queues_ready_at_ = pass_soonest;
+      soonest = std::min(soonest, pass_soonest);
+      return;
     }
-    const Pick pick = pick_in_queue(q, now, !row_used, !column_used);
-    if (pick.ready > now) {
-      next_check_[q] = pick.ready;
-      pass_soonest = std::min(pass_soonest, pick.ready);
-      continue;
-    }
-    issue_request(pick.command, q, pick.index, now);
-    (is_column(pick.command) ? column_used : row_used) = true;
-    if (!issued) next_start = q + 1 == n ? 0 : q + 1;
-    issued = true;
-    if (full()) break;
+    round_robin_ = first->queue + 1 == n ? 0 : first->queue + 1;
+    take(*first);
+    if (!config_.dual_command) return;
   }
-  round_robin_ = next_start;
-  if (!issued) queues_ready_at_ = pass_soonest;
+  pass_soonest = kNever;
+  const std::optional<Found> second = scan(pass_soonest);
   soonest = std::min(soonest, pass_soonest);
+  if (!second) return;
+  round_robin_ = second->queue + 1 == n ? 0 : second->queue + 1;
+  if (is_column(second->pick.command) ? !column_used : !row_used) take(*second);
 }
 
 void Channel::issue_request(Command command, size_t queue, size_t index, uint64_t now) {
@@ -230,13 +262,13 @@ void Channel::issue_request(Command command, size_t queue, size_t index, uint64_
   if (!is_column(command)) return;
   q.erase(q.begin() + static_cast<std::ptrdiff_t>(index));
   --queued_[t.bank];
+  --commands_queued_;
   moves_blocked_ = false;
   if (t.is_write) {
     auto it = buffered_writes_.find(t.line);
     if (--it->second == 0) buffered_writes_.erase(it);
     writes_done_.push_back({t.id, t.arrival, now + timing_.write_delay});
   } else {
-    --reads_queued_;
     reads_done_.push_back({t.id, t.arrival, now + timing_.read_delay});
   }
 }
@@ -250,18 +282,25 @@ bool Channel::aggressive_precharge(uint64_t now, uint64_t& soonest) {
   return false;
 }
 
-bool Channel::should_drain() const {
+// DRAMsim3's two thresholds (src/controller.cc, Controller::ScheduleTransaction): the write buffer
+// drains when it is full, or when it holds more than 8 writes and every command queue is empty.
+// Reads never wait for a partly filled buffer otherwise.
+bool Channel::should_drain(uint64_t now) const {
   const size_t writes = write_q_.size();
   if (writes >= static_cast<size_t>(config_.keys.trans_queue_size)) return true;
-  if (!read_q_.empty() || writes == 0) return false;
-  return writes >= static_cast<size_t>(config_.keys.write_buf_size) || reads_queued_ == 0;
+  return (writes > kDrainLowThreshold && commands_queued_ == 0) || idle_flush_due(now);
 }
 
-bool Channel::move_transaction() {
+bool Channel::idle_flush_due(uint64_t now) const {
+  return !write_q_.empty() && read_q_.empty() && commands_queued_ == 0 &&
+         now >= last_arrival_ + kIdleFlushCycles;
+}
+
+bool Channel::move_transaction(uint64_t now) {
   if (moves_blocked_) return false;
   std::deque<Transaction>* source = &read_q_;
   if (!config_.keys.unified_queue) {
-    if (drain_left_ == 0 && should_drain()) drain_left_ = write_q_.size();
+    if (drain_left_ == 0 && should_drain(now)) drain_left_ = write_q_.size();
     if (drain_left_ > 0) source = &write_q_;
   }
   for (auto it = source->begin(); it != source->end(); ++it) {
@@ -270,7 +309,7 @@ bool Channel::move_transaction() {
     queues_[q].push_back(*it);
     recheck_queue(q);
     ++queued_[it->bank];
-    if (!it->is_write) ++reads_queued_;
+    ++commands_queued_;
     if (source == &write_q_) --drain_left_;
     source->erase(it);
     return true;
@@ -290,8 +329,11 @@ void Channel::tick(uint64_t now) {
   if (row_slot_free && config_.keys.aggressive_precharging_enabled)
     row_used = aggressive_precharge(now, soonest);
   if (row_used && column_used) ++stats_.dual_issues;
-  const bool moved = move_transaction();
+  if (idle_flush_due(now)) moves_blocked_ = false;
+  const bool moved = move_transaction(now);
   wake_ = (row_used || column_used || moved) ? now + 1 : std::min(soonest, next_refresh_due());
+  if (!write_q_.empty() && read_q_.empty() && commands_queued_ == 0)
+    wake_ = std::min(wake_, std::max(now + 1, last_arrival_ + kIdleFlushCycles));
 }
 
 // ---- completions and statistics ---------------------------------------------------------------

@@ -1,16 +1,18 @@
 // One channel's memory controller (DRAMsim3's design, src/controller.cc and command_queue.cc):
 //  - a read queue and a write buffer of trans_queue_size requests each (one queue if
 //    unified_queue); a read of a line with a write still buffered is answered from the buffer;
-//  - write draining: the buffer drains when full, or when no read is waiting and it holds
-//    write_buf_size writes or every read has been scheduled;
+//  - write draining: the buffer drains (the writes it holds then, and nothing else moves) when
+//    full, or when it holds more than 8 writes and the command queues are empty;
 //  - one request per cycle moves into the command queues (per bank or per rank, cmd_queue_size);
 //  - FR-FCFS-like scheduling: queues are scanned round-robin, each in arrival order, and the first
-//    command that is ready issues; a row hit may overtake an older row miss, but a row that has
-//    served 4 hits closes for a waiting miss (starvation cap);
+//    command that is ready issues; a row hit may always overtake an older row miss, and the oldest
+//    request of a bank precharges its open row once no later request hits it or the row has
+//    served 4 hits (starvation cap);
 //  - open or closed page; optional aggressive precharging of banks nobody waits for;
 //  - refresh: all-bank per rank (staggered or simultaneous) every tREFI, or one bank every tREFIb;
 //    a rank (bank) owing a refresh takes no new ACT or column command until it is done;
-//  - HBM dual command issue: a row command and a column command in the same cycle.
+//  - HBM dual command issue: after the first command, the next ready one in round-robin order
+//    issues too if it is of the other kind (row vs column).
 // Reads complete when their last data beat arrives (issue + AL + CL + burst), writes when theirs is
 // written (issue + AL + CWL + burst).
 #pragma once
@@ -66,17 +68,13 @@ class Channel {
   bool refresh_blocks(uint32_t bank) const;
   bool refresh_work(uint64_t now, uint64_t& soonest);
   bool try_issue(Command command, uint32_t bank, uint64_t now, uint64_t& soonest);
-  Pick pick_in_queue(size_t queue, uint64_t now, bool row_free, bool column_free) const;
+  Pick pick_in_queue(size_t queue, uint64_t now) const;
   void schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t& soonest);
-  // Whether `queue` holds requests for the open row of `bank`, and for other rows of it.
-  struct RowDemand {
-    bool hits = false, misses = false;
-  };
-  RowDemand row_demand(const std::vector<Transaction>& queue, uint32_t bank) const;
   void issue_request(Command command, size_t queue, size_t index, uint64_t now);
   bool aggressive_precharge(uint64_t now, uint64_t& soonest);
-  bool move_transaction();
-  bool should_drain() const;
+  bool move_transaction(uint64_t now);
+  bool should_drain(uint64_t now) const;
+  bool idle_flush_due(uint64_t now) const;
   size_t queue_of(uint32_t bank) const;
   // Forgets what is known about the queues of `bank` (its state changed) or of a whole rank.
   void recheck_bank(uint32_t bank) { recheck_queue(queue_of(bank)); }
@@ -99,7 +97,8 @@ class Channel {
   std::vector<uint64_t> next_check_;  // kNever: empty, or waiting for a refresh
   uint64_t queues_ready_at_ = 0;      // the least of next_check_
   std::unordered_map<uint64_t, uint32_t> buffered_writes_;  // line -> writes not yet issued
-  uint32_t reads_queued_ = 0;                               // reads in the command queues
+  uint64_t last_arrival_ = 0;
+  size_t commands_queued_ = 0;  // requests in the command queues
   size_t drain_left_ = 0;
   bool moves_blocked_ = false;  // nothing could move; true until a queue gains room or a request
   size_t round_robin_ = 0;

@@ -50,12 +50,30 @@ TEST(Controller, AReadOfABufferedWriteIsAnsweredFromTheBuffer) {
   ASSERT_TRUE(system.submit(1, 0x1000, true));
   ASSERT_TRUE(system.submit(2, 0x1000, false));
   std::vector<tessera_memory_completion> done;
-  system.advance(200, keep_into(done));
+  // The lone write stays buffered until the channel has been idle for 250 cycles.
+  system.advance(400, keep_into(done));
   ASSERT_EQ(done.size(), 2u);
   EXPECT_EQ(done[0].id, 2u);
   EXPECT_EQ(done[0].done_cycle, 1u);
   EXPECT_EQ(system.total().forwarded_reads, 1u);
   EXPECT_EQ(system.total().read_cmds, 0u);
+}
+
+// DRAMsim3's thresholds (src/controller.cc): the write buffer drains when full, or when it holds
+// more than 8 writes and the command queues are empty; 8 or fewer wait, here until the channel has
+// been idle for 250 cycles (DRAMsim3 keeps them for ever).
+TEST(Controller, TheWriteBufferDrainsAtDramsim3sThresholds) {
+  auto device = device_from_file("hbm2_8gb_x128.ini");
+  auto written_after = [&](uint64_t writes, uint64_t cycles) {
+    MemorySystem system(device, 1);
+    for (uint64_t i = 0; i < writes; ++i) EXPECT_TRUE(system.submit(i, i * 64, true));
+    std::vector<tessera_memory_completion> done;
+    system.advance(cycles, keep_into(done));
+    return system.total().write_cmds;
+  };
+  EXPECT_EQ(written_after(9, 200), 9u);
+  EXPECT_EQ(written_after(8, 240), 0u);
+  EXPECT_EQ(written_after(8, 400), 8u);
 }
 
 TEST(Controller, RefreshesEveryRankOncePerInterval) {
@@ -94,7 +112,7 @@ TEST(Controller, HbmIssuesARowAndAColumnCommandInOneCycleOthersDoNot) {
             stream_dual_issues(device_from_file("hbm2_8gb_x128.ini")));
 }
 
-TEST(Controller, ARowMissWaitsForAtMostFourHitsToItsBank) {
+TEST(Controller, ARowMissWaitsForAtMostSixteenHitsToItsBank) {
   auto device = device_from_file("hbm2_8gb_x128.ini");
   MemorySystem system(device, 1);
   const uint64_t row = 0x40000;  // bank 0 of channel 0, next row
@@ -109,7 +127,8 @@ TEST(Controller, ARowMissWaitsForAtMostFourHitsToItsBank) {
   }
   auto miss = std::find_if(done.begin(), done.end(), [](const auto& c) { return c.id == 1; });
   ASSERT_NE(miss, done.end());
-  // Without the cap it would wait for every hit; with it: 4 hits, PRE, tRP, tRCD, CL, burst.
+  // DRAMsim3 would let the hits go on as long as they come (each pushes the precharge out by
+  // tRTP); here at most 16 hits, then PRE, tRP, tRCD, CL, burst.
   EXPECT_LT(miss->done_cycle - miss->issue_cycle, 100u);
   EXPECT_GT(id, 150u);
 }

@@ -19,7 +19,7 @@ TEST(Timing, Hbm2DelaysFollowDramsim3Relations) {
   EXPECT_EQ(t.write_delay, 6u);  // CWL + burst
   EXPECT_EQ(t.rd_to_rd_l, 2u);   // max(burst, tCCD_L)
   EXPECT_EQ(t.rd_to_rd_s, 2u);   // max(burst, tCCD_S): the burst hides tCCD_S = 1
-  EXPECT_EQ(t.rd_to_wr, 15u);    // RL + burst - WL + tRPRE + tRTRS = 14 + 2 - 4 + 1 + 2
+  EXPECT_EQ(t.rd_to_wr, 14u);    // RL + burst - WL + tRTRS = 14 + 2 - 4 + 2 (no tRPRE term)
   EXPECT_EQ(t.wr_to_rd_l, 14u);  // WL + burst + tWTR_L
   EXPECT_EQ(t.wr_to_rd_s, 12u);  // WL + burst + tWTR_S
   EXPECT_EQ(t.wr_to_pre, 22u);   // WL + burst + tWR
@@ -30,6 +30,12 @@ TEST(Timing, Hbm2DelaysFollowDramsim3Relations) {
   EXPECT_EQ(t.four_act_window, 30u);
   EXPECT_EQ(t.refresh, 260u);
   EXPECT_EQ(t.refresh_interval, 3900u);
+  EXPECT_EQ(t.pre_to_pre, 0u);  // no tPPD on HBM
+}
+
+// DRAMsim3 spaces precharges by tPPD on GDDR and LPDDR4 only: HBM_4Gb_x128's tPPD = 5 is unused.
+TEST(Timing, TppdAppliesToGddrAndLpddr4Only) {
+  EXPECT_EQ(Timing(device_from_file("hbm_4gb_x128.ini")->config).pre_to_pre, 0u);
 }
 
 TEST(Energy, Hbm2PerCommandEnergiesFromIddCurrents) {
