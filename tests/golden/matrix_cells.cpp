@@ -15,6 +15,9 @@ const std::vector<Chip> kChips = {
     {"mesh_tenstorrent", "wormhole-n150"},
     {"mesh_tenstorrent", "blackhole-p150"},
     {"tree_simd", "mncore2"},
+    {"mesh_tenstorrent", "wormhole-n300"},
+    {"mesh_tenstorrent", "wormhole-t3000"},
+    {"mesh_tenstorrent", "wormhole-galaxy"},
 };
 
 const std::vector<Workload> kDecoderWorkloads = {{"decode b1 s2048", zoo::Mode::decode, 1, 2048},

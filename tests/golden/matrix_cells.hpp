@@ -4,6 +4,7 @@
 // Two departures from the bare matrix, both as a user of the chip would run it:
 // - DiT has no decode: its three workloads are one denoising step at batch 1 and 32 over 256
 //   latent tokens (256×256 images) and at batch 1 over 1024 (512×512).
+// - MN-Core 2 has no multi-chip preset: Preferred Networks documents one chip per board.
 // - The IPU computes in fp32 and fp16 only: a bf16 model (Gemma 2) runs there in fp16, as Elk's
 //   evaluation does (--dtype fp16).
 #pragma once
