@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# readme_demos.sh TESSERA README DIR — runs the README's two Tenstorrent demos (llama2-7b with bfp8
+# weights on wormhole-n150, llama2-70b on wormhole-t3000) as a user copies them, with a trace,
+# and checks the ms/token the README states next to each command against what tessera prints
+# (within 0.5 %): the README's figures are the tool's.
+set -euo pipefail
+tessera=$1
+readme=$2
+dir=$3
+rm -rf "$dir" && mkdir -p "$dir"
+fail() { echo "FAILED: $*"; exit 1; }
+near() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.005 * b) }'; }
+
+demo() {
+  local model=$1 chip=$2 out="$dir/$2"
+  # The README's figures: "# elk-full X ms/token" after compile, "# Y ms/token" after simulate.
+  local planned simulated
+  planned=$(grep -A1 -- "--chip $chip -o" "$readme" | grep -oE "elk-full [0-9.]+ ms/token" |
+    grep -oE "[0-9.]+" | head -1)
+  simulated=$(grep -- "simulate ${chip#wormhole-}/plan.yaml" "$readme" |
+    grep -oE "# [0-9.]+ ms/token" | grep -oE "[0-9.]+" | head -1)
+  [[ -n $planned && -n $simulated ]] || fail "README has no figures for $model on $chip"
+  "$tessera" compile "$model" --batch 1 --seq 2048 --weight-dtype bfp8 --target mesh_tenstorrent \
+    --chip "$chip" -o "$out" >"$out.compile" 2>&1 || fail "compile: $(cat "$out.compile")"
+  local got
+  got=$(awk '$1 == "elk-full" { print $2 }' "$out.compile")
+  near "$got" "$planned" || fail "$chip: compile prints elk-full $got ms/token, README $planned"
+  "$tessera" simulate "$out/plan.yaml" --trace "$out/trace.json" >"$out.simulate" 2>&1 ||
+    fail "simulate: $(cat "$out.simulate")"
+  got=$(awk '$1 == "latency" { print $2 }' "$out.simulate")
+  near "$got" "$simulated" || fail "$chip: simulate prints $got ms/token, README $simulated"
+  [[ -s "$out/trace.json" ]] || fail "$chip: no trace"
+}
+
+demo llama2-7b wormhole-n150
+demo llama2-70b wormhole-t3000
+echo "ok: the README's Tenstorrent demos print the README's figures"
