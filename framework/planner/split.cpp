@@ -13,6 +13,20 @@ std::string slice_name(const std::string& op, const std::string& rank, int64_t i
   return fmt::format("{}@{}{}/{}", op, rank, index, slices);
 }
 
+std::optional<std::string> sliced_op(const std::string& name) {
+  size_t at = name.rfind('@');
+  size_t slash = name.rfind('/');
+  if (at == std::string::npos || at == 0 || slash == std::string::npos || slash < at) return {};
+  auto digits = [&](size_t from, size_t to) {
+    return from < to && std::all_of(name.begin() + from, name.begin() + to,
+                                    [](char c) { return c >= '0' && c <= '9'; });
+  };
+  size_t index = slash;
+  while (index > at + 1 && name[index - 1] >= '0' && name[index - 1] <= '9') --index;
+  if (index == at + 1 || !digits(index, slash) || !digits(slash + 1, name.size())) return {};
+  return name.substr(0, at);
+}
+
 namespace {
 
 struct Part {

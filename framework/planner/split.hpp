@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ namespace tessera::planner {
 // "lm_head@n3/8": the name of slice `index` of op `op` split along `rank`.
 std::string slice_name(const std::string& op, const std::string& rank, int64_t index,
                        int64_t slices);
+// The op a slice name names ("lm_head" for "lm_head@n3/8"), or nullopt for a name of another
+// form. Reports use it to group slices under their op (an op a user named "a@k0/2" groups too).
+std::optional<std::string> sliced_op(const std::string& name);
 
 // The graph with every split applied (ops not named keep their place and name). Input errors: an
 // op or rank that does not exist, slices < 2 or more than the rank's extent, a reduced rank of a

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <numeric>
 
+#include "framework/planner/split.hpp"
 #include "framework/report/table.hpp"
 #include "framework/report/units.hpp"
 
@@ -84,6 +86,38 @@ std::string op_table(const SimResult& r, const codegen::Program& p, size_t rows)
   return table.render();
 }
 
+// Ops split into slices (planner/split.hpp), each with its slices together: how long the whole op
+// took against its estimate. Empty when no op was split.
+std::string split_table(const SimResult& r, const codegen::Program& p) {
+  struct Whole {
+    size_t slices = 0;
+    double estimated_s = 0, simulated_s = 0;
+  };
+  std::vector<std::string> order;
+  std::map<std::string, Whole> wholes;
+  for (size_t i = 0; i < p.ops.size(); ++i) {
+    auto op = planner::sliced_op(p.ops[i].name);
+    if (!op) continue;
+    auto [it, added] = wholes.try_emplace(*op);
+    if (added) order.push_back(*op);
+    it->second.slices += 1;
+    it->second.estimated_s += p.ops[i].estimated_end_s - p.ops[i].estimated_start_s;
+    it->second.simulated_s += r.ops[i].execute_end_s - r.ops[i].execute_start_s;
+  }
+  if (order.empty()) return "";
+  Table table({"split op", "slices", "estimated", "simulated", "diff"},
+              {Table::Align::left, Table::Align::right, Table::Align::right, Table::Align::right,
+               Table::Align::right});
+  for (const std::string& op : order) {
+    const Whole& w = wholes[op];
+    table.add_row(
+        {op, std::to_string(w.slices), format_seconds(w.estimated_s), format_seconds(w.simulated_s),
+         w.estimated_s > 0 ? fmt::format("{:+.1f}%", 100 * (w.simulated_s / w.estimated_s - 1))
+                           : "-"});
+  }
+  return "\nsplit ops, their slices' executes summed\n" + table.render();
+}
+
 }  // namespace
 
 SimSummary summarize(const SimResult& r, const codegen::Program& program, const Machine& machine) {
@@ -128,8 +162,19 @@ std::string render_sim_report(const SimResult& r, const codegen::Program& progra
          "\n\nutilisation over time (per link class)\n" + time_table(r);
   out += op_rows > 0 ? fmt::format("\nthe {} ops furthest from the planner's estimate\n", op_rows)
                      : std::string("\nops, simulated next to the planner's estimate\n");
-  return out + op_table(r, program, op_rows);
+  return out + op_table(r, program, op_rows) + split_table(r, program);
 }
+
+namespace {
+
+// A span's args; a slice of a split op also names its op, so a trace viewer can group them.
+nlohmann::json slice_args(int op, const std::string& what, const std::string& name) {
+  nlohmann::json args = {{"op", op}, {"what", what}};
+  if (auto whole = planner::sliced_op(name)) args["slice_of"] = *whole;
+  return args;
+}
+
+}  // namespace
 
 std::string trace_json(const SimResult& r, const codegen::Program& program) {
   using nlohmann::json;
@@ -159,7 +204,7 @@ std::string trace_json(const SimResult& r, const codegen::Program& program) {
                       {"tid", s.track},
                       {"ts", s.start_s * 1e6},
                       {"dur", (s.end_s - s.start_s) * 1e6},
-                      {"args", {{"op", s.op}, {"what", s.what}}}});
+                      {"args", slice_args(s.op, s.what, op.name)}});
   }
   for (size_t b = 0; b < r.class_bytes_per_bucket.size(); ++b) {
     for (size_t c = 0; c < kLinkClasses; ++c) {

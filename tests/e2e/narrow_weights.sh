@@ -18,6 +18,8 @@ grep -Eq "^elk-full +[0-9.]+ " "$dir/compile.out" || fail "no elk-full row: $(ca
 "$tessera" simulate "$dir/plans/plan.yaml" >"$dir/simulate.out" 2>&1 ||
   fail "simulate: $(cat "$dir/simulate.out")"
 grep -q '^latency ' "$dir/simulate.out" || fail "no latency: $(cat "$dir/simulate.out")"
+# The split lm_head is reported as one op with its 4 slices summed.
+grep -Eq '^lm_head +4 ' "$dir/simulate.out" || fail "no split-op row: $(cat "$dir/simulate.out")"
 
 # fp16 weights do not fit; the capacity hint names the narrow weights the target stores.
 code=0

@@ -109,5 +109,16 @@ TEST(ApplySplits, RefusesWhatCannotBeSplit) {
             "split of op 'nope': the graph has no such op");
 }
 
+TEST(SliceNames, NameTheirOpAndNothingElseDoes) {
+  EXPECT_EQ(sliced_op(slice_name("lm_head", "k", 3, 8)), "lm_head");
+  EXPECT_EQ(sliced_op("a@b@n0/2"), "a@b");
+  EXPECT_EQ(sliced_op("lm_head"), std::nullopt);
+  EXPECT_EQ(sliced_op("lm_head@0/4"), std::nullopt);  // no rank
+  EXPECT_EQ(sliced_op("lm_head@k/4"), std::nullopt);  // no index
+  EXPECT_EQ(sliced_op("lm_head@k1/"), std::nullopt);  // no count
+  EXPECT_EQ(sliced_op("@k1/4"), std::nullopt);        // no op
+  EXPECT_EQ(sliced_op("x/y@k1"), std::nullopt);       // slash before the @
+}
+
 }  // namespace
 }  // namespace tessera::planner
