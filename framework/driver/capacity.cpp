@@ -75,9 +75,10 @@ std::vector<std::string> what_would_fit(const LoadedModel& model, const OpenChip
       out.push_back(
           fmt::format("--weight-dtype {} ({})", ir::to_string(w), format_bytes(fw->total_bytes())));
   }
+  // A narrower compute type only where the cores compute in it (the IPU has no fp8).
   ModelRequest narrow = r;
   narrow.shape.dtype = ir::DType::fp8;
-  auto f8 = footprint_of(narrow, m);
+  auto f8 = stores(chip, ir::DType::fp8) ? footprint_of(narrow, m) : std::nullopt;
   if (f8 && planner::fits_off_chip(*f8, m) && r.shape.dtype != ir::DType::fp8)
     out.push_back(fmt::format("--dtype fp8 ({})", format_bytes(f8->total_bytes())));
   if (f.weight_bytes > static_cast<double>(m.off_chip_bytes)) {
