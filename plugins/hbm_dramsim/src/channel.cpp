@@ -1,6 +1,7 @@
 #include "channel.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <optional>
 
 namespace tessera::hbm {
@@ -31,6 +32,7 @@ Channel::Channel(const DramConfig& config, const Timing& timing, const EnergyMod
       queues_(config.queue_structure == QueueStructure::per_bank ? state_.banks() : config.ranks),
       queued_(state_.banks(), 0),
       next_check_(queues_.size(), 0),
+      track_rechecked_(queues_.size() <= 64),
       refreshes_owed_(config.ranks, 0),
       refresh_due_(config.ranks, 0),
       bank_refresh_owed_(state_.banks(), false) {
@@ -213,22 +215,43 @@ void Channel::schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t
     size_t queue = 0;
     Pick pick;
   };
-  // The first ready command from round_robin_ on; nullopt with `pass_soonest` when none is.
-  auto scan = [&](uint64_t& pass_soonest) -> std::optional<Found> {
-    for (size_t k = 0, q = round_robin_; k < n; ++k, q = q + 1 == n ? 0 : q + 1) {
-      if (now < next_check_[q]) {
-        pass_soonest = std::min(pass_soonest, next_check_[q]);
-        continue;
-      }
-      const Pick pick = pick_in_queue(q, now);
-      if (pick.ready > now) {
-        next_check_[q] = pick.ready;
-        pass_soonest = std::min(pass_soonest, pick.ready);
-        continue;
-      }
+  // Asks queue q (due: next_check_[q] <= now) for a ready command; records its bound if it has
+  // none.
+  auto ask = [&](size_t q) -> std::optional<Found> {
+    const Pick pick = pick_in_queue(q, now);
+    if (pick.ready <= now) {
+      if (track_rechecked_) rechecked_ |= uint64_t{1} << q;  // still due
       return Found{q, pick};
     }
+    next_check_[q] = pick.ready;
+    if (track_rechecked_) {
+      rechecked_ &= ~(uint64_t{1} << q);
+      others_ready_at_ = std::min(others_ready_at_, pick.ready);
+    }
     return std::nullopt;
+  };
+  // The first ready command from round_robin_ on, asking every due queue in round-robin order
+  // until one has it; nullopt with `pass_soonest` (the least bound of every queue) when none has.
+  auto scan = [&](uint64_t& pass_soonest) -> std::optional<Found> {
+    if (track_rechecked_ && now < others_ready_at_) {
+      // Only the rechecked queues can be due: visit just those (in a busy channel, the one or two
+      // whose bank just took a command) instead of every queue of the channel.
+      const uint64_t from = ~uint64_t{0} << round_robin_;  // round_robin_ < queues <= 64
+      for (uint64_t part : {rechecked_ & from, rechecked_ & ~from})
+        for (; part != 0; part &= part - 1)
+          if (auto found = ask(static_cast<size_t>(std::countr_zero(part)))) return found;
+      pass_soonest = others_ready_at_;
+      return std::nullopt;
+    }
+    std::optional<Found> found;
+    uint64_t least = kNever;  // over the queues not rechecked since their bound
+    for (size_t k = 0, q = round_robin_; k < n; ++k, q = q + 1 == n ? 0 : q + 1) {
+      if (!found && next_check_[q] <= now && (found = ask(q))) continue;
+      if (!track_rechecked_ || (rechecked_ >> q & 1) == 0) least = std::min(least, next_check_[q]);
+    }
+    others_ready_at_ = least;
+    pass_soonest = least;
+    return found;
   };
   auto take = [&](const Found& f) {
     issue_request(f.pick.command, f.queue, f.pick.index, now);
