@@ -193,6 +193,8 @@ Channel::Pick Channel::pick_in_queue(size_t q, uint64_t now) const {
     }
     if (ready <= now) return {i, command, ready};
     pick.ready = std::min(pick.ready, ready);
+    // A bank queue whose bank is closed: every request needs this same activate, none is ready.
+    if (per_bank && command == Command::activate) break;
   }
   return pick;
 }
@@ -233,25 +235,36 @@ void Channel::schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t
   // The first ready command from round_robin_ on, asking every due queue in round-robin order
   // until one has it; nullopt with `pass_soonest` (the least bound of every queue) when none has.
   auto scan = [&](uint64_t& pass_soonest) -> std::optional<Found> {
-    if (track_rechecked_ && now < others_ready_at_) {
-      // Only the rechecked queues can be due: visit just those (in a busy channel, the one or two
-      // whose bank just took a command) instead of every queue of the channel.
+    if (track_rechecked_) {
+      // Bit sets instead of a walk over every queue (16-32 per channel, twice a cycle): until
+      // others_ready_at_ only the rechecked queues can be due; after it a branch-free pass over
+      // the bounds marks the due ones. Either way only those are asked, in round-robin order.
+      uint64_t due = rechecked_;
+      if (now >= others_ready_at_)
+        for (size_t q = 0; q < n; ++q) due |= uint64_t{next_check_[q] <= now} << q;
       const uint64_t from = ~uint64_t{0} << round_robin_;  // round_robin_ < queues <= 64
-      for (uint64_t part : {rechecked_ & from, rechecked_ & ~from})
+      for (uint64_t part : {due & from, due & ~from})
         for (; part != 0; part &= part - 1)
-          if (auto found = ask(static_cast<size_t>(std::countr_zero(part)))) return found;
+          if (auto found = ask(static_cast<size_t>(std::countr_zero(part)))) {
+            // Due queues after it were not asked: the next scan must look at every bound.
+            if (now >= others_ready_at_) others_ready_at_ = 0;
+            return found;
+          }
+      // Every due queue was asked and is now rechecked no more: the least bound is exact.
+      if (now >= others_ready_at_)
+        others_ready_at_ = *std::min_element(next_check_.begin(), next_check_.end());
       pass_soonest = others_ready_at_;
       return std::nullopt;
     }
-    std::optional<Found> found;
-    uint64_t least = kNever;  // over the queues not rechecked since their bound
     for (size_t k = 0, q = round_robin_; k < n; ++k, q = q + 1 == n ? 0 : q + 1) {
-      if (!found && next_check_[q] <= now && (found = ask(q))) continue;
-      if (!track_rechecked_ || (rechecked_ >> q & 1) == 0) least = std::min(least, next_check_[q]);
+      if (now < next_check_[q]) {
+        pass_soonest = std::min(pass_soonest, next_check_[q]);
+        continue;
+      }
+      if (auto found = ask(q)) return found;
+      pass_soonest = std::min(pass_soonest, next_check_[q]);
     }
-    others_ready_at_ = least;
-    pass_soonest = least;
-    return found;
+    return std::nullopt;
   };
   auto take = [&](const Found& f) {
     issue_request(f.pick.command, f.queue, f.pick.index, now);
