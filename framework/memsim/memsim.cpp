@@ -169,8 +169,7 @@ MemoryRunReport drive_model(MemoryModel& model, TrafficSource& source, uint64_t 
     model.advance(cycle - now, done).take();
     now = cycle;
   };
-  auto offer = [&](const TrafficRequest& r) {
-    const uint32_t channel = channel_of(model, channels, r.address);
+  auto offer = [&](const TrafficRequest& r, uint32_t channel) {
     tessera_memory_request request{in_flight.next_id(), r.address, r.is_write ? 1u : 0u, 0};
     if (model.submit(&request, 1).take() == 0) return false;
     in_flight.start({channel, r.is_write});
@@ -180,15 +179,22 @@ MemoryRunReport drive_model(MemoryModel& model, TrafficSource& source, uint64_t 
   if (front_end == FrontEnd::in_order) {
     drive_requests(source, cycles, [&](const TrafficRequest& r, uint64_t cycle) {
       advance_to(cycle);
-      return offer(r);
+      return offer(r, channel_of(model, channels, r.address));
     });
   } else {
+    // A refused request is offered again every cycle until accepted (for hundreds of cycles when
+    // the memory is saturated): its channel is asked once.
     std::optional<TrafficRequest> pending = source.next();
+    std::optional<uint32_t> channel;  // pending's, once it has been offered
     for (uint64_t cycle = 0; pending && cycle < cycles; ++cycle) {
       cycle = std::max(cycle, pending->cycle);
       if (cycle >= cycles) break;
       advance_to(cycle + 1);  // the memory runs cycle `cycle` first
-      if (offer(*pending)) pending = source.next();
+      if (!channel) channel = channel_of(model, channels, pending->address);
+      if (offer(*pending, *channel)) {
+        pending = source.next();
+        channel.reset();
+      }
     }
   }
   advance_to(cycles);

@@ -1,8 +1,7 @@
 #include "framework/memsim/traffic.hpp"
 
-#include <cerrno>
-#include <cstdlib>
-#include <sstream>
+#include <charconv>
+#include <string_view>
 
 #include "framework/common/status.hpp"
 
@@ -28,37 +27,71 @@ void TraceSource::fail(const std::string& problem) const {
   throw Failure(input_error(source_ + ":" + std::to_string(line_) + ": " + problem));
 }
 
-TrafficRequest TraceSource::parse(const std::string& address, const std::string& type,
-                                  const std::string& cycle) const {
+namespace {
+
+// The number `text` spells in `base`, as strtoull reads a whole token (an optional '+', then for
+// base 16 an optional 0x), or nullopt when it is not one or does not fit in 64 bits. from_chars on
+// the line's own characters: no copy, no locale, no errno (traces run to millions of lines).
+std::optional<uint64_t> parse_number(std::string_view text, int base) {
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  if (base == 16 && text.size() >= 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+    text.remove_prefix(2);
+  uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value, base);
+  if (text.empty() || ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+// The whitespace istream's >> skips (space, \t \n \v \f \r), one test per character.
+bool is_space(char c) {
+  constexpr uint64_t kSpaces = (uint64_t{1} << ' ') | (uint64_t{0x1f} << '\t');  // \t..\r: 9..13
+  const auto u = static_cast<unsigned char>(c);
+  return u <= ' ' && ((kSpaces >> u) & 1) != 0;
+}
+
+// The next whitespace-separated field of `rest`, removed from it; empty at the end.
+std::string_view next_field(std::string_view& rest) {
+  size_t begin = 0;
+  while (begin < rest.size() && is_space(rest[begin])) ++begin;
+  size_t end = begin;
+  while (end < rest.size() && !is_space(rest[end])) ++end;
+  const std::string_view field = rest.substr(begin, end - begin);
+  rest.remove_prefix(end);
+  return field;
+}
+
+}  // namespace
+
+TrafficRequest TraceSource::parse(std::string_view address, std::string_view type,
+                                  std::string_view cycle) const {
   TrafficRequest r;
-  char* end = nullptr;
-  errno = 0;
-  r.address = std::strtoull(address.c_str(), &end, 16);
-  if (address.front() == '-' || end != address.c_str() + address.size() || errno == ERANGE)
-    fail("'" + address + "' is not a hexadecimal address (e.g. 0x1f40)");
+  const std::optional<uint64_t> a = parse_number(address, 16);
+  if (!a) fail("'" + std::string(address) + "' is not a hexadecimal address (e.g. 0x1f40)");
+  r.address = *a;
   if (type == "WRITE" || type == "P_MEM_WR")
     r.is_write = true;
   else if (type != "READ" && type != "BOFF")
-    fail("unknown request type '" + type + "'; expected READ or WRITE");
-  errno = 0;
-  r.cycle = std::strtoull(cycle.c_str(), &end, 10);
-  if (cycle.front() == '-' || end != cycle.c_str() + cycle.size() || errno == ERANGE)
-    fail("'" + cycle + "' is not a cycle number (a whole number >= 0)");
+    fail("unknown request type '" + std::string(type) + "'; expected READ or WRITE");
+  const std::optional<uint64_t> c = parse_number(cycle, 10);
+  if (!c) fail("'" + std::string(cycle) + "' is not a cycle number (a whole number >= 0)");
+  r.cycle = *c;
   if (r.cycle < last_cycle_)
-    fail("cycle " + cycle + " is earlier than the previous request's cycle " +
+    fail("cycle " + std::string(cycle) + " is earlier than the previous request's cycle " +
          std::to_string(last_cycle_) + "; a trace must be in time order");
   return r;
 }
 
 std::optional<TrafficRequest> TraceSource::next() {
-  std::string text;
-  while (std::getline(in_, text)) {
+  while (std::getline(in_, text_)) {
     ++line_;
-    std::istringstream fields(text);
-    std::string address, type, cycle, extra;
-    if (!(fields >> address) || address.front() == '#') continue;
-    if (!(fields >> type >> cycle) || (fields >> extra))
-      fail("expected '<hex address> READ|WRITE <cycle>', got '" + text.substr(0, 60) + "'");
+    std::string_view rest = text_;
+    const std::string_view address = next_field(rest);
+    if (address.empty() || address.front() == '#') continue;
+    const std::string_view type = next_field(rest);
+    const std::string_view cycle = next_field(rest);
+    if (cycle.empty() || !next_field(rest).empty())
+      fail("expected '<hex address> READ|WRITE <cycle>', got '" + text_.substr(0, 60) + "'");
     TrafficRequest r = parse(address, type, cycle);
     last_cycle_ = r.cycle;
     return r;

@@ -13,6 +13,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <tessera/sdk/traffic.hpp>
 
 namespace tessera::memsim {
@@ -53,9 +54,10 @@ class TraceSource : public TrafficSource {
 
  private:
   [[noreturn]] void fail(const std::string& problem) const;
-  TrafficRequest parse(const std::string& address, const std::string& type,
-                       const std::string& cycle) const;
+  TrafficRequest parse(std::string_view address, std::string_view type,
+                       std::string_view cycle) const;
   std::istream& in_;
+  std::string text_;  // the current line, reused: no allocation per line
   std::string source_;
   int line_ = 0;
   uint64_t last_cycle_ = 0;

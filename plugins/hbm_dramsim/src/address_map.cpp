@@ -1,5 +1,6 @@
 #include "address_map.hpp"
 
+#include <bit>
 #include <tessera/sdk/error.hpp>
 
 namespace tessera::hbm {
@@ -20,6 +21,7 @@ AddressMap::AddressMap(const DramConfig& config, uint32_t stacks)
       unit_bytes_(uint64_t{config.request_bytes} << config.fields.ch_pos),
       stack_bytes_(config.channel_bytes * config.channels) {
   if (stacks == 0) throw sdk::invalid_argument("stacks must be at least 1");
+  if (std::has_single_bit(request_bytes_)) request_shift_ = std::countr_zero(request_bytes_);
   if (__builtin_mul_overflow(stack_bytes_, uint64_t{stacks}, &capacity_bytes_) ||
       capacity_bytes_ > (uint64_t{1} << 62))
     throw sdk::invalid_argument(std::to_string(stacks) + " stacks of " +
@@ -28,13 +30,20 @@ AddressMap::AddressMap(const DramConfig& config, uint32_t stacks)
 }
 
 Location AddressMap::locate(uint64_t address) const {
-  address %= capacity_bytes_;
+  // Every request passes here two or three times (channel_of, submit): the divisions by the
+  // request and unit sizes, powers of two on every device in practice, are shifts then, and a
+  // single stack interleaves nothing.
+  if (address >= capacity_bytes_) address %= capacity_bytes_;
   Location at;
-  at.line = address / request_bytes_;
-  // Stack interleaving first: unit k goes to stack k % stacks, as unit k / stacks of that stack.
-  uint64_t unit = address / unit_bytes_;
-  uint32_t stack = static_cast<uint32_t>(unit % stacks_);
-  uint64_t local = (unit / stacks_) * unit_bytes_ + address % unit_bytes_;
+  at.line = request_shift_ >= 0 ? address >> request_shift_ : address / request_bytes_;
+  uint32_t stack = 0;
+  uint64_t local = address;
+  if (stacks_ > 1) {
+    // Stack interleaving first: unit k goes to stack k % stacks, as unit k / stacks of that stack.
+    uint64_t unit = address / unit_bytes_;
+    stack = static_cast<uint32_t>(unit % stacks_);
+    local = (unit / stacks_) * unit_bytes_ + address % unit_bytes_;
+  }
   uint64_t x = local >> f_.shift_bits;
   at.channel = stack * channels_ + field(x, f_.ch_pos, f_.ch_bits);
   at.rank = field(x, f_.ra_pos, f_.ra_bits);

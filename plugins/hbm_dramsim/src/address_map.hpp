@@ -35,6 +35,7 @@ class AddressMap {
   AddressFields f_;
   uint32_t stacks_ = 1, channels_ = 1;
   uint64_t request_bytes_ = 0, unit_bytes_ = 0, stack_bytes_ = 0, capacity_bytes_ = 0;
+  int request_shift_ = -1;  // log2(request_bytes_) when a power of two
 };
 
 }  // namespace tessera::hbm

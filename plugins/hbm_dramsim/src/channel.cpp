@@ -1,6 +1,7 @@
 #include "channel.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <optional>
 
 namespace tessera::hbm {
@@ -31,6 +32,7 @@ Channel::Channel(const DramConfig& config, const Timing& timing, const EnergyMod
       queues_(config.queue_structure == QueueStructure::per_bank ? state_.banks() : config.ranks),
       queued_(state_.banks(), 0),
       next_check_(queues_.size(), 0),
+      track_rechecked_(queues_.size() <= 64),
       refreshes_owed_(config.ranks, 0),
       refresh_due_(config.ranks, 0),
       bank_refresh_owed_(state_.banks(), false) {
@@ -191,6 +193,8 @@ Channel::Pick Channel::pick_in_queue(size_t q, uint64_t now) const {
     }
     if (ready <= now) return {i, command, ready};
     pick.ready = std::min(pick.ready, ready);
+    // A bank queue whose bank is closed: every request needs this same activate, none is ready.
+    if (per_bank && command == Command::activate) break;
   }
   return pick;
 }
@@ -213,20 +217,52 @@ void Channel::schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t
     size_t queue = 0;
     Pick pick;
   };
-  // The first ready command from round_robin_ on; nullopt with `pass_soonest` when none is.
+  // Asks queue q (due: next_check_[q] <= now) for a ready command; records its bound if it has
+  // none.
+  auto ask = [&](size_t q) -> std::optional<Found> {
+    const Pick pick = pick_in_queue(q, now);
+    if (pick.ready <= now) {
+      if (track_rechecked_) rechecked_ |= uint64_t{1} << q;  // still due
+      return Found{q, pick};
+    }
+    next_check_[q] = pick.ready;
+    if (track_rechecked_) {
+      rechecked_ &= ~(uint64_t{1} << q);
+      others_ready_at_ = std::min(others_ready_at_, pick.ready);
+    }
+    return std::nullopt;
+  };
+  // The first ready command from round_robin_ on, asking every due queue in round-robin order
+  // until one has it; nullopt with `pass_soonest` (the least bound of every queue) when none has.
   auto scan = [&](uint64_t& pass_soonest) -> std::optional<Found> {
+    if (track_rechecked_) {
+      // Bit sets instead of a walk over every queue (16-32 per channel, twice a cycle): until
+      // others_ready_at_ only the rechecked queues can be due; after it a branch-free pass over
+      // the bounds marks the due ones. Either way only those are asked, in round-robin order.
+      uint64_t due = rechecked_;
+      if (now >= others_ready_at_)
+        for (size_t q = 0; q < n; ++q) due |= uint64_t{next_check_[q] <= now} << q;
+      const uint64_t from = ~uint64_t{0} << round_robin_;  // round_robin_ < queues <= 64
+      for (uint64_t part : {due & from, due & ~from})
+        for (; part != 0; part &= part - 1)
+          if (auto found = ask(static_cast<size_t>(std::countr_zero(part)))) {
+            // Due queues after it were not asked: the next scan must look at every bound.
+            if (now >= others_ready_at_) others_ready_at_ = 0;
+            return found;
+          }
+      // Every due queue was asked and is now rechecked no more: the least bound is exact.
+      if (now >= others_ready_at_)
+        others_ready_at_ = *std::min_element(next_check_.begin(), next_check_.end());
+      pass_soonest = others_ready_at_;
+      return std::nullopt;
+    }
     for (size_t k = 0, q = round_robin_; k < n; ++k, q = q + 1 == n ? 0 : q + 1) {
       if (now < next_check_[q]) {
         pass_soonest = std::min(pass_soonest, next_check_[q]);
         continue;
       }
-      const Pick pick = pick_in_queue(q, now);
-      if (pick.ready > now) {
-        next_check_[q] = pick.ready;
-        pass_soonest = std::min(pass_soonest, pick.ready);
-        continue;
-      }
-      return Found{q, pick};
+      if (auto found = ask(q)) return found;
+      pass_soonest = std::min(pass_soonest, next_check_[q]);
     }
     return std::nullopt;
   };

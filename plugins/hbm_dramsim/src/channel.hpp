@@ -81,6 +81,7 @@ class Channel {
   void recheck_queue(size_t queue) {
     next_check_[queue] = 0;
     queues_ready_at_ = 0;
+    if (track_rechecked_) rechecked_ |= uint64_t{1} << queue;
   }
   void recheck_rank(uint32_t rank);
 
@@ -96,6 +97,13 @@ class Channel {
   // delays commands, so the bound stays valid until the queue or its bank changes.
   std::vector<uint64_t> next_check_;  // kNever: empty, or waiting for a refresh
   uint64_t queues_ready_at_ = 0;      // the least of next_check_
+  // With at most 64 queues, the queues whose bound was reset (or whose command is ready) and that
+  // have not been asked since, as a bit set, and a lower bound on the bounds of all the others:
+  // before that cycle a scan needs to ask only the rechecked queues, not walk every queue. The
+  // queues asked, and their order, are the same as a full walk's.
+  bool track_rechecked_ = false;
+  uint64_t rechecked_ = 0;
+  uint64_t others_ready_at_ = 0;
   std::unordered_map<uint64_t, uint32_t> buffered_writes_;  // line -> writes not yet issued
   uint64_t last_arrival_ = 0;
   size_t commands_queued_ = 0;  // requests in the command queues

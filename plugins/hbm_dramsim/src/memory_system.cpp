@@ -82,7 +82,10 @@ void MemorySystem::advance(uint64_t cycles, const CompletionSink& done) {
     throw sdk::invalid_argument("advance by " + std::to_string(cycles) + " cycles from cycle " +
                                 std::to_string(now_) + " overflows the cycle counter");
   const uint64_t end = now_ + cycles;
-  auto report = [&](const Done& d) { done(tessera_memory_completion{d.id, d.arrival, d.done}); };
+  // One std::function for the whole call, not one per channel visit.
+  const std::function<void(const Done&)> report = [&](const Done& d) {
+    done(tessera_memory_completion{d.id, d.arrival, d.done});
+  };
   for (uint64_t t = now_; t < end;) {
     uint64_t next = kNever;
     for (size_t i = 0; i < channels_.size(); ++i) {
