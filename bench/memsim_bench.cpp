@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "framework/memsim/memsim.hpp"
+#include "framework/memsim/traffic.hpp"
 
 namespace {
 
@@ -95,15 +96,7 @@ const TraceCase kTraces[] = {
 constexpr uint64_t kTraceCycles = 400000;
 constexpr double kRate = 1.0;  // requests per cycle, the whole stack
 
-struct SplitMix {
-  uint64_t x;
-  uint64_t next() {
-    uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-};
+using SplitMix = memsim::SplitMix64;  // framework/memsim/traffic.hpp
 
 // Writes the trace as dramsim3_traces.py KIND MIX 1 CYCLES CAPACITY LINE would.
 void write_trace(const TraceCase& c, uint64_t capacity, uint64_t line,

@@ -25,6 +25,19 @@ using sdk::TrafficRequest;
 using sdk::TrafficSource;
 using sdk::WriteMix;
 
+// splitmix64 (Steele, Lea, Flood 2014): the generator of docs/memory.md's DRAMsim3 comparison
+// traces. The trace script, the agreement test and the paired benchmark draw the same requests
+// from it with the same seed, so they stay one sequence.
+struct SplitMix64 {
+  uint64_t x;
+  uint64_t next() {
+    uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+};
+
 // Uniformly random `request_bytes`-aligned addresses below `capacity_bytes`, a write with
 // probability `write_fraction`, `rate_per_cycle` requests per cycle (0 = as fast as accepted),
 // all drawn from `seed`. Endless. Throws sdk::Error(INVALID_ARGUMENT) for impossible arguments.

@@ -118,6 +118,13 @@ std::string split_table(const SimResult& r, const codegen::Program& p) {
   return "\nsplit ops, their slices' executes summed\n" + table.render();
 }
 
+// A span's args; a slice of a split op also names its op, so a trace viewer can group them.
+nlohmann::json slice_args(int op, const std::string& what, const std::string& name) {
+  nlohmann::json args = {{"op", op}, {"what", what}};
+  if (auto whole = planner::sliced_op(name)) args["slice_of"] = *whole;
+  return args;
+}
+
 }  // namespace
 
 SimSummary summarize(const SimResult& r, const codegen::Program& program, const Machine& machine) {
@@ -164,17 +171,6 @@ std::string render_sim_report(const SimResult& r, const codegen::Program& progra
                      : std::string("\nops, simulated next to the planner's estimate\n");
   return out + op_table(r, program, op_rows) + split_table(r, program);
 }
-
-namespace {
-
-// A span's args; a slice of a split op also names its op, so a trace viewer can group them.
-nlohmann::json slice_args(int op, const std::string& what, const std::string& name) {
-  nlohmann::json args = {{"op", op}, {"what", what}};
-  if (auto whole = planner::sliced_op(name)) args["slice_of"] = *whole;
-  return args;
-}
-
-}  // namespace
 
 std::string trace_json(const SimResult& r, const codegen::Program& program) {
   using nlohmann::json;

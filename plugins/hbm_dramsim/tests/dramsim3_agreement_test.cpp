@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/memsim/traffic.hpp"
 #include "test_support.hpp"
 
 namespace tessera::hbm {
@@ -19,17 +20,7 @@ namespace {
 
 using testing::device_from_file;
 
-// splitmix64, the generator of the comparison's traces (the script that wrote DRAMsim3's trace
-// files, quoted in docs/memory.md, uses the same one with the same seed).
-struct SplitMix {
-  uint64_t x;
-  uint64_t next() {
-    uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-};
+using SplitMix = memsim::SplitMix64;  // framework/memsim/traffic.hpp
 
 enum class Kind { random, sequential, strided };
 enum class Mix { reads, writes30, writes50, two_reads_one_write };
