@@ -69,7 +69,6 @@ Pod4& pod4() {
 void BM_Llama70bDecodeStepPod4(benchmark::State& state) {
   Pod4& p = pod4();
   sim::SimOptions options;
-  options.groups_per_chip = static_cast<uint32_t>(state.range(0));
   uint64_t events = 0;
   double latency_s = 0;
   for (auto _ : state) {
@@ -84,7 +83,7 @@ void BM_Llama70bDecodeStepPod4(benchmark::State& state) {
   state.counters["simulated_ms"] = latency_s * 1e3;
   state.counters["planned_ms"] = p.plan.result.latency_s * 1e3;
 }
-BENCHMARK(BM_Llama70bDecodeStepPod4)->Arg(4)->Arg(16)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Llama70bDecodeStepPod4)->Unit(benchmark::kMillisecond);
 
 // The rate of one controller for a 64 MiB preload, a fresh measurement each iteration.
 void BM_HbmRatePerPreload(benchmark::State& state) {

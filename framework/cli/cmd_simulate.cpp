@@ -25,7 +25,6 @@ struct SimulateOptions {
   std::string program_out;
   std::string run_program;
   std::string memory_detail = "fast";
-  uint32_t groups_per_chip = 4;
   size_t op_rows = 10;
   bool force = false;
 };
@@ -65,7 +64,6 @@ int run_simulate(const GlobalOptions& global, const SimulateOptions& o) {
   std::optional<codegen::Program> program;
   if (!o.run_program.empty()) program = hand_written_program(o.run_program, plan, reopened);
   sim::SimOptions options;
-  options.groups_per_chip = o.groups_per_chip;
   options.memory = o.memory_detail == "full" ? sim::MemoryDetail::full : sim::MemoryDetail::fast;
   options.record_trace = !o.trace.empty();
   driver::SimulatedDesign run =
@@ -95,10 +93,6 @@ void add_simulate_command(CLI::App& app, const GlobalOptions& global, Action& ac
   cmd->add_option("--memory-detail", o->memory_detail,
                   "fast: the memory's sustained rate; full: the detailed model per preload")
       ->check(CLI::IsMember({"fast", "full"}))
-      ->capture_default_str();
-  cmd->add_option("--groups", o->groups_per_chip,
-                  "Core groups per chip (docs/simulator.md); more is slower and finer")
-      ->check(whole_in(1, 1 << 20))
       ->capture_default_str();
   cmd->add_option("--ops", o->op_rows, "Ops listed, furthest from the estimate first; 0: all")
       ->check(whole_in(0, 10'000'000))

@@ -66,7 +66,6 @@ Status run(const SweepSpec& spec, const Point& point, const Registry& registry,
   compile.threads = options.threads;
   compile.max_displacement = spec.base.max_displacement;
   compile.simulate = spec.base.simulate;
-  compile.sim.groups_per_chip = spec.base.groups_per_chip;
   compile.op_plans = &cache;
   auto compilation = driver::compile(*chip, *model, compile);
   if (!compilation) return compilation.error();

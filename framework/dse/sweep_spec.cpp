@@ -138,8 +138,9 @@ SweepBase parse_base(const YamlNode& node) {
   if (node.has("dims")) b.dims = node.child("dims").as_string_list();
   if (node.has("designs")) b.designs = parse_designs(node.child("designs"));
   if (node.has("simulate")) b.simulate = as_bool(node.child("simulate"));
-  if (node.has("groups"))
-    b.groups_per_chip = static_cast<uint32_t>(node.child("groups").as_int(1, 4096));
+  if (node.has("groups"))  // sweeps written before the simulator ran at one node per core
+    throw node.child("groups").fail(
+        "core groups are gone: the simulator always runs one node per core now; remove the key");
   if (node.has("max_displacement"))
     b.max_displacement = static_cast<int>(node.child("max_displacement").as_int(0, 8));
   return b;

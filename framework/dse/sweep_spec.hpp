@@ -38,7 +38,6 @@ struct SweepBase {
                                           planner::Design::elk_dyn, planner::Design::elk_full,
                                           planner::Design::ideal};
   bool simulate = true;
-  uint32_t groups_per_chip = 4;  // simulator core groups (docs/simulator.md)
   int max_displacement = 4;
 };
 

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "framework/sim/event_queue.hpp"
+#include "framework/sim/link_load.hpp"
 
 namespace tessera::sim {
 
@@ -19,67 +20,63 @@ enum Owner : uint32_t { kExecute, kPreload };
 // The stages of one execute, in order.
 enum class Stage { distribute, distribute_sync, compute, shift, reduce, writeback, sync, done };
 constexpr size_t kMaxBuckets = 4096;
-constexpr uint32_t kNoTrack = UINT32_MAX;
+
+// One transfer set (link_load.hpp) before it is scheduled. Its flow's bytes are one transfer's
+// (the mean), so its rate is a transfer's and every route entry weighs the transfers crossing the
+// link (bytes there / one transfer's): links are shared as fairly per transfer as if each were a
+// flow of its own, and the set alone still takes the link-load bound.
+struct SetPlan {
+  std::vector<uint32_t> route;   // FlowNetwork links, ascending
+  std::vector<double> weights;   // per route entry: transfers crossing it
+  double transfer_per_byte = 0;  // one transfer's bytes per byte of the instruction's total
+  double latency_s = 0;          // the longest route (preloads: plus the memory's first byte)
+  std::array<double, kLinkClasses> class_weight{};  // sum of the weights per link class
+};
 
 struct PendingFlow {
-  std::span<const uint32_t> route;  // into the engine's traffic routes
-  double bytes = 0;
+  const SetPlan* set = nullptr;
+  double bytes = 0, payload_bytes = 0;
   Owner owner = kExecute;
   FlowKind kind = FlowKind::compute;
-  uint32_t track = kNoTrack;  // trace track of its span
   int op = -1;
 };
 
-struct FlowPlan {                   // a flow before it is scheduled: route, latency, bytes
-  std::span<const uint32_t> route;  // into the engine's traffic routes
-  double latency_s = 0, bytes = 0;
-  uint32_t track = kNoTrack;
-  uint32_t group = 0;  // the core group whose share of the bytes it carries
-  uint32_t ways = 1;   // the flows that group's share is split over (controllers)
-};
-
-// The flows of one kind of traffic without their bytes. They depend only on the network, so each
-// kind is made once, on first use (a route error still shows only when traffic needs the route),
-// and every instruction after that only fills in bytes: no route is built or allocated per flow.
-enum class Traffic : size_t { ring, reduce, writeback, preload, compute };
-constexpr size_t kTraffics = 5;
-struct TrafficFlows {
-  bool made = false;
-  std::vector<std::vector<uint32_t>> routes;  // routes[i] is plans[i].route
-  std::vector<FlowPlan> plans;
-};
+// The traffic of an instruction depends only on the network and on how many cores the op uses,
+// so each (kind, cores) set is made once, on first use (a route error still shows only when
+// traffic needs the route); an instruction after that only scales it by its bytes.
+enum class Traffic : uint32_t { ring, reduce, writeback, preload, compute };
 
 class Engine {
  public:
   Engine(SimNetwork& net, const codegen::Program& program, const EngineConfig& config)
       : net_(net), flows_(net.network()), program_(program), config_(config) {
     result_.ops.resize(program.ops.size());
-    result_.groups = static_cast<uint32_t>(net.groups().size());
-    result_.cores = net.cores();
+    result_.cores = static_cast<uint32_t>(net.cores().size());
     result_.controllers = static_cast<uint32_t>(net.controllers().size());
+    result_.links = static_cast<uint32_t>(flows_.links());
     result_.bucket_s = config.bucket_s > 0               ? config.bucket_s
                        : program.estimated_latency_s > 0 ? program.estimated_latency_s / 200
                                                          : 1e-6;
     tag_.assign(program.ops.size(), false);
-    if (config.record_trace) make_tracks();
+    if (config.record_trace)
+      result_.tracks = {{TrackKind::program, "execute"},
+                        {TrackKind::preload_engine, "preload_async"},
+                        {TrackKind::stages, "execute stages"}};
   }
 
   Result<SimResult> run();
 
  private:
-  void make_tracks();
   void issue();
   void start_execute(int op);
   void run_stage();
-  std::span<const FlowPlan> stage_flows(Stage stage, const codegen::ProgramOp& op);
-  TrafficFlows& traffic(Traffic kind);
-  void make_traffic(Traffic kind, TrafficFlows& t);
-  std::span<const FlowPlan> ring_flows(double bytes_total);
-  std::span<const FlowPlan> reduce_flows(double bytes_total);
-  std::span<const FlowPlan> split_flows(Traffic kind, double bytes_total);
-  std::vector<const Controller*> feeders(const CoreGroup& g) const;
+  const SetPlan* stage_set(Stage stage, const codegen::ProgramOp& op, double& bytes);
+  const SetPlan* traffic(Traffic kind, uint32_t cores_used);
+  void make_traffic(Traffic kind, uint32_t cores_used, SetPlan& set);
+  std::vector<const Controller*> feeders(uint32_t chip) const;
+  uint32_t cores_of(const codegen::ProgramOp& op) const;
   void try_start_preload();
-  void schedule_flows(std::span<const FlowPlan> plans, Owner owner, FlowKind kind, int op);
+  void schedule(const SetPlan* set, double bytes, Owner owner, FlowKind kind, int op);
   void on_flows_finished(const std::vector<uint32_t>& owners, const std::vector<uint32_t>& ids);
   void on_stage_done();
   void on_preload_done();
@@ -91,12 +88,6 @@ class Engine {
   void fail(Error e) {
     if (!error_) error_ = std::move(e);
   }
-  const Path& path(uint32_t src, uint32_t dst) {
-    auto p = net_.path(src, dst);
-    if (p) return **p;
-    fail(p.error());
-    return empty_path_;
-  }
 
   SimNetwork& net_;
   FlowNetwork& flows_;
@@ -107,7 +98,6 @@ class Engine {
   double now_ = 0;
   bool dirty_ = false;
   std::optional<Error> error_;
-  Path empty_path_;
 
   size_t pc_ = 0;
   int executing_ = -1, waiting_for_ = -1;
@@ -121,32 +111,15 @@ class Engine {
   std::vector<PendingFlow> pending_;
   std::vector<uint32_t> free_pending_;
   std::vector<PendingFlow> active_info_;  // by FlowNetwork flow id
-  std::vector<double> controller_end_s_;
-  std::map<std::array<double, 7>, double> isolated_cache_;
-  std::array<TrafficFlows, kTraffics> traffic_;
+  std::map<std::array<double, 8>, double> isolated_cache_;
+  std::map<std::pair<Traffic, uint32_t>, SetPlan> traffic_;
+  LoadSum sum_;
 };
 
-void Engine::make_tracks() {
-  auto& t = result_.tracks;
-  t.push_back({TrackKind::program, "execute"});
-  t.push_back({TrackKind::preload_engine, "preload_async"});
-  for (size_t g = 0; g < net_.groups().size(); ++g) {
-    const auto& grp = net_.groups()[g];
-    t.push_back({TrackKind::core_group, "group " + std::to_string(g) + " (chip " +
-                                            std::to_string(grp.chip) + ", cores " +
-                                            std::to_string(grp.first_core) + "-" +
-                                            std::to_string(grp.first_core + grp.cores - 1) + ")"});
-  }
-  for (size_t c = 0; c < net_.controllers().size(); ++c) {
-    t.push_back({TrackKind::hbm_controller, "HBM controller " + std::to_string(c) + " (chip " +
-                                                std::to_string(net_.controllers()[c].chip) + ")"});
-  }
-}
-
-std::vector<const Controller*> Engine::feeders(const CoreGroup& g) const {
+std::vector<const Controller*> Engine::feeders(uint32_t chip) const {
   std::vector<const Controller*> out;
   for (const auto& c : net_.controllers()) {
-    if (c.chip == g.chip) out.push_back(&c);
+    if (c.chip == chip) out.push_back(&c);
   }
   if (out.empty()) {
     for (const auto& c : net_.controllers()) out.push_back(&c);
@@ -154,136 +127,124 @@ std::vector<const Controller*> Engine::feeders(const CoreGroup& g) const {
   return out;
 }
 
-// Route = source port (the read), path, destination port (the write). Inside one group both are
-// the group's port, which then carries the flow twice.
-std::vector<uint32_t> port_to_port(const Path& p, uint32_t src_port, uint32_t dst_port) {
-  std::vector<uint32_t> route{src_port};
-  route.insert(route.end(), p.links.begin(), p.links.end());
-  route.push_back(dst_port);
-  return route;
+// How many cores an op runs on; 0 (a hand-written program that does not say) or more than the
+// machine has: all.
+uint32_t Engine::cores_of(const codegen::ProgramOp& op) const {
+  auto cores = static_cast<uint32_t>(net_.cores().size());
+  return op.cores_used == 0 ? cores : std::min(op.cores_used, cores);
 }
 
-uint32_t group_of_core(const std::vector<CoreGroup>& groups, uint32_t core) {
-  auto it = std::upper_bound(groups.begin(), groups.end(), core,
-                             [](uint32_t c, const CoreGroup& g) { return c < g.first_core; });
-  return static_cast<uint32_t>(it - groups.begin()) - 1;
+const SetPlan* Engine::traffic(Traffic kind, uint32_t cores_used) {
+  auto [it, fresh] = traffic_.try_emplace({kind, cores_used});
+  if (fresh) make_traffic(kind, cores_used, it->second);
+  return &it->second;
 }
 
-TrafficFlows& Engine::traffic(Traffic kind) {
-  TrafficFlows& t = traffic_[static_cast<size_t>(kind)];
-  if (!t.made) {
-    make_traffic(kind, t);
-    for (size_t i = 0; i < t.plans.size(); ++i) t.plans[i].route = t.routes[i];
-    t.made = true;
+// What one byte of an instruction's total puts on each link, summed over its transfers: every used
+// core's equal share, sent or received (preloads and writebacks split over the chip's controllers,
+// an address-interleaved memory), a transfer leaving and entering through SRAM ports.
+void Engine::make_traffic(Traffic kind, uint32_t cores_used, SetPlan& set) {
+  const auto& cores = net_.cores();
+  // Per chip, the cores the op runs on: as even a share of cores_used as the chips allow, each
+  // chip's first ones, so every chip's memory serves its part (as the planner assumes the whole
+  // machine's HBM bandwidth).
+  std::vector<std::vector<uint32_t>> on_chip(net_.chips());
+  for (uint32_t u = 0; u < cores.size(); ++u) on_chip[cores[u].chip].push_back(u);
+  std::vector<std::vector<uint32_t>> used(net_.chips());
+  for (uint32_t c = 0, first = 0; c < net_.chips(); ++c) {
+    uint32_t end = static_cast<uint32_t>(uint64_t{cores_used} * (c + 1) / net_.chips());
+    for (uint32_t k = 0; k < on_chip[c].size() && k < end - first; ++k)
+      used[c].push_back(on_chip[c][k]);
+    first = end;
   }
-  return t;
-}
-
-void Engine::make_traffic(Traffic kind, TrafficFlows& t) {
-  const auto& groups = net_.groups();
-  const auto& ctrls = net_.controllers();
-  auto add = [&t](std::vector<uint32_t> route, FlowPlan plan) {
-    t.routes.push_back(std::move(route));
-    t.plans.push_back(plan);
+  const double share = 1.0 / cores_used;
+  size_t transfers = 0;
+  auto send = [&](uint32_t src_port, uint32_t src, uint32_t dst, uint32_t dst_port, double bytes,
+                  double extra_latency_s) {
+    ++transfers;
+    auto p = net_.path(src, dst);
+    if (!p) return fail(p.error());
+    uint32_t ends[] = {src_port, dst_port};
+    sum_.add(ends, bytes);
+    sum_.add(p->links, bytes);
+    set.latency_s = std::max(set.latency_s, p->latency_s + extra_latency_s);
+  };
+  auto core_to_core = [&](uint32_t a, uint32_t b, double bytes) {
+    send(cores[a].sram_port, cores[a].endpoint, cores[b].endpoint, cores[b].sram_port, bytes, 0);
   };
   switch (kind) {
-    case Traffic::ring:
-      for (uint32_t g = 0; g < groups.size(); ++g) {
-        uint32_t target = net_.ring_target(g);
-        uint32_t dst = group_of_core(groups, target);
-        const Path& p = path(groups[g].representative, target);
-        add(port_to_port(p, groups[g].sram_port, groups[dst].sram_port),
-            {{}, p.latency_s, 0, 2 + g, g, 1});
+    case Traffic::ring:  // each used core to the next used core of its chip, the last to the first
+      for (const auto& ring : used) {
+        for (size_t i = 0; ring.size() > 1 && i < ring.size(); ++i)
+          core_to_core(ring[i], ring[(i + 1) % ring.size()], share);
       }
-      return;
-    case Traffic::reduce: {
-      std::vector<uint32_t> first(net_.chips(), static_cast<uint32_t>(groups.size()));
-      for (uint32_t g = static_cast<uint32_t>(groups.size()); g-- > 0;) first[groups[g].chip] = g;
-      for (uint32_t c = 0; c < net_.chips(); ++c) {
-        uint32_t a = first[c], b = first[(c + 1) % net_.chips()];
-        if (a == groups.size() || b == groups.size() || a == b) continue;
-        const Path& p = path(groups[a].representative, groups[b].representative);
-        add(port_to_port(p, groups[a].sram_port, groups[b].sram_port),
-            {{}, p.latency_s, 0, 2 + a, a, 1});
-      }
-      return;
+      break;
+    case Traffic::reduce: {  // a ring over the chips' first used cores
+      std::vector<uint32_t> ring;
+      for (const auto& chip : used)
+        if (!chip.empty()) ring.push_back(chip.front());
+      for (size_t i = 0; ring.size() > 1 && i < ring.size(); ++i)
+        core_to_core(ring[i], ring[(i + 1) % ring.size()], 1.0 / ring.size());
+      break;
     }
     case Traffic::writeback:
-      for (uint32_t g = 0; g < groups.size(); ++g) {
-        auto feeding = feeders(groups[g]);
-        for (const Controller* c : feeding) {
-          const Path& p = path(groups[g].representative, c->endpoint);
-          std::vector<uint32_t> route{groups[g].sram_port};
-          route.insert(route.end(), p.links.begin(), p.links.end());
-          route.push_back(c->hbm_link);
-          add(std::move(route),
-              {{}, p.latency_s, 0, kNoTrack, g, static_cast<uint32_t>(feeding.size())});
-        }
-      }
-      return;
     case Traffic::preload:
-      for (uint32_t g = 0; g < groups.size(); ++g) {
-        auto feeding = feeders(groups[g]);
-        for (const Controller* c : feeding) {
-          const Path& p = path(c->endpoint, groups[g].representative);
-          std::vector<uint32_t> route{c->hbm_link};
-          route.insert(route.end(), p.links.begin(), p.links.end());
-          route.push_back(groups[g].sram_port);
-          add(std::move(route), {{},
-                                 config_.hbm_latency_s + p.latency_s,
-                                 0,
-                                 static_cast<uint32_t>(2 + groups.size() + (c - ctrls.data())),
-                                 g,
-                                 static_cast<uint32_t>(feeding.size())});
+      for (const auto& chip : used) {
+        for (uint32_t u : chip) {
+          auto feeding = feeders(cores[u].chip);
+          for (const Controller* c : feeding) {
+            double bytes = share / feeding.size();
+            if (kind == Traffic::preload)
+              send(c->hbm_link, c->endpoint, cores[u].endpoint, cores[u].sram_port, bytes,
+                   config_.hbm_latency_s);
+            else
+              send(cores[u].sram_port, cores[u].endpoint, c->endpoint, c->hbm_link, bytes, 0);
+          }
         }
       }
-      return;
-    case Traffic::compute:
-      for (uint32_t g = 0; g < groups.size(); ++g)
-        add({groups[g].sram_port}, {{}, 0, 0, 2 + g, g, 1});
-      return;
+      break;
+    case Traffic::compute:  // each core's port for compute_s at its full rate
+      for (const auto& chip : used) {
+        for (uint32_t u : chip) {
+          uint32_t port[] = {cores[u].sram_port};
+          sum_.add(port, share);
+          ++transfers;
+        }
+      }
+      break;
   }
+  sum_.take(set.route, set.weights);
+  if (transfers == 0) return;
+  set.transfer_per_byte = 1.0 / static_cast<double>(transfers);
+  for (double& w : set.weights) w *= static_cast<double>(transfers);
+  for (size_t i = 0; i < set.route.size(); ++i)
+    set.class_weight[static_cast<size_t>(flows_.link_class(set.route[i]))] += set.weights[i];
 }
 
-std::span<const FlowPlan> Engine::ring_flows(double bytes_total) {
-  auto& plans = traffic(Traffic::ring).plans;
-  for (auto& f : plans) f.bytes = bytes_total * net_.groups()[f.group].cores / net_.cores();
-  return plans;
-}
-
-std::span<const FlowPlan> Engine::reduce_flows(double bytes_total) {
-  auto& plans = traffic(Traffic::reduce).plans;
-  for (auto& f : plans) f.bytes = bytes_total / net_.chips();
-  return plans;
-}
-
-// Writeback and preload: each group's share of the bytes split evenly over its controllers.
-std::span<const FlowPlan> Engine::split_flows(Traffic kind, double bytes_total) {
-  auto& plans = traffic(kind).plans;
-  for (auto& f : plans)
-    f.bytes = bytes_total * net_.groups()[f.group].cores / net_.cores() / f.ways;
-  return plans;
-}
-
-std::span<const FlowPlan> Engine::stage_flows(Stage stage, const codegen::ProgramOp& op) {
+// The set a stage runs and one transfer's bytes; nullptr when the stage moves nothing.
+const SetPlan* Engine::stage_set(Stage stage, const codegen::ProgramOp& op, double& bytes) {
+  auto scaled = [&](Traffic kind, double total) -> const SetPlan* {
+    if (!(total > 0)) return nullptr;
+    const SetPlan* set = traffic(kind, cores_of(op));
+    bytes = total * set->transfer_per_byte;
+    return set->route.empty() ? nullptr : set;
+  };
   switch (stage) {
     case Stage::distribute:
-      return op.distribute_bytes > 0 ? ring_flows(op.distribute_bytes) : std::span<FlowPlan>{};
+      return scaled(Traffic::ring, op.distribute_bytes);
     case Stage::shift:
-      return op.shift_bytes > 0 ? ring_flows(op.shift_bytes) : std::span<FlowPlan>{};
+      return scaled(Traffic::ring, op.shift_bytes);
     case Stage::reduce:
-      return op.reduce_bytes > 0 ? reduce_flows(op.reduce_bytes) : std::span<FlowPlan>{};
+      return scaled(Traffic::reduce, op.reduce_bytes);
     case Stage::writeback:
-      return op.hbm_write_bytes > 0 ? split_flows(Traffic::writeback, op.hbm_write_bytes)
-                                    : std::span<FlowPlan>{};
+      return scaled(Traffic::writeback, op.hbm_write_bytes);
     case Stage::compute: {
-      if (op.compute_s <= 0) return {};
-      auto& plans = traffic(Traffic::compute).plans;
-      for (auto& f : plans) f.bytes = op.compute_s * flows_.capacity(f.route[0]);
-      return plans;
+      const SetPlan* set = scaled(Traffic::compute, op.compute_s);
+      if (set) bytes = op.compute_s * flows_.capacity(set->route[0]);
+      return set;
     }
     default:
-      return {};
+      return nullptr;
   }
 }
 
@@ -302,21 +263,22 @@ FlowKind kind_of(Stage stage) {
   }
 }
 
-void Engine::schedule_flows(std::span<const FlowPlan> plans, Owner owner, FlowKind kind, int op) {
-  for (const auto& f : plans) {
-    if (f.bytes <= 0) continue;
-    uint32_t slot;
-    if (free_pending_.empty()) {
-      slot = static_cast<uint32_t>(pending_.size());
-      pending_.emplace_back();
-    } else {
-      slot = free_pending_.back();
-      free_pending_.pop_back();
-    }
-    pending_[slot] = {f.route, f.bytes, owner, kind, f.track, op};
-    (owner == kExecute ? pending_execute_ : pending_preload_)++;
-    queue_.schedule(now_ + f.latency_s, kJoin, slot);
+void Engine::schedule(const SetPlan* set, double bytes, Owner owner, FlowKind kind, int op) {
+  if (set == nullptr || !(bytes > 0)) return;
+  uint32_t slot;
+  if (free_pending_.empty()) {
+    slot = static_cast<uint32_t>(pending_.size());
+    pending_.emplace_back();
+  } else {
+    slot = free_pending_.back();
+    free_pending_.pop_back();
   }
+  // The payload: the bytes the set's transfers carry (compute: the SRAM bytes its cores read).
+  double payload = bytes / set->transfer_per_byte;
+  pending_[slot] = {set, bytes, payload, owner, kind, op};
+  (owner == kExecute ? pending_execute_ : pending_preload_)++;
+  ++result_.flows;
+  queue_.schedule(now_ + set->latency_s, kJoin, slot);
 }
 
 void Engine::issue() {
@@ -355,7 +317,9 @@ void Engine::run_stage() {
       queue_.schedule(now_ + delay_s, kDelayDone, 0);
       return;
     }
-    schedule_flows(stage_flows(stage_, op), kExecute, kind_of(stage_), executing_);
+    double bytes = 0;
+    const SetPlan* set = stage_set(stage_, op, bytes);
+    schedule(set, bytes, kExecute, kind_of(stage_), executing_);
     if (pending_execute_ > 0) return;
   }
   on_stage_done();
@@ -389,9 +353,9 @@ void Engine::try_start_preload() {
   result_.hbm_read_bytes += op.hbm_read_bytes > 0 ? op.hbm_read_bytes : op.preload_bytes;
   dirty_ = true;
   result_.ops[preloading_].preload_start_s = now_;
-  controller_end_s_.assign(net_.controllers().size(), now_);
-  schedule_flows(split_flows(Traffic::preload, op.preload_bytes), kPreload, FlowKind::preload,
-                 preloading_);
+  const SetPlan* set = traffic(Traffic::preload, cores_of(op));
+  schedule(set->route.empty() ? nullptr : set, op.preload_bytes * set->transfer_per_byte, kPreload,
+           FlowKind::preload, preloading_);
   if (pending_preload_ == 0) on_preload_done();
 }
 
@@ -399,13 +363,8 @@ void Engine::on_preload_done() {
   int op = std::exchange(preloading_, -1);
   tag_[op] = true;
   result_.ops[op].preload_end_s = now_;
-  if (config_.record_trace) {
+  if (config_.record_trace)
     result_.spans.push_back({1, op, "preload_async", result_.ops[op].preload_start_s, now_});
-    for (size_t c = 0; c < controller_end_s_.size(); ++c) {
-      result_.spans.push_back({static_cast<uint32_t>(2 + net_.groups().size() + c), op, "preload",
-                               result_.ops[op].preload_start_s, controller_end_s_[c]});
-    }
-  }
   if (waiting_for_ == op) {
     waiting_for_ = -1;
     ++pc_;
@@ -420,14 +379,8 @@ void Engine::on_flows_finished(const std::vector<uint32_t>& owners,
   bool execute_done = false, preload_done = false;
   for (size_t i = 0; i < owners.size(); ++i) {
     const PendingFlow& info = active_info_[ids[i]];
-    if (config_.record_trace && info.track != kNoTrack) {
-      if (info.owner == kPreload) {
-        size_t c = info.track - 2 - net_.groups().size();
-        controller_end_s_[c] = std::max(controller_end_s_[c], now_);
-      } else {
-        result_.spans.push_back({info.track, info.op, to_string(info.kind), stage_start_s_, now_});
-      }
-    }
+    if (config_.record_trace && info.owner == kExecute)
+      result_.spans.push_back({2, info.op, to_string(info.kind), stage_start_s_, now_});
     if (owners[i] == kExecute)
       execute_done |= --pending_execute_ == 0;
     else
@@ -468,6 +421,12 @@ void Engine::add_bucket_bytes(double t0, double t1) {
 void Engine::advance_to(double time_s) {
   double dt = time_s - now_;
   if (dt <= 0) return;
+  for (uint32_t id : flows_.active_ids()) {
+    const PendingFlow& info = active_info_[id];
+    auto& bytes = result_.ops[info.op].link_bytes_by_class;
+    for (size_t c = 0; c < kLinkClasses; ++c)
+      bytes[c] += flows_.rate(id) * dt * info.set->class_weight[c];
+  }
   for (size_t k = 0; k < kFlowKinds; ++k)
     result_.bytes_by_kind[k] += flows_.kind_rate(static_cast<FlowKind>(k)) * dt;
   for (size_t c = 0; c < kLinkClasses; ++c)
@@ -476,24 +435,21 @@ void Engine::advance_to(double time_s) {
 }
 
 double Engine::isolated_s(const codegen::ProgramOp& op) {
-  std::array<double, 7> key{op.distribute_bytes, op.distribute_sync_s, op.compute_s, op.shift_bytes,
-                            op.reduce_bytes,     op.hbm_write_bytes,   op.sync_s};
+  std::array<double, 8> key{
+      op.distribute_bytes, op.distribute_sync_s, op.compute_s, op.shift_bytes,
+      op.reduce_bytes,     op.hbm_write_bytes,   op.sync_s,    static_cast<double>(cores_of(op))};
   auto [it, fresh] = isolated_cache_.try_emplace(key, op.distribute_sync_s + op.sync_s);
   if (!fresh) return it->second;
-  std::vector<double> capacity(flows_.links());
-  for (size_t l = 0; l < capacity.size(); ++l)
-    capacity[l] = flows_.capacity(static_cast<uint32_t>(l));
-  std::vector<double> rates;
+  // A set alone is held back only by its most constrained link: capacity / transfers on it.
   for (Stage s :
        {Stage::distribute, Stage::compute, Stage::shift, Stage::reduce, Stage::writeback}) {
-    auto plans = stage_flows(s, op);
-    std::vector<std::span<const uint32_t>> routes;
-    for (const auto& f : plans) routes.push_back(f.route);
-    max_min_rates(capacity, routes, rates);
-    double stage_s = 0;
-    for (size_t i = 0; i < plans.size(); ++i)
-      stage_s = std::max(stage_s, plans[i].latency_s + plans[i].bytes / rates[i]);
-    it->second += stage_s;
+    double bytes = 0;
+    const SetPlan* set = stage_set(s, op, bytes);
+    if (set == nullptr) continue;
+    double rate = FlowNetwork::kNever;
+    for (size_t i = 0; i < set->route.size(); ++i)
+      rate = std::min(rate, flows_.capacity(set->route[i]) / set->weights[i]);
+    it->second += set->latency_s + bytes / rate;
   }
   return it->second;
 }
@@ -506,7 +462,8 @@ void Engine::handle_event(const Event& e) {
     return;
   }
   PendingFlow& p = pending_[e.payload];
-  uint32_t id = flows_.add_flow(p.route, p.bytes, p.owner, p.kind);
+  uint32_t id =
+      flows_.add_set(p.set->route, p.set->weights, p.bytes, p.payload_bytes, p.owner, p.kind);
   if (active_info_.size() <= id) active_info_.resize(id + 1);
   active_info_[id] = p;
   free_pending_.push_back(e.payload);

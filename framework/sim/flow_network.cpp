@@ -21,13 +21,14 @@ constexpr double kFinishedFraction = 1e-9;
 // index order without rescanning while no link a freeze touched (only those change share) falls to
 // the tied share or below. The links are picked in the heap's order, so the rates are
 // bit-identical.
-template <typename RouteOf>
+template <typename RouteOf, typename WeightOf>
 void fill(std::span<const double> capacity_bytes_per_s, size_t flows, RouteOf route_of,
-          FillingScratch& s, double* rates) {
+          WeightOf weight_of, FillingScratch& s, double* rates) {
   size_t links = capacity_bytes_per_s.size();
   if (s.count.size() < links) {
     s.residual_bytes_per_s.resize(links);
     s.share_bytes_per_s.resize(links);
+    s.weight.resize(links, 0);
     s.count.resize(links, 0);
     s.first.resize(links);
     s.end.resize(links);
@@ -38,8 +39,11 @@ void fill(std::span<const double> capacity_bytes_per_s, size_t flows, RouteOf ro
   size_t entries = 0;
   for (size_t f = 0; f < flows; ++f) {
     rates[f] = FlowNetwork::kNever;
-    for (uint32_t l : route_of(f)) {
+    const auto& route = route_of(f);
+    for (size_t i = 0; i < route.size(); ++i) {
+      uint32_t l = route[i];
       if (s.count[l]++ == 0) s.live.push_back(l);
+      s.weight[l] += weight_of(f, i);
       ++entries;
     }
   }
@@ -50,7 +54,7 @@ void fill(std::span<const double> capacity_bytes_per_s, size_t flows, RouteOf ro
     s.first[l] = s.end[l] = next;
     next += s.count[l];
     s.residual_bytes_per_s[l] = capacity_bytes_per_s[l];
-    s.share_bytes_per_s[l] = s.residual_bytes_per_s[l] / s.count[l];
+    s.share_bytes_per_s[l] = s.residual_bytes_per_s[l] / s.weight[l];
   }
   for (size_t f = 0; f < flows; ++f) {
     for (uint32_t l : route_of(f)) s.flows_on[s.end[l]++] = static_cast<uint32_t>(f);
@@ -64,9 +68,13 @@ void fill(std::span<const double> capacity_bytes_per_s, size_t flows, RouteOf ro
       if (s.frozen[f]) continue;
       s.frozen[f] = 1;
       rates[f] = share;
-      for (uint32_t other : route_of(f)) {
-        s.residual_bytes_per_s[other] = std::max(0.0, s.residual_bytes_per_s[other] - share);
-        --s.count[other];
+      const auto& route = route_of(f);
+      for (size_t k = 0; k < route.size(); ++k) {
+        uint32_t other = route[k];
+        double w = weight_of(f, k);
+        s.residual_bytes_per_s[other] = std::max(0.0, s.residual_bytes_per_s[other] - share * w);
+        s.weight[other] -= w;
+        if (--s.count[other] == 0) s.weight[other] = 0;  // no rounding residue for the next solve
         if (!s.touched_mark[other]) {
           s.touched_mark[other] = 1;
           s.touched.push_back(other);
@@ -104,7 +112,7 @@ void fill(std::span<const double> capacity_bytes_per_s, size_t flows, RouteOf ro
         s.touched_mark[other] = 0;
         if (s.count[other] == 0) continue;
         double& share = s.share_bytes_per_s[other];
-        share = s.residual_bytes_per_s[other] / s.count[other];
+        share = s.residual_bytes_per_s[other] / s.weight[other];
         // Now at or below the least share and not next in line among the ties: rescan.
         rescan |= share < least || (share == least && (!s.tied_mark[other] || other < l));
       }
@@ -150,11 +158,13 @@ const char* to_string(FlowKind kind) {
 }
 
 void max_min_rates(std::span<const double> capacity_bytes_per_s,
-                   std::span<const std::span<const uint32_t>> routes, std::vector<double>& rates) {
+                   std::span<const std::span<const uint32_t>> routes, std::vector<double>& rates,
+                   std::span<const std::span<const double>> weights) {
   rates.resize(routes.size());
   FillingScratch scratch;
   fill(
-      capacity_bytes_per_s, routes.size(), [routes](size_t f) { return routes[f]; }, scratch,
+      capacity_bytes_per_s, routes.size(), [routes](size_t f) { return routes[f]; },
+      [weights](size_t f, size_t i) { return weights.empty() ? 1.0 : weights[f][i]; }, scratch,
       rates.data());
 }
 
@@ -174,6 +184,12 @@ void FlowNetwork::set_capacity(uint32_t link, double bytes_per_s) {
 
 uint32_t FlowNetwork::add_flow(std::span<const uint32_t> route, double bytes, uint32_t owner,
                                FlowKind kind) {
+  return add_set(route, {}, bytes, bytes, owner, kind);
+}
+
+uint32_t FlowNetwork::add_set(std::span<const uint32_t> route, std::span<const double> weights,
+                              double bytes, double payload_bytes, uint32_t owner, FlowKind kind) {
+  assert(weights.empty() || weights.size() == route.size());
   uint32_t id;
   if (free_.empty()) {
     id = static_cast<uint32_t>(flows_.size());
@@ -184,7 +200,9 @@ uint32_t FlowNetwork::add_flow(std::span<const uint32_t> route, double bytes, ui
   }
   Flow& f = flows_[id];
   f.route.assign(route.begin(), route.end());
+  f.weights.assign(weights.begin(), weights.end());
   f.bytes = f.remaining = bytes;
+  f.payload_per_byte = payload_bytes / bytes;
   f.rate = 0;
   f.owner = owner;
   f.kind = kind;
@@ -198,14 +216,20 @@ void FlowNetwork::recompute() {
   fill(
       capacity_, active_.size(),
       [this](size_t i) -> const std::vector<uint32_t>& { return flows_[active_[i]].route; },
+      [this](size_t i, size_t k) {
+        const auto& w = flows_[active_[i]].weights;
+        return w.empty() ? 1.0 : w[k];
+      },
       filling_, rates_scratch_.data());
   kind_rate_.fill(0);
   class_rate_.fill(0);
   for (size_t i = 0; i < active_.size(); ++i) {
     Flow& f = flows_[active_[i]];
     f.rate = rates_scratch_[i];
-    kind_rate_[static_cast<size_t>(f.kind)] += f.rate;
-    for (uint32_t l : f.route) class_rate_[static_cast<size_t>(class_[l])] += f.rate;
+    kind_rate_[static_cast<size_t>(f.kind)] += f.rate * f.payload_per_byte;
+    for (size_t k = 0; k < f.route.size(); ++k)
+      class_rate_[static_cast<size_t>(class_[f.route[k]])] +=
+          f.rate * (f.weights.empty() ? 1.0 : f.weights[k]);
   }
 }
 

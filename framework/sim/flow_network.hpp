@@ -3,6 +3,12 @@
 // the rate of its flows, its capacity is removed from their other links, repeat). Rates are
 // recomputed only when asked (after flows start or end), so a batch of starts costs one solve.
 // Latency is the caller's: a flow joins the network when its first byte has crossed the route.
+//
+// A flow may be a whole transfer set (link_load.hpp) whose transfers progress together: its bytes
+// are one transfer's, its route lists every link the set crosses with a weight, the transfers
+// crossing it (the link's bytes over one transfer's). At rate r it puts r × weight on each link,
+// so progressive filling shares a link per transfer, as if each were a flow of its own, and a set
+// alone finishes in the link-load bound. A plain flow is the set of one transfer (weights 1).
 #pragma once
 
 #include <array>
@@ -26,17 +32,19 @@ const char* to_string(FlowKind kind);
 
 // Max-min fair rates of the flows whose routes are `routes` (link indices) over links of
 // `capacity_bytes_per_s`, into `rates` (resized). A link listed twice in a route carries the
-// flow's rate twice (a transfer inside one core group reads and writes the same SRAM port). A
-// flow with an empty route gets infinity.
+// flow's rate twice (a transfer that reads and writes the same SRAM port). A flow with an empty
+// route gets infinity. `weights`, when not empty, holds per flow one weight (> 0) per route entry.
 void max_min_rates(std::span<const double> capacity_bytes_per_s,
-                   std::span<const std::span<const uint32_t>> routes, std::vector<double>& rates);
+                   std::span<const std::span<const uint32_t>> routes, std::vector<double>& rates,
+                   std::span<const std::span<const double>> weights = {});
 
 // The working memory of progressive filling, kept between solves so that a warm solve allocates
 // nothing: per link (indexed by link) and per flow arrays, and the flows crossing each used link
 // laid out back to back.
 struct FillingScratch {
   std::vector<double> residual_bytes_per_s;  // per link: capacity not yet given to frozen flows
-  std::vector<double> share_bytes_per_s;     // per link: residual / count, while count > 0
+  std::vector<double> share_bytes_per_s;     // per link: residual / weight, while count > 0
+  std::vector<double> weight;                // per link: weights of unfrozen flows' entries on it
   std::vector<uint32_t> count;               // per link: route entries of unfrozen flows on it
   std::vector<uint32_t> first, end;          // per link: its range in flows_on
   std::vector<uint32_t> flows_on;            // flow positions, grouped by link, in flow order
@@ -61,6 +69,10 @@ class FlowNetwork {
   // A flow of `bytes` > 0 along a non-empty `route` joins now; `owner` is returned when it
   // finishes. Its rate is 0 until recompute(). Returns the flow's id (reused after it finishes).
   uint32_t add_flow(std::span<const uint32_t> route, double bytes, uint32_t owner, FlowKind kind);
+  // A transfer set: `weights` (one per route entry, > 0) and `payload_bytes`, the bytes its
+  // transfers carry in all (for the per-kind totals), as well as `bytes`, one transfer's.
+  uint32_t add_set(std::span<const uint32_t> route, std::span<const double> weights, double bytes,
+                   double payload_bytes, uint32_t owner, FlowKind kind);
   // Max-min fair rates of the active flows, and the per-kind and per-class totals.
   void recompute();
   // Seconds until the first active flow finishes at the current rates; kNever when none is active.
@@ -71,8 +83,10 @@ class FlowNetwork {
 
   double rate(uint32_t flow) const { return flows_[flow].rate; }
   size_t active() const { return active_.size(); }
-  // Sum of the rates of active flows of a kind / over the links of a class (bytes per second; a
-  // flow counts once per link of the class on its route). Valid after recompute().
+  std::span<const uint32_t> active_ids() const { return active_; }  // ascending
+  // Bytes per second the active flows of a kind carry (a set: its payload's rate) / put on the
+  // links of a class (a flow counts once per link of the class on its route, times its weight
+  // there). Valid after recompute().
   double kind_rate(FlowKind kind) const { return kind_rate_[static_cast<size_t>(kind)]; }
   double class_rate(LinkClass c) const { return class_rate_[static_cast<size_t>(c)]; }
   double class_capacity(LinkClass c) const { return class_capacity_[static_cast<size_t>(c)]; }
@@ -80,7 +94,9 @@ class FlowNetwork {
  private:
   struct Flow {
     std::vector<uint32_t> route;  // keeps its capacity when the id is reused: no allocation
+    std::vector<double> weights;  // empty: 1 per entry
     double bytes = 0, remaining = 0, rate = 0;
+    double payload_per_byte = 1;  // bytes its transfers carry per byte of `bytes`
     uint32_t owner = 0;
     FlowKind kind = FlowKind::preload;
   };

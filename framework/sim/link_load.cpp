@@ -6,9 +6,27 @@
 
 namespace tessera::sim {
 
+void LoadSum::add(std::span<const uint32_t> links, double bytes) {
+  for (uint32_t l : links) {
+    if (l >= bytes_on_.size()) bytes_on_.resize(l + 1, 0);
+    if (bytes_on_[l] == 0) used_.push_back(l);
+    bytes_on_[l] += bytes;
+  }
+}
+
+void LoadSum::take(std::vector<uint32_t>& links, std::vector<double>& bytes) {
+  std::sort(used_.begin(), used_.end());
+  links = used_;
+  bytes.clear();
+  for (uint32_t l : used_) {
+    bytes.push_back(bytes_on_[l]);
+    bytes_on_[l] = 0;
+  }
+  used_.clear();
+}
+
 Result<LinkLoad> link_load(const ChipGraph& chip, std::span<const Transfer> transfers) {
-  std::vector<double> bytes_on(chip.links.size(), 0);
-  std::vector<uint32_t> used;
+  LoadSum sum;
   LinkLoad out;
   const auto endpoints = static_cast<uint32_t>(chip.endpoints.size());
   for (size_t i = 0; i < transfers.size(); ++i) {
@@ -24,19 +42,15 @@ Result<LinkLoad> link_load(const ChipGraph& chip, std::span<const Transfer> tran
     if (!route) return route.error();
     double latency_s = 0;
     for (uint32_t l : *route) {
-      if (l >= bytes_on.size())
+      if (l >= chip.links.size())
         return input_error("transfer " + std::to_string(i) + ": the route names link " +
                            std::to_string(l) + ", which does not exist");
-      if (bytes_on[l] == 0) used.push_back(l);
-      bytes_on[l] += t.bytes;
       latency_s += chip.links[l].latency_s;
     }
+    sum.add(*route, t.bytes);
     out.latency_s = std::max(out.latency_s, latency_s);
   }
-  std::sort(used.begin(), used.end());
-  out.links = used;
-  out.bytes.reserve(used.size());
-  for (uint32_t l : used) out.bytes.push_back(bytes_on[l]);
+  sum.take(out.links, out.bytes);
   return out;
 }
 

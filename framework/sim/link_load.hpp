@@ -24,6 +24,19 @@ struct Transfer {
   double bytes = 0;
 };
 
+// Bytes per link summed over routes, for any numbering of links (a chip's, a FlowNetwork's).
+class LoadSum {
+ public:
+  // Every entry of `links` carries `bytes` (a link listed twice, twice).
+  void add(std::span<const uint32_t> links, double bytes);
+  // The loaded links in ascending order and their bytes, into the two vectors; then empty again.
+  void take(std::vector<uint32_t>& links, std::vector<double>& bytes);
+
+ private:
+  std::vector<double> bytes_on_;  // by link
+  std::vector<uint32_t> used_;
+};
+
 // Per physical link the set crosses (ascending link index, each once): its bytes.
 struct LinkLoad {
   std::vector<uint32_t> links;

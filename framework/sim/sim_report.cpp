@@ -158,8 +158,9 @@ std::string render_sim_report(const SimResult& r, const codegen::Program& progra
           : "";
   std::string out;
   out += "program      " + program.name + "\n";
-  out += fmt::format("simulated    {} core groups ({} cores), {} HBM controllers, {} events\n",
-                     r.groups, r.cores, r.controllers, r.events);
+  out += fmt::format(
+      "simulated    {} cores, {} HBM controllers, {} links, {} flows, {} events in {}\n", r.cores,
+      r.controllers, r.links, r.flows, r.events, format_seconds(r.wall_s));
   out += "latency      " + format_seconds(s.latency_s) + " per token (planner estimate " +
          format_seconds(s.estimated_latency_s) + diff + ")\n";
   out += "breakdown    " + breakdown_line(s.breakdown, s.latency_s) + "\n";
@@ -175,11 +176,8 @@ std::string render_sim_report(const SimResult& r, const codegen::Program& progra
 std::string trace_json(const SimResult& r, const codegen::Program& program) {
   using nlohmann::json;
   json events = json::array();
-  auto pid_of = [](TrackKind k) {
-    return k == TrackKind::core_group ? 2 : k == TrackKind::hbm_controller ? 3 : 1;
-  };
-  const char* processes[] = {"", "program", "core groups", "HBM controllers", "link classes"};
-  for (int pid = 1; pid <= 4; ++pid)
+  const char* processes[] = {"", "program", "link classes"};
+  for (int pid = 1; pid <= 2; ++pid)
     events.push_back({{"name", "process_name"},
                       {"ph", "M"},
                       {"pid", pid},
@@ -188,7 +186,7 @@ std::string trace_json(const SimResult& r, const codegen::Program& program) {
   for (size_t t = 0; t < r.tracks.size(); ++t)
     events.push_back({{"name", "thread_name"},
                       {"ph", "M"},
-                      {"pid", pid_of(r.tracks[t].kind)},
+                      {"pid", 1},
                       {"tid", t},
                       {"args", {{"name", r.tracks[t].name}}}});
   for (const auto& s : r.spans) {
@@ -196,7 +194,7 @@ std::string trace_json(const SimResult& r, const codegen::Program& program) {
     events.push_back({{"name", op.name},
                       {"cat", s.what},
                       {"ph", "X"},
-                      {"pid", pid_of(r.tracks[s.track].kind)},
+                      {"pid", 1},
                       {"tid", s.track},
                       {"ts", s.start_s * 1e6},
                       {"dur", (s.end_s - s.start_s) * 1e6},
@@ -209,7 +207,7 @@ std::string trace_json(const SimResult& r, const codegen::Program& program) {
       events.push_back(
           {{"name", std::string(to_string(static_cast<LinkClass>(c))) + " utilisation"},
            {"ph", "C"},
-           {"pid", 4},
+           {"pid", 2},
            {"tid", 0},
            {"ts", b * r.bucket_s * 1e6},
            {"args", {{"percent", 100 * util}}}});

@@ -1,7 +1,7 @@
 // The simulator's reports: the terminal text of `tessera simulate`, the few numbers the design
 // table of `tessera compile --simulate` shows, and trace.json (Chrome trace event format, opens in
-// Perfetto: one track per core group, per HBM controller, the program's execute and preload
-// streams, and a utilisation counter per link class).
+// Perfetto: the program's execute and preload streams, the execute's stages, and a utilisation
+// counter per link class).
 #pragma once
 
 #include <string>

@@ -18,13 +18,16 @@ struct OpTiming {
   double execute_start_s = 0;                       // the tag was seen; distribute_data starts
   double execute_end_s = 0;
   double isolated_s = 0;  // the same execute with nothing else on the network
+  // Bytes × links crossed by the op's preload and execute, per link class, as the flows moved
+  // them (compute counts its SRAM-port reads).
+  std::array<double, kLinkClasses> link_bytes_by_class{};
 };
 
 // One trace track and its spans.
-enum class TrackKind { program, preload_engine, core_group, hbm_controller };
+enum class TrackKind { program, preload_engine, stages };
 struct Track {
   TrackKind kind = TrackKind::program;
-  std::string name;  // "group 3 (chip 0, cores 1104-1471)", "HBM controller 5 (chip 1)"
+  std::string name;  // "execute", "preload_async", "execute stages"
 };
 struct Span {
   uint32_t track = 0;
@@ -46,7 +49,10 @@ struct SimResult {
   double bucket_s = 0;
   std::vector<std::array<double, kLinkClasses>> class_bytes_per_bucket;
   uint64_t events = 0;  // events handled: scheduled events plus flow completions
-  uint32_t groups = 0, cores = 0, controllers = 0;
+  uint64_t flows = 0;   // transfer sets scheduled (each one flow of the network)
+  uint32_t cores = 0, controllers = 0;
+  uint32_t links = 0;         // of the simulated network: the chip's, SRAM ports and hbm links
+  double wall_s = 0;          // how long the simulation took (simulate_program), for the report
   std::vector<Track> tracks;  // empty unless the trace was asked for
   std::vector<Span> spans;
 };

@@ -15,7 +15,6 @@
 namespace tessera::sim {
 
 struct SimOptions {
-  uint32_t groups_per_chip = 4;  // core groups per chip (docs/simulator.md); cores per chip: exact
   MemoryDetail memory = MemoryDetail::fast;
   bool record_trace = false;  // keep the spans trace.json needs
 };

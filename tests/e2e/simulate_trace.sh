@@ -1,25 +1,26 @@
 #!/usr/bin/env bash
-# simulate_trace.sh TESSERA DIR — `tessera simulate --trace` writes valid Chrome-trace JSON with a
-# track per core group and HBM controller and a counter per link class; it never overwrites an
-# existing file without --force. DIR holds simulate_setup.sh's plan.
+# simulate_trace.sh TESSERA DIR — `tessera simulate --trace` writes valid Chrome-trace JSON with the
+# execute, preload_async and execute-stage tracks and a counter per link class; it never overwrites
+# an existing file without --force. DIR holds simulate_setup.sh's plan.
 set -euo pipefail
 tessera=$1
 dir=$2
 trace=$dir/trace.json
 rm -f "$trace"
-"$tessera" simulate "$dir/plan.yaml" --trace "$trace" --groups 2 >/dev/null
+"$tessera" simulate "$dir/plan.yaml" --trace "$trace" >/dev/null
 python3 - "$trace" <<'PY'
 import json, sys
 events = json.load(open(sys.argv[1]))["traceEvents"]
 threads = [e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"]
-want = ["execute", "preload_async", "group 0 (chip 0, cores 0-735)", "group 1 (chip 0, cores 736-1471)",
-        "HBM controller 0 (chip 0)", "HBM controller 3 (chip 0)"]
+want = ["execute", "preload_async", "execute stages"]
 missing = [t for t in want if t not in threads]
 assert not missing, f"missing tracks {missing} in {threads}"
 counters = {e["name"] for e in events if e["ph"] == "C"}
 assert {"hbm utilisation", "sram-port utilisation", "on-chip utilisation"} <= counters, counters
 spans = [e for e in events if e["ph"] == "X"]
 assert len(spans) > 611 and all(e["dur"] >= 0 for e in spans), len(spans)
+stages = {e["cat"] for e in spans if e["tid"] == threads.index("execute stages")}
+assert {"compute", "shift"} <= stages, stages
 PY
 if "$tessera" simulate "$dir/plan.yaml" --trace "$trace" >/dev/null 2>"$dir/err"; then
   echo "FAILED: overwrote an existing trace without --force"; exit 1

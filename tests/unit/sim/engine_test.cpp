@@ -25,9 +25,8 @@ EngineConfig config(double hbm_bytes_per_s, double hbm_latency_s) {
   return c;
 }
 
-SimResult run(const ChipGraph& chip, uint32_t groups, const Program& program,
-              const EngineConfig& c) {
-  auto network = SimNetwork::build(chip, groups, 1);
+SimResult run(const ChipGraph& chip, const Program& program, const EngineConfig& c) {
+  auto network = SimNetwork::build(chip, 1);
   EXPECT_TRUE(network.ok());
   auto result = run_program(*network, program, c);
   EXPECT_TRUE(result.ok()) << result.error().message;
@@ -47,7 +46,7 @@ TEST(Engine, OnePreloadFlowIsLatencyPlusBytesOverBandwidth) {
   p.ops = {op};
   p.instructions = {{InstructionKind::preload_async, 0, 1}, {InstructionKind::execute, 0, 2}};
   // The core link (4 GB/s) is the narrowest: hbm 8, controller link 20, SRAM port 16.
-  SimResult r = run(chips::all_to_all(spec), 1, p, config(8e9, 1e-6));
+  SimResult r = run(chips::all_to_all(spec), p, config(8e9, 1e-6));
   EXPECT_NEAR(r.latency_s, 1e-6 + 2 * 100e-9 + 1e6 / 4e9, 1e-15);
   EXPECT_NEAR(r.ops[0].preload_end_s, r.latency_s, 1e-15);
   EXPECT_NEAR(r.bytes_by_kind[static_cast<size_t>(FlowKind::preload)], 1e6, 1e-3);
@@ -78,28 +77,25 @@ Program busy_program() {
   return p;
 }
 
-TEST(Engine, CoreGroupsGiveThePerCoreResultOnASymmetricChip) {
+// Every transfer a flow of its own, as the simulator once ran them (the rates of one solve, the
+// set re-solved as flows finish): on a symmetric chip each transfer set finishes as its flows do.
+TEST(Engine, TransferSetsGiveTheSharesOfOneFlowPerTransfer) {
   chips::AllToAllSpec spec;
   spec.link_latency_s = 20e-9;
   ChipGraph chip = chips::all_to_all(spec);
   Program p = busy_program();
-  SimResult per_core = run(chip, 8, p, config(6e9, 500e-9));
-  EXPECT_EQ(per_core.groups, 8u);
-  for (uint32_t groups : {4u, 2u, 1u}) {
-    SimResult grouped = run(chip, groups, p, config(6e9, 500e-9));
-    EXPECT_EQ(grouped.groups, groups);
-    EXPECT_NEAR(grouped.latency_s, per_core.latency_s, 1e-12 * per_core.latency_s) << groups;
-    for (size_t i = 0; i < p.ops.size(); ++i) {
-      EXPECT_NEAR(grouped.ops[i].execute_start_s, per_core.ops[i].execute_start_s, 1e-15);
-      EXPECT_NEAR(grouped.ops[i].execute_end_s, per_core.ops[i].execute_end_s, 1e-15);
-    }
-    for (size_t k = 0; k < kFlowKinds; ++k)
-      EXPECT_NEAR(grouped.bytes_by_kind[k], per_core.bytes_by_kind[k],
-                  1e-6 * per_core.bytes_by_kind[k] + 1e-6);
-  }
+  SimResult r = run(chip, p, config(6e9, 500e-9));
+  EXPECT_EQ(r.cores, 8u);
+  // op 0 alone: no distribute, compute 50 us at the full port, the shift ring (3e5 B over 8
+  // cores: 37.5 kB per core on 4 GB/s core links, 9.375 us + 40 ns), sync 2 us.
+  EXPECT_NEAR(r.ops[0].isolated_s, 50e-6 + 3e5 / 8 / 4e9 + 40e-9 + 2e-6, 1e-15);
+  // Preload 1 (2 MB) is in flight from t = 0: 16 transfers (2 controllers × 8 cores) of 125 kB;
+  // each core link takes 2 at 2 GB/s, each controller's 6 GB/s hbm link 8 at 0.75 GB/s: the hbm
+  // links bound them, so it lands after 0.5 us + 40 ns + 125 kB / 0.75 GB/s.
+  EXPECT_NEAR(r.ops[1].preload_end_s, 540e-9 + 125e3 / 0.75e9, 1e-12);
   // The preloads landing while op 0 computes slow it down (SRAM-port contention).
-  EXPECT_GT(per_core.ops[0].execute_end_s - per_core.ops[0].execute_start_s, 50e-6 + 2e-6);
-  EXPECT_GT(per_core.breakdown.congestion_s, 0);
+  EXPECT_GT(r.ops[0].execute_end_s - r.ops[0].execute_start_s, r.ops[0].isolated_s);
+  EXPECT_GT(r.breakdown.congestion_s, 0);
 }
 
 TEST(Engine, ExecuteWaitingForAPreloadNeverIssuedIsAnError) {
@@ -107,7 +103,7 @@ TEST(Engine, ExecuteWaitingForAPreloadNeverIssuedIsAnError) {
   p.instructions = {{InstructionKind::execute, 0, 1},
                     {InstructionKind::execute, 1, 2},
                     {InstructionKind::preload_async, 1, 3}};
-  auto network = SimNetwork::build(chips::all_to_all({}), 2, 1);
+  auto network = SimNetwork::build(chips::all_to_all({}), 1);
   auto r = run_program(*network, p, config(6e9, 0));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message,
@@ -186,7 +182,7 @@ outputs: [c]
   spec.core_link_bytes_per_s = 1e9;
   spec.controller_link_bytes_per_s = 2e9;
   spec.sram_bytes_per_s = 4e9;
-  SimResult r = run(chips::all_to_all(spec), 4, *program, config(2e9, 1e-6));
+  SimResult r = run(chips::all_to_all(spec), *program, config(2e9, 1e-6));
   EXPECT_NEAR(r.ops[1].preload_end_s, 5e-6, 1e-15);
   EXPECT_NEAR(r.ops[2].preload_end_s, 8e-6, 1e-15);
   EXPECT_NEAR(r.ops[0].execute_end_s, 10.75e-6, 1e-15);

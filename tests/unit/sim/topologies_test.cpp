@@ -1,12 +1,15 @@
 // The simulator on the in-tree chip families' real topologies (all-to-all, 2D torus, tree), read
-// through their plugins: programs finish, bytes are conserved, nothing beats the HBM bound, and
-// runs are deterministic — per core and with core groups.
+// through their plugins: programs finish, bytes are conserved per op and link class, nothing beats
+// the HBM bound, and runs are deterministic.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <string>
+#include <vector>
 
 #include "framework/chip/chip_models.hpp"
 #include "framework/sim/engine.hpp"
+#include "framework/sim/link_load.hpp"
 
 namespace tessera::sim {
 namespace {
@@ -32,6 +35,36 @@ codegen::Program program(double preload_bytes) {
   return p;
 }
 
+// Controllers -> cores (preload) or back (writes): each core's share over its chip's controllers.
+std::vector<Transfer> expected_transfers(const SimNetwork& net, double bytes, bool preload) {
+  std::vector<Transfer> out;
+  for (const Core& core : net.cores()) {
+    std::vector<uint32_t> feeding;
+    for (const Controller& c : net.controllers())
+      if (c.chip == core.chip) feeding.push_back(c.endpoint);
+    for (uint32_t c : feeding) {
+      double share = bytes / net.cores().size() / feeding.size();
+      out.push_back(preload ? Transfer{c, core.endpoint, share}
+                            : Transfer{core.endpoint, c, share});
+    }
+  }
+  return out;
+}
+
+std::vector<Transfer> ring_transfers(const SimNetwork& net, double bytes) {
+  std::vector<Transfer> out;
+  const auto& cores = net.cores();
+  for (size_t u = 0; u < cores.size(); ++u) {
+    size_t next = u + 1;
+    if (next == cores.size() || cores[next].chip != cores[u].chip) {
+      next = u;
+      while (next > 0 && cores[next - 1].chip == cores[u].chip) --next;
+    }
+    if (next != u) out.push_back({cores[u].endpoint, cores[next].endpoint, bytes / cores.size()});
+  }
+  return out;
+}
+
 struct Family {
   const char* target;
   const char* chip;
@@ -50,19 +83,37 @@ TEST_P(Topologies, ProgramsFinishConserveBytesAndRespectTheHbmBound) {
   codegen::Program p = program(preload_bytes);
   EngineConfig config;
   config.hbm_bytes_per_s = [=](double) -> Result<double> { return hbm_bytes_per_s; };
-  for (uint32_t groups : {chip.cores, 4u}) {
-    SimNetwork network = SimNetwork::build(chip, groups, 1).take();
-    SimResult r = run_program(network, p, config).take();
-    SimNetwork again = SimNetwork::build(chip, groups, 1).take();
-    EXPECT_EQ(run_program(again, p, config).take().latency_s, r.latency_s) << "deterministic";
-    double preloaded = preload_bytes * (1 + 2 + 3 + 4);
-    EXPECT_NEAR(r.bytes_by_kind[static_cast<size_t>(FlowKind::preload)], preloaded,
-                1e-6 * preloaded);
-    EXPECT_GE(r.latency_s, preloaded / (hbm_bytes_per_s * network.controllers().size()));
-    for (size_t i = 1; i < r.ops.size(); ++i)
-      EXPECT_GE(r.ops[i].execute_start_s, r.ops[i - 1].execute_end_s) << "rule 1";
-    for (size_t i = 0; i < r.ops.size(); ++i)
-      EXPECT_GE(r.ops[i].execute_start_s, r.ops[i].preload_end_s) << "rule 3";
+  SimNetwork network = SimNetwork::build(chip, 1).take();
+  SimResult r = run_program(network, p, config).take();
+  SimNetwork again = SimNetwork::build(chip, 1).take();
+  EXPECT_EQ(run_program(again, p, config).take().latency_s, r.latency_s) << "deterministic";
+  double preloaded = preload_bytes * (1 + 2 + 3 + 4);
+  EXPECT_NEAR(r.bytes_by_kind[static_cast<size_t>(FlowKind::preload)], preloaded, 1e-6 * preloaded);
+  EXPECT_GE(r.latency_s, preloaded / (hbm_bytes_per_s * network.controllers().size()));
+  for (size_t i = 1; i < r.ops.size(); ++i)
+    EXPECT_GE(r.ops[i].execute_start_s, r.ops[i - 1].execute_end_s) << "rule 1";
+  for (size_t i = 0; i < r.ops.size(); ++i)
+    EXPECT_GE(r.ops[i].execute_start_s, r.ops[i].preload_end_s) << "rule 3";
+  // What the flows moved is what the transfers put on the routes: per op and link class, the
+  // on-chip, memory and chip-to-chip bytes of link_load over the same transfers, worked out here
+  // from the endpoints (each core an equal share; preloads and writes split over the core's chip's
+  // controllers; distribute and shift a ring over each chip's cores).
+  for (size_t i = 0; i < r.ops.size(); ++i) {
+    const auto& op = p.ops[i];
+    std::array<double, kLinkClasses> expected{};
+    auto add = [&](const std::vector<Transfer>& transfers) {
+      LinkLoad load = link_load(chip, transfers).take();
+      for (size_t k = 0; k < load.links.size(); ++k)
+        expected[static_cast<size_t>(network.network().link_class(load.links[k]))] += load.bytes[k];
+    };
+    add(expected_transfers(network, op.preload_bytes, true));
+    add(expected_transfers(network, op.hbm_write_bytes, false));
+    add(ring_transfers(network, op.distribute_bytes + op.shift_bytes));
+    for (LinkClass c : {LinkClass::on_chip, LinkClass::memory, LinkClass::chip_to_chip}) {
+      size_t k = static_cast<size_t>(c);
+      EXPECT_NEAR(r.ops[i].link_bytes_by_class[k], expected[k], 1e-6 * expected[k] + 1e-3)
+          << "op " << i << " " << to_string(c);
+    }
   }
 }
 
