@@ -1,8 +1,9 @@
-// The system simulator's speed: events per second of the discrete-event clock and of whole
-// simulations; one Llama2-70B decode step (batch 32, seq 2048, Elk-Full plan) on ipu-pod4-hbm3e
-// (target: <= 5 s on 2 cores; simulation only, the plan is made once before timing); and the cost
-// of the HBM rate per preload in fast mode (the sustained summary) against full mode (the detailed
-// model streaming the preload's requests).
+// The system simulator's speed: events per second of the discrete-event clock; whole steps at one
+// node per core (issue 16's budgets on 2 cores, simulation only, the plan made once before timing:
+// Llama-2 13B decode b16 s2048 on ipu-pod4-mesh-hbm3e <= 60 s, on ipu-pod4-hbm3e <= 20 s, a
+// wormhole-n150 step <= 2 s, dit-xl on mncore2 <= 5 s; and Llama2-70B b32 on ipu-pod4-hbm3e); and
+// the cost of the HBM rate per preload in fast mode (the sustained summary) against full mode (the
+// detailed model streaming the preload's requests).
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -37,57 +38,86 @@ void BM_EventQueue(benchmark::State& state) {
 }
 BENCHMARK(BM_EventQueue)->Arg(1 << 16);
 
-struct Pod4 {
+// The whole-step cases of issue 16, each planned with Elk-Full once per process (planning is not
+// timed), then simulated at one node per core. Llama-2 13B b16 does not fit a wormhole-n150's
+// 12 GB, so that chip runs the README's 7B with bfp8 weights.
+struct Case {
+  const char* target;
+  const char* chip;
+  const char* model;
+  int64_t batch;
+  bool prefill;
+  bool bfp8_weights;
+};
+constexpr Case kCases[] = {
+    {"ipu_alltoall", "ipu-pod4-mesh-hbm3e", "llama2-13b", 16, false, false},
+    {"ipu_alltoall", "ipu-pod4-hbm3e", "llama2-13b", 16, false, false},
+    {"mesh_tenstorrent", "wormhole-n150", "llama2-7b", 1, false, true},
+    {"tree_simd", "mncore2", "dit-xl", 1, true, false},
+    {"ipu_alltoall", "ipu-pod4-hbm3e", "llama2-70b", 32, false, false},
+};
+
+struct Planned {
   std::unique_ptr<PluginSet> plugins;
   std::unique_ptr<driver::OpenChip> chip;
-  driver::LoadedModel model;
+  std::shared_ptr<const ir::Graph> graph;  // the model's, big ops split
   planner::Plan plan;
 };
 
-// Llama2-70B decode b32 s2048, planned with Elk-Full on ipu-pod4-hbm3e, once per process.
-Pod4& pod4() {
-  static std::unique_ptr<Pod4> made = [] {
-    auto p = std::make_unique<Pod4>();
-    p->plugins = std::make_unique<PluginSet>(Registry::discover(plugin_search_dirs({})));
-    p->chip = std::make_unique<driver::OpenChip>(
-        driver::open_chip(*p->plugins, driver::ChipChoice{"ipu_alltoall", "ipu-pod4-hbm3e"})
-            .take());
-    ModelRequest request;
-    request.model = "llama2-70b";
-    request.shape.batch = 32;
-    request.shape.seq = 2048;
-    request.shape_given = true;
-    p->model = driver::load(request).take();
-    driver::CompileOptions options;
-    options.designs = {planner::Design::elk_full};
-    p->plan = driver::compile(*p->chip, p->model, options).take().designs.front().plan;
-    return p;
-  }();
-  return *made;
+Planned& planned(size_t index) {
+  static std::unique_ptr<Planned> made[std::size(kCases)];
+  if (made[index]) return *made[index];
+  const Case& c = kCases[index];
+  auto p = std::make_unique<Planned>();
+  p->plugins = std::make_unique<PluginSet>(Registry::discover(plugin_search_dirs({})));
+  p->chip = std::make_unique<driver::OpenChip>(
+      driver::open_chip(*p->plugins, driver::ChipChoice{c.target, c.chip}).take());
+  ModelRequest request;
+  request.model = c.model;
+  request.shape.batch = c.batch;
+  if (c.prefill) request.shape.mode = zoo::Mode::prefill;
+  if (!c.prefill) request.shape.seq = 2048;
+  if (c.bfp8_weights) request.shape.weight_dtype = ir::DType::bfp8;
+  request.shape_given = true;
+  driver::CompileOptions options;
+  options.designs = {planner::Design::elk_full};
+  driver::Compilation compiled =
+      driver::compile(*p->chip, driver::load(request).take(), options).take();
+  p->graph = compiled.graph;
+  p->plan = compiled.designs.front().plan;
+  made[index] = std::move(p);
+  return *made[index];
 }
 
-void BM_Llama70bDecodeStepPod4(benchmark::State& state) {
-  Pod4& p = pod4();
+void BM_StepPerCore(benchmark::State& state) {
+  const auto index = static_cast<size_t>(state.range(0));
+  Planned& p = planned(index);
   sim::SimOptions options;
-  uint64_t events = 0;
-  double latency_s = 0;
+  uint64_t events = 0, flows = 0;
+  sim::SimResult last;
   for (auto _ : state) {
-    driver::SimulatedDesign r = driver::simulate(p.plan, *p.chip, *p.model.graph, options).take();
+    driver::SimulatedDesign r = driver::simulate(p.plan, *p.chip, *p.graph, options).take();
     events += r.result.events;
-    latency_s = r.result.latency_s;
+    flows += r.result.flows;
+    last = std::move(r.result);
   }
-  state.SetLabel(std::to_string(p.model.graph->ops().size()) + " ops, " +
-                 std::to_string(p.chip->models.machine.cores) + " cores");
+  const Case& c = kCases[index];
+  state.SetLabel(std::string(c.model) +
+                 (c.prefill ? " prefill" : " decode b" + std::to_string(c.batch)) + " on " +
+                 c.chip + ": " + std::to_string(p.graph->ops().size()) + " ops, " +
+                 std::to_string(last.cores) + " cores, " + std::to_string(last.links) + " links");
   state.counters["events_per_s"] =
       benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
-  state.counters["simulated_ms"] = latency_s * 1e3;
+  state.counters["flows_per_s"] =
+      benchmark::Counter(static_cast<double>(flows), benchmark::Counter::kIsRate);
+  state.counters["simulated_ms"] = last.latency_s * 1e3;
   state.counters["planned_ms"] = p.plan.result.latency_s * 1e3;
 }
-BENCHMARK(BM_Llama70bDecodeStepPod4)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StepPerCore)->DenseRange(0, std::size(kCases) - 1)->Unit(benchmark::kMillisecond);
 
 // The rate of one controller for a 64 MiB preload, a fresh measurement each iteration.
 void BM_HbmRatePerPreload(benchmark::State& state) {
-  Pod4& p = pod4();
+  Planned& p = planned(1);
   auto detail = state.range(0) == 0 ? sim::MemoryDetail::fast : sim::MemoryDetail::full;
   const double preload_bytes = 64.0 * (1 << 20);
   double rate = 0;

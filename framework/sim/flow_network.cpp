@@ -17,7 +17,7 @@ constexpr double kFinishedFraction = 1e-9;
 // carrying unfrozen flows; its unfrozen flows are frozen at that share, in flow order, and their
 // bytes per second leave every link of their routes. A heap of (share, link) entries, one pushed
 // per route entry, pops mostly stale entries; instead a scan of the live links finds the least
-// share and every link tied at it. Symmetric core groups make the ties many, and they are frozen in
+// share and every link tied at it. Symmetric cores make the ties many, and they are frozen in
 // index order without rescanning while no link a freeze touched (only those change share) falls to
 // the tied share or below. The links are picked in the heap's order, so the rates are
 // bit-identical.

@@ -20,7 +20,7 @@
 namespace tessera::sim {
 
 // What a link is, for utilisation reports. `hbm` is a memory controller's own rate (the
-// MemoryModel's), `sram_port` a core group's SRAM port, shared by compute and transfers.
+// MemoryModel's), `sram_port` a core's SRAM port, shared by compute and transfers.
 enum class LinkClass : uint8_t { on_chip, memory, chip_to_chip, hbm, sram_port };
 inline constexpr size_t kLinkClasses = 5;
 const char* to_string(LinkClass link_class);

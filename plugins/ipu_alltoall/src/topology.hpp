@@ -9,8 +9,8 @@
 //
 // Model (kind mesh, a design-space point [U] for Elk §6.4's all-to-all vs mesh comparison): the
 // same tiles on a rows x columns 2D mesh per chip, numbered column by column: tile t at
-// x = t / rows, y = t % rows, so the simulator's core groups (runs of consecutive cores) are
-// bands of columns that the HBM traffic entering at the west and east edges must cross. Each
+// x = t / rows, y = t % rows, so runs of consecutive cores are bands of columns that the HBM
+// traffic entering at the west and east edges must cross. Each
 // tile is its own router, linked both ways to its N/S/E/W neighbours; routes are dimension-ordered
 // (X, then Y). HBM controllers alternate between the west (even controllers) and east edge (odd);
 // the j-th of an edge's k controllers sits at row (2j+1)*rows/(2k) and links both ways to
