@@ -66,8 +66,12 @@ int run_simulate(const GlobalOptions& global, const SimulateOptions& o) {
   sim::SimOptions options;
   options.memory = o.memory_detail == "full" ? sim::MemoryDetail::full : sim::MemoryDetail::fast;
   options.record_trace = !o.trace.empty();
-  driver::SimulatedDesign run =
-      driver::simulate(plan, reopened.chip, *reopened.graph, options, std::move(program)).take();
+  auto simulated =
+      driver::simulate(plan, reopened.chip, *reopened.graph, options, std::move(program));
+  // What the plan holds that its op cannot have (its tiles' placement) is the plan file's fault.
+  if (!simulated && simulated.error().kind == ErrorKind::input)
+    throw Failure(input_error(printable(o.plan) + ": " + simulated.error().message));
+  driver::SimulatedDesign run = std::move(simulated).take();
   if (!o.program_out.empty())
     write_output(o.program_out, codegen::write_program_text(run.program), o.force);
   report << sim::render_sim_report(run.result, run.program, reopened.chip.models.machine,

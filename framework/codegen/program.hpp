@@ -9,11 +9,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "framework/ir/graph.hpp"
 #include "framework/planner/plan.hpp"
+#include "framework/planner/traffic.hpp"
 
 namespace tessera::codegen {
 
@@ -38,6 +40,9 @@ struct ProgramOp {
   uint32_t cores_used = 0;
   // The planner's estimate of this op's execute interval, for the report (seconds).
   double estimated_start_s = 0, estimated_end_s = 0;
+  // Which cores exchange what (planner/traffic.hpp), shared by the ops of one class with one
+  // plan; null: the plan does not say (the simulator's even patterns, docs/simulator.md).
+  std::shared_ptr<const planner::OpTraffic> traffic;
   bool has_preload() const { return preload_bytes > 0; }
 };
 
@@ -64,5 +69,10 @@ struct Program {
 // execution plan merges between chips. Errors (input): the plan's ops do not match `graph` (count,
 // order) or its preload order names an op twice or out of range.
 Result<Program> lower_plan(const planner::Plan& plan, const ir::Graph& graph);
+
+// Gives every op of `program` the traffic of the plan's op (lower_plan does; a hand-written
+// program gets it from its plan here), except an op whose cores differ from the plan's. Errors
+// (input): a plan whose factors or rotation do not fit its op, naming the op and the field.
+Status attach_traffic(Program& program, const planner::Plan& plan, const ir::Graph& graph);
 
 }  // namespace tessera::codegen

@@ -219,6 +219,8 @@ Result<SimulatedDesign> simulate(const planner::Plan& plan, OpenChip& chip, cons
     auto lowered = codegen::lower_plan(plan, graph);
     if (!lowered) return lowered.error();
     program = std::move(*lowered);
+  } else if (auto status = codegen::attach_traffic(*program, plan, graph); !status) {
+    return status.error();
   }
   auto result = sim::simulate_program(*program, chip.models, options);
   if (!result) return result.error();

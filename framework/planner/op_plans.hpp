@@ -29,6 +29,12 @@ struct ExecPlan {
   // chip). Their time is in shift_s, priced on the chip-to-chip links; the program moves them
   // over those links (reduce_bytes).
   double cross_chip_bytes = 0;
+  // Where the tiles sit and what moves between them (traffic.hpp); factors empty: the plan does
+  // not say (a plugin's plan).
+  std::vector<int64_t> factors;  // per rank, in the Einsum's loop order: cores it is split over
+  int rotated_operand = -1;      // input operand rotated between the cores sharing it; -1: none
+  int64_t rotation_steps = 1;
+  double combine_bytes = 0;  // the part of shift_bytes merging partial results (a tree per tile)
   double time_s() const { return compute_s + shift_s + sync_s; }
 };
 

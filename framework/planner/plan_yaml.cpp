@@ -25,8 +25,10 @@ namespace {
 // Bumped whenever a key is added, removed or changes meaning: a plan of another format is refused
 // with a request to re-compile, never read with a default filled in. 3: no search time (a plan's
 // bytes depend on its inputs only), model and chip files by absolute path. 4: the source's
-// weight_dtype (--weight-dtype) and each execution plan's cross_chip_bytes.
-constexpr const char* kFormat = "tessera-plan-4";
+// weight_dtype (--weight-dtype) and each execution plan's cross_chip_bytes. 5: each execution
+// plan's factors, rotated_operand, rotation_steps and combine_bytes (where its tiles sit and what
+// moves between them, for the simulator's traffic).
+constexpr const char* kFormat = "tessera-plan-5";
 
 // What compile writes stays far inside these; a number beyond them is a corrupted or hand-made plan
 // that would have the simulator report hours per token, or overflow.
@@ -75,6 +77,10 @@ void exec_fields(E& e, V&& v) {
   v("sync_s", e.sync_s);
   v("shift_bytes", e.shift_bytes);
   v("cross_chip_bytes", e.cross_chip_bytes);
+  v("factors", e.factors);
+  v("rotated_operand", e.rotated_operand);
+  v("rotation_steps", e.rotation_steps);
+  v("combine_bytes", e.combine_bytes);
 }
 
 template <class P, class V>

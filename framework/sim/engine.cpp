@@ -18,7 +18,17 @@ namespace {
 enum EventKind : uint32_t { kJoin, kDelayDone };
 enum Owner : uint32_t { kExecute, kPreload };
 // The stages of one execute, in order.
-enum class Stage { distribute, distribute_sync, compute, shift, reduce, writeback, sync, done };
+enum class Stage {
+  distribute,
+  distribute_sync,
+  compute,
+  shift,
+  combine,
+  reduce,
+  writeback,
+  sync,
+  done
+};
 constexpr size_t kMaxBuckets = 4096;
 
 // One transfer set (link_load.hpp) before it is scheduled. Its flow's bytes are one transfer's
@@ -41,10 +51,27 @@ struct PendingFlow {
   int op = -1;
 };
 
-// The traffic of an instruction depends only on the network and on how many cores the op uses,
-// so each (kind, cores) set is made once, on first use (a route error still shows only when
-// traffic needs the route); an instruction after that only scales it by its bytes.
-enum class Traffic : uint32_t { ring, reduce, writeback, preload, compute };
+// The traffic of an instruction depends only on the network, how many cores the op uses and its
+// plan's traffic description (shared by identical ops), so each set is made once, on first use (a
+// route error still shows only when traffic needs the route); an instruction after that only
+// scales it by its bytes. ring/reduce are the even patterns of an op whose plan does not say.
+enum class Traffic : uint32_t {
+  ring,
+  reduce,
+  writeback,
+  preload,
+  compute,
+  rotation,
+  gather,
+  combine
+};
+struct TrafficKey {
+  Traffic kind;
+  uint32_t cores;
+  const planner::OpTraffic* plan;  // null: the even patterns
+  int level;                       // combine: pass × levels + level
+  auto operator<=>(const TrafficKey&) const = default;
+};
 
 class Engine {
  public:
@@ -70,9 +97,10 @@ class Engine {
   void issue();
   void start_execute(int op);
   void run_stage();
-  const SetPlan* stage_set(Stage stage, const codegen::ProgramOp& op, double& bytes);
-  const SetPlan* traffic(Traffic kind, uint32_t cores_used);
-  void make_traffic(Traffic kind, uint32_t cores_used, SetPlan& set);
+  const SetPlan* stage_set(Stage stage, int level, const codegen::ProgramOp& op, double& bytes);
+  const SetPlan* traffic(const TrafficKey& key);
+  void make_traffic(const TrafficKey& key, SetPlan& set);
+  void advance_stage();
   std::vector<const Controller*> feeders(uint32_t chip) const;
   uint32_t cores_of(const codegen::ProgramOp& op) const;
   void try_start_preload();
@@ -102,6 +130,7 @@ class Engine {
   size_t pc_ = 0;
   int executing_ = -1, waiting_for_ = -1;
   Stage stage_ = Stage::done;
+  int level_ = 0;  // of the combine tree, while stage_ is combine
   double stage_start_s_ = 0;
   size_t pending_execute_ = 0;
   std::deque<int> preload_queue_;
@@ -111,8 +140,8 @@ class Engine {
   std::vector<PendingFlow> pending_;
   std::vector<uint32_t> free_pending_;
   std::vector<PendingFlow> active_info_;  // by FlowNetwork flow id
-  std::map<std::array<double, 8>, double> isolated_cache_;
-  std::map<std::pair<Traffic, uint32_t>, SetPlan> traffic_;
+  std::map<std::pair<std::array<double, 8>, const planner::OpTraffic*>, double> isolated_cache_;
+  std::map<TrafficKey, SetPlan> traffic_;
   LoadSum sum_;
 };
 
@@ -134,16 +163,18 @@ uint32_t Engine::cores_of(const codegen::ProgramOp& op) const {
   return op.cores_used == 0 ? cores : std::min(op.cores_used, cores);
 }
 
-const SetPlan* Engine::traffic(Traffic kind, uint32_t cores_used) {
-  auto [it, fresh] = traffic_.try_emplace({kind, cores_used});
-  if (fresh) make_traffic(kind, cores_used, it->second);
+const SetPlan* Engine::traffic(const TrafficKey& key) {
+  auto [it, fresh] = traffic_.try_emplace(key);
+  if (fresh) make_traffic(key, it->second);
   return &it->second;
 }
 
 // What one byte of an instruction's total puts on each link, summed over its transfers: every used
 // core's equal share, sent or received (preloads and writebacks split over the chip's controllers,
 // an address-interleaved memory), a transfer leaving and entering through SRAM ports.
-void Engine::make_traffic(Traffic kind, uint32_t cores_used, SetPlan& set) {
+void Engine::make_traffic(const TrafficKey& key, SetPlan& set) {
+  const Traffic kind = key.kind;
+  const uint32_t cores_used = key.cores;
   const auto& cores = net_.cores();
   // Per chip, the cores the op runs on: as even a share of cores_used as the chips allow, each
   // chip's first ones, so every chip's memory serves its part (as the planner assumes the whole
@@ -171,6 +202,18 @@ void Engine::make_traffic(Traffic kind, uint32_t cores_used, SetPlan& set) {
   };
   auto core_to_core = [&](uint32_t a, uint32_t b, double bytes) {
     send(cores[a].sram_port, cores[a].endpoint, cores[b].endpoint, cores[b].sram_port, bytes, 0);
+  };
+  // The plan's core k: chip by chip, k's block of cores_used on its chip's used cores.
+  std::vector<uint32_t> physical;
+  for (const auto& chip : used) physical.insert(physical.end(), chip.begin(), chip.end());
+  auto pairs = [&](const std::vector<std::pair<uint32_t, uint32_t>>& between) {
+    for (auto [a, b] : between) core_to_core(physical[a], physical[b], 1.0 / between.size());
+  };
+  auto next_of = [](const std::vector<uint32_t>& next) {
+    std::vector<std::pair<uint32_t, uint32_t>> between;
+    for (uint32_t k = 0; k < next.size(); ++k)
+      if (next[k] != k) between.emplace_back(k, next[k]);
+    return between;
   };
   switch (kind) {
     case Traffic::ring:  // each used core to the next used core of its chip, the last to the first
@@ -203,6 +246,15 @@ void Engine::make_traffic(Traffic kind, uint32_t cores_used, SetPlan& set) {
         }
       }
       break;
+    case Traffic::rotation:
+      pairs(next_of(key.plan->rotation_next));
+      break;
+    case Traffic::gather:
+      pairs(next_of(key.plan->gather_next));
+      break;
+    case Traffic::combine:
+      pairs(planner::combine_transfers(*key.plan, key.level));
+      break;
     case Traffic::compute:  // each core's port for compute_s at its full rate
       for (const auto& chip : used) {
         for (uint32_t u : chip) {
@@ -221,21 +273,43 @@ void Engine::make_traffic(Traffic kind, uint32_t cores_used, SetPlan& set) {
     set.class_weight[static_cast<size_t>(flows_.link_class(set.route[i]))] += set.weights[i];
 }
 
-// The set a stage runs and one transfer's bytes; nullptr when the stage moves nothing.
-const SetPlan* Engine::stage_set(Stage stage, const codegen::ProgramOp& op, double& bytes) {
-  auto scaled = [&](Traffic kind, double total) -> const SetPlan* {
+// The set a stage runs and one transfer's bytes; nullptr when the stage moves nothing. An op whose
+// plan says which cores exchange what runs its rotation rings, combine tree and distribute ring;
+// its tree's partials that cross chips are its reduce_bytes, so it has no separate reduce ring.
+const SetPlan* Engine::stage_set(Stage stage, int level, const codegen::ProgramOp& op,
+                                 double& bytes) {
+  const planner::OpTraffic* plan = op.traffic.get();
+  auto scaled = [&](Traffic kind, double total, int step = 0) -> const SetPlan* {
     if (!(total > 0)) return nullptr;
-    const SetPlan* set = traffic(kind, cores_of(op));
+    const SetPlan* set =
+        traffic({kind, cores_of(op),
+                 kind == Traffic::ring || kind == Traffic::reduce || kind == Traffic::preload ||
+                         kind == Traffic::writeback || kind == Traffic::compute
+                     ? nullptr
+                     : plan,
+                 step});
     bytes = total * set->transfer_per_byte;
     return set->route.empty() ? nullptr : set;
   };
+  const bool rings = plan != nullptr && plan->cores == cores_of(op);
   switch (stage) {
     case Stage::distribute:
-      return scaled(Traffic::ring, op.distribute_bytes);
+      return rings && !plan->gather_next.empty() ? scaled(Traffic::gather, op.distribute_bytes)
+                                                 : scaled(Traffic::ring, op.distribute_bytes);
     case Stage::shift:
-      return scaled(Traffic::ring, op.shift_bytes);
+      if (!rings) return scaled(Traffic::ring, op.shift_bytes);
+      return plan->rotation_next.empty() ? scaled(Traffic::ring, plan->rotation_bytes)
+                                         : scaled(Traffic::rotation, plan->rotation_bytes);
+    case Stage::combine: {
+      if (!rings || plan->combine_levels() == 0) return nullptr;
+      // Every transfer of the tree carries one partial: the level's share of the bytes.
+      double transfers = static_cast<double>(plan->combine_passes) *
+                         (plan->cores - plan->cores / plan->combine_parts);
+      double per_level = static_cast<double>(planner::combine_transfers(*plan, level).size());
+      return scaled(Traffic::combine, plan->combine_bytes * per_level / transfers, level);
+    }
     case Stage::reduce:
-      return scaled(Traffic::reduce, op.reduce_bytes);
+      return rings && plan->combine_bytes > 0 ? nullptr : scaled(Traffic::reduce, op.reduce_bytes);
     case Stage::writeback:
       return scaled(Traffic::writeback, op.hbm_write_bytes);
     case Stage::compute: {
@@ -254,6 +328,7 @@ FlowKind kind_of(Stage stage) {
       return FlowKind::distribute;
     case Stage::shift:
       return FlowKind::shift;
+    case Stage::combine:
     case Stage::reduce:
       return FlowKind::reduce;
     case Stage::writeback:
@@ -303,12 +378,23 @@ void Engine::start_execute(int op) {
   executing_ = op;
   result_.ops[op].execute_start_s = now_;
   stage_ = Stage::distribute;
+  level_ = 0;
   run_stage();
+}
+
+// The next stage, or the combine tree's next level.
+void Engine::advance_stage() {
+  const auto* plan = program_.ops[executing_].traffic.get();
+  if (stage_ == Stage::combine && plan != nullptr &&
+      ++level_ < plan->combine_passes * plan->combine_levels())
+    return;
+  level_ = 0;
+  stage_ = static_cast<Stage>(static_cast<int>(stage_) + 1);
 }
 
 void Engine::run_stage() {
   const auto& op = program_.ops[executing_];
-  for (; stage_ != Stage::done; stage_ = static_cast<Stage>(static_cast<int>(stage_) + 1)) {
+  for (; stage_ != Stage::done; advance_stage()) {
     stage_start_s_ = now_;
     double delay_s = stage_ == Stage::distribute_sync ? op.distribute_sync_s
                      : stage_ == Stage::sync          ? op.sync_s
@@ -318,7 +404,7 @@ void Engine::run_stage() {
       return;
     }
     double bytes = 0;
-    const SetPlan* set = stage_set(stage_, op, bytes);
+    const SetPlan* set = stage_set(stage_, level_, op, bytes);
     schedule(set, bytes, kExecute, kind_of(stage_), executing_);
     if (pending_execute_ > 0) return;
   }
@@ -353,7 +439,7 @@ void Engine::try_start_preload() {
   result_.hbm_read_bytes += op.hbm_read_bytes > 0 ? op.hbm_read_bytes : op.preload_bytes;
   dirty_ = true;
   result_.ops[preloading_].preload_start_s = now_;
-  const SetPlan* set = traffic(Traffic::preload, cores_of(op));
+  const SetPlan* set = traffic({Traffic::preload, cores_of(op), nullptr, 0});
   schedule(set->route.empty() ? nullptr : set, op.preload_bytes * set->transfer_per_byte, kPreload,
            FlowKind::preload, preloading_);
   if (pending_preload_ == 0) on_preload_done();
@@ -388,7 +474,7 @@ void Engine::on_flows_finished(const std::vector<uint32_t>& owners,
   }
   if (preload_done) on_preload_done();
   if (execute_done) {
-    stage_ = static_cast<Stage>(static_cast<int>(stage_) + 1);
+    advance_stage();
     run_stage();
   }
 }
@@ -435,21 +521,26 @@ void Engine::advance_to(double time_s) {
 }
 
 double Engine::isolated_s(const codegen::ProgramOp& op) {
-  std::array<double, 8> key{
-      op.distribute_bytes, op.distribute_sync_s, op.compute_s, op.shift_bytes,
-      op.reduce_bytes,     op.hbm_write_bytes,   op.sync_s,    static_cast<double>(cores_of(op))};
+  std::pair<std::array<double, 8>, const planner::OpTraffic*> key{
+      {op.distribute_bytes, op.distribute_sync_s, op.compute_s, op.shift_bytes, op.reduce_bytes,
+       op.hbm_write_bytes, op.sync_s, static_cast<double>(cores_of(op))},
+      op.traffic.get()};
   auto [it, fresh] = isolated_cache_.try_emplace(key, op.distribute_sync_s + op.sync_s);
   if (!fresh) return it->second;
   // A set alone is held back only by its most constrained link: capacity / transfers on it.
-  for (Stage s :
-       {Stage::distribute, Stage::compute, Stage::shift, Stage::reduce, Stage::writeback}) {
-    double bytes = 0;
-    const SetPlan* set = stage_set(s, op, bytes);
-    if (set == nullptr) continue;
-    double rate = FlowNetwork::kNever;
-    for (size_t i = 0; i < set->route.size(); ++i)
-      rate = std::min(rate, flows_.capacity(set->route[i]) / set->weights[i]);
-    it->second += set->latency_s + bytes / rate;
+  const auto* plan = op.traffic.get();
+  const int levels = plan != nullptr ? plan->combine_passes * plan->combine_levels() : 0;
+  for (Stage s : {Stage::distribute, Stage::compute, Stage::shift, Stage::combine, Stage::reduce,
+                  Stage::writeback}) {
+    for (int level = 0; level < (s == Stage::combine ? levels : 1); ++level) {
+      double bytes = 0;
+      const SetPlan* set = stage_set(s, level, op, bytes);
+      if (set == nullptr) continue;
+      double rate = FlowNetwork::kNever;
+      for (size_t i = 0; i < set->route.size(); ++i)
+        rate = std::min(rate, flows_.capacity(set->route[i]) / set->weights[i]);
+      it->second += set->latency_s + bytes / rate;
+    }
   }
   return it->second;
 }
@@ -457,7 +548,7 @@ double Engine::isolated_s(const codegen::ProgramOp& op) {
 void Engine::handle_event(const Event& e) {
   ++result_.events;
   if (e.kind == kDelayDone) {
-    stage_ = static_cast<Stage>(static_cast<int>(stage_) + 1);
+    advance_stage();
     run_stage();
     return;
   }

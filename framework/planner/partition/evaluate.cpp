@@ -142,6 +142,9 @@ ExecCandidate describe(const OpShape& op, const SpatialPlan& plan, const Rotatio
     p.label += " · rotate " + op.operands[rot.operand].label + " " + op.rank_names[rot.rank] + "×" +
                std::to_string(rot.steps);
   p.tile = plan.tile;
+  p.factors = plan.factors;
+  p.rotated_operand = rot.operand;
+  p.rotation_steps = rot.steps;
   p.cores_used = plan.cores_used;
   double piece = 0;
   for (size_t i = 0; i < op.operands.size(); ++i) {
@@ -159,6 +162,7 @@ ExecCandidate describe(const OpShape& op, const SpatialPlan& plan, const Rotatio
   double rotations = static_cast<double>(rot.steps - 1);
   p.shift_s = rotations * piece / machine.shift_bytes_per_s_per_core + combine.shift_s;
   p.shift_bytes = rotations * piece * plan.cores_used + combine.shift_bytes;
+  p.combine_bytes = combine.shift_bytes;
   p.cross_chip_bytes = combine.cross_chip_bytes;
   p.sync_s = static_cast<double>(rot.steps + combine.levels) * machine.sync_s;
   return c;

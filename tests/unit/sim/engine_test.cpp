@@ -98,6 +98,41 @@ TEST(Engine, TransferSetsGiveTheSharesOfOneFlowPerTransfer) {
   EXPECT_GT(r.breakdown.congestion_s, 0);
 }
 
+// An op whose plan says which cores exchange what (planner/traffic.hpp): its rotation rings, then
+// its combine tree level by level, on 8 cores with 4 GB/s core links and 16 GB/s ports.
+TEST(Engine, APlansRingsAndTreeMoveItsShiftBytes) {
+  chips::AllToAllSpec spec;
+  spec.link_latency_s = 20e-9;
+  Program p;
+  ProgramOp op;
+  op.op = 0;
+  op.name = "mm";
+  op.shift_bytes = 8e5;
+  op.reduce_bytes = 1e5;  // the tree's partials between chips: carried by the tree itself
+  op.cores_used = 8;
+  auto traffic = std::make_shared<planner::OpTraffic>();
+  traffic->cores = 8;
+  traffic->rotation_next = {2, 3, 0, 1, 6, 7, 4, 5};
+  traffic->rotation_bytes = 4e5;
+  traffic->combine_parts = 4;  // two levels: 1 -> 0, 3 -> 2; then 2 -> 0 (per block of 4)
+  traffic->combine_order = {0, 1, 2, 3, 4, 5, 6, 7};
+  traffic->combine_bytes = 4e5;
+  op.traffic = traffic;
+  p.ops = {op};
+  p.instructions = {{InstructionKind::execute, 0, 1}};
+  SimResult r = run(chips::all_to_all(spec), p, config(6e9, 0));
+  // Rotation: 8 transfers of 50 kB, one per core link: 12.5 us + 2 hops. Tree: 6 partials of
+  // 4e5 / 6 B; level 0 has 4 of them (one per core link), level 1 two.
+  double partial = 4e5 / 6;
+  double expected = 50e3 / 4e9 + 40e-9 + 2 * (partial / 4e9 + 40e-9);
+  EXPECT_NEAR(r.latency_s, expected, 1e-15);
+  EXPECT_NEAR(r.ops[0].isolated_s, expected, 1e-15);
+  EXPECT_NEAR(r.bytes_by_kind[static_cast<size_t>(FlowKind::shift)], 4e5, 1e-6);
+  EXPECT_NEAR(r.bytes_by_kind[static_cast<size_t>(FlowKind::reduce)], 4e5, 1e-6);
+  // Every transfer crosses two core links.
+  EXPECT_NEAR(r.ops[0].link_bytes_by_class[static_cast<size_t>(LinkClass::on_chip)], 2 * 8e5, 1e-6);
+}
+
 TEST(Engine, ExecuteWaitingForAPreloadNeverIssuedIsAnError) {
   Program p = busy_program();
   p.instructions = {{InstructionKind::execute, 0, 1},

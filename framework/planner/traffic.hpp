@@ -1,0 +1,70 @@
+// Where an op's tiles sit and which cores exchange what: the one description of an op's transfers
+// between cores, made from its execution plan and its shape, that the simulator runs (sim/engine)
+// and the planner's costs are to use.
+//
+// Placement: the plan's cores 0..cores_used-1 hold the tiles in mixed radix over the ranks'
+// factors, in an order of the ranks (fastest first). The plan's cores sit on the chips in equal
+// consecutive blocks (chip_of), and the order is the one whose exchanges below cross chips least
+// (bytes), among every order of the split ranks (at most kMaxPlacementRanks of them; more: the
+// default); ties, and every one-chip machine, keep the default: the combined ranks (split
+// reductions) fastest, so the partials of one output tile sit on consecutive cores, then the other
+// ranks, the last rank of the Einsum's loop order fastest. From the placement:
+//   rotation  the rotated operand's tile is shared by the cores that differ only on the ranks it
+//             ignores; they are cut, in core order, into rings of rotation_steps cores, and at
+//             each step every core sends its piece to the next core of its ring.
+//   combine   the partials of one output tile (the combine_parts cores differing only on the
+//             combined ranks) merge up a binary tree: at level l the one at offset i (i mod
+//             2^(l+1) = 2^l) sends its partial to the one at i - 2^l; softmax and normalisation
+//             send the result back down (two passes).
+//   gather    distribute_data: the cores sharing the op's largest HBM input tile pass its pieces
+//             round a ring (an all-gather) from the preload layout to the execution layout.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "framework/common/status.hpp"
+#include "framework/planner/op_plans.hpp"
+#include "framework/planner/partition/plan_space.hpp"
+
+namespace tessera::planner {
+
+inline constexpr size_t kMaxPlacementRanks = 5;  // 120 orders
+
+// The chip of the plan's core `core` when `cores` of them are spread over `chips` chips: chip c
+// holds cores [cores·c/chips, cores·(c+1)/chips).
+uint32_t chip_of(uint32_t core, uint32_t cores, uint32_t chips);
+
+struct OpTraffic {
+  uint32_t cores = 0;           // the plan's cores_used
+  std::vector<int> order;       // the placement: ranks, fastest first
+  double cross_chip_bytes = 0;  // of the exchanges below, the bytes between chips
+  // Per core: the core its rotated piece goes to at each step (itself: none); empty: no rotation.
+  std::vector<uint32_t> rotation_next;
+  double rotation_bytes = 0;  // all steps, all cores: shift_bytes - combine_bytes
+  uint32_t combine_parts = 1;
+  // The cores by output tile: each run of combine_parts holds one tile's partials, in core order.
+  std::vector<uint32_t> combine_order;
+  int combine_passes = 1;
+  double combine_bytes = 0;  // all levels and passes
+  int combine_levels() const;
+  // Per core: the next core of its distribute ring (itself: none); empty: nothing to gather.
+  std::vector<uint32_t> gather_next;
+};
+
+// The placement's core of each tile is what the plan's factors say; nullopt when the plan does not
+// record them (a plugin's plan). Input errors name the field a hand-edited plan got wrong: factors
+// that are not one per rank or whose product is not cores_used, a rotated operand that is not an
+// input, rotation steps below 1 or not dividing the operand's copies.
+// `distribute_bytes` (the preload plan's) weighs the gather against the other exchanges when the
+// placement is chosen.
+Result<std::optional<OpTraffic>> op_traffic(const partition::OpShape& op, const ExecPlan& exec,
+                                            double distribute_bytes, uint32_t chips);
+
+// The combine tree's transfers (from, to) at one step: levels 0.. up the tree, then (a second
+// pass) back down.
+std::vector<std::pair<uint32_t, uint32_t>> combine_transfers(const OpTraffic& t, int step);
+
+}  // namespace tessera::planner
