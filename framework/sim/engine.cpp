@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "framework/sim/event_queue.hpp"
-#include "framework/sim/link_load.hpp"
+#include "framework/sim/transfer_sets.hpp"
 
 namespace tessera::sim {
 
@@ -31,18 +31,6 @@ enum class Stage {
 };
 constexpr size_t kMaxBuckets = 4096;
 
-// One transfer set (link_load.hpp) before it is scheduled. Its flow's bytes are one transfer's
-// (the mean), so its rate is a transfer's and every route entry weighs the transfers crossing the
-// link (bytes there / one transfer's): links are shared as fairly per transfer as if each were a
-// flow of its own, and the set alone still takes the link-load bound.
-struct SetPlan {
-  std::vector<uint32_t> route;   // FlowNetwork links, ascending
-  std::vector<double> weights;   // per route entry: transfers crossing it
-  double transfer_per_byte = 0;  // one transfer's bytes per byte of the instruction's total
-  double latency_s = 0;          // the longest route (preloads: plus the memory's first byte)
-  std::array<double, kLinkClasses> class_weight{};  // sum of the weights per link class
-};
-
 struct PendingFlow {
   const SetPlan* set = nullptr;
   double bytes = 0, payload_bytes = 0;
@@ -51,32 +39,14 @@ struct PendingFlow {
   int op = -1;
 };
 
-// The traffic of an instruction depends only on the network, how many cores the op uses and its
-// plan's traffic description (shared by identical ops), so each set is made once, on first use (a
-// route error still shows only when traffic needs the route); an instruction after that only
-// scales it by its bytes. ring/reduce are the even patterns of an op whose plan does not say.
-enum class Traffic : uint32_t {
-  ring,
-  reduce,
-  writeback,
-  preload,
-  compute,
-  rotation,
-  gather,
-  combine
-};
-struct TrafficKey {
-  Traffic kind;
-  uint32_t cores;
-  const planner::OpTraffic* plan;  // null: the even patterns
-  int level;                       // combine: pass × levels + level
-  auto operator<=>(const TrafficKey&) const = default;
-};
-
 class Engine {
  public:
   Engine(SimNetwork& net, const codegen::Program& program, const EngineConfig& config)
-      : net_(net), flows_(net.network()), program_(program), config_(config) {
+      : net_(net),
+        flows_(net.network()),
+        program_(program),
+        config_(config),
+        sets_(net, config.hbm_latency_s) {
     result_.ops.resize(program.ops.size());
     result_.cores = static_cast<uint32_t>(net.cores().size());
     result_.controllers = static_cast<uint32_t>(net.controllers().size());
@@ -99,9 +69,7 @@ class Engine {
   void run_stage();
   const SetPlan* stage_set(Stage stage, int level, const codegen::ProgramOp& op, double& bytes);
   const SetPlan* traffic(const TrafficKey& key);
-  void make_traffic(const TrafficKey& key, SetPlan& set);
   void advance_stage();
-  std::vector<const Controller*> feeders(uint32_t chip) const;
   uint32_t cores_of(const codegen::ProgramOp& op) const;
   void try_start_preload();
   void schedule(const SetPlan* set, double bytes, Owner owner, FlowKind kind, int op);
@@ -141,19 +109,15 @@ class Engine {
   std::vector<uint32_t> free_pending_;
   std::vector<PendingFlow> active_info_;  // by FlowNetwork flow id
   std::map<std::pair<std::array<double, 8>, const planner::OpTraffic*>, double> isolated_cache_;
-  std::map<TrafficKey, SetPlan> traffic_;
-  LoadSum sum_;
+  TransferSets sets_;
 };
 
-std::vector<const Controller*> Engine::feeders(uint32_t chip) const {
-  std::vector<const Controller*> out;
-  for (const auto& c : net_.controllers()) {
-    if (c.chip == chip) out.push_back(&c);
-  }
-  if (out.empty()) {
-    for (const auto& c : net_.controllers()) out.push_back(&c);
-  }
-  return out;
+// The set of `key`; nullptr after a route error, which stops the simulation.
+const SetPlan* Engine::traffic(const TrafficKey& key) {
+  auto set = sets_.get(key);
+  if (set) return *set;
+  fail(set.error());
+  return nullptr;
 }
 
 // How many cores an op runs on; 0 (a hand-written program that does not say) or more than the
@@ -161,116 +125,6 @@ std::vector<const Controller*> Engine::feeders(uint32_t chip) const {
 uint32_t Engine::cores_of(const codegen::ProgramOp& op) const {
   auto cores = static_cast<uint32_t>(net_.cores().size());
   return op.cores_used == 0 ? cores : std::min(op.cores_used, cores);
-}
-
-const SetPlan* Engine::traffic(const TrafficKey& key) {
-  auto [it, fresh] = traffic_.try_emplace(key);
-  if (fresh) make_traffic(key, it->second);
-  return &it->second;
-}
-
-// What one byte of an instruction's total puts on each link, summed over its transfers: every used
-// core's equal share, sent or received (preloads and writebacks split over the chip's controllers,
-// an address-interleaved memory), a transfer leaving and entering through SRAM ports.
-void Engine::make_traffic(const TrafficKey& key, SetPlan& set) {
-  const Traffic kind = key.kind;
-  const uint32_t cores_used = key.cores;
-  const auto& cores = net_.cores();
-  // Per chip, the cores the op runs on: as even a share of cores_used as the chips allow, each
-  // chip's first ones, so every chip's memory serves its part (as the planner assumes the whole
-  // machine's HBM bandwidth).
-  std::vector<std::vector<uint32_t>> on_chip(net_.chips());
-  for (uint32_t u = 0; u < cores.size(); ++u) on_chip[cores[u].chip].push_back(u);
-  std::vector<std::vector<uint32_t>> used(net_.chips());
-  for (uint32_t c = 0, first = 0; c < net_.chips(); ++c) {
-    uint32_t end = static_cast<uint32_t>(uint64_t{cores_used} * (c + 1) / net_.chips());
-    for (uint32_t k = 0; k < on_chip[c].size() && k < end - first; ++k)
-      used[c].push_back(on_chip[c][k]);
-    first = end;
-  }
-  const double share = 1.0 / cores_used;
-  size_t transfers = 0;
-  auto send = [&](uint32_t src_port, uint32_t src, uint32_t dst, uint32_t dst_port, double bytes,
-                  double extra_latency_s) {
-    ++transfers;
-    auto p = net_.path(src, dst);
-    if (!p) return fail(p.error());
-    uint32_t ends[] = {src_port, dst_port};
-    sum_.add(ends, bytes);
-    sum_.add(p->links, bytes);
-    set.latency_s = std::max(set.latency_s, p->latency_s + extra_latency_s);
-  };
-  auto core_to_core = [&](uint32_t a, uint32_t b, double bytes) {
-    send(cores[a].sram_port, cores[a].endpoint, cores[b].endpoint, cores[b].sram_port, bytes, 0);
-  };
-  // The plan's core k: chip by chip, k's block of cores_used on its chip's used cores.
-  std::vector<uint32_t> physical;
-  for (const auto& chip : used) physical.insert(physical.end(), chip.begin(), chip.end());
-  auto pairs = [&](const std::vector<std::pair<uint32_t, uint32_t>>& between) {
-    for (auto [a, b] : between) core_to_core(physical[a], physical[b], 1.0 / between.size());
-  };
-  auto next_of = [](const std::vector<uint32_t>& next) {
-    std::vector<std::pair<uint32_t, uint32_t>> between;
-    for (uint32_t k = 0; k < next.size(); ++k)
-      if (next[k] != k) between.emplace_back(k, next[k]);
-    return between;
-  };
-  switch (kind) {
-    case Traffic::ring:  // each used core to the next used core of its chip, the last to the first
-      for (const auto& ring : used) {
-        for (size_t i = 0; ring.size() > 1 && i < ring.size(); ++i)
-          core_to_core(ring[i], ring[(i + 1) % ring.size()], share);
-      }
-      break;
-    case Traffic::reduce: {  // a ring over the chips' first used cores
-      std::vector<uint32_t> ring;
-      for (const auto& chip : used)
-        if (!chip.empty()) ring.push_back(chip.front());
-      for (size_t i = 0; ring.size() > 1 && i < ring.size(); ++i)
-        core_to_core(ring[i], ring[(i + 1) % ring.size()], 1.0 / ring.size());
-      break;
-    }
-    case Traffic::writeback:
-    case Traffic::preload:
-      for (const auto& chip : used) {
-        for (uint32_t u : chip) {
-          auto feeding = feeders(cores[u].chip);
-          for (const Controller* c : feeding) {
-            double bytes = share / feeding.size();
-            if (kind == Traffic::preload)
-              send(c->hbm_link, c->endpoint, cores[u].endpoint, cores[u].sram_port, bytes,
-                   config_.hbm_latency_s);
-            else
-              send(cores[u].sram_port, cores[u].endpoint, c->endpoint, c->hbm_link, bytes, 0);
-          }
-        }
-      }
-      break;
-    case Traffic::rotation:
-      pairs(next_of(key.plan->rotation_next));
-      break;
-    case Traffic::gather:
-      pairs(next_of(key.plan->gather_next));
-      break;
-    case Traffic::combine:
-      pairs(planner::combine_transfers(*key.plan, key.level));
-      break;
-    case Traffic::compute:  // each core's port for compute_s at its full rate
-      for (const auto& chip : used) {
-        for (uint32_t u : chip) {
-          uint32_t port[] = {cores[u].sram_port};
-          sum_.add(port, share);
-          ++transfers;
-        }
-      }
-      break;
-  }
-  sum_.take(set.route, set.weights);
-  if (transfers == 0) return;
-  set.transfer_per_byte = 1.0 / static_cast<double>(transfers);
-  for (double& w : set.weights) w *= static_cast<double>(transfers);
-  for (size_t i = 0; i < set.route.size(); ++i)
-    set.class_weight[static_cast<size_t>(flows_.link_class(set.route[i]))] += set.weights[i];
 }
 
 // The set a stage runs and one transfer's bytes; nullptr when the stage moves nothing. An op whose
@@ -281,15 +135,11 @@ const SetPlan* Engine::stage_set(Stage stage, int level, const codegen::ProgramO
   const planner::OpTraffic* plan = op.traffic.get();
   auto scaled = [&](Traffic kind, double total, int step = 0) -> const SetPlan* {
     if (!(total > 0)) return nullptr;
-    const SetPlan* set =
-        traffic({kind, cores_of(op),
-                 kind == Traffic::ring || kind == Traffic::reduce || kind == Traffic::preload ||
-                         kind == Traffic::writeback || kind == Traffic::compute
-                     ? nullptr
-                     : plan,
-                 step});
+    bool planned = kind == Traffic::rotation || kind == Traffic::gather || kind == Traffic::combine;
+    const SetPlan* set = traffic({kind, cores_of(op), planned ? plan : nullptr, step});
+    if (set == nullptr || set->route.empty()) return nullptr;
     bytes = total * set->transfer_per_byte;
-    return set->route.empty() ? nullptr : set;
+    return set;
   };
   const bool rings = plan != nullptr && plan->cores == cores_of(op);
   switch (stage) {

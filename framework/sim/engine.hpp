@@ -3,20 +3,18 @@
 // instructions queue up and are served one at a time (rule 2); an execute waits only for its own
 // tag (rule 3).
 //
-// What each instruction puts on the network, at one node per core: one transfer set per stage
-// (link_load.hpp), one flow of the network that crosses every link its transfers cross, weighted
-// by their bytes there, so concurrent sets share links max-min fairly and a set alone takes the
-// link-load bound. An op runs on its first `cores_used` cores; each gets an equal share:
-//   preload_async(i)  every HBM controller of a core's chip (a chip without controllers: all) ->
-//                     the core, through the controller's hbm link, the route and the core's SRAM
-//                     port; the tag is set when the last byte lands.
-//   execute(i)        distribute_data: each core -> the next used core of its chip (a ring), SRAM
-//                     port to SRAM port; a barrier (distribute_sync_s); local_execute: each core's
-//                     SRAM port for compute_s at full port rate, so any transfer crossing a port at
-//                     the same time (a preload landing) stretches it and is slowed by it; shifts:
-//                     the ring again with shift_bytes; reductions between chips (a ring over the
-//                     chips' first used cores); HBM writes: each core -> its chip's controllers;
-//                     the final barrier (sync_s).
+// Each stage of an instruction is one transfer set (transfer_sets.hpp), one flow of the network
+// at one node per core, so concurrent sets share links max-min fairly and a set alone takes the
+// link-load bound:
+//   preload_async(i)  the controllers -> the op's cores, through the controllers' hbm links, the
+//                     routes and the cores' SRAM ports; the tag is set when the last byte lands.
+//   execute(i)        distribute_data (the plan's gather ring, or the even ring); a barrier
+//                     (distribute_sync_s); local_execute: each core's SRAM port for compute_s at
+//                     full port rate, so any transfer crossing a port at the same time (a preload
+//                     landing) stretches it and is slowed by it; shifts (the plan's rotation rings,
+//                     or the even ring); the plan's combine tree, level by level; reductions
+//                     between chips (only for an op without a combine tree); HBM writes; the final
+//                     barrier (sync_s).
 #pragma once
 
 #include <functional>

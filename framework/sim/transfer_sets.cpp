@@ -1,0 +1,136 @@
+#include "framework/sim/transfer_sets.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+namespace tessera::sim {
+
+namespace {
+
+std::vector<std::pair<uint32_t, uint32_t>> moves(const std::vector<uint32_t>& next) {
+  std::vector<std::pair<uint32_t, uint32_t>> between;
+  for (uint32_t k = 0; k < next.size(); ++k)
+    if (next[k] != k) between.emplace_back(k, next[k]);
+  return between;
+}
+
+}  // namespace
+
+Result<const SetPlan*> TransferSets::get(const TrafficKey& key) {
+  auto [it, fresh] = sets_.try_emplace(key);
+  if (fresh) {
+    if (auto made = make(key, it->second); !made) {
+      sets_.erase(it);
+      return made.error();
+    }
+  }
+  return &it->second;
+}
+
+std::vector<const Controller*> TransferSets::feeders(uint32_t chip) const {
+  std::vector<const Controller*> out;
+  for (const auto& c : net_.controllers()) {
+    if (c.chip == chip) out.push_back(&c);
+  }
+  if (out.empty()) {
+    for (const auto& c : net_.controllers()) out.push_back(&c);
+  }
+  return out;
+}
+
+// What one byte of an instruction's total puts on each link, summed over its transfers, each
+// leaving and entering through SRAM ports (or a controller's hbm link).
+Status TransferSets::make(const TrafficKey& key, SetPlan& set) {
+  const auto& cores = net_.cores();
+  const uint32_t chips = net_.chips();
+  // The plan's cores, chip by chip: core k on chip chip_of(k), that chip's next core.
+  std::vector<std::vector<uint32_t>> on_chip(chips);
+  for (uint32_t u = 0; u < cores.size(); ++u) on_chip[cores[u].chip].push_back(u);
+  std::vector<uint32_t> physical(key.cores);
+  std::vector<std::vector<uint32_t>> used(chips);
+  for (uint32_t k = 0; k < key.cores; ++k) {
+    uint32_t c = planner::chip_of(k, key.cores, chips);
+    physical[k] = on_chip[c][used[c].size()];
+    used[c].push_back(physical[k]);
+  }
+  const double share = 1.0 / key.cores;
+  size_t transfers = 0;
+  std::optional<Error> error;
+  auto send = [&](uint32_t src_port, uint32_t src, uint32_t dst, uint32_t dst_port, double bytes,
+                  double extra_latency_s) {
+    ++transfers;
+    auto p = net_.path(src, dst);
+    if (!p) {
+      if (!error) error = p.error();
+      return;
+    }
+    uint32_t ends[] = {src_port, dst_port};
+    sum_.add(ends, bytes);
+    sum_.add(p->links, bytes);
+    set.latency_s = std::max(set.latency_s, p->latency_s + extra_latency_s);
+  };
+  auto core_to_core = [&](uint32_t a, uint32_t b, double bytes) {
+    send(cores[a].sram_port, cores[a].endpoint, cores[b].endpoint, cores[b].sram_port, bytes, 0);
+  };
+  auto ring = [&](const std::vector<uint32_t>& members, double bytes) {
+    for (size_t i = 0; members.size() > 1 && i < members.size(); ++i)
+      core_to_core(members[i], members[(i + 1) % members.size()], bytes);
+  };
+  auto pairs = [&](const std::vector<std::pair<uint32_t, uint32_t>>& between) {
+    for (auto [a, b] : between) core_to_core(physical[a], physical[b], 1.0 / between.size());
+  };
+  switch (key.kind) {
+    case Traffic::ring:
+      for (const auto& members : used) ring(members, share);
+      break;
+    case Traffic::reduce: {
+      std::vector<uint32_t> firsts;
+      for (const auto& members : used)
+        if (!members.empty()) firsts.push_back(members.front());
+      ring(firsts, 1.0 / firsts.size());
+      break;
+    }
+    case Traffic::writeback:
+    case Traffic::preload:
+      for (uint32_t u : physical) {
+        auto feeding = feeders(cores[u].chip);
+        for (const Controller* c : feeding) {
+          double bytes = share / feeding.size();
+          if (key.kind == Traffic::preload)
+            send(c->hbm_link, c->endpoint, cores[u].endpoint, cores[u].sram_port, bytes,
+                 hbm_latency_s_);
+          else
+            send(cores[u].sram_port, cores[u].endpoint, c->endpoint, c->hbm_link, bytes, 0);
+        }
+      }
+      break;
+    case Traffic::rotation:
+      pairs(moves(key.plan->rotation_next));
+      break;
+    case Traffic::gather:
+      pairs(moves(key.plan->gather_next));
+      break;
+    case Traffic::combine:
+      pairs(planner::combine_transfers(*key.plan, key.level));
+      break;
+    case Traffic::compute:  // each core's port for compute_s at its full rate
+      for (uint32_t u : physical) {
+        uint32_t port[] = {cores[u].sram_port};
+        sum_.add(port, share);
+        ++transfers;
+      }
+      break;
+  }
+  sum_.take(set.route, set.weights);
+  if (error) return *error;
+  if (transfers == 0) return ok_status();
+  set.transfer_per_byte = 1.0 / static_cast<double>(transfers);
+  for (double& w : set.weights) w *= static_cast<double>(transfers);
+  for (size_t i = 0; i < set.route.size(); ++i)
+    set.class_weight[static_cast<size_t>(net_.network().link_class(set.route[i]))] +=
+        set.weights[i];
+  return ok_status();
+}
+
+}  // namespace tessera::sim

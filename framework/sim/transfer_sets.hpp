@@ -1,0 +1,78 @@
+// What each instruction puts on the simulated network (docs/simulator.md, "Traffic from the
+// plan"): its transfers, laid on their routes once and kept as one transfer set (link_load.hpp),
+// which the engine runs as one flow.
+//
+// A set depends only on the network, the kind of traffic, how many cores the op uses and its plan's
+// traffic description (planner/traffic.hpp, shared by identical ops), so each is made on first use
+// (a route error shows only when traffic needs the route) and an instruction after that only
+// scales it by its bytes. The plan's core k sits on chip planner::chip_of(k), on that chip's cores
+// in topology order; every used core gets an equal share of a kind without a description.
+#pragma once
+
+#include <array>
+#include <compare>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "framework/common/status.hpp"
+#include "framework/planner/traffic.hpp"
+#include "framework/sim/link_load.hpp"
+#include "framework/sim/sim_network.hpp"
+
+namespace tessera::sim {
+
+// ring and reduce are the even patterns of an op whose plan does not say which cores exchange
+// what: each used core to the next used core of its chip, and a ring over the chips' first used
+// cores. preload: every controller of a core's chip to the core; writeback: back; compute: every
+// used core's SRAM port. rotation, gather and combine (one level: pass × levels + level) are the
+// plan's (planner/traffic.hpp).
+enum class Traffic : uint32_t {
+  ring,
+  reduce,
+  writeback,
+  preload,
+  compute,
+  rotation,
+  gather,
+  combine
+};
+
+struct TrafficKey {
+  Traffic kind = Traffic::ring;
+  uint32_t cores = 0;
+  const planner::OpTraffic* plan = nullptr;  // rotation, gather, combine only
+  int level = 0;                             // combine only
+  auto operator<=>(const TrafficKey&) const = default;
+};
+
+// Its flow's bytes are one transfer's (the mean), so its rate is a transfer's and every route entry
+// weighs the transfers crossing the link (bytes there / one transfer's): links are shared as fairly
+// per transfer as if each were a flow of its own, and the set alone takes the link-load bound.
+struct SetPlan {
+  std::vector<uint32_t> route;   // FlowNetwork links, ascending; empty: the set moves nothing
+  std::vector<double> weights;   // per route entry: transfers crossing it
+  double transfer_per_byte = 0;  // one transfer's bytes per byte of the instruction's total
+  double latency_s = 0;          // the longest route (preloads: plus the memory's first byte)
+  std::array<double, kLinkClasses> class_weight{};  // sum of the weights per link class
+};
+
+class TransferSets {
+ public:
+  // `hbm_latency_s`: the memory's first byte, added to preload routes. `net` must outlive this.
+  TransferSets(SimNetwork& net, double hbm_latency_s) : net_(net), hbm_latency_s_(hbm_latency_s) {}
+
+  // The set of `key`, made on first use. Errors: a route the Topology cannot give.
+  Result<const SetPlan*> get(const TrafficKey& key);
+
+ private:
+  Status make(const TrafficKey& key, SetPlan& set);
+  std::vector<const Controller*> feeders(uint32_t chip) const;
+
+  SimNetwork& net_;
+  double hbm_latency_s_;
+  std::map<TrafficKey, SetPlan> sets_;
+  LoadSum sum_;
+};
+
+}  // namespace tessera::sim
