@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "framework/sim/link_load.hpp"
+
 namespace tessera::sim {
 
 namespace {
@@ -57,8 +59,11 @@ Result<SimNetwork> SimNetwork::build(const ChipGraph& chip, double hbm_bytes_per
   s.chip_ = chip;
   s.chips_ = chip.chips;
   for (const auto& l : chip.links) {
-    uint32_t link = s.network_.add_link(l.bytes_per_s, sim_class(l.link_class));
-    if (l.link_class == TESSERA_LINK_MEMORY) s.memory_links_.emplace_back(link, l.bytes_per_s);
+    bool at_memory = chip.endpoints[l.src].kind == TESSERA_ENDPOINT_MEMORY_CONTROLLER ||
+                     chip.endpoints[l.dst].kind == TESSERA_ENDPOINT_MEMORY_CONTROLLER;
+    double bytes_per_s = l.bytes_per_s * (at_memory ? kMemoryEndpointEfficiency : 1.0);
+    uint32_t link = s.network_.add_link(bytes_per_s, sim_class(l.link_class));
+    if (l.link_class == TESSERA_LINK_MEMORY) s.memory_links_.emplace_back(link, bytes_per_s);
   }
   for (const auto& ep : chip.endpoints) {
     if (ep.kind == TESSERA_ENDPOINT_MEMORY_CONTROLLER)
