@@ -15,7 +15,8 @@ namespace tessera::sim {
 
 namespace {
 
-enum EventKind : uint32_t { kJoin, kDelayDone };
+// kFloorDone: a set drained before its floor (transfer_sets.hpp) ends at the floor.
+enum EventKind : uint32_t { kJoin, kDelayDone, kFloorDone };
 enum Owner : uint32_t { kExecute, kPreload };
 // The stages of one execute, in order.
 enum class Stage {
@@ -33,6 +34,7 @@ constexpr size_t kMaxBuckets = 4096;
 
 struct PendingFlow {
   const SetPlan* set = nullptr;
+  double start_s = 0;  // when its instruction stage issued it
   double bytes = 0, payload_bytes = 0;
   Owner owner = kExecute;
   FlowKind kind = FlowKind::compute;
@@ -74,6 +76,7 @@ class Engine {
   void try_start_preload();
   void schedule(const SetPlan* set, double bytes, Owner owner, FlowKind kind, int op);
   void on_flows_finished(const std::vector<uint32_t>& owners, const std::vector<uint32_t>& ids);
+  void complete(std::span<const PendingFlow> flows);
   void on_stage_done();
   void on_preload_done();
   void advance_to(double time_s);
@@ -200,10 +203,10 @@ void Engine::schedule(const SetPlan* set, double bytes, Owner owner, FlowKind ki
   }
   // The payload: the bytes the set's transfers carry (compute: the SRAM bytes its cores read).
   double payload = bytes / set->transfer_per_byte;
-  pending_[slot] = {set, bytes, payload, owner, kind, op};
+  pending_[slot] = {set, now_, bytes, payload, owner, kind, op};
   (owner == kExecute ? pending_execute_ : pending_preload_)++;
   ++result_.flows;
-  queue_.schedule(now_ + set->latency_s, kJoin, slot);
+  queue_.schedule(now_ + set->join_latency_s, kJoin, slot);
 }
 
 void Engine::issue() {
@@ -312,12 +315,36 @@ void Engine::on_preload_done() {
 
 void Engine::on_flows_finished(const std::vector<uint32_t>& owners,
                                const std::vector<uint32_t>& ids) {
-  bool execute_done = false, preload_done = false;
+  std::vector<PendingFlow> done;
   for (size_t i = 0; i < owners.size(); ++i) {
     const PendingFlow& info = active_info_[ids[i]];
+    double floor_s =
+        info.start_s + info.set->floor_latency_s + info.bytes * info.set->floor_s_per_byte;
+    if (floor_s - now_ <= 1e-12 * floor_s) {
+      done.push_back(info);
+      continue;
+    }
+    // Drained before its floor: the last transfer is still on its way.
+    uint32_t slot;
+    if (free_pending_.empty()) {
+      slot = static_cast<uint32_t>(pending_.size());
+      pending_.emplace_back();
+    } else {
+      slot = free_pending_.back();
+      free_pending_.pop_back();
+    }
+    pending_[slot] = info;
+    queue_.schedule(floor_s, kFloorDone, slot);
+  }
+  complete(done);
+}
+
+void Engine::complete(std::span<const PendingFlow> flows) {
+  bool execute_done = false, preload_done = false;
+  for (const PendingFlow& info : flows) {
     if (config_.record_trace && info.owner == kExecute)
       result_.spans.push_back({2, info.op, to_string(info.kind), stage_start_s_, now_});
-    if (owners[i] == kExecute)
+    if (info.owner == kExecute)
       execute_done |= --pending_execute_ == 0;
     else
       preload_done |= --pending_preload_ == 0;
@@ -389,7 +416,8 @@ double Engine::isolated_s(const codegen::ProgramOp& op) {
       double rate = FlowNetwork::kNever;
       for (size_t i = 0; i < set->route.size(); ++i)
         rate = std::min(rate, flows_.capacity(set->route[i]) / set->weights[i]);
-      it->second += set->latency_s + bytes / rate;
+      it->second += std::max(set->join_latency_s + bytes / rate,
+                             set->floor_latency_s + bytes * set->floor_s_per_byte);
     }
   }
   return it->second;
@@ -400,6 +428,12 @@ void Engine::handle_event(const Event& e) {
   if (e.kind == kDelayDone) {
     advance_stage();
     run_stage();
+    return;
+  }
+  if (e.kind == kFloorDone) {
+    PendingFlow info = pending_[e.payload];
+    free_pending_.push_back(e.payload);
+    complete({&info, 1});
     return;
   }
   PendingFlow& p = pending_[e.payload];

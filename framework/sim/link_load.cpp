@@ -2,24 +2,35 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace tessera::sim {
 
-void LoadSum::add(std::span<const uint32_t> links, double bytes) {
+void LoadSum::add(std::span<const uint32_t> links, double bytes, double latency_s) {
   for (uint32_t l : links) {
-    if (l >= bytes_on_.size()) bytes_on_.resize(l + 1, 0);
-    if (bytes_on_[l] == 0) used_.push_back(l);
+    if (l >= bytes_on_.size()) {
+      bytes_on_.resize(l + 1, 0);
+      least_on_.resize(l + 1, 0);
+    }
+    if (bytes_on_[l] == 0) {
+      used_.push_back(l);
+      least_on_[l] = latency_s;
+    }
     bytes_on_[l] += bytes;
+    least_on_[l] = std::min(least_on_[l], latency_s);
   }
 }
 
-void LoadSum::take(std::vector<uint32_t>& links, std::vector<double>& bytes) {
+void LoadSum::take(std::vector<uint32_t>& links, std::vector<double>& bytes,
+                   std::vector<double>& least_latency_s) {
   std::sort(used_.begin(), used_.end());
   links = used_;
   bytes.clear();
+  least_latency_s.clear();
   for (uint32_t l : used_) {
     bytes.push_back(bytes_on_[l]);
+    least_latency_s.push_back(least_on_[l]);
     bytes_on_[l] = 0;
   }
   used_.clear();
@@ -40,25 +51,27 @@ Result<LinkLoad> link_load(const ChipGraph& chip, std::span<const Transfer> tran
     if (t.src == t.dst || t.bytes == 0) continue;
     auto route = chip.route(t.src, t.dst);
     if (!route) return route.error();
-    double latency_s = 0;
+    double latency_s = 0, slowest = std::numeric_limits<double>::infinity();
     for (uint32_t l : *route) {
       if (l >= chip.links.size())
         return input_error("transfer " + std::to_string(i) + ": the route names link " +
                            std::to_string(l) + ", which does not exist");
       latency_s += chip.links[l].latency_s;
+      slowest = std::min(slowest, chip.links[l].bytes_per_s);
     }
-    sum.add(*route, t.bytes);
-    out.latency_s = std::max(out.latency_s, latency_s);
+    sum.add(*route, t.bytes, latency_s);
+    out.floor_s = std::max(out.floor_s, latency_s + t.bytes / slowest);
   }
-  sum.take(out.links, out.bytes);
+  sum.take(out.links, out.bytes, out.least_latency_s);
   return out;
 }
 
 double alone_seconds(const ChipGraph& chip, const LinkLoad& load) {
-  double busiest_s = 0;
+  double seconds = load.floor_s;
   for (size_t i = 0; i < load.links.size(); ++i)
-    busiest_s = std::max(busiest_s, load.bytes[i] / chip.links[load.links[i]].bytes_per_s);
-  return busiest_s + load.latency_s;
+    seconds = std::max(
+        seconds, load.least_latency_s[i] + load.bytes[i] / chip.links[load.links[i]].bytes_per_s);
+  return seconds;
 }
 
 }  // namespace tessera::sim

@@ -4,10 +4,12 @@
 // compute-shift step, a reduction): its transfers start together and the instruction waits for the
 // last byte. Its cost on an idle network is the link-load bound: every transfer's bytes are laid on
 // every link of its Topology route; the set needs at least `bytes on a link / its bandwidth` on
-// every link, and progressing all transfers in proportion (each at bytes / T) reaches that bound,
-// so the set takes the most loaded link's time plus the longest route's latency. The simulator
-// shares links between concurrent sets with these loads (flow_network.hpp, weighted routes); the
-// planner prices candidates with the same numbers.
+// every link, and progressing all transfers in proportion reaches that bound. Latency overlaps the
+// transfer, as in a packet network (checked against BookSim2, docs/simulator.md): a link's bytes
+// cannot start crossing it before the nearest transfer through it arrives (its least route
+// latency), and no transfer ends before its own route's latency plus its bytes at its slowest
+// link. The simulator shares links between concurrent sets with these loads (flow_network.hpp,
+// weighted routes); the planner is to price candidates with the same numbers.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +25,7 @@ namespace tessera::sim {
 // out of the network) stays busy only part of a batch in a cycle-level network: BookSim2 keeps a
 // controller's injection link busy 86-95 % of a DRAM-read batch and a hot spot's ejection link
 // 87-99 % (docs/simulator.md, "Checked against BookSim2"). The simulator derates every link of a
-// memory controller to this fraction of its bandwidth, which brings those batches within 7 %.
+// memory controller to this fraction of its bandwidth, which brings those batches within 8 %.
 inline constexpr double kMemoryEndpointEfficiency = 0.9;
 
 struct Transfer {
@@ -31,24 +33,28 @@ struct Transfer {
   double bytes = 0;
 };
 
-// Bytes per link summed over routes, for any numbering of links (a chip's, a FlowNetwork's).
+// Bytes per link summed over routes, and the least latency of a route through each, for any
+// numbering of links (a chip's, a FlowNetwork's).
 class LoadSum {
  public:
-  // Every entry of `links` carries `bytes` (a link listed twice, twice).
-  void add(std::span<const uint32_t> links, double bytes);
-  // The loaded links in ascending order and their bytes, into the two vectors; then empty again.
-  void take(std::vector<uint32_t>& links, std::vector<double>& bytes);
+  // Every entry of `links` carries `bytes` (a link listed twice, twice), on a route of latency_s.
+  void add(std::span<const uint32_t> links, double bytes, double latency_s);
+  // The loaded links in ascending order, their bytes and least route latency; then empty again.
+  void take(std::vector<uint32_t>& links, std::vector<double>& bytes,
+            std::vector<double>& least_latency_s);
 
  private:
-  std::vector<double> bytes_on_;  // by link
+  std::vector<double> bytes_on_, least_on_;  // by link
   std::vector<uint32_t> used_;
 };
 
-// Per physical link the set crosses (ascending link index, each once): its bytes.
+// Per physical link the set crosses (ascending link index, each once): its bytes and the least
+// latency of a route through it; and the latest a transfer alone can end.
 struct LinkLoad {
   std::vector<uint32_t> links;
   std::vector<double> bytes;
-  double latency_s = 0;  // the longest route's latency (sum of its links' latency_s)
+  std::vector<double> least_latency_s;
+  double floor_s = 0;  // max over transfers: route latency + bytes at the route's slowest link
 };
 
 // Errors: a route the Topology cannot give (its error), a transfer whose endpoints are out of range
@@ -56,7 +62,8 @@ struct LinkLoad {
 // src == dst or zero bytes put nothing on the network.
 Result<LinkLoad> link_load(const ChipGraph& chip, std::span<const Transfer> transfers);
 
-// The set alone on an idle network: max over its links of bytes / bytes_per_s, plus latency_s.
+// The set alone on an idle network: the larger of floor_s and, over its links, least_latency_s +
+// bytes / bytes_per_s.
 double alone_seconds(const ChipGraph& chip, const LinkLoad& load);
 
 }  // namespace tessera::sim

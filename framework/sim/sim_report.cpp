@@ -165,8 +165,8 @@ std::string render_sim_report(const SimResult& r, const codegen::Program& progra
   // result depends on it, so every report says so.
   out +=
       "network      transfer sets at the link-load bound; against BookSim2: rings and "
-      "permutations within 1 %, memory reads and hot spots within 7 %, all-to-all 21-55 % fast, "
-      "single packets up to 27 % slow\n";
+      "permutations within 1 %, memory reads and hot spots within 8 %, all-to-all 14-58 % fast, "
+      "single packets within 3 %\n";
   out += "latency      " + format_seconds(s.latency_s) + " per token (planner estimate " +
          format_seconds(s.estimated_latency_s) + diff + ")\n";
   out += "breakdown    " + breakdown_line(s.breakdown, s.latency_s) + "\n";

@@ -55,7 +55,9 @@ Status TransferSets::make(const TrafficKey& key, SetPlan& set) {
     used[c].push_back(physical[k]);
   }
   const double share = 1.0 / key.cores;
+  const FlowNetwork& network = net_.network();
   size_t transfers = 0;
+  double most_s_per_share = 0;  // over transfers: its share / its slowest link's bytes per second
   std::optional<Error> error;
   auto send = [&](uint32_t src_port, uint32_t src, uint32_t dst, uint32_t dst_port, double bytes,
                   double extra_latency_s) {
@@ -65,10 +67,14 @@ Status TransferSets::make(const TrafficKey& key, SetPlan& set) {
       if (!error) error = p.error();
       return;
     }
+    double latency_s = p->latency_s + extra_latency_s;
     uint32_t ends[] = {src_port, dst_port};
-    sum_.add(ends, bytes);
-    sum_.add(p->links, bytes);
-    set.latency_s = std::max(set.latency_s, p->latency_s + extra_latency_s);
+    sum_.add(ends, bytes, latency_s);
+    sum_.add(p->links, bytes, latency_s);
+    double slowest = std::min(network.capacity(src_port), network.capacity(dst_port));
+    for (uint32_t l : p->links) slowest = std::min(slowest, network.capacity(l));
+    most_s_per_share = std::max(most_s_per_share, bytes / slowest);
+    set.floor_latency_s = std::max(set.floor_latency_s, latency_s);
   };
   auto core_to_core = [&](uint32_t a, uint32_t b, double bytes) {
     send(cores[a].sram_port, cores[a].endpoint, cores[b].endpoint, cores[b].sram_port, bytes, 0);
@@ -117,19 +123,29 @@ Status TransferSets::make(const TrafficKey& key, SetPlan& set) {
     case Traffic::compute:  // each core's port for compute_s at its full rate
       for (uint32_t u : physical) {
         uint32_t port[] = {cores[u].sram_port};
-        sum_.add(port, share);
+        sum_.add(port, share, 0);
+        most_s_per_share = std::max(most_s_per_share, share / network.capacity(port[0]));
         ++transfers;
       }
       break;
   }
-  sum_.take(set.route, set.weights);
+  std::vector<double> least_latency_s;
+  sum_.take(set.route, set.weights, least_latency_s);
   if (error) return *error;
   if (transfers == 0) return ok_status();
-  set.transfer_per_byte = 1.0 / static_cast<double>(transfers);
-  for (double& w : set.weights) w *= static_cast<double>(transfers);
-  for (size_t i = 0; i < set.route.size(); ++i)
-    set.class_weight[static_cast<size_t>(net_.network().link_class(set.route[i]))] +=
-        set.weights[i];
+  const auto count = static_cast<double>(transfers);
+  set.transfer_per_byte = 1.0 / count;
+  set.floor_s_per_byte = most_s_per_share * count;
+  double busiest_s = -1;
+  for (size_t i = 0; i < set.route.size(); ++i) {
+    double& w = set.weights[i];
+    w *= count;
+    set.class_weight[static_cast<size_t>(network.link_class(set.route[i]))] += w;
+    if (w / network.capacity(set.route[i]) > busiest_s) {
+      busiest_s = w / network.capacity(set.route[i]);
+      set.join_latency_s = least_latency_s[i];
+    }
+  }
   return ok_status();
 }
 

@@ -53,7 +53,14 @@ struct SetPlan {
   std::vector<uint32_t> route;   // FlowNetwork links, ascending; empty: the set moves nothing
   std::vector<double> weights;   // per route entry: transfers crossing it
   double transfer_per_byte = 0;  // one transfer's bytes per byte of the instruction's total
-  double latency_s = 0;          // the longest route (preloads: plus the memory's first byte)
+  // Latency overlaps the transfer (link_load.hpp): the set joins once the nearest transfer through
+  // its busiest link has arrived, and ends no earlier than floor_latency_s + bytes (one
+  // transfer's) × floor_s_per_byte — the longest route and the slowest transfer alone (exact for
+  // the symmetric sets of a lowered program, else an upper bound). Preloads add the memory's first
+  // byte to both.
+  double join_latency_s = 0;
+  double floor_latency_s = 0;
+  double floor_s_per_byte = 0;
   std::array<double, kLinkClasses> class_weight{};  // sum of the weights per link class
 };
 
