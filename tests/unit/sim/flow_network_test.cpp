@@ -26,6 +26,24 @@ TEST(FlowNetwork, OneFlowTakesBytesOverBandwidth) {
   EXPECT_EQ(net.active(), 0u);
 }
 
+// A transfer set of 4 transfers on the shared link (and 2 on its own) beside one plain flow: the
+// link is shared per transfer, 10 GB/s over 5, so the set runs at 2 GB/s per transfer (8 on the
+// link) and the flow at 2; the set's own link (weight 2, 10 GB/s) has room to spare.
+TEST(FlowNetwork, ATransferSetSharesALinkPerTransfer) {
+  FlowNetwork net;
+  uint32_t shared = net.add_link(10e9, LinkClass::on_chip);
+  uint32_t own = net.add_link(10e9, LinkClass::sram_port);
+  uint32_t set = net.add_set(std::vector<uint32_t>{shared, own}, std::vector<double>{4, 2}, 1e6,
+                             4e6, 1, FlowKind::preload);
+  uint32_t flow = net.add_flow(std::vector<uint32_t>{shared}, 1e6, 2, FlowKind::shift);
+  net.recompute();
+  EXPECT_DOUBLE_EQ(net.rate(set), 2e9);
+  EXPECT_DOUBLE_EQ(net.rate(flow), 2e9);
+  EXPECT_DOUBLE_EQ(net.kind_rate(FlowKind::preload), 8e9);  // the set's payload, 4 transfers
+  EXPECT_DOUBLE_EQ(net.class_rate(LinkClass::on_chip), 8e9 + 2e9);
+  EXPECT_DOUBLE_EQ(net.class_rate(LinkClass::sram_port), 4e9);
+}
+
 TEST(FlowNetwork, TwoFlowsOnOneLinkEachGetHalfThenTheSurvivorGetsAll) {
   FlowNetwork net;
   uint32_t link = net.add_link(10e9, LinkClass::on_chip);

@@ -10,6 +10,7 @@
 #include "framework/chip/chip_models.hpp"
 #include "framework/sim/engine.hpp"
 #include "framework/sim/link_load.hpp"
+#include "tests/unit/sim/test_chips.hpp"
 
 namespace tessera::sim {
 namespace {
@@ -63,6 +64,18 @@ std::vector<Transfer> ring_transfers(const SimNetwork& net, double bytes) {
     if (next != u) out.push_back({cores[u].endpoint, cores[next].endpoint, bytes / cores.size()});
   }
   return out;
+}
+
+TEST(LinkLoad, TransfersOffTheChipAreRefusedByIndex) {
+  ChipGraph chip = chips::all_to_all({});
+  std::vector<Transfer> bad{{0, 1, 10}, {0, 99, 10}};
+  auto load = link_load(chip, bad);
+  ASSERT_FALSE(load.ok());
+  EXPECT_EQ(load.error().message, "transfer 1: endpoint 99 is not on the chip (11 endpoints)");
+  bad = {{0, 1, -1}};
+  load = link_load(chip, bad);
+  ASSERT_FALSE(load.ok());
+  EXPECT_EQ(load.error().message, "transfer 0: bytes must be finite and >= 0");
 }
 
 struct Family {
