@@ -42,6 +42,9 @@ TEST(Zoo, WeightBytesMatchPublishedParameterCountsWithinOnePercent) {
       {"llama2-7b", 6'738'415'616.0},
       {"llama2-13b", 13'015'864'320.0},
       {"llama2-70b", 68'976'648'192.0},
+      {"llama3.1-8b", 8'030'261'248.0},    // meta-llama/Llama-3.1-8B
+      {"llama3.1-70b", 70'553'706'496.0},  // meta-llama/Llama-3.1-70B
+      {"mistral-7b", 7'248'023'552.0},     // mistralai/Mistral-7B-v0.3
       {"gemma2-27b", 27'227'128'320.0},
       {"opt-30b", 30.0e9},
       {"gpt3-6.7b", 6.7e9},
@@ -61,6 +64,7 @@ TEST(Zoo, DecodeKvCacheBytesFollowTheFormula) {
     int64_t layers, kv_heads, head_dim;
   };
   for (const auto& c : {Case{"llama2-13b", 40, 40, 128}, Case{"llama2-70b", 80, 8, 128},
+                        Case{"llama3.1-8b", 32, 8, 128}, Case{"mistral-7b", 32, 8, 128},
                         Case{"gemma2-27b", 46, 16, 128}, Case{"opt-30b", 48, 56, 128}}) {
     for (auto [batch, seq] : {std::pair<int64_t, int64_t>{16, 2048}, {3, 100}}) {
       ir::Graph g = build(c.name, batch, seq, Mode::decode);
@@ -189,7 +193,7 @@ TEST(Zoo, ClearErrorsForShapesAModelCannotTake) {
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.error().message.substr(0, 60),
             "unknown model 'llama2-13'; did you mean 'llama2-13b'? Zoo mo");
-  EXPECT_EQ(list_zoo().size(), 7u);
+  EXPECT_EQ(list_zoo().size(), 10u);
 }
 
 }  // namespace

@@ -1,0 +1,145 @@
+// Measured hardware (issue 18): Tessera's Elk-Full prediction against Tenstorrent's published
+// per-model measurements (tt-metal's READMEs and model docs), as data. Each row holds the
+// published figure with the file and commit it was read from, the figure Tessera's simulator gives
+// today for the same model, chip, batch and sequence (held within its tolerance, so a change to the
+// planner, simulator or a preset that moves it fails here), and in a comment the error against the
+// hardware and its cause. Rows within 25 % of the hardware are marked `matched` and must stay so;
+// the others are not faked into agreement (a change that moves one by more than its tolerance
+// fails here, so its error and cause are restated): docs/validation.md ("Measured hardware:
+// Tenstorrent") says what the chip does there that the model misses.
+//
+// Tessera's side is what `tessera compile MODEL --batch B --seq S --weight-dtype bfp8 --target
+// mesh_tenstorrent --chip C -o DIR` and `tessera simulate DIR/plan.yaml` give: decode is one
+// token per user per step, so tokens/s/user = 1000 / simulated ms per step; prefill (time to first
+// token) is one step over S prompt tokens, in ms.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "framework/driver/driver.hpp"
+
+namespace tessera {
+namespace {
+
+// tt-metal files the figures come from (github.com/tenstorrent/tt-metal, FILE at COMMIT).
+constexpr const char* kModelsReadme =
+    "models/README.md@020681562ac12f6680bafbc83fafea98e7a3b4d4 (LLMs table, last update Nov 3 "
+    "2025; KV cache filled with 128 rows)";
+constexpr const char* kPerfAccuracy =
+    "models/tt_transformers/PERF.md@040a27c125587553626a7e57baa42571c8af91fa (Accuracy table: "
+    "ci-token-matching, one user, 512-token prefill; bfp8 MLP, bfp8 attention for Llama 3)";
+constexpr const char* kOldReadme =
+    "README.md@00065bece9c0db4513847a0c237be84ed037b1ee (T3000 table, 129th token, device "
+    "throughput)";
+
+enum class Metric { tokens_per_s_per_user, ttft_ms };
+
+struct Row {
+  std::string name, model, chip;
+  Metric metric;
+  int64_t batch, seq;
+  double published;  // t/s/u, or TTFT in ms
+  const char* source;
+  double tessera;    // what Tessera's simulator gives today, same unit
+  double tolerance;  // on `tessera`
+  bool matched;      // within 25 % of the published figure
+};
+
+// Errors (Tessera / published - 1) and their causes in each comment; docs/validation.md explains.
+const std::vector<Row> kRows = {
+    // clang-format off
+    // -8.0 %: matches only because two errors cancel: Tessera streams weights at 192 GB/s (not ~290)
+    // and has no fixed per-token cost (tt-metal's own figures show ~12 ms; docs/validation.md)
+    {"llama3_1_8b_n150_b1", "llama3.1-8b", "wormhole-n150", Metric::tokens_per_s_per_user, 1, 1024, 25.2, kPerfAccuracy, 23.19, 0.05, true},
+    // +21.7 %: the same cancellation, the missing fixed cost now larger than the bandwidth deficit
+    {"llama3_1_8b_n300_b1", "llama3.1-8b", "wormhole-n300", Metric::tokens_per_s_per_user, 1, 1024, 38.8, kPerfAccuracy, 47.24, 0.05, true},
+    // +188 %: tt-metal's ~12 ms per token that does not shrink with chips (TP=8 all-gathers over
+    // one Ethernet link, op dispatch, non-matmul ops) is missing; Tessera streams 1/8 of the weights
+    {"llama3_1_8b_t3000_b1", "llama3.1-8b", "wormhole-t3000", Metric::tokens_per_s_per_user, 1, 1024, 60.8, kPerfAccuracy, 175.4, 0.05, false},
+    // +705 %: as on T3000; tt_transformers on TG is slower than on T3000 (29.5 vs 60.8 t/s/u):
+    // software, not hardware
+    {"llama3_1_8b_galaxy_b1", "llama3.1-8b", "wormhole-galaxy", Metric::tokens_per_s_per_user, 1, 1024, 29.5, kPerfAccuracy, 237.5, 0.05, false},
+    // +25.1 %: the hardware reads bfp4 MLP weights (40 % fewer bytes than Tessera's bfp8) and still is
+    // slower: the fixed per-token cost again
+    {"llama3_1_70b_t3000_b1", "llama3.1-70b", "wormhole-t3000", Metric::tokens_per_s_per_user, 1, 1024, 16.5, kPerfAccuracy, 20.64, 0.05, false},
+    // +507 %: generic tt_transformers on TG; the dedicated llama3_70b_galaxy demo gets 72.5 t/s/u
+    // at batch 32 on the same machine (row below): software, not hardware
+    {"llama3_1_70b_galaxy_b1", "llama3.1-70b", "wormhole-galaxy", Metric::tokens_per_s_per_user, 1, 1024, 12.7, kPerfAccuracy, 77.16, 0.05, false},
+    // -18.0 %: the single-chip cancellation (bf16 attention weights on the hardware)
+    {"mistral_7b_n150_b1", "mistral-7b", "wormhole-n150", Metric::tokens_per_s_per_user, 1, 1024, 29.75, kPerfAccuracy, 24.41, 0.05, true},
+    // +5.8 %: the single-chip cancellation
+    {"mistral_7b_n300_b1", "mistral-7b", "wormhole-n300", Metric::tokens_per_s_per_user, 1, 1024, 47.01, kPerfAccuracy, 49.75, 0.05, true},
+    // +172 %: the missing fixed per-token cost, as for Llama 3.1 8B on T3000
+    {"mistral_7b_t3000_b1", "mistral-7b", "wormhole-t3000", Metric::tokens_per_s_per_user, 1, 1024, 67.82, kPerfAccuracy, 184.5, 0.05, false},
+    // -16.4 %: bfp4 MLP on the hardware (performance mode); the single-chip cancellation
+    {"llama3_1_8b_n150_b32", "llama3.1-8b", "wormhole-n150", Metric::tokens_per_s_per_user, 32, 128, 26.0, kModelsReadme, 21.73, 0.05, true},
+    // -20.5 %: as the row above
+    {"mistral_7b_n150_b32", "mistral-7b", "wormhole-n150", Metric::tokens_per_s_per_user, 32, 128, 28.7, kModelsReadme, 22.81, 0.05, true},
+    // +26.9 %: QuietBox (8 Wormholes, TP=8): bfp4 MLP and the fixed per-token cost, as at batch 1
+    {"llama3_1_70b_t3000_b32", "llama3.1-70b", "wormhole-t3000", Metric::tokens_per_s_per_user, 32, 128, 15.9, kModelsReadme, 20.18, 0.05, false},
+    // +1.9 %: llama3_70b_galaxy (TP=32, bfp4 MLP, DRAM prefetcher): 1.4 GB per chip streamed in
+    // ~5 ms plus ~9 ms of collectives on the hardware, vs 2.3 GB at 192 GB/s in Tessera: a coincidence
+    {"llama3_1_70b_galaxy_b32", "llama3.1-70b", "wormhole-galaxy", Metric::tokens_per_s_per_user, 32, 128, 72.5, kModelsReadme, 73.86, 0.05, true},
+    // +46.8 %: device throughput (8.5 t/s/u end to end); an early tt-metal release, same causes
+    {"llama2_70b_t3000_b32", "llama2-70b", "wormhole-t3000", Metric::tokens_per_s_per_user, 32, 128, 13.9, kOldReadme, 20.4, 0.05, false},
+    // -51.9 %: prefill keeps activations in DRAM, runs HiFi2/HiFi4 (Tessera's preset: LoFi) and
+    // TTFT includes host work; Tessera's prefill is its weight stream at 192 GB/s
+    {"llama3_1_8b_n150_ttft_s128", "llama3.1-8b", "wormhole-n150", Metric::ttft_ms, 1, 128, 104, kModelsReadme, 50.07, 0.05, false},
+    // -34.3 %: as the row above
+    {"llama3_1_8b_n150_ttft_s512", "llama3.1-8b", "wormhole-n150", Metric::ttft_ms, 1, 512, 138, kPerfAccuracy, 90.62, 0.05, false},
+    // -51.6 %: as Llama 3.1 8B
+    {"mistral_7b_n150_ttft_s128", "mistral-7b", "wormhole-n150", Metric::ttft_ms, 1, 128, 99, kModelsReadme, 47.91, 0.05, false},
+    // -70.5 %: as above, plus the collectives of 80 layers over Ethernet
+    {"llama3_1_70b_galaxy_ttft_s128", "llama3.1-70b", "wormhole-galaxy", Metric::ttft_ms, 1, 128, 53, kModelsReadme, 15.66, 0.05, false},
+    // clang-format on
+};
+
+void PrintTo(const Row& r, std::ostream* os) {
+  *os << r.name;
+}
+
+double measure(const Row& r) {
+  PluginSet plugins(Registry::discover(plugin_search_dirs({})));
+  driver::OpenChip chip =
+      driver::open_chip(plugins, driver::ChipChoice{"mesh_tenstorrent", r.chip}).take();
+  ModelRequest request;
+  request.model = r.model;
+  request.shape.batch = r.batch;
+  request.shape.seq = r.seq;
+  request.shape.mode = r.metric == Metric::ttft_ms ? zoo::Mode::prefill : zoo::Mode::decode;
+  request.shape.weight_dtype = ir::DType::bfp8;
+  request.shape_given = true;
+  driver::CompileOptions options;
+  options.designs = {planner::Design::elk_full};
+  options.simulate = true;
+  driver::Compilation compiled =
+      driver::compile(chip, driver::load(request).take(), options).take();
+  double ms = compiled.designs.front().simulated->result.latency_s * 1e3;
+  return r.metric == Metric::ttft_ms ? ms : 1000.0 / ms;
+}
+
+class Hardware : public testing::TestWithParam<Row> {};
+
+TEST_P(Hardware, SimulatedFigureHoldsAndItsErrorAgainstTheChipIsTheOneStated) {
+  const Row& r = GetParam();
+  double now = measure(r);
+  double error = now / r.published - 1.0;
+  RecordProperty("tessera", fmt::format("{:.4g}", now));
+  RecordProperty("error_vs_hardware", fmt::format("{:+.1f} %", 100 * error));
+  std::cout << fmt::format("{}: tessera {:.4g}, published {:.4g}, error {:+.1f} %\n", r.name, now,
+                           r.published, 100 * error);
+  EXPECT_NEAR(now, r.tessera, r.tolerance * r.tessera)
+      << "Tessera's figure moved; update the row, its error and docs/validation.md";
+  if (r.matched) {
+    EXPECT_LE(std::abs(error), 0.25) << "no longer within 25 % of " << r.source;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tenstorrent, Hardware, testing::ValuesIn(kRows),
+                         [](const testing::TestParamInfo<Row>& param) { return param.param.name; });
+
+}  // namespace
+}  // namespace tessera
