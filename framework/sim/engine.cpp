@@ -74,6 +74,7 @@ class Engine {
   void advance_stage();
   uint32_t cores_of(const codegen::ProgramOp& op) const;
   void try_start_preload();
+  uint32_t pending_slot();
   void schedule(const SetPlan* set, double bytes, Owner owner, FlowKind kind, int op);
   void on_flows_finished(const std::vector<uint32_t>& owners, const std::vector<uint32_t>& ids);
   void complete(std::span<const PendingFlow> flows);
@@ -191,16 +192,20 @@ FlowKind kind_of(Stage stage) {
   }
 }
 
+// A slot of pending_ for a flow waiting on an event (its join, its floor), reused once freed.
+uint32_t Engine::pending_slot() {
+  if (free_pending_.empty()) {
+    pending_.emplace_back();
+    return static_cast<uint32_t>(pending_.size() - 1);
+  }
+  uint32_t slot = free_pending_.back();
+  free_pending_.pop_back();
+  return slot;
+}
+
 void Engine::schedule(const SetPlan* set, double bytes, Owner owner, FlowKind kind, int op) {
   if (set == nullptr || !(bytes > 0)) return;
-  uint32_t slot;
-  if (free_pending_.empty()) {
-    slot = static_cast<uint32_t>(pending_.size());
-    pending_.emplace_back();
-  } else {
-    slot = free_pending_.back();
-    free_pending_.pop_back();
-  }
+  uint32_t slot = pending_slot();
   // The payload: the bytes the set's transfers carry (compute: the SRAM bytes its cores read).
   double payload = bytes / set->transfer_per_byte;
   pending_[slot] = {set, now_, bytes, payload, owner, kind, op};
@@ -325,14 +330,7 @@ void Engine::on_flows_finished(const std::vector<uint32_t>& owners,
       continue;
     }
     // Drained before its floor: the last transfer is still on its way.
-    uint32_t slot;
-    if (free_pending_.empty()) {
-      slot = static_cast<uint32_t>(pending_.size());
-      pending_.emplace_back();
-    } else {
-      slot = free_pending_.back();
-      free_pending_.pop_back();
-    }
+    uint32_t slot = pending_slot();
     pending_[slot] = info;
     queue_.schedule(floor_s, kFloorDone, slot);
   }
