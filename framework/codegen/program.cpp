@@ -73,6 +73,31 @@ std::vector<size_t> preload_slots(const planner::Plan& plan) {
   return slot;
 }
 
+// attach_traffic once the plan is known to match the graph.
+Status attach_checked(Program& program, const planner::Plan& plan, const ir::Graph& graph) {
+  // Identical ops with the same plan move the same bytes the same way: one description each.
+  std::map<std::tuple<int, std::string, std::string>, std::shared_ptr<const planner::OpTraffic>>
+      made;
+  for (size_t i = 0; i < program.ops.size() && i < plan.result.ops.size(); ++i) {
+    const planner::OpSchedule& s = plan.result.ops[i];
+    ProgramOp& op = program.ops[i];
+    if (op.cores_used != s.exec.cores_used) continue;
+    auto [it, fresh] = made.try_emplace({s.op_class, s.exec.label, s.preload.label});
+    if (fresh) {
+      auto shape = planner::partition::describe_op(graph, graph.ops()[i]);
+      if (!shape) return shape.error();
+      auto traffic =
+          planner::op_traffic(*shape, s.exec, s.preload.distribute_bytes, plan.machine.chips);
+      if (!traffic)
+        return input_error("ops[" + std::to_string(i) + "] (" + s.name +
+                           "): " + traffic.error().message);
+      if (*traffic) it->second = std::make_shared<planner::OpTraffic>(std::move(**traffic));
+    }
+    op.traffic = it->second;
+  }
+  return ok_status();
+}
+
 }  // namespace
 
 const char* to_string(InstructionKind kind) {
@@ -96,33 +121,13 @@ Result<Program> lower_plan(const planner::Plan& plan, const ir::Graph& graph) {
     }
     program.instructions.push_back({InstructionKind::execute, static_cast<int>(e), 0});
   }
-  if (auto status = attach_traffic(program, plan, graph); !status) return status.error();
+  if (auto status = attach_checked(program, plan, graph); !status) return status.error();
   return program;
 }
 
 Status attach_traffic(Program& program, const planner::Plan& plan, const ir::Graph& graph) {
   if (auto status = check_plan_shape(plan, graph); !status) return status.error();
-  // Identical ops with the same plan move the same bytes the same way: one description each.
-  std::map<std::tuple<int, std::string, std::string>, std::shared_ptr<const planner::OpTraffic>>
-      made;
-  for (size_t i = 0; i < program.ops.size() && i < plan.result.ops.size(); ++i) {
-    const planner::OpSchedule& s = plan.result.ops[i];
-    ProgramOp& op = program.ops[i];
-    if (op.cores_used != s.exec.cores_used) continue;
-    auto [it, fresh] = made.try_emplace({s.op_class, s.exec.label, s.preload.label});
-    if (fresh) {
-      auto shape = planner::partition::describe_op(graph, graph.ops()[i]);
-      if (!shape) return shape.error();
-      auto traffic =
-          planner::op_traffic(*shape, s.exec, s.preload.distribute_bytes, plan.machine.chips);
-      if (!traffic)
-        return input_error("ops[" + std::to_string(i) + "] (" + s.name +
-                           "): " + traffic.error().message);
-      if (*traffic) it->second = std::make_shared<planner::OpTraffic>(std::move(**traffic));
-    }
-    op.traffic = it->second;
-  }
-  return ok_status();
+  return attach_checked(program, plan, graph);
 }
 
 }  // namespace tessera::codegen

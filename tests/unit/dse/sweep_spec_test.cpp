@@ -111,6 +111,9 @@ TEST(SweepSpec, Errors) {
             "s.yaml:4: 'axes[0].range.from': expected a number, got 'two'");
   EXPECT_EQ(error_of(base + "axes:\n  - {path: seq, values: []}\n"),
             "s.yaml:4: 'axes[0]': the axis has no values");
+  EXPECT_EQ(error_of("name: t\nbase: {model: m, target: t, groups: 16}\n"),
+            "s.yaml:2: 'base.groups': core groups are gone: the simulator always runs one node per "
+            "core now; remove the key");
 }
 
 TEST(SweepSpec, AZipLabelOnOneAxisIsAnError) {

@@ -99,6 +99,18 @@ TEST(OpTraffic, FactorsThatDoNotMakeTheCoresAreRefused) {
             "exec.factors: their product 16 is not cores_used 8 (or the tile has not one extent "
             "per rank); re-run tessera compile");
   e = plan_2x2x2();
+  e.factors = {2, 0, 4};
+  t = op_traffic(matmul(), e, 0, 1);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.error().message, "exec.factors: 0 is not a core count (>= 1)");
+  e = plan_2x2x2();
+  e.rotated_operand = 2;  // the output
+  t = op_traffic(matmul(), e, 0, 1);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.error().message,
+            "exec.rotated_operand, exec.rotation_steps: operand 2 in 2 steps is not a rotation of "
+            "one of the op's inputs; re-run tessera compile");
+  e = plan_2x2x2();
   e.rotation_steps = 3;
   t = op_traffic(matmul(), e, 0, 1);
   ASSERT_FALSE(t.ok());

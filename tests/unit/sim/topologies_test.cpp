@@ -76,6 +76,13 @@ TEST(LinkLoad, TransfersOffTheChipAreRefusedByIndex) {
   load = link_load(chip, bad);
   ASSERT_FALSE(load.ok());
   EXPECT_EQ(load.error().message, "transfer 0: bytes must be finite and >= 0");
+  chip.route = [](uint32_t, uint32_t) -> Result<std::vector<uint32_t>> {
+    return std::vector<uint32_t>{999};
+  };
+  bad = {{0, 1, 10}};
+  load = link_load(chip, bad);
+  ASSERT_FALSE(load.ok());
+  EXPECT_EQ(load.error().message, "transfer 0: the route names link 999, which does not exist");
 }
 
 struct Family {
