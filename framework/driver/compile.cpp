@@ -1,15 +1,18 @@
 // compile(): the off-chip check, per-op plans by class (through the OpPlanCache), the split of the
 // classes that fit no plan, every design, and the simulation of each.
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include <map>
+#include <memory>
 #include <mutex>
 
 #include "framework/driver/driver.hpp"
 #include "framework/ir/repeats.hpp"
 #include "framework/planner/planner.hpp"
+#include "framework/sim/network_pricer.hpp"
 
 namespace tessera::driver {
 
@@ -24,7 +27,16 @@ Progress progress_of(const CompileOptions& o, const std::string& stage) {
 class ClassPlanner {
  public:
   ClassPlanner(const OpenChip& chip, const CompileOptions& o)
-      : chip_(chip), o_(o), cache_(o.op_plans != nullptr ? *o.op_plans : own_) {}
+      : chip_(chip), o_(o), cache_(o.op_plans != nullptr ? *o.op_plans : own_) {
+    auto pricer = sim::NetworkPricer::build(chip.models);
+    if (pricer)
+      pricer_ = std::move(*pricer);
+    else  // e.g. a topology without memory controllers: it cannot be simulated either
+      spdlog::warn(
+          "chip '{}': transfers are priced at the per-core rates of its Machine, not on "
+          "its routes: {}",
+          chip.models.machine.chip, pricer.error().message);
+  }
 
   // Per op of `ops` its class's outcome, each class planned once (in parallel); empty `ops`: per
   // class of the graph.
@@ -63,7 +75,7 @@ class ClassPlanner {
         int op = classes.first_op[wanted[w]];
         found[w] = cache_.get(class_key(chip_, graph, op), [&] {
           return planner::partition_class(graph, op, m.machine, m.cost_model,
-                                          m.partitioner ? &*m.partitioner : nullptr);
+                                          m.partitioner ? &*m.partitioner : nullptr, pricer_.get());
         });
         std::lock_guard lock(progress_mutex);
         ++done;
@@ -82,6 +94,7 @@ class ClassPlanner {
   const CompileOptions& o_;
   mutable OpPlanCache own_;
   OpPlanCache& cache_;
+  std::unique_ptr<sim::NetworkPricer> pricer_;  // null: the Machine's rates price transfers
 };
 
 struct Prepared {
@@ -158,10 +171,12 @@ std::string class_key(const OpenChip& chip, const ir::Graph& graph, int op) {
     if (use != MachineFieldUse::off_chip_memory) key += fmt::format("|{}={}", name, field);
   });
   key += fmt::format("|plugin_partitioner={}", models.partitioner.has_value());
-  // The cost model times the tiles; a plugin Partitioner may read any section but the memory's.
+  // The cost model times the tiles, the topology's routes price their transfers; a plugin
+  // Partitioner may read any section but the memory's.
   for (const auto& [section, spec] : chip.spec.sections) {
     if (section == Interface::memory_model) continue;
-    if (section != Interface::cost_model && !models.partitioner) continue;
+    if (section != Interface::cost_model && section != Interface::topology && !models.partitioner)
+      continue;
     key += "|" + std::string(to_string(section)) + ":" + spec.plugin + "{";
     for (const auto& [k, v] : spec.params.items) key += k + "=" + v + ";";
     key += "}";

@@ -46,6 +46,7 @@ double CostContext::hbm_s(int op) const {
 }
 
 double CostContext::noc_s(const PreloadPlan& plan) const {
+  if (plan.network_s) return *plan.network_s;
   double rate = machine_.preload_bytes_per_s_per_core * machine_.cores;
   return rate > 0 ? plan.hbm_to_core_bytes / rate : 0;
 }

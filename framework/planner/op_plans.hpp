@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ struct ExecPlan {
   int rotated_operand = -1;      // input operand rotated between the cores sharing it; -1: none
   int64_t rotation_steps = 1;
   double combine_bytes = 0;  // the part of shift_bytes merging partial results (a tree per tile)
+  // The placement of the tiles on the plan's cores (traffic.hpp): every rank once, in the order
+  // of the cores' mixed radix over the factors, fastest first. Empty: not chosen by the planner
+  // (traffic.hpp's op_traffic then chooses).
+  std::vector<int> placement;
   double time_s() const { return compute_s + shift_s + sync_s; }
 };
 
@@ -46,6 +51,9 @@ struct PreloadPlan {
   double hbm_to_core_bytes = 0;  // bytes the HBM controllers put on the network (copies counted)
   double distribute_bytes = 0;   // total bytes distribute_data moves core-to-core
   double distribute_s = 0;       // distribute_data's time, sync included
+  // The preload's time on the network alone, the memory's own rate left out, when the planner
+  // priced it on the chip's routes (pricing.hpp); absent: the Machine's per-core rates price it.
+  std::optional<double> network_s;
 };
 
 // All plans of one class of identical ops (ir::identical_ops), searched once.

@@ -27,12 +27,15 @@ namespace {
 // bytes depend on its inputs only), model and chip files by absolute path. 4: the source's
 // weight_dtype (--weight-dtype) and each execution plan's cross_chip_bytes. 5: each execution
 // plan's factors, rotated_operand, rotation_steps and combine_bytes (where its tiles sit and what
-// moves between them, for the simulator's traffic).
-constexpr const char* kFormat = "tessera-plan-5";
+// moves between them, for the simulator's traffic). 6: each execution plan's placement and each
+// preload plan's network_s (priced on the chip's routes; `none` when the Machine's rates priced
+// it).
+constexpr const char* kFormat = "tessera-plan-6";
 
 // What compile writes stays far inside these; a number beyond them is a corrupted or hand-made plan
 // that would have the simulator report hours per token, or overflow.
 constexpr double kMaxPlanSeconds = 1e6;
+constexpr const char* kNone = "none";                 // an optional number that is absent
 constexpr double kMaxPlanBytes = 9007199254740992.0;  // 2^53 (8 PiB): exact in a double
 
 template <class S, class V>
@@ -81,6 +84,7 @@ void exec_fields(E& e, V&& v) {
   v("rotated_operand", e.rotated_operand);
   v("rotation_steps", e.rotation_steps);
   v("combine_bytes", e.combine_bytes);
+  v("placement", e.placement);
 }
 
 template <class P, class V>
@@ -90,6 +94,7 @@ void preload_fields(P& p, V&& v) {
   v("hbm_to_core_bytes", p.hbm_to_core_bytes);
   v("distribute_bytes", p.distribute_bytes);
   v("distribute_s", p.distribute_s);
+  v("network_s", p.network_s);
 }
 
 template <class B, class V>
@@ -141,6 +146,8 @@ struct Emit {
       out << fmt::format("{}", value);  // shortest text that reads back to the same double
     } else if constexpr (std::is_integral_v<T>) {
       out << fmt::format("{}", value);
+    } else if constexpr (std::is_same_v<T, std::optional<double>>) {
+      out << (value ? fmt::format("{}", *value) : std::string(kNone));
     } else {  // a list of integers
       out << YAML::Flow << YAML::BeginSeq;
       for (auto x : value) out << fmt::format("{}", x);
@@ -221,6 +228,9 @@ struct Read {
       field = parse_number(node, key);
     } else if constexpr (std::is_integral_v<T>) {
       field = read_integer<T>(node);
+    } else if constexpr (std::is_same_v<T, std::optional<double>>) {
+      field.reset();
+      if (node.as_string() != kNone) field = parse_number(node, key);
     } else {
       field.clear();
       for (const auto& item : node.items())

@@ -35,7 +35,8 @@ class CostContext {
   bool has_load(int op) const;
   // HBM time of the op's reads at the sustained bandwidth.
   double hbm_s(int op) const;
-  // Time the network needs to put a preload's bytes on the cores.
+  // Time the network needs to put a preload's bytes on the cores: its price on the chip's routes
+  // when it has one, else at the Machine's preload rate per core.
   double noc_s(const PreloadPlan& plan) const;
   // A preload's time: max(HBM time, network time) (Elk §4.2).
   double load_s(int op, const PreloadPlan& plan) const;

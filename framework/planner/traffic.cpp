@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <numeric>
 #include <string>
 
 namespace tessera::planner {
@@ -31,28 +31,53 @@ std::vector<int64_t> strides_of(const std::vector<int>& order,
   return strides;
 }
 
-// The cores sharing `operand`'s tile (differing only on the ranks it ignores), each group in core
-// order; group[k] and member[k] say where core k is.
+// The cores sharing `operand`'s tile (differing only on the ranks it ignores): groups of equal
+// size (the product of the ignored ranks' factors), numbered as they first appear, each in core
+// order, one after another in `members`; group[k] and member[k] say where core k is.
 struct Sharing {
-  std::vector<std::vector<uint32_t>> groups;
-  std::vector<uint32_t> group, member;
+  uint32_t size = 1;
+  std::vector<uint32_t> members, group, member;
 };
 
 Sharing sharing(const partition::OperandShape& operand, const std::vector<int64_t>& factors,
                 const std::vector<int64_t>& strides, uint32_t cores) {
   Sharing s;
+  for (size_t r = 0; r < factors.size(); ++r)
+    if (!operand.uses_rank[r]) s.size *= static_cast<uint32_t>(factors[r]);
+  s.members.resize(cores);
   s.group.resize(cores);
   s.member.resize(cores);
-  std::map<int64_t, uint32_t> index_of;  // the core of the tile's used-rank digits -> group
+  // The core whose digits are k's on the used ranks and 0 elsewhere (< cores) names k's group;
+  // the digits count up in mixed radix (fastest: the smallest stride) as k does.
+  constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<uint32_t> index_of(cores, kNone), filled;
+  std::vector<size_t> ranks(factors.size());
+  std::iota(ranks.begin(), ranks.end(), size_t{0});
+  std::sort(ranks.begin(), ranks.end(),
+            [&](size_t a, size_t b) { return strides[a] < strides[b]; });
+  std::vector<int64_t> digit(factors.size(), 0);
+  int64_t key = 0;
   for (uint32_t k = 0; k < cores; ++k) {
-    int64_t key = 0;
-    for (size_t r = 0; r < factors.size(); ++r)
-      if (operand.uses_rank[r]) key += (k / strides[r]) % factors[r] * strides[r];
-    auto [it, fresh] = index_of.try_emplace(key, static_cast<uint32_t>(s.groups.size()));
-    if (fresh) s.groups.emplace_back();
-    s.group[k] = it->second;
-    s.member[k] = static_cast<uint32_t>(s.groups[it->second].size());
-    s.groups[it->second].push_back(k);
+    if (k > 0) {
+      for (size_t r : ranks) {  // k = k - 1 + 1: carry through the digits at their factor
+        if (factors[r] == 1) continue;
+        bool used = operand.uses_rank[r];
+        if (++digit[r] < factors[r]) {
+          if (used) key += strides[r];
+          break;
+        }
+        if (used) key -= (factors[r] - 1) * strides[r];
+        digit[r] = 0;
+      }
+    }
+    uint32_t& g = index_of[static_cast<size_t>(key)];
+    if (g == kNone) {
+      g = static_cast<uint32_t>(filled.size());
+      filled.push_back(0);
+    }
+    s.group[k] = g;
+    s.member[k] = filled[g]++;
+    s.members[size_t{g} * s.size + s.member[k]] = k;
   }
   return s;
 }
@@ -60,9 +85,9 @@ Sharing sharing(const partition::OperandShape& operand, const std::vector<int64_
 // Every member of a group passes to the next of its ring of `ring` consecutive members.
 std::vector<uint32_t> rings(const Sharing& s, uint32_t cores, int64_t ring) {
   std::vector<uint32_t> next(cores);
+  auto size = static_cast<uint32_t>(std::min<int64_t>(ring, s.size));
   for (uint32_t k = 0; k < cores; ++k) {
-    const auto& g = s.groups[s.group[k]];
-    auto size = static_cast<uint32_t>(std::min<int64_t>(ring, static_cast<int64_t>(g.size())));
+    const uint32_t* g = s.members.data() + size_t{s.group[k]} * s.size;
     uint32_t m = s.member[k], first = m / size * size;
     next[k] = g[first + (m - first + 1) % size];
   }
@@ -147,9 +172,9 @@ Result<OpTraffic> place(const partition::OpShape& op, const ExecPlan& exec,
   std::vector<int64_t> strides = strides_of(order, exec.factors);
   if (exec.rotated_operand >= 0) {
     Sharing s = sharing(op.operands[exec.rotated_operand], exec.factors, strides, t.cores);
-    if (static_cast<int64_t>(s.groups.front().size()) % exec.rotation_steps != 0)
+    if (static_cast<int64_t>(s.size) % exec.rotation_steps != 0)
       return input_error("exec.rotation_steps: " + std::to_string(exec.rotation_steps) +
-                         " does not divide the " + std::to_string(s.groups.front().size()) +
+                         " does not divide the " + std::to_string(s.size) +
                          " cores sharing the rotated operand; re-run tessera compile");
     t.rotation_next = rings(s, t.cores, exec.rotation_steps);
   }
@@ -160,23 +185,22 @@ Result<OpTraffic> place(const partition::OpShape& op, const ExecPlan& exec,
     tile_of_output.uses_rank.push_back(!op.combined[r]);
   }
   if (t.combine_parts > 1)
-    for (const auto& g : sharing(tile_of_output, exec.factors, strides, t.cores).groups)
-      t.combine_order.insert(t.combine_order.end(), g.begin(), g.end());
+    t.combine_order = sharing(tile_of_output, exec.factors, strides, t.cores).members;
   t.combine_passes = op.kind == ir::OpKind::softmax || op.kind == ir::OpKind::normalization ? 2 : 1;
   t.combine_bytes = exec.combine_bytes;
   if (main_input >= 0) {
     Sharing s = sharing(op.operands[main_input], exec.factors, strides, t.cores);
-    if (s.groups.front().size() > 1) t.gather_next = rings(s, t.cores, t.cores);
+    if (s.size > 1) t.gather_next = rings(s, t.cores, t.cores);
   }
   return t;
 }
 
-// Bytes of one exchange's transfers between chips: `bytes` over all of them.
+// Bytes of one exchange's transfers between chips (chip[k]: core k's): `bytes` over all of them.
 double crossing(const std::vector<std::pair<uint32_t, uint32_t>>& between, double bytes,
-                uint32_t cores, uint32_t chips) {
+                const std::vector<uint32_t>& chip) {
   if (between.empty()) return 0;
   size_t crossing = 0;
-  for (auto [a, b] : between) crossing += chip_of(a, cores, chips) != chip_of(b, cores, chips);
+  for (auto [a, b] : between) crossing += chip[a] != chip[b];
   return bytes * static_cast<double>(crossing) / static_cast<double>(between.size());
 }
 
@@ -187,49 +211,95 @@ std::vector<std::pair<uint32_t, uint32_t>> moves(const std::vector<uint32_t>& ne
   return out;
 }
 
-double exchange_cross_chip_bytes(const OpTraffic& t, double distribute_bytes, uint32_t chips) {
-  double bytes = crossing(moves(t.rotation_next), t.rotation_bytes, t.cores, chips) +
-                 crossing(moves(t.gather_next), distribute_bytes, t.cores, chips);
+double exchange_cross_chip_bytes(const OpTraffic& t, double distribute_bytes,
+                                 const std::vector<uint32_t>& chip) {
+  double bytes = crossing(moves(t.rotation_next), t.rotation_bytes, chip) +
+                 crossing(moves(t.gather_next), distribute_bytes, chip);
   const int steps = t.combine_passes * t.combine_levels();
   const double partials = static_cast<double>(t.combine_passes) *
                           static_cast<double>(t.cores - t.cores / t.combine_parts);
   for (int step = 0; step < steps; ++step) {
     auto between = combine_transfers(t, step);
-    bytes += crossing(between, t.combine_bytes * static_cast<double>(between.size()) / partials,
-                      t.cores, chips);
+    bytes +=
+        crossing(between, t.combine_bytes * static_cast<double>(between.size()) / partials, chip);
   }
   return bytes;
 }
 
 }  // namespace
 
+std::vector<std::vector<int>> placement_orders(const partition::OpShape& op, const ExecPlan& exec) {
+  std::vector<int> order = default_order(op);
+  std::vector<std::vector<int>> orders{order};
+  // The split ranks' orders (the unsplit ones go last: they change no core).
+  std::vector<int> split, rest;
+  for (int r : order) (exec.factors[r] > 1 ? split : rest).push_back(r);
+  if (split.size() < 2 || split.size() > kMaxPlacementRanks) return orders;
+  std::vector<int> candidate = split;
+  std::sort(candidate.begin(), candidate.end());
+  do {
+    std::vector<int> full = candidate;
+    full.insert(full.end(), rest.begin(), rest.end());
+    if (full != order) orders.push_back(std::move(full));
+  } while (std::next_permutation(candidate.begin(), candidate.end()));
+  return orders;
+}
+
+std::vector<int> local_order(const partition::OpShape& op, const ExecPlan& exec,
+                             double distribute_bytes) {
+  std::vector<double> weight(op.extents.size(), 0);
+  const int main_input = largest_hbm_input(op, exec);
+  for (size_t r = 0; r < weight.size(); ++r) {
+    if (exec.rotated_operand >= 0 && !op.operands[exec.rotated_operand].uses_rank[r])
+      weight[r] += std::max(0.0, exec.shift_bytes - exec.combine_bytes);
+    if (op.combined[r]) weight[r] += exec.combine_bytes;
+    if (main_input >= 0 && !op.operands[main_input].uses_rank[r]) weight[r] += distribute_bytes;
+  }
+  std::vector<int> order = default_order(op);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    bool split_a = exec.factors[a] > 1, split_b = exec.factors[b] > 1;
+    return split_a != split_b ? split_a : weight[a] > weight[b];
+  });
+  return order;
+}
+
+Result<OpTraffic> op_traffic_at(const partition::OpShape& op, const ExecPlan& exec,
+                                const std::vector<int>& order) {
+  if (auto bad = check_fields(op, exec); !bad) return bad.error();
+  std::vector<int> sorted = order, ranks(op.extents.size());
+  std::sort(sorted.begin(), sorted.end());
+  std::iota(ranks.begin(), ranks.end(), 0);
+  if (sorted != ranks)
+    return input_error("exec.placement: not every one of the op's " +
+                       std::to_string(op.extents.size()) + " ranks once; re-run tessera compile");
+  return place(op, exec, order, largest_hbm_input(op, exec));
+}
+
 Result<std::optional<OpTraffic>> op_traffic(const partition::OpShape& op, const ExecPlan& exec,
                                             double distribute_bytes, uint32_t chips) {
   if (exec.factors.empty()) return std::optional<OpTraffic>{};
+  if (!exec.placement.empty()) {
+    auto placed = op_traffic_at(op, exec, exec.placement);
+    if (!placed) return placed.error();
+    return std::optional<OpTraffic>{std::move(*placed)};
+  }
   if (auto bad = check_fields(op, exec); !bad) return bad.error();
   const int main_input = largest_hbm_input(op, exec);
-  std::vector<int> order = default_order(op);
-  auto best = place(op, exec, order, main_input);
+  std::vector<std::vector<int>> orders = placement_orders(op, exec);
+  auto best = place(op, exec, orders.front(), main_input);
   if (!best) return best.error();
-  // The split ranks' orders (the unsplit ones go last: they change no core), least crossing wins.
-  std::vector<int> split;
-  for (int r : order)
-    if (exec.factors[r] > 1) split.push_back(r);
-  if (chips > 1 && split.size() > 1 && split.size() <= kMaxPlacementRanks) {
-    best->cross_chip_bytes = exchange_cross_chip_bytes(*best, distribute_bytes, chips);
-    std::vector<int> rest;
-    for (int r : order)
-      if (exec.factors[r] == 1) rest.push_back(r);
-    std::vector<int> candidate = split;
-    std::sort(candidate.begin(), candidate.end());
-    do {
-      std::vector<int> full = candidate;
-      full.insert(full.end(), rest.begin(), rest.end());
-      auto placed = place(op, exec, full, main_input);
+  if (chips > 1 && orders.size() > 1) {
+    std::vector<uint32_t> chip(exec.cores_used);
+    for (uint32_t c = 0; c < chips; ++c)  // chip_of's blocks
+      std::fill(chip.begin() + uint64_t{exec.cores_used} * c / chips,
+                chip.begin() + uint64_t{exec.cores_used} * (c + 1) / chips, c);
+    best->cross_chip_bytes = exchange_cross_chip_bytes(*best, distribute_bytes, chip);
+    for (size_t o = 1; o < orders.size(); ++o) {
+      auto placed = place(op, exec, orders[o], main_input);
       if (!placed) continue;  // a rotation this order cannot ring; the default stays
-      placed->cross_chip_bytes = exchange_cross_chip_bytes(*placed, distribute_bytes, chips);
+      placed->cross_chip_bytes = exchange_cross_chip_bytes(*placed, distribute_bytes, chip);
       if (placed->cross_chip_bytes < best->cross_chip_bytes) best = std::move(placed);
-    } while (std::next_permutation(candidate.begin(), candidate.end()));
+    }
   }
   return std::optional<OpTraffic>{std::move(*best)};
 }

@@ -4,7 +4,9 @@
 //
 // Placement: the plan's cores 0..cores_used-1 hold the tiles in mixed radix over the ranks'
 // factors, in an order of the ranks (fastest first). The plan's cores sit on the chips in equal
-// consecutive blocks (chip_of), and the order is the one whose exchanges below cross chips least
+// consecutive blocks (chip_of), each chip's in the Topology's order. The planner chooses the order
+// whose exchanges take least time on the chip's routes (partition/, pricing.hpp) and records it
+// (ExecPlan::placement); a plan without one gets the order whose exchanges cross chips least
 // (bytes), among every order of the split ranks (at most kMaxPlacementRanks of them; more: the
 // default); ties, and every one-chip machine, keep the default: the combined ranks (split
 // reductions) fastest, so the partials of one output tile sit on consecutive cores, then the other
@@ -54,12 +56,30 @@ struct OpTraffic {
   std::vector<uint32_t> gather_next;
 };
 
-// The placement's core of each tile is what the plan's factors say; nullopt when the plan does not
-// record them (a plugin's plan). Input errors name the field a hand-edited plan got wrong: factors
-// that are not one per rank or whose product is not cores_used, a rotated operand that is not an
-// input, rotation steps below 1 or not dividing the operand's copies.
-// `distribute_bytes` (the preload plan's) weighs the gather against the other exchanges when the
-// placement is chosen.
+// The placements worth comparing for `exec`: the default order first, then every order of its
+// split ranks (at most kMaxPlacementRanks of them; more: the default alone), the unsplit ranks
+// after them.
+std::vector<std::vector<int>> placement_orders(const partition::OpShape& op, const ExecPlan& exec);
+
+// The split ranks the exchanges move along fastest, heaviest first (bytes: the rotation's along
+// the ranks its operand ignores, the combine's along the combined ranks, `distribute_bytes` along
+// the ranks the distributed input ignores), so rings and trees sit on consecutive cores; ties
+// and the unsplit ranks in the default order.
+std::vector<int> local_order(const partition::OpShape& op, const ExecPlan& exec,
+                             double distribute_bytes);
+
+// The op's exchanges with its tiles placed in `order` (every rank once, fastest first). Errors
+// as op_traffic's; a rotation this order cannot cut into rings is one of them.
+Result<OpTraffic> op_traffic_at(const partition::OpShape& op, const ExecPlan& exec,
+                                const std::vector<int>& order);
+
+// The op's exchanges with its tiles where the plan put them (exec.placement) or, for a plan that
+// does not say, in the placement_orders' order that crosses chips least; nullopt when the plan
+// does not record its factors (a plugin's plan). Input errors name the field a hand-edited plan
+// got wrong: factors that are not one per rank or whose product is not cores_used, a rotated
+// operand that is not an input, rotation steps below 1 or not dividing the operand's copies, a
+// placement that does not list every rank once. `distribute_bytes` (the preload plan's) weighs
+// the gather against the other exchanges when the placement is chosen.
 Result<std::optional<OpTraffic>> op_traffic(const partition::OpShape& op, const ExecPlan& exec,
                                             double distribute_bytes, uint32_t chips);
 

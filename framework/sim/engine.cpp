@@ -402,7 +402,6 @@ double Engine::isolated_s(const codegen::ProgramOp& op) {
       op.traffic.get()};
   auto [it, fresh] = isolated_cache_.try_emplace(key, op.distribute_sync_s + op.sync_s);
   if (!fresh) return it->second;
-  // A set alone is held back only by its most constrained link: capacity / transfers on it.
   const auto* plan = op.traffic.get();
   const int levels = plan != nullptr ? plan->combine_passes * plan->combine_levels() : 0;
   for (Stage s : {Stage::distribute, Stage::compute, Stage::shift, Stage::combine, Stage::reduce,
@@ -410,12 +409,7 @@ double Engine::isolated_s(const codegen::ProgramOp& op) {
     for (int level = 0; level < (s == Stage::combine ? levels : 1); ++level) {
       double bytes = 0;
       const SetPlan* set = stage_set(s, level, op, bytes);
-      if (set == nullptr) continue;
-      double rate = FlowNetwork::kNever;
-      for (size_t i = 0; i < set->route.size(); ++i)
-        rate = std::min(rate, flows_.capacity(set->route[i]) / set->weights[i]);
-      it->second += std::max(set->join_latency_s + bytes / rate,
-                             set->floor_latency_s + bytes * set->floor_s_per_byte);
+      if (set != nullptr) it->second += set->alone_s(flows_, bytes / set->transfer_per_byte);
     }
   }
   return it->second;

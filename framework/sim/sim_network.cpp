@@ -53,6 +53,16 @@ Result<ChipGraph> read_chip_graph(const Topology& topology) {
   return g;
 }
 
+Result<ChipGraph> scaled_chip_graph(const ChipModels& chip) {
+  auto graph = read_chip_graph(chip.topology);
+  if (!graph) return graph.error();
+  for (Link& link : graph->links) {
+    if (link.link_class == TESSERA_LINK_MEMORY) link.bytes_per_s *= chip.link_scale.memory;
+    if (link.link_class == TESSERA_LINK_ON_CHIP) link.bytes_per_s *= chip.link_scale.on_chip;
+  }
+  return graph;
+}
+
 Result<SimNetwork> SimNetwork::build(const ChipGraph& chip, double hbm_bytes_per_s) {
   if (!(hbm_bytes_per_s > 0)) return input_error("the HBM rate per controller must be > 0");
   SimNetwork s;

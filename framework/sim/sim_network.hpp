@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "framework/chip/chip_models.hpp"
 #include "framework/common/status.hpp"
 #include "framework/plugin/objects.hpp"
 #include "framework/sim/flow_network.hpp"
@@ -30,6 +31,9 @@ struct ChipGraph {
 // Errors: the plugin's (a failing call), or a topology without memory controllers or with a link
 // of zero bandwidth (input errors naming the chip).
 Result<ChipGraph> read_chip_graph(const Topology& topology);
+// read_chip_graph of the chip's Topology with the chip file's scale applied to its links (what the
+// simulator and the planner's pricing run on). `chip` must outlive the graph.
+Result<ChipGraph> scaled_chip_graph(const ChipModels& chip);
 
 struct Path {
   std::vector<uint32_t> links;  // FlowNetwork link indices (the physical link indices), in order
@@ -53,6 +57,7 @@ class SimNetwork {
   static Result<SimNetwork> build(const ChipGraph& chip, double hbm_bytes_per_s);
 
   FlowNetwork& network() { return network_; }
+  const FlowNetwork& network() const { return network_; }
   // Cores in endpoint order, which every in-tree topology numbers chip by chip (as the planner's
   // Machine numbers its cores).
   const std::vector<Core>& cores() const { return cores_; }

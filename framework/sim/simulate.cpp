@@ -12,12 +12,8 @@ Result<SimResult> simulate_program(const codegen::Program& program, ChipModels& 
   auto started = std::chrono::steady_clock::now();
   auto rate = hbm_rate(chip, options.memory);
   if (!rate) return rate.error();
-  auto graph = read_chip_graph(chip.topology);
+  auto graph = scaled_chip_graph(chip);
   if (!graph) return graph.error();
-  for (Link& link : graph->links) {
-    if (link.link_class == TESSERA_LINK_MEMORY) link.bytes_per_s *= chip.link_scale.memory;
-    if (link.link_class == TESSERA_LINK_ON_CHIP) link.bytes_per_s *= chip.link_scale.on_chip;
-  }
   auto first = rate->bytes_per_s(0);
   if (!first) return first.error();
   auto network = SimNetwork::build(*graph, *first);

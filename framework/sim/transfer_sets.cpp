@@ -20,7 +20,7 @@ std::vector<std::pair<uint32_t, uint32_t>> moves(const std::vector<uint32_t>& ne
 Result<const SetPlan*> TransferSets::get(const TrafficKey& key) {
   auto [it, fresh] = sets_.try_emplace(key);
   if (fresh) {
-    if (auto made = make(key, it->second); !made) {
+    if (auto made = make_set(net_, hbm_latency_s_, key, sum_, it->second); !made) {
       sets_.erase(it);
       return made.error();
     }
@@ -28,22 +28,36 @@ Result<const SetPlan*> TransferSets::get(const TrafficKey& key) {
   return &it->second;
 }
 
-std::vector<const Controller*> TransferSets::feeders(uint32_t chip) const {
+double SetPlan::alone_s(const FlowNetwork& network, double total_bytes) const {
+  if (route.empty() || !(total_bytes > 0)) return 0;
+  double rate = FlowNetwork::kNever;
+  for (size_t i = 0; i < route.size(); ++i)
+    rate = std::min(rate, network.capacity(route[i]) / weights[i]);
+  double bytes = total_bytes * transfer_per_byte;  // one transfer's
+  return std::max(join_latency_s + bytes / rate, floor_latency_s + bytes * floor_s_per_byte);
+}
+
+namespace {
+
+std::vector<const Controller*> feeders(const SimNetwork& net, uint32_t chip) {
   std::vector<const Controller*> out;
-  for (const auto& c : net_.controllers()) {
+  for (const auto& c : net.controllers()) {
     if (c.chip == chip) out.push_back(&c);
   }
   if (out.empty()) {
-    for (const auto& c : net_.controllers()) out.push_back(&c);
+    for (const auto& c : net.controllers()) out.push_back(&c);
   }
   return out;
 }
 
+}  // namespace
+
 // What one byte of an instruction's total puts on each link, summed over its transfers, each
 // leaving and entering through SRAM ports (or a controller's hbm link).
-Status TransferSets::make(const TrafficKey& key, SetPlan& set) {
-  const auto& cores = net_.cores();
-  const uint32_t chips = net_.chips();
+Status make_set(const SimNetwork& net, double hbm_latency_s, const TrafficKey& key, LoadSum& sum,
+                SetPlan& set) {
+  const auto& cores = net.cores();
+  const uint32_t chips = net.chips();
   // The plan's cores, chip by chip: core k on chip chip_of(k), that chip's next core.
   std::vector<std::vector<uint32_t>> on_chip(chips);
   for (uint32_t u = 0; u < cores.size(); ++u) on_chip[cores[u].chip].push_back(u);
@@ -55,22 +69,22 @@ Status TransferSets::make(const TrafficKey& key, SetPlan& set) {
     used[c].push_back(physical[k]);
   }
   const double share = 1.0 / key.cores;
-  const FlowNetwork& network = net_.network();
+  const FlowNetwork& network = net.network();
   size_t transfers = 0;
   double most_s_per_share = 0;  // over transfers: its share / its slowest link's bytes per second
   std::optional<Error> error;
   auto send = [&](uint32_t src_port, uint32_t src, uint32_t dst, uint32_t dst_port, double bytes,
                   double extra_latency_s) {
     ++transfers;
-    auto p = net_.path(src, dst);
+    auto p = net.path(src, dst);
     if (!p) {
       if (!error) error = p.error();
       return;
     }
     double latency_s = p->latency_s + extra_latency_s;
     uint32_t ends[] = {src_port, dst_port};
-    sum_.add(ends, bytes, latency_s);
-    sum_.add(p->links, bytes, latency_s);
+    sum.add(ends, bytes, latency_s);
+    sum.add(p->links, bytes, latency_s);
     double slowest = std::min(network.capacity(src_port), network.capacity(dst_port));
     for (uint32_t l : p->links) slowest = std::min(slowest, network.capacity(l));
     most_s_per_share = std::max(most_s_per_share, bytes / slowest);
@@ -100,12 +114,12 @@ Status TransferSets::make(const TrafficKey& key, SetPlan& set) {
     case Traffic::writeback:
     case Traffic::preload:
       for (uint32_t u : physical) {
-        auto feeding = feeders(cores[u].chip);
+        auto feeding = feeders(net, cores[u].chip);
         for (const Controller* c : feeding) {
           double bytes = share / feeding.size();
           if (key.kind == Traffic::preload)
             send(c->hbm_link, c->endpoint, cores[u].endpoint, cores[u].sram_port, bytes,
-                 hbm_latency_s_);
+                 hbm_latency_s);
           else
             send(cores[u].sram_port, cores[u].endpoint, c->endpoint, c->hbm_link, bytes, 0);
         }
@@ -123,14 +137,14 @@ Status TransferSets::make(const TrafficKey& key, SetPlan& set) {
     case Traffic::compute:  // each core's port for compute_s at its full rate
       for (uint32_t u : physical) {
         uint32_t port[] = {cores[u].sram_port};
-        sum_.add(port, share, 0);
+        sum.add(port, share, 0);
         most_s_per_share = std::max(most_s_per_share, share / network.capacity(port[0]));
         ++transfers;
       }
       break;
   }
   std::vector<double> least_latency_s;
-  sum_.take(set.route, set.weights, least_latency_s);
+  sum.take(set.route, set.weights, least_latency_s);
   if (error) return *error;
   if (transfers == 0) return ok_status();
   const auto count = static_cast<double>(transfers);

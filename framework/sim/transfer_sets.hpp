@@ -62,21 +62,29 @@ struct SetPlan {
   double floor_latency_s = 0;
   double floor_s_per_byte = 0;
   std::array<double, kLinkClasses> class_weight{};  // sum of the weights per link class
+
+  // The set alone on an idle network carrying `total_bytes` (the instruction's): held back only
+  // by its most constrained link (capacity / transfers on it), and never before its floor.
+  double alone_s(const FlowNetwork& network, double total_bytes) const;
 };
+
+// The set of `key` on `net`, made from scratch: its transfers laid on their routes (`scratch` is
+// only working space, empty again on return). Errors: a route the Topology cannot give. Callers
+// on different threads need their own `scratch`; `net` is only read.
+Status make_set(const SimNetwork& net, double hbm_latency_s, const TrafficKey& key,
+                LoadSum& scratch, SetPlan& set);
 
 class TransferSets {
  public:
   // `hbm_latency_s`: the memory's first byte, added to preload routes. `net` must outlive this.
-  TransferSets(SimNetwork& net, double hbm_latency_s) : net_(net), hbm_latency_s_(hbm_latency_s) {}
+  TransferSets(const SimNetwork& net, double hbm_latency_s)
+      : net_(net), hbm_latency_s_(hbm_latency_s) {}
 
-  // The set of `key`, made on first use. Errors: a route the Topology cannot give.
+  // The set of `key`, made on first use (make_set). Errors: a route the Topology cannot give.
   Result<const SetPlan*> get(const TrafficKey& key);
 
  private:
-  Status make(const TrafficKey& key, SetPlan& set);
-  std::vector<const Controller*> feeders(uint32_t chip) const;
-
-  SimNetwork& net_;
+  const SimNetwork& net_;
   double hbm_latency_s_;
   std::map<TrafficKey, SetPlan> sets_;
   LoadSum sum_;

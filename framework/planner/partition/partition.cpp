@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <mutex>
+#include <numeric>
 
 #include "framework/ir/analysis.hpp"
 #include "framework/planner/partition/plan_space.hpp"
@@ -66,17 +67,39 @@ Result<std::vector<size_t>> exec_front(const partition::OpShape& op,
   return front;
 }
 
+Status price_preloads(std::vector<PreloadPlan>& plans, uint32_t cores,
+                      const NetworkPricer& pricer) {
+  if (plans.empty()) return ok_status();
+  auto price = pricer.preload(cores);
+  if (!price) return price.error();
+  for (PreloadPlan& p : plans) p.network_s = price->seconds(p.hbm_to_core_bytes);
+  return ok_status();
+}
+
 Status default_plans(const partition::OpShape& op, const Machine& machine,
-                     const CostModel& cost_model, ClassOutcome& out) {
+                     const CostModel& cost_model, const NetworkPricer* pricer, ClassOutcome& out) {
   auto candidates =
       partition::evaluate(op, partition::spatial_plans(op, machine.cores), machine, cost_model);
   if (!candidates) return candidates.error();
+  std::vector<size_t> considered(candidates->size());
+  std::iota(considered.begin(), considered.end(), size_t{0});
+  if (pricer != nullptr) {
+    auto priced = partition::price_candidates(op, *candidates, *pricer);
+    if (!priced) return priced.error();
+    considered = std::move(*priced);
+  }
   std::vector<ExecPlan*> plans;
-  for (ExecCandidate& c : *candidates) plans.push_back(&c.plan);
+  for (size_t i : considered) plans.push_back(&(*candidates)[i].plan);
   auto front = exec_front(op, plans, machine, out);
   if (!front) return front.error();
-  for (size_t i : *front) {
-    out.plans.preload.push_back(partition::preload_plans((*candidates)[i], machine));
+  for (size_t f : *front) {
+    size_t i = considered[f];
+    auto& preload =
+        out.plans.preload.emplace_back(partition::preload_plans((*candidates)[i], machine));
+    if (pricer != nullptr)
+      if (Status priced = price_preloads(preload, (*candidates)[i].plan.cores_used, *pricer);
+          !priced)
+        return priced.error();
     out.plans.exec.push_back(std::move((*candidates)[i].plan));
   }
   return ok_status();
@@ -94,7 +117,8 @@ void adopt_plugin_plans(std::vector<std::pair<ExecPlan, PreloadPlan>>& pairs,
 }  // namespace
 
 Result<ClassOutcome> partition_class(const ir::Graph& graph, int op_index, const Machine& machine,
-                                     const CostModel& cost_model, const Partitioner* plugin) {
+                                     const CostModel& cost_model, const Partitioner* plugin,
+                                     const NetworkPricer* pricer) {
   const ir::Op& op = graph.ops()[static_cast<size_t>(op_index)];
   auto shape = partition::describe_op(graph, op);
   if (!shape) return shape.error();
@@ -118,7 +142,7 @@ Result<ClassOutcome> partition_class(const ir::Graph& graph, int op_index, const
       return out;
     }
   }
-  Status status = default_plans(*shape, machine, cost_model, out);
+  Status status = default_plans(*shape, machine, cost_model, pricer, out);
   if (!status) return status.error();
   return out;
 }
@@ -136,8 +160,8 @@ Result<std::vector<OpPlans>> partition_classes(const ir::Graph& graph, const ir:
   tbb::task_arena arena(threads);
   arena.execute([&] {
     tbb::parallel_for(size_t{0}, count, [&](size_t c) {
-      results[c] =
-          partition_class(graph, classes.first_op[c], machine, cost_model, plugin_partitioner);
+      results[c] = partition_class(graph, classes.first_op[c], machine, cost_model,
+                                   plugin_partitioner, options.pricer);
       std::lock_guard lock(progress_mutex);
       ++done;
       if (options.progress) options.progress(static_cast<double>(done), static_cast<double>(count));

@@ -14,6 +14,7 @@
 #include "framework/ir/graph.hpp"
 #include "framework/ir/repeats.hpp"
 #include "framework/planner/op_plans.hpp"
+#include "framework/planner/pricing.hpp"
 #include "framework/plugin/objects.hpp"
 
 namespace tessera::planner {
@@ -22,12 +23,16 @@ struct PartitionOptions {
   unsigned threads = 0;  // 0: all hardware threads
   // Called with (classes done, classes in all); may be empty.
   std::function<void(double done, double total)> progress;
+  // Prices the default search's exchanges and preloads on the chip's routes (pricing.hpp);
+  // nullptr: the Machine's per-core rates price them.
+  const NetworkPricer* pricer = nullptr;
 };
 
 // One class's plans — the plugin Partitioner's when it answers, else the default search — or,
 // when no plan fits the SRAM, what the smallest needs and how fast the fastest would be (an
-// infeasible result, not an error: the driver then splits the op, planner/split.hpp). Errors: the
-// cost model times no tile of it (input), a failing plugin call (plugin).
+// infeasible result, not an error: the driver then splits the op, planner/split.hpp). `pricer`: as
+// PartitionOptions::pricer. Errors: the cost model times no tile of it (input), a failing plugin
+// call (plugin), a route the pricer cannot give.
 struct ClassOutcome {
   OpPlans plans;  // exec is empty when it does not fit
   bool fits = true;
@@ -36,7 +41,8 @@ struct ClassOutcome {
   double fastest_s = 0;                // when it does not fit: the fastest plan, ignoring SRAM
 };
 Result<ClassOutcome> partition_class(const ir::Graph& graph, int op_index, const Machine& machine,
-                                     const CostModel& cost_model, const Partitioner* plugin);
+                                     const CostModel& cost_model, const Partitioner* plugin,
+                                     const NetworkPricer* pricer = nullptr);
 
 // Per class of `classes`, its plans (OpPlans, same index as classes.first_op). An op that fits no
 // plan in the machine's SRAM is an input Error naming the op and the smallest space per core it

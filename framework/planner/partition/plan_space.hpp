@@ -4,6 +4,7 @@
 //   temporal.cpp      compute-shift rotations of operands a spatial plan replicates
 //   evaluate.cpp      bytes, traffic and time of every candidate (one batched CostModel call)
 //   preload.cpp       the preload plans of one execution plan
+//   price.cpp         a candidate's exchanges on the chip's routes, and the placement for them
 //   pareto.cpp        Pareto reduction
 //   plugin_plans.cpp  a plugin Partitioner's plans, converted
 // Sizes are bytes (per core where the name says so), times seconds. Nothing here owns plugin
@@ -21,6 +22,7 @@
 #include "framework/common/status.hpp"
 #include "framework/ir/graph.hpp"
 #include "framework/planner/op_plans.hpp"
+#include "framework/planner/pricing.hpp"
 #include "framework/plugin/objects.hpp"
 
 namespace tessera::planner::partition {
@@ -113,6 +115,7 @@ struct HbmHolding {
 struct ExecCandidate {
   ExecPlan plan;
   std::vector<HbmHolding> hbm;
+  std::optional<SetPrice> gather;  // its distribute ring on the network, once priced
 };
 
 // Every (spatial plan × rotation) of the op, timed with one batched tile_seconds call; a matmul or
@@ -124,7 +127,34 @@ Result<std::vector<ExecCandidate>> evaluate(const OpShape& op,
 
 // Preload plans of one execution plan: replication levels of its HBM operands from each byte
 // once on chip up to the execution layout. Pareto front (bytes ascending, time descending).
+// distribute_data is priced on the network when the candidate was (price_exchanges), else at the
+// Machine's per-core shift rate.
 std::vector<PreloadPlan> preload_plans(const ExecCandidate& exec, const Machine& machine);
+// The most distribute_data can move for it (each byte once on chip), the preload plans' largest.
+double widest_distribute_bytes(const ExecCandidate& exec);
+
+// Re-times the candidate's exchanges on the chip's routes (pricing.hpp) in the placement that
+// makes them fastest (placement_orders, traffic.hpp; or only its default), which it records
+// (plan.placement):
+// shift_s = the rotation ring's set + the combine tree's, one set per level (the simulator's
+// stages); gather: the distribute ring's price, for preload_plans. The weight of distribute_data
+// in the choice is widest_distribute_bytes. Leaves a plan without factors alone. Errors: a route
+// the Topology cannot give; an order that cannot ring the rotation is skipped.
+enum class Placements {
+  few,   // the default and local_order (traffic.hpp)
+  every  // placement_orders
+};
+Status price_exchanges(const OpShape& op, ExecCandidate& candidate, const NetworkPricer& pricer,
+                       Placements placements);
+// price_exchanges on the candidates that can be on the Pareto front, fewest bytes per core first,
+// each in the default placement: one whose lower bound (compute, syncs, and its exchanged bytes
+// per core at the pricer's fastest transfer rate) is no better than a priced candidate's time with
+// no more space is left out. Then every placement of the ones that led when priced (faster than
+// all with less space). Returns the priced ones' indices, ascending; the others' times are not on
+// the network's terms.
+Result<std::vector<size_t>> price_candidates(const OpShape& op,
+                                             std::vector<ExecCandidate>& candidates,
+                                             const NetworkPricer& pricer);
 
 // Indices of the Pareto-optimal points: space strictly ascending, time strictly descending.
 // Ties (same space and time) keep the first index, so the result is deterministic.

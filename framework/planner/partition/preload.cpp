@@ -42,11 +42,21 @@ PreloadPlan at_level(const ExecCandidate& exec, int64_t level, const Machine& ma
   p.hbm_to_core_bytes = cores * p.preload_bytes_per_core;
   p.distribute_bytes = cores * received_per_core;
   if (received_per_core > 0)
-    p.distribute_s = received_per_core / machine.shift_bytes_per_s_per_core + machine.sync_s;
+    p.distribute_s = (exec.gather ? exec.gather->seconds(p.distribute_bytes)
+                                  : received_per_core / machine.shift_bytes_per_s_per_core) +
+                     machine.sync_s;
   return p;
 }
 
 }  // namespace
+
+double widest_distribute_bytes(const ExecCandidate& exec) {
+  double received_per_core = 0;
+  for (const HbmHolding& h : exec.hbm)
+    received_per_core += std::max(
+        0.0, h.bytes_per_core - std::ceil(h.bytes_per_core / static_cast<double>(h.copies)));
+  return exec.plan.cores_used * received_per_core;
+}
 
 std::vector<PreloadPlan> preload_plans(const ExecCandidate& exec, const Machine& machine) {
   if (exec.hbm.empty()) return {};

@@ -5,12 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "framework/chip/chip_models.hpp"
 #include "framework/frontend/zoo/builders.hpp"
 #include "framework/frontend/zoo/zoo.hpp"
 #include "framework/planner/partition/plan_space.hpp"
+#include "framework/planner/traffic.hpp"
 
 namespace tessera::planner {
 namespace {
@@ -455,6 +457,56 @@ TEST_F(Partition, APluginPartitionerAnswersFirstAndLeavesTheRestToTheDefault) {
   ASSERT_EQ(with_plugin[0].exec.size(), without[0].exec.size());
   for (size_t i = 0; i < without[0].exec.size(); ++i)
     EXPECT_EQ(with_plugin[0].exec[i].label, without[0].exec[i].label);
+}
+
+// Prices that do not depend on where tiles sit: 1 us, then each core's share at 2 GB/s (a
+// preload's at 1 GB/s, no latency), so pricing every candidate in every placement and pricing only
+// those that can lead must keep the same front.
+class EvenPricer : public NetworkPricer {
+ public:
+  Result<SetPrice> exchange(const OpTraffic& t, Exchange, int) const override {
+    ++calls;
+    return SetPrice{1e-6, 1 / (t.cores * 2e9), 0, 0};
+  }
+  Result<SetPrice> preload(uint32_t cores) const override {
+    return SetPrice{0, 1 / (cores * 1e9), 0, 0};
+  }
+  double fastest_transfer_bytes_per_s() const override { return 2e9; }
+  mutable std::atomic<size_t> calls = 0;
+};
+
+TEST_F(Partition, PricingOnlyWhatCanLeadKeepsTheFrontOfPricingEverything) {
+  ir::Graph g = oproj_graph(1, 16, 1024, 1024);
+  EvenPricer pricer;
+  auto outcome = partition_class(g, 1, machine(), cost_model(), nullptr, &pricer);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  const size_t pruned_calls = pricer.calls;
+
+  auto all = candidates(g, 1, machine());
+  auto shape = partition::describe_op(g, g.ops()[1]).take();
+  std::vector<double> space, time;
+  std::vector<size_t> fitting;
+  for (size_t i = 0; i < all.size(); ++i) {
+    ASSERT_TRUE(partition::price_exchanges(shape, all[i], pricer, partition::Placements::every));
+    if (all[i].plan.exec_bytes_per_core > machine().sram_bytes_per_core) continue;
+    fitting.push_back(i);
+    space.push_back(all[i].plan.exec_bytes_per_core);
+    time.push_back(all[i].plan.time_s());
+  }
+  auto front = partition::pareto_front(space, time);
+  const auto& exec = outcome->plans.exec;
+  ASSERT_EQ(exec.size(), front.size());
+  for (size_t f = 0; f < front.size(); ++f) {
+    const ExecPlan& want = all[fitting[front[f]]].plan;
+    EXPECT_EQ(exec[f].label, want.label);
+    EXPECT_DOUBLE_EQ(exec[f].time_s(), want.time_s());
+    EXPECT_FALSE(exec[f].placement.empty());
+  }
+  EXPECT_LT(pruned_calls * 4, pricer.calls - pruned_calls);  // a quarter of the work, or less
+  // The preloads' network time is the pricer's.
+  const PreloadPlan& p = outcome->plans.preload.front().front();
+  ASSERT_TRUE(p.network_s.has_value());
+  EXPECT_DOUBLE_EQ(*p.network_s, p.hbm_to_core_bytes / (exec.front().cores_used * 1e9));
 }
 
 TEST(ParetoFront, KeepsStrictlyFasterPointsInSpaceOrder) {

@@ -119,5 +119,48 @@ TEST(OpTraffic, FactorsThatDoNotMakeTheCoresAreRefused) {
             "re-run tessera compile");
 }
 
+// The plan's placement is where the tiles go: n fastest, then k, then m: core = 4m + n + 2k.
+TEST(OpTraffic, APlanThatRecordsItsPlacementIsLaidOutThere) {
+  ExecPlan e = plan_2x2x2();
+  e.placement = {2, 1, 0};
+  auto t = op_traffic(matmul(), e, 0, 4);  // four chips: no search, the plan's word holds
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ((**t).order, (std::vector<int>{2, 1, 0}));
+  // A ignores n: cores 4m + 2k and 4m + 2k + 1 share its tile.
+  EXPECT_EQ((**t).rotation_next, (std::vector<uint32_t>{1, 0, 3, 2, 5, 4, 7, 6}));
+  // One output tile's partials: k's two cores, two apart.
+  EXPECT_EQ((**t).combine_order, (std::vector<uint32_t>{0, 2, 1, 3, 4, 6, 5, 7}));
+}
+
+TEST(OpTraffic, APlacementThatIsNotEveryRankOnceIsRefused) {
+  ExecPlan e = plan_2x2x2();
+  for (std::vector<int> bad : {std::vector<int>{0, 1}, {0, 1, 1}, {0, 1, 3}}) {
+    e.placement = bad;
+    auto t = op_traffic(matmul(), e, 0, 1);
+    ASSERT_FALSE(t.ok());
+    EXPECT_EQ(t.error().message,
+              "exec.placement: not every one of the op's 3 ranks once; re-run tessera compile");
+  }
+}
+
+TEST(OpTraffic, PlacementsToCompareStartWithTheDefaultAndCoverTheSplitRanks) {
+  auto orders = placement_orders(matmul(), plan_2x2x2());
+  ASSERT_EQ(orders.size(), 6u);  // 3! orders of m, k, n
+  EXPECT_EQ(orders.front(), (std::vector<int>{1, 2, 0}));
+  ExecPlan e = plan_2x2x2();
+  e.factors = {1, 2, 4};  // m unsplit: last in every order
+  e.tile = {8, 4, 2};
+  orders = placement_orders(matmul(), e);
+  ASSERT_EQ(orders.size(), 2u);
+  for (const auto& o : orders) EXPECT_EQ(o.back(), 0);
+}
+
+// The heaviest exchange's ranks go fastest: the rotation (500 bytes) along n, which A ignores,
+// ahead of the combine (300) along k; with a large distribute along m (B ignores m), m first.
+TEST(OpTraffic, TheLocalOrderPutsTheHeaviestExchangeOnConsecutiveCores) {
+  EXPECT_EQ(local_order(matmul(), plan_2x2x2(), 0), (std::vector<int>{2, 1, 0}));
+  EXPECT_EQ(local_order(matmul(), plan_2x2x2(), 1000), (std::vector<int>{0, 2, 1}));
+}
+
 }  // namespace
 }  // namespace tessera::planner

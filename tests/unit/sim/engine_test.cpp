@@ -193,12 +193,12 @@ outputs: [c]
   ops[0].execute_end_s = 10e-6;
   ops[1].exec.compute_s = 5e-6;
   ops[1].exec.cross_chip_bytes = 64;  // one chip: the reduction between chips moves nothing
-  ops[1].preload = {"replicate", 2000, 8000, 0, 0};
+  ops[1].preload = {"replicate", 2000, 8000, 0, 0, std::nullopt};
   ops[1].preload_position = 0;
   ops[1].execute_end_s = 15e-6;
   ops[2].exec.compute_s = 2e-6;
   ops[2].exec.sync_s = 1e-6;
-  ops[2].preload = {"split", 1000, 4000, 4000, 1.5e-6};
+  ops[2].preload = {"split", 1000, 4000, 4000, 1.5e-6, std::nullopt};
   ops[2].preload_position = 1;
   ops[2].preload_start_s = 5e-6;
   ops[2].execute_end_s = 19.5e-6;

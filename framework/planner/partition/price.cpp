@@ -1,0 +1,112 @@
+// A candidate's exchanges priced on the chip's routes (pricing.hpp), in the placement that makes
+// them fastest. The sets are the simulator's stages (sim/engine.cpp): the rotation ring carries
+// all its steps' pieces as one set, the combine tree one set per level (each transfer one
+// partial), distribute_data one ring.
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#include "framework/planner/partition/plan_space.hpp"
+#include "framework/planner/traffic.hpp"
+
+namespace tessera::planner::partition {
+
+namespace {
+
+struct Priced {
+  double shift_s = 0;  // rotation + combine
+  std::optional<SetPrice> gather;
+};
+
+Result<Priced> price(const OpTraffic& t, const NetworkPricer& pricer) {
+  Priced out;
+  if (!t.rotation_next.empty() && t.rotation_bytes > 0) {
+    auto ring = pricer.exchange(t, Exchange::rotation, 0);
+    if (!ring) return ring.error();
+    out.shift_s += ring->seconds(t.rotation_bytes);
+  }
+  const int steps = t.combine_passes * t.combine_levels();
+  const double transfers = static_cast<double>(t.combine_passes) *
+                           static_cast<double>(t.cores - t.cores / t.combine_parts);
+  for (int step = 0; step < steps && t.combine_bytes > 0; ++step) {
+    auto level = pricer.exchange(t, Exchange::combine, step);
+    if (!level) return level.error();
+    double per_level = static_cast<double>(combine_transfers(t, step).size());
+    out.shift_s += level->seconds(t.combine_bytes * per_level / transfers);
+  }
+  if (!t.gather_next.empty()) {
+    auto ring = pricer.exchange(t, Exchange::gather, 0);
+    if (!ring) return ring.error();
+    out.gather = *ring;
+  }
+  return out;
+}
+
+}  // namespace
+
+Status price_exchanges(const OpShape& op, ExecCandidate& candidate, const NetworkPricer& pricer,
+                       Placements placements) {
+  ExecPlan& plan = candidate.plan;
+  if (plan.factors.empty()) return ok_status();
+  const double distribute_bytes = widest_distribute_bytes(candidate);
+  double best_s = std::numeric_limits<double>::infinity();
+  std::vector<std::vector<int>> orders;
+  if (placements == Placements::every) {
+    orders = placement_orders(op, plan);
+  } else {  // the default, and the one that keeps exchanges on consecutive cores
+    orders.push_back(placement_orders(op, plan).front());
+    std::vector<int> local = local_order(op, plan, distribute_bytes);
+    if (local != orders.front()) orders.push_back(std::move(local));
+  }
+  for (const std::vector<int>& order : orders) {
+    auto traffic = op_traffic_at(op, plan, order);
+    if (!traffic) continue;  // this order cannot ring the rotation
+    auto priced = price(*traffic, pricer);
+    if (!priced) return priced.error();
+    double total_s =
+        priced->shift_s + (priced->gather ? priced->gather->seconds(distribute_bytes) : 0);
+    if (total_s < best_s) {  // strictly: ties keep the earlier order (the default first)
+      best_s = total_s;
+      plan.placement = order;
+      plan.shift_s = priced->shift_s;
+      candidate.gather = priced->gather;
+    }
+  }
+  return ok_status();
+}
+
+Result<std::vector<size_t>> price_candidates(const OpShape& op,
+                                             std::vector<ExecCandidate>& candidates,
+                                             const NetworkPricer& pricer) {
+  const double fastest = pricer.fastest_transfer_bytes_per_s();
+  std::vector<double> bound(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const ExecPlan& p = candidates[i].plan;
+    bound[i] = p.compute_s + p.sync_s + p.shift_bytes / p.cores_used / fastest;
+  }
+  std::vector<size_t> by_space(candidates.size());
+  std::iota(by_space.begin(), by_space.end(), size_t{0});
+  std::stable_sort(by_space.begin(), by_space.end(), [&](size_t a, size_t b) {
+    double sa = candidates[a].plan.exec_bytes_per_core, sb = candidates[b].plan.exec_bytes_per_core;
+    return sa != sb ? sa < sb : bound[a] < bound[b];
+  });
+  std::vector<size_t> priced, front;
+  double best_s = std::numeric_limits<double>::infinity();  // priced, no more space
+  for (size_t i : by_space) {
+    if (!(bound[i] < best_s)) continue;
+    if (Status done = price_exchanges(op, candidates[i], pricer, Placements::few); !done)
+      return done.error();
+    priced.push_back(i);
+    if (candidates[i].plan.time_s() < best_s) front.push_back(i);
+    best_s = std::min(best_s, candidates[i].plan.time_s());
+  }
+  // Placement searched where it decides: on the plans that lead so far (a plan behind them in the
+  // default placement may still win in another; its default price bounds it from above).
+  for (size_t i : front)
+    if (Status done = price_exchanges(op, candidates[i], pricer, Placements::every); !done)
+      return done.error();
+  std::sort(priced.begin(), priced.end());
+  return priced;
+}
+
+}  // namespace tessera::planner::partition

@@ -1,0 +1,52 @@
+// What a plan's transfers cost on the chip's network (issue 17): the planner prices every
+// candidate's exchanges (traffic.hpp) and preloads on the topology's routes and link capacities,
+// with the numbers the simulator runs them with (sim/network_pricer.hpp implements this on the
+// simulator's own transfer sets: same routes, same capacities, same placement of the plan's cores
+// on the chip). A set of transfers is bulk-synchronous (Elk issues each exchange as one
+// instruction that waits for its last byte), so alone on an idle network its time is exact from
+// the load on its links: the busiest link's bytes over its bandwidth, plus the latency of the
+// route that reaches it first, and never less than the longest route plus one transfer at its
+// slowest link (link_load.hpp in the simulator).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "framework/common/status.hpp"
+
+namespace tessera::planner {
+
+struct OpTraffic;  // traffic.hpp (which includes the partitioner's headers, and they this one)
+
+// Seconds of one set as a function of the bytes it carries in all (the instruction's total).
+struct SetPrice {
+  double latency_s = 0;         // until the busiest link's first byte
+  double s_per_byte = 0;        // the busiest link's seconds per byte of the total
+  double floor_latency_s = 0;   // the longest route
+  double floor_s_per_byte = 0;  // the slowest transfer alone, per byte of the total
+  double seconds(double bytes) const {
+    if (!(bytes > 0)) return 0;
+    return std::max(latency_s + bytes * s_per_byte, floor_latency_s + bytes * floor_s_per_byte);
+  }
+};
+
+enum class Exchange { rotation, gather, combine };
+
+// Thread-safe: the partitioner prices classes in parallel. Errors: a route the Topology cannot
+// give (its error).
+class NetworkPricer {
+ public:
+  virtual ~NetworkPricer() = default;
+  // The exchange `kind` of `traffic` (combine: level `level`, as combine_transfers numbers them).
+  virtual Result<SetPrice> exchange(const OpTraffic& traffic, Exchange kind, int level) const = 0;
+  // A preload onto the plan's first `cores` cores, from the memory controllers of each core's
+  // chip, on the network alone: the memory's rate and its controllers' links into the network
+  // (which carry the bytes read, at the memory's pace, and scale with it in a sweep) are left to
+  // the scheduler's HBM time.
+  virtual Result<SetPrice> preload(uint32_t cores) const = 0;
+  // The most bytes per second one transfer can move at (its SRAM ports and fastest link): what
+  // bounds any exchange from below before it is priced.
+  virtual double fastest_transfer_bytes_per_s() const = 0;
+};
+
+}  // namespace tessera::planner

@@ -1,0 +1,111 @@
+#include "framework/sim/network_pricer.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace tessera::sim {
+
+namespace {
+
+// The pricer's network leaves the memory's own rate out (the scheduler times HBM reads itself):
+// the controllers' hbm links are as fast as a link can be, and a preload's price skips them.
+constexpr double kUnboundedBytesPerS = std::numeric_limits<double>::max() / 4;
+
+}  // namespace
+
+namespace {
+
+// A transfer leaves its core through the core's SRAM port and one of the core's links: the fastest
+// any transfer can go is the best core's slower of those two.
+double fastest_bytes_per_s_of(const ChipGraph& chip) {
+  std::vector<double> out(chip.endpoints.size(), 0);
+  for (const Link& l : chip.links) out[l.src] = std::max(out[l.src], l.bytes_per_s);
+  double fastest = 0;
+  for (const Endpoint& e : chip.endpoints)
+    if (e.kind == TESSERA_ENDPOINT_CORE)
+      fastest = std::max(fastest, std::min(out[e.index], chip.sram_bytes_per_s));
+  return fastest;
+}
+
+}  // namespace
+
+size_t NetworkPricer::KeyHash::operator()(const std::vector<uint32_t>& key) const {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a over the words
+  for (uint32_t w : key) h = (h ^ w) * 1099511628211ull;
+  return static_cast<size_t>(h);
+}
+
+Result<std::unique_ptr<NetworkPricer>> NetworkPricer::build(const ChipModels& chip) {
+  auto graph = scaled_chip_graph(chip);
+  if (!graph) return graph.error();
+  return build(*graph, chip.machine.hbm_latency_s);
+}
+
+Result<std::unique_ptr<NetworkPricer>> NetworkPricer::build(const ChipGraph& chip,
+                                                            double hbm_latency_s) {
+  auto net = SimNetwork::build(chip, kUnboundedBytesPerS);
+  if (!net) return net.error();
+  return std::unique_ptr<NetworkPricer>(
+      new NetworkPricer(std::move(*net), hbm_latency_s, fastest_bytes_per_s_of(chip)));
+}
+
+Result<planner::SetPrice> NetworkPricer::price(const TrafficKey& key) const {
+  SetPlan set;
+  if (auto made = make_set(net_, hbm_latency_s_, key, scratch_.local(), set); !made)
+    return made.error();
+  planner::SetPrice p;
+  if (set.route.empty()) return p;
+  const FlowNetwork& network = net_.network();
+  for (size_t i = 0; i < set.route.size(); ++i) {
+    LinkClass c = network.link_class(set.route[i]);
+    if (c == LinkClass::hbm || c == LinkClass::memory) continue;  // a preload's: pricing.hpp
+    p.s_per_byte = std::max(
+        p.s_per_byte, set.weights[i] * set.transfer_per_byte / network.capacity(set.route[i]));
+  }
+  p.latency_s = set.join_latency_s;
+  p.floor_latency_s = set.floor_latency_s;
+  // A preload's slowest transfer is at its controller's link, which the price leaves out.
+  if (key.kind != Traffic::preload)
+    p.floor_s_per_byte = set.floor_s_per_byte * set.transfer_per_byte;
+  return p;
+}
+
+Result<planner::SetPrice> NetworkPricer::exchange(const planner::OpTraffic& traffic,
+                                                  planner::Exchange kind, int level) const {
+  Traffic t = kind == planner::Exchange::rotation ? Traffic::rotation
+              : kind == planner::Exchange::gather ? Traffic::gather
+                                                  : Traffic::combine;
+  const std::vector<uint32_t>& partners = t == Traffic::rotation ? traffic.rotation_next
+                                          : t == Traffic::gather ? traffic.gather_next
+                                                                 : traffic.combine_order;
+  std::vector<uint32_t> key{static_cast<uint32_t>(t), static_cast<uint32_t>(level), traffic.cores,
+                            t == Traffic::combine ? traffic.combine_parts : 0};
+  key.insert(key.end(), partners.begin(), partners.end());
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = exchanges_.find(key); it != exchanges_.end()) return it->second;
+  }
+  auto p = price({t, traffic.cores, &traffic, level});
+  if (!p) return p.error();
+  std::lock_guard lock(mutex_);
+  if (cached_words_ + key.size() > kMaxCachedWords) {
+    exchanges_.clear();
+    cached_words_ = 0;
+  }
+  cached_words_ += key.size();
+  exchanges_.try_emplace(std::move(key), *p);
+  return p;
+}
+
+Result<planner::SetPrice> NetworkPricer::preload(uint32_t cores) const {
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = preloads_.find(cores); it != preloads_.end()) return it->second;
+  }
+  auto p = price({Traffic::preload, cores, nullptr, 0});
+  if (!p) return p.error();
+  std::lock_guard lock(mutex_);
+  return preloads_.try_emplace(cores, *p).first->second;
+}
+
+}  // namespace tessera::sim

@@ -1,0 +1,60 @@
+// The planner's prices (planner/pricing.hpp) from the simulator's own transfer sets: the chip's
+// Topology read once (scaled as the chip file says), each exchange laid on its routes by make_set
+// and timed alone by SetPlan::alone_s — the numbers the simulator starts every such set with, so
+// a plan's estimate and its simulation differ only where sets share links.
+#pragma once
+
+#include <tbb/enumerable_thread_specific.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "framework/chip/chip_models.hpp"
+#include "framework/planner/pricing.hpp"
+#include "framework/sim/sim_network.hpp"
+#include "framework/sim/transfer_sets.hpp"
+
+namespace tessera::sim {
+
+class NetworkPricer final : public planner::NetworkPricer {
+ public:
+  // `chip` must outlive the pricer (routes are asked of its Topology). Errors: read_chip_graph's.
+  static Result<std::unique_ptr<NetworkPricer>> build(const ChipModels& chip);
+  // On a chip graph (its route function must stay valid); `hbm_latency_s`: the memory's first
+  // byte, which a preload's latency includes. Errors: SimNetwork::build's.
+  static Result<std::unique_ptr<NetworkPricer>> build(const ChipGraph& chip, double hbm_latency_s);
+
+  Result<planner::SetPrice> exchange(const planner::OpTraffic& traffic, planner::Exchange kind,
+                                     int level) const override;
+  Result<planner::SetPrice> preload(uint32_t cores) const override;
+  double fastest_transfer_bytes_per_s() const override { return fastest_bytes_per_s_; }
+
+ private:
+  NetworkPricer(SimNetwork net, double hbm_latency_s, double fastest_bytes_per_s)
+      : net_(std::move(net)),
+        hbm_latency_s_(hbm_latency_s),
+        fastest_bytes_per_s_(fastest_bytes_per_s) {}
+  Result<planner::SetPrice> price(const TrafficKey& key) const;
+
+  // Identical exchanges recur (the rotations of one spatial plan share its gather and combine;
+  // classes share factorisations), so prices are kept by what the set's transfers are: kind,
+  // level and the cores' partners. Bounded: cleared when its keys pass kMaxCachedWords.
+  struct KeyHash {
+    size_t operator()(const std::vector<uint32_t>& key) const;
+  };
+  static constexpr size_t kMaxCachedWords = size_t{8} << 20;  // 32 MiB of keys
+
+  SimNetwork net_;
+  double hbm_latency_s_;
+  double fastest_bytes_per_s_;
+  mutable tbb::enumerable_thread_specific<LoadSum> scratch_;
+  mutable std::mutex mutex_;
+  mutable std::map<uint32_t, planner::SetPrice> preloads_;  // by cores
+  mutable std::unordered_map<std::vector<uint32_t>, planner::SetPrice, KeyHash> exchanges_;
+  mutable size_t cached_words_ = 0;
+};
+
+}  // namespace tessera::sim

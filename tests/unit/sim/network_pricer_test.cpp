@@ -1,0 +1,156 @@
+// The planner's prices of transfer sets (sim/network_pricer.hpp) against the simulator running
+// the same sets alone, and against hand-worked link loads.
+#include "framework/sim/network_pricer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "framework/sim/engine.hpp"
+#include "tests/unit/sim/test_chips.hpp"
+
+namespace tessera::sim {
+namespace {
+
+using codegen::InstructionKind;
+
+std::unique_ptr<NetworkPricer> pricer(const ChipGraph& chip, double hbm_latency_s = 0) {
+  auto p = NetworkPricer::build(chip, hbm_latency_s);
+  EXPECT_TRUE(p.ok()) << p.error().message;
+  return std::move(p).take();
+}
+
+// `n` cores in a line (32 GB/s each way between neighbours, 10 ns a hop), a memory controller
+// at core 0; routes walk the line.
+ChipGraph line(uint32_t n) {
+  ChipGraph g;
+  g.cores = n;
+  g.sram_bytes_per_s = 64e9;
+  for (uint32_t e = 0; e <= n; ++e) {
+    Endpoint ep;
+    ep.index = e;
+    ep.kind = e < n ? TESSERA_ENDPOINT_CORE : TESSERA_ENDPOINT_MEMORY_CONTROLLER;
+    g.endpoints.push_back(ep);
+  }
+  auto add = [&g](uint32_t src, uint32_t dst, tessera_link_class c) {
+    g.links.push_back({static_cast<uint32_t>(g.links.size()), src, dst, c, 0, 32e9, 10e-9});
+  };
+  for (uint32_t i = 0; i + 1 < n; ++i) {
+    add(i, i + 1, TESSERA_LINK_ON_CHIP);  // link 2i: +x
+    add(i + 1, i, TESSERA_LINK_ON_CHIP);  // link 2i + 1: -x
+  }
+  add(n, 0, TESSERA_LINK_MEMORY);
+  add(0, n, TESSERA_LINK_MEMORY);
+  g.route = [n](uint32_t src, uint32_t dst) -> Result<std::vector<uint32_t>> {
+    std::vector<uint32_t> links;
+    uint32_t at = src == n ? 0 : src, to = dst == n ? 0 : dst;
+    if (src == n) links.push_back(2 * (n - 1));
+    for (; at < to; ++at) links.push_back(2 * at);
+    for (; at > to; --at) links.push_back(2 * (at - 1) + 1);
+    if (dst == n) links.push_back(2 * (n - 1) + 1);
+    return links;
+  };
+  return g;
+}
+
+// Every core of 8 passes 100 kB to the core `stride` ahead (a ring over all of them).
+planner::OpTraffic ring(uint32_t stride) {
+  planner::OpTraffic t;
+  t.cores = 8;
+  for (uint32_t k = 0; k < 8; ++k) t.rotation_next.push_back((k + stride) % 8);
+  t.rotation_bytes = 8e5;
+  return t;
+}
+
+TEST(NetworkPricer, PricesAnExchangeAsTheSimulatorRunsItAlone) {
+  ChipGraph chip = line(8);
+  auto p = pricer(chip);
+  auto traffic = std::make_shared<planner::OpTraffic>(ring(1));
+  traffic->combine_parts = 4;  // partials of one tile on 4 consecutive cores: 2 levels
+  for (uint32_t k = 0; k < 8; ++k) traffic->combine_order.push_back(k);
+  traffic->combine_bytes = 6 * 2e4;  // 8 × 3/4 partials of 20 kB
+  auto rotation = p->exchange(*traffic, planner::Exchange::rotation, 0);
+  ASSERT_TRUE(rotation.ok()) << rotation.error().message;
+  // Every link carries one 100 kB transfer; the wrap-around one walks 7 hops.
+  EXPECT_NEAR(rotation->seconds(8e5), 70e-9 + 1e5 / 32e9, 1e-15);
+  double priced_s = rotation->seconds(8e5);
+  for (int level = 0; level < traffic->combine_levels(); ++level) {
+    auto tree = p->exchange(*traffic, planner::Exchange::combine, level);
+    ASSERT_TRUE(tree.ok());
+    double transfers = level == 0 ? 4 : 2;  // of the 6 partials
+    priced_s += tree->seconds(traffic->combine_bytes * transfers / 6);
+  }
+
+  codegen::Program program;
+  codegen::ProgramOp op;
+  op.name = "mm";
+  op.cores_used = 8;
+  op.shift_bytes = traffic->rotation_bytes + traffic->combine_bytes;
+  op.traffic = traffic;
+  program.ops = {op};
+  program.instructions = {{InstructionKind::execute, 0, 1}};
+  auto network = SimNetwork::build(chip, 1);
+  ASSERT_TRUE(network.ok());
+  EngineConfig config;
+  config.hbm_bytes_per_s = [](double) -> Result<double> { return 1e9; };
+  auto simulated = run_program(*network, program, config);
+  ASSERT_TRUE(simulated.ok()) << simulated.error().message;
+  EXPECT_NEAR(simulated->latency_s, priced_s, 1e-12 * priced_s);
+}
+
+TEST(NetworkPricer, PricesAPreloadOnTheNetworkAloneAndOncePerCoreCount) {
+  chips::AllToAllSpec spec;
+  spec.controller_link_bytes_per_s = 1e9;  // slower than the core links: the scheduler's to time
+  spec.link_latency_s = 20e-9;
+  auto p = pricer(chips::all_to_all(spec), 1e-6);
+  auto preload = p->preload(8);
+  ASSERT_TRUE(preload.ok());
+  // 2 MB from 2 controllers to 8 cores: each core link (4 GB/s) takes two transfers of 125 kB,
+  // after the memory's first byte (1 us) and two hops.
+  EXPECT_NEAR(preload->seconds(2e6), 1e-6 + 40e-9 + 2.5e5 / 4e9, 1e-12);
+  EXPECT_EQ(preload->seconds(0), 0);
+  auto four = p->preload(4);
+  ASSERT_TRUE(four.ok());
+  EXPECT_NEAR(four->seconds(2e6), 1e-6 + 40e-9 + 5e5 / 4e9, 1e-12);
+  EXPECT_EQ(p->preload(8)->s_per_byte, preload->s_per_byte);
+}
+
+TEST(NetworkPricer, BoundsEveryTransferByItsCoresFastestWay) {
+  chips::AllToAllSpec spec;  // core links 4 GB/s, SRAM ports 16 GB/s
+  EXPECT_EQ(pricer(chips::all_to_all(spec))->fastest_transfer_bytes_per_s(), 4e9);
+  spec.sram_bytes_per_s = 1e9;
+  EXPECT_EQ(pricer(chips::all_to_all(spec))->fastest_transfer_bytes_per_s(), 1e9);
+}
+
+TEST(NetworkPricer, KeepsOnePricePerPatternAndTellsPatternsApart) {
+  ChipGraph chip = line(8);
+  auto p = pricer(chip);
+  auto first = p->exchange(ring(1), planner::Exchange::rotation, 0);
+  auto again = p->exchange(ring(1), planner::Exchange::rotation, 0);
+  ASSERT_TRUE(first.ok() && again.ok());
+  EXPECT_EQ(first->s_per_byte, again->s_per_byte);
+  EXPECT_EQ(first->floor_latency_s, again->floor_latency_s);
+  // Two cores ahead: the link between cores 3 and 4 carries 2→4 and 3→5, the one between 1 and
+  // 2 (going back) 6→0 and 7→1: twice the load.
+  auto stride2 = p->exchange(ring(2), planner::Exchange::rotation, 0);
+  ASSERT_TRUE(stride2.ok());
+  EXPECT_NEAR(stride2->s_per_byte, 2 * first->s_per_byte, 1e-24);
+}
+
+TEST(NetworkPricer, ARouteTheTopologyCannotGiveIsItsError) {
+  ChipGraph chip = chips::all_to_all({});
+  chip.route = [](uint32_t, uint32_t) -> Result<std::vector<uint32_t>> {
+    return input_error("no route from here");
+  };
+  auto p = pricer(chip);
+  planner::OpTraffic t;
+  t.cores = 2;
+  t.rotation_next = {1, 0};
+  t.rotation_bytes = 2;
+  auto ring = p->exchange(t, planner::Exchange::rotation, 0);
+  ASSERT_FALSE(ring.ok());
+  EXPECT_EQ(ring.error().message, "no route from here");
+}
+
+}  // namespace
+}  // namespace tessera::sim
