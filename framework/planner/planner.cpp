@@ -199,6 +199,21 @@ DesignResult static_split(const PlannerInput& input, const CostContext& costs) {
   return evaluate_timeline(input.graph, costs, best, TimelineMode::shared);
 }
 
+// Elk-Dyn's and Elk-Full's decisions generalise Static's and Basic's (one timeline times them all),
+// so a search that ends slower than those schedules by its own estimate takes theirs: the orders
+// it tries start from program order, and Static's fixed split can beat the first dynamic
+// allocation the inductive scheduler settles on.
+void keep_simpler_if_faster(const PlannerInput& input, const CostContext& costs,
+                            DesignResult& result) {
+  const uint64_t orders = result.orders_tried;
+  for (DesignResult simpler :
+       {static_split(input, costs),
+        evaluate_timeline(input.graph, costs, basic_decisions(costs), TimelineMode::shared)}) {
+    if (simpler.latency_s < result.latency_s) result = std::move(simpler);
+  }
+  result.orders_tried = orders;
+}
+
 }  // namespace
 
 Result<DesignResult> plan_design(const PlannerInput& input, Design design,
@@ -227,6 +242,8 @@ Result<DesignResult> plan_design(const PlannerInput& input, Design design,
       break;
   }
   if (!result.ok()) return result;
+  if (design == Design::elk_dyn || design == Design::elk_full)
+    keep_simpler_if_faster(input, costs, *result);
   result->design = design;
   result->search_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
