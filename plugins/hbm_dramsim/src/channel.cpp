@@ -237,22 +237,24 @@ void Channel::schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t
   auto scan = [&](uint64_t& pass_soonest) -> std::optional<Found> {
     if (track_rechecked_) {
       // Bit sets instead of a walk over every queue (16-32 per channel, twice a cycle): until
-      // others_ready_at_ only the rechecked queues can be due; after it a branch-free pass over
-      // the bounds marks the due ones. Either way only those are asked, in round-robin order.
-      uint64_t due = rechecked_;
-      if (now >= others_ready_at_)
-        for (size_t q = 0; q < n; ++q) due |= uint64_t{next_check_[q] <= now} << q;
+      // others_ready_at_ only the rechecked queues can be due; once it has come, a branch-free
+      // pass over the bounds marks the due ones rechecked and bounds the others again. Either
+      // way only the due queues are asked, in round-robin order; those a scan does not reach
+      // stay rechecked for the next.
+      if (now >= others_ready_at_) {
+        uint64_t rest = kNever;
+        for (size_t q = 0; q < n; ++q) {
+          const bool due = next_check_[q] <= now;
+          rechecked_ |= uint64_t{due} << q;
+          rest = std::min(rest, due ? kNever : next_check_[q]);
+        }
+        others_ready_at_ = rest;
+      }
       const uint64_t from = ~uint64_t{0} << round_robin_;  // round_robin_ < queues <= 64
-      for (uint64_t part : {due & from, due & ~from})
+      for (uint64_t part : {rechecked_ & from, rechecked_ & ~from})
         for (; part != 0; part &= part - 1)
-          if (auto found = ask(static_cast<size_t>(std::countr_zero(part)))) {
-            // Due queues after it were not asked: the next scan must look at every bound.
-            if (now >= others_ready_at_) others_ready_at_ = 0;
-            return found;
-          }
-      // Every due queue was asked and is now rechecked no more: the least bound is exact.
-      if (now >= others_ready_at_)
-        others_ready_at_ = *std::min_element(next_check_.begin(), next_check_.end());
+          if (auto found = ask(static_cast<size_t>(std::countr_zero(part)))) return found;
+      // Every due queue was asked and is rechecked no more: others_ready_at_ bounds them all.
       pass_soonest = others_ready_at_;
       return std::nullopt;
     }
