@@ -17,8 +17,10 @@
 // written (issue + AL + CWL + burst).
 #pragma once
 
+#include <algorithm>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -49,7 +51,7 @@ class Channel {
   void tick(uint64_t now);
   // The first cycle at which tick can do anything, unless a request arrives first.
   uint64_t wake() const { return wake_; }
-  uint64_t next_completion() const;
+  uint64_t next_completion() const { return next_done_; }
   // Calls done(Done) for every request finished at or before `now`, counting it.
   void deliver(uint64_t now, const std::function<void(const Done&)>& done);
   // The counts up to cycle `now` (standby time included).
@@ -65,10 +67,13 @@ class Channel {
 
   void note_refresh_due(uint64_t now);
   uint64_t next_refresh_due() const;
+  bool refresh_owed() const { return refreshes_owed_total_ > 0; }
   bool refresh_blocks(uint32_t bank) const;
   bool refresh_work(uint64_t now, uint64_t& soonest);
   bool try_issue(Command command, uint32_t bank, uint64_t now, uint64_t& soonest);
   Pick pick_in_queue(size_t queue, uint64_t now) const;
+  std::optional<Pick> ask(size_t queue, uint64_t now);
+  uint64_t next_queue_cycle(uint64_t now);
   void schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t& soonest);
   void issue_request(Command command, size_t queue, size_t index, uint64_t now);
   bool aggressive_precharge(uint64_t now, uint64_t& soonest);
@@ -84,6 +89,10 @@ class Channel {
     if (track_rechecked_) rechecked_ |= uint64_t{1} << queue;
   }
   void recheck_rank(uint32_t rank);
+  void finish(std::deque<Done>& finished, const Done& d) {
+    finished.push_back(d);
+    next_done_ = std::min(next_done_, d.done);
+  }
 
   ChannelState state_;
   const Timing& timing_;
@@ -112,6 +121,8 @@ class Channel {
   size_t round_robin_ = 0;
 
   std::vector<uint32_t> refreshes_owed_;  // per rank
+  uint32_t refreshes_owed_total_ = 0;     // of every rank and bank
+  uint64_t refresh_due_at_ = 0;           // next_refresh_due()
   std::vector<uint64_t> refresh_due_;     // per rank
   std::vector<uint8_t> bank_refresh_owed_;
   std::deque<uint32_t> banks_to_refresh_;
@@ -119,6 +130,7 @@ class Channel {
   uint32_t bank_refresh_cursor_ = 0;
 
   std::deque<Done> reads_done_, writes_done_, forwarded_;
+  uint64_t next_done_ = kNever;  // the least done cycle they hold
   uint64_t wake_ = 0;
 };
 
