@@ -32,6 +32,7 @@ Channel::Channel(const DramConfig& config, const Timing& timing, const EnergyMod
       queues_(config.queue_structure == QueueStructure::per_bank ? state_.banks() : config.ranks),
       queued_(state_.banks(), 0),
       next_check_(queues_.size(), 0),
+      waiting_(queues_.size()),
       track_rechecked_(queues_.size() <= 64),
       refreshes_owed_(config.ranks, 0),
       refresh_due_(config.ranks, 0),
@@ -166,6 +167,7 @@ Channel::Pick Channel::pick_in_queue(size_t q, uint64_t now) const {
   // Requests of one bank needing the same command are equally ready: ask the state once.
   Command last_command{};
   uint64_t ready = kNever;
+  size_t asked = 0;  // times the state was asked
   for (size_t i = 0; i < queue.size(); ++i) {
     const Transaction& t = queue[i];
     bool first_of_bank = false;
@@ -198,19 +200,33 @@ Channel::Pick Channel::pick_in_queue(size_t q, uint64_t now) const {
     if (ready == kNever || command != last_command) {
       last_command = command;
       ready = state_.ready_cycle(command, bank);
+      if (asked++ == 0) {
+        pick.index = i;
+        pick.command = command;
+      }
     }
     if (ready <= now) return {i, command, ready};
     pick.ready = std::min(pick.ready, ready);
     // A bank queue whose bank is closed: every request needs this same activate, none is ready.
     if (per_bank && command == Command::activate) break;
   }
+  pick.only = asked == 1;
   return pick;
 }
 
 // Asks queue q (due: next_check_[q] <= now) for a command ready at `now`; records its bound if it
 // has none.
 std::optional<Channel::Pick> Channel::ask(size_t q, uint64_t now) {
-  const Pick pick = pick_in_queue(q, now);
+  Waiting& waiting = waiting_[q];
+  Pick pick;
+  if (waiting.known) {
+    pick = {waiting.index, waiting.command, state_.ready_cycle(waiting.command, waiting.bank)};
+  } else {
+    pick = pick_in_queue(q, now);
+    if (pick.only)
+      waiting = {static_cast<uint32_t>(pick.index), queues_[q][pick.index].bank, pick.command,
+                 true};
+  }
   if (pick.ready <= now) {
     if (track_rechecked_) rechecked_ |= uint64_t{1} << q;  // still due
     return pick;

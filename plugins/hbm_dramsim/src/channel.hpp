@@ -63,6 +63,15 @@ class Channel {
     size_t index = 0;
     Command command{};
     uint64_t ready = kNever;
+    bool only = false;  // none is ready, and every candidate needs `command` of request `index`
+  };
+  // A queue asked in vain whose requests all wait for one command (of its request `index`): it is
+  // answered from the state alone until the queue or its banks change.
+  struct Waiting {
+    uint32_t index = 0;
+    uint32_t bank = 0;
+    Command command{};
+    bool known = false;
   };
 
   void note_refresh_due(uint64_t now);
@@ -85,6 +94,7 @@ class Channel {
   void recheck_bank(uint32_t bank) { recheck_queue(queue_of(bank)); }
   void recheck_queue(size_t queue) {
     next_check_[queue] = 0;
+    waiting_[queue].known = false;
     queues_ready_at_ = 0;
     if (track_rechecked_) rechecked_ |= uint64_t{1} << queue;
   }
@@ -105,6 +115,7 @@ class Channel {
   // Per command queue: no command of it can issue before this cycle. Issuing elsewhere only
   // delays commands, so the bound stays valid until the queue or its bank changes.
   std::vector<uint64_t> next_check_;  // kNever: empty, or waiting for a refresh
+  std::vector<Waiting> waiting_;      // per command queue
   uint64_t queues_ready_at_ = 0;      // the least of next_check_
   // With at most 64 queues, the queues whose bound was reset (or whose command is ready) and that
   // have not been asked since, as a bit set, and a lower bound on the bounds of all the others:
