@@ -12,7 +12,12 @@ ChannelState::ChannelState(const DramConfig& config, const Timing& timing,
       banks_per_rank_(config.banks),
       banks_(size_t{config.ranks} * config.banks),
       groups_(size_t{config.ranks} * config.bankgroups),
-      ranks_(config.ranks) {}
+      ranks_(config.ranks) {
+  for (uint32_t b = 0; b < banks(); ++b) {
+    banks_[b].group = b / banks_per_group_;
+    banks_[b].rank = b / banks_per_rank_;
+  }
+}
 
 void ChannelState::issue(Command command, uint32_t bank, uint32_t row, uint64_t now,
                          ChannelStats& stats) {

@@ -47,7 +47,7 @@ class ChannelState {
   // Banks are numbered across the channel: (rank * bankgroups + group) * banks_per_group + bank.
   uint32_t banks() const { return static_cast<uint32_t>(banks_.size()); }
   uint32_t banks_per_rank() const { return banks_per_rank_; }
-  uint32_t rank_of(uint32_t bank) const { return bank / banks_per_rank_; }
+  uint32_t rank_of(uint32_t bank) const { return banks_[bank].rank; }
   uint32_t open_row(uint32_t bank) const { return banks_[bank].open_row; }
   // Column commands to the open row since it was activated.
   uint32_t hits(uint32_t bank) const { return banks_[bank].hits; }
@@ -68,6 +68,7 @@ class ChannelState {
   struct Bank {
     uint32_t open_row = kClosed;
     uint32_t hits = 0;
+    uint32_t group = 0, rank = 0;  // channel-wide numbers, kept: a division costs more than a load
     uint64_t act_cycle = 0;
     std::array<uint64_t, kSlots> ready{};
   };
@@ -82,7 +83,7 @@ class ChannelState {
   static void at_least(uint64_t& slot, uint64_t cycle) {
     if (slot < cycle) slot = cycle;
   }
-  uint32_t group_of(uint32_t bank) const { return bank / banks_per_group_; }
+  uint32_t group_of(uint32_t bank) const { return banks_[bank].group; }
   void activate(uint32_t bank, uint32_t row, uint64_t now, ChannelStats& stats);
   void close(uint32_t bank, uint64_t precharge_cycle, uint64_t now, ChannelStats& stats);
   void column(Command command, uint32_t bank, uint64_t now, ChannelStats& stats);
