@@ -32,6 +32,7 @@ Channel::Channel(const DramConfig& config, const Timing& timing, const EnergyMod
       queues_(config.queue_structure == QueueStructure::per_bank ? state_.banks() : config.ranks),
       queued_(state_.banks(), 0),
       next_check_(queues_.size(), 0),
+      waiting_(queues_.size()),
       track_rechecked_(queues_.size() <= 64),
       refreshes_owed_(config.ranks, 0),
       refresh_due_(config.ranks, 0),
@@ -43,11 +44,12 @@ Channel::Channel(const DramConfig& config, const Timing& timing, const EnergyMod
                           ? uint64_t{timing.refresh_interval} * (r + 1) / config.ranks
                           : timing.refresh_interval;
   bank_refresh_due_ = timing.refresh_bank_interval;
+  refresh_due_at_ = next_refresh_due();
 }
 
 bool Channel::accept(const Transaction& t, uint64_t now) {
   if (!t.is_write && buffered_writes_.count(t.line) != 0) {
-    forwarded_.push_back({t.id, now, now + 1});
+    finish(forwarded_, {t.id, now, now + 1});
     return true;
   }
   auto& queue = (config_.keys.unified_queue || !t.is_write) ? read_q_ : write_q_;
@@ -67,24 +69,29 @@ size_t Channel::queue_of(uint32_t bank) const {
 // ---- refresh ----------------------------------------------------------------------------------
 
 void Channel::note_refresh_due(uint64_t now) {
+  if (now < refresh_due_at_) return;
   if (config_.refresh_policy == RefreshPolicy::bank_staggered) {
     while (now >= bank_refresh_due_) {
       if (!bank_refresh_owed_[bank_refresh_cursor_]) {
         bank_refresh_owed_[bank_refresh_cursor_] = true;
         banks_to_refresh_.push_back(bank_refresh_cursor_);
+        ++refreshes_owed_total_;
         recheck_bank(bank_refresh_cursor_);
       }
       bank_refresh_cursor_ = (bank_refresh_cursor_ + 1) % state_.banks();
       bank_refresh_due_ += timing_.refresh_bank_interval;
     }
+    refresh_due_at_ = next_refresh_due();
     return;
   }
   for (size_t r = 0; r < refresh_due_.size(); ++r)
     while (now >= refresh_due_[r]) {
       ++refreshes_owed_[r];
+      ++refreshes_owed_total_;
       refresh_due_[r] += timing_.refresh_interval;
       recheck_rank(static_cast<uint32_t>(r));
     }
+  refresh_due_at_ = next_refresh_due();
 }
 
 uint64_t Channel::next_refresh_due() const {
@@ -123,6 +130,7 @@ bool Channel::refresh_work(uint64_t now, uint64_t& soonest) {
     if (state_.open_banks(r) == 0) {
       if (!try_issue(Command::refresh, r * per_rank, now, soonest)) continue;
       --refreshes_owed_[r];
+      --refreshes_owed_total_;
       return true;
     }
     for (uint32_t b = r * per_rank; b < (r + 1) * per_rank; ++b)
@@ -137,6 +145,7 @@ bool Channel::refresh_work(uint64_t now, uint64_t& soonest) {
   if (!try_issue(Command::refresh_bank, bank, now, soonest)) return false;
   bank_refresh_owed_[bank] = false;
   banks_to_refresh_.pop_front();
+  --refreshes_owed_total_;
   return true;
 }
 
@@ -158,6 +167,7 @@ Channel::Pick Channel::pick_in_queue(size_t q, uint64_t now) const {
   // Requests of one bank needing the same command are equally ready: ask the state once.
   Command last_command{};
   uint64_t ready = kNever;
+  size_t asked = 0;  // times the state was asked
   for (size_t i = 0; i < queue.size(); ++i) {
     const Transaction& t = queue[i];
     bool first_of_bank = false;
@@ -190,13 +200,54 @@ Channel::Pick Channel::pick_in_queue(size_t q, uint64_t now) const {
     if (ready == kNever || command != last_command) {
       last_command = command;
       ready = state_.ready_cycle(command, bank);
+      if (asked++ == 0) {
+        pick.index = i;
+        pick.command = command;
+      }
     }
     if (ready <= now) return {i, command, ready};
     pick.ready = std::min(pick.ready, ready);
     // A bank queue whose bank is closed: every request needs this same activate, none is ready.
     if (per_bank && command == Command::activate) break;
   }
+  pick.only = asked == 1;
   return pick;
+}
+
+// Asks queue q (due: next_check_[q] <= now) for a command ready at `now`; records its bound if it
+// has none.
+std::optional<Channel::Pick> Channel::ask(size_t q, uint64_t now) {
+  Waiting& waiting = waiting_[q];
+  Pick pick;
+  if (waiting.known) {
+    pick = {waiting.index, waiting.command, state_.ready_cycle(waiting.command, waiting.bank)};
+  } else {
+    pick = pick_in_queue(q, now);
+    if (pick.only)
+      waiting = {static_cast<uint32_t>(pick.index), queues_[q][pick.index].bank, pick.command,
+                 true};
+  }
+  if (pick.ready <= now) {
+    if (track_rechecked_) rechecked_ |= uint64_t{1} << q;  // still due
+    return pick;
+  }
+  next_check_[q] = pick.ready;
+  if (track_rechecked_) {
+    rechecked_ &= ~(uint64_t{1} << q);
+    others_ready_at_ = std::min(others_ready_at_, pick.ready);
+  }
+  return std::nullopt;
+}
+
+// The first cycle after `now` at which a queue may have a command, once this cycle's commands are
+// issued: the queues they changed are asked for cycle now + 1 already (nothing changes them before
+// it), so that the cycles in which no queue can issue are skipped.
+uint64_t Channel::next_queue_cycle(uint64_t now) {
+  if (!track_rechecked_) return now + 1;
+  for (uint64_t part = rechecked_; part != 0; part &= part - 1)
+    if (ask(static_cast<size_t>(std::countr_zero(part)), now + 1)) return now + 1;
+  queues_ready_at_ = std::max(now + 1, others_ready_at_);
+  return queues_ready_at_;
 }
 
 // DRAMsim3's Controller::ClockTick (src/controller.cc) with CommandQueue::GetCommandToIssue
@@ -217,19 +268,8 @@ void Channel::schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t
     size_t queue = 0;
     Pick pick;
   };
-  // Asks queue q (due: next_check_[q] <= now) for a ready command; records its bound if it has
-  // none.
-  auto ask = [&](size_t q) -> std::optional<Found> {
-    const Pick pick = pick_in_queue(q, now);
-    if (pick.ready <= now) {
-      if (track_rechecked_) rechecked_ |= uint64_t{1} << q;  // still due
-      return Found{q, pick};
-    }
-    next_check_[q] = pick.ready;
-    if (track_rechecked_) {
-      rechecked_ &= ~(uint64_t{1} << q);
-      others_ready_at_ = std::min(others_ready_at_, pick.ready);
-    }
+  auto ask_for = [&](size_t q) -> std::optional<Found> {
+    if (const std::optional<Pick> pick = ask(q, now)) return Found{q, *pick};
     return std::nullopt;
   };
   // The first ready command from round_robin_ on, asking every due queue in round-robin order
@@ -237,22 +277,24 @@ void Channel::schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t
   auto scan = [&](uint64_t& pass_soonest) -> std::optional<Found> {
     if (track_rechecked_) {
       // Bit sets instead of a walk over every queue (16-32 per channel, twice a cycle): until
-      // others_ready_at_ only the rechecked queues can be due; after it a branch-free pass over
-      // the bounds marks the due ones. Either way only those are asked, in round-robin order.
-      uint64_t due = rechecked_;
-      if (now >= others_ready_at_)
-        for (size_t q = 0; q < n; ++q) due |= uint64_t{next_check_[q] <= now} << q;
+      // others_ready_at_ only the rechecked queues can be due; once it has come, a branch-free
+      // pass over the bounds marks the due ones rechecked and bounds the others again. Either
+      // way only the due queues are asked, in round-robin order; those a scan does not reach
+      // stay rechecked for the next.
+      if (now >= others_ready_at_) {
+        uint64_t rest = kNever;
+        for (size_t q = 0; q < n; ++q) {
+          const bool due = next_check_[q] <= now;
+          rechecked_ |= uint64_t{due} << q;
+          rest = std::min(rest, due ? kNever : next_check_[q]);
+        }
+        others_ready_at_ = rest;
+      }
       const uint64_t from = ~uint64_t{0} << round_robin_;  // round_robin_ < queues <= 64
-      for (uint64_t part : {due & from, due & ~from})
+      for (uint64_t part : {rechecked_ & from, rechecked_ & ~from})
         for (; part != 0; part &= part - 1)
-          if (auto found = ask(static_cast<size_t>(std::countr_zero(part)))) {
-            // Due queues after it were not asked: the next scan must look at every bound.
-            if (now >= others_ready_at_) others_ready_at_ = 0;
-            return found;
-          }
-      // Every due queue was asked and is now rechecked no more: the least bound is exact.
-      if (now >= others_ready_at_)
-        others_ready_at_ = *std::min_element(next_check_.begin(), next_check_.end());
+          if (auto found = ask_for(static_cast<size_t>(std::countr_zero(part)))) return found;
+      // Every due queue was asked and is rechecked no more: others_ready_at_ bounds them all.
       pass_soonest = others_ready_at_;
       return std::nullopt;
     }
@@ -261,7 +303,7 @@ void Channel::schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t
         pass_soonest = std::min(pass_soonest, next_check_[q]);
         continue;
       }
-      if (auto found = ask(q)) return found;
+      if (auto found = ask_for(q)) return found;
       pass_soonest = std::min(pass_soonest, next_check_[q]);
     }
     return std::nullopt;
@@ -303,9 +345,9 @@ void Channel::issue_request(Command command, size_t queue, size_t index, uint64_
   if (t.is_write) {
     auto it = buffered_writes_.find(t.line);
     if (--it->second == 0) buffered_writes_.erase(it);
-    writes_done_.push_back({t.id, t.arrival, now + timing_.write_delay});
+    finish(writes_done_, {t.id, t.arrival, now + timing_.write_delay});
   } else {
-    reads_done_.push_back({t.id, t.arrival, now + timing_.read_delay});
+    finish(reads_done_, {t.id, t.arrival, now + timing_.read_delay});
   }
 }
 
@@ -358,28 +400,27 @@ void Channel::tick(uint64_t now) {
   if (now < wake_) return;
   uint64_t soonest = kNever;
   note_refresh_due(now);
-  bool row_used = refresh_work(now, soonest);
+  bool row_used = refresh_owed() && refresh_work(now, soonest);
   bool column_used = false;
   schedule(now, row_used, column_used, soonest);
   const bool row_slot_free = config_.dual_command ? !row_used : !(row_used || column_used);
-  if (row_slot_free && config_.keys.aggressive_precharging_enabled)
-    row_used = aggressive_precharge(now, soonest);
+  const bool aggressive = config_.keys.aggressive_precharging_enabled;
+  if (row_slot_free && aggressive) row_used = aggressive_precharge(now, soonest);
   if (row_used && column_used) ++stats_.dual_issues;
   if (idle_flush_due(now)) moves_blocked_ = false;
   const bool moved = move_transaction(now);
-  wake_ = (row_used || column_used || moved) ? now + 1 : std::min(soonest, next_refresh_due());
+  const bool issued = row_used || column_used;
+  // A move may be followed by another next cycle; refresh work and aggressive precharging found
+  // their bounds before this cycle's commands changed the banks: those look again next cycle.
+  if (moved || (issued && (refresh_owed() || aggressive)))
+    wake_ = now + 1;
+  else
+    wake_ = std::min(issued ? next_queue_cycle(now) : soonest, refresh_due_at_);
   if (!write_q_.empty() && read_q_.empty() && commands_queued_ == 0)
     wake_ = std::min(wake_, std::max(now + 1, last_arrival_ + kIdleFlushCycles));
 }
 
 // ---- completions and statistics ---------------------------------------------------------------
-
-uint64_t Channel::next_completion() const {
-  uint64_t next = kNever;
-  for (const auto* d : {&reads_done_, &writes_done_, &forwarded_})
-    if (!d->empty()) next = std::min(next, d->front().done);
-  return next;
-}
 
 void Channel::deliver(uint64_t now, const std::function<void(const Done&)>& done) {
   for (auto* d : {&forwarded_, &reads_done_}) {
@@ -396,6 +437,10 @@ void Channel::deliver(uint64_t now, const std::function<void(const Done&)>& done
     done(writes_done_.front());
     writes_done_.pop_front();
   }
+  // Each deque is in done order: its front is its least.
+  next_done_ = kNever;
+  for (const auto* d : {&reads_done_, &writes_done_, &forwarded_})
+    if (!d->empty()) next_done_ = std::min(next_done_, d->front().done);
 }
 
 ChannelStats Channel::stats(uint64_t now) const {

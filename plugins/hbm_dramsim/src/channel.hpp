@@ -17,8 +17,10 @@
 // written (issue + AL + CWL + burst).
 #pragma once
 
+#include <algorithm>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -49,7 +51,7 @@ class Channel {
   void tick(uint64_t now);
   // The first cycle at which tick can do anything, unless a request arrives first.
   uint64_t wake() const { return wake_; }
-  uint64_t next_completion() const;
+  uint64_t next_completion() const { return next_done_; }
   // Calls done(Done) for every request finished at or before `now`, counting it.
   void deliver(uint64_t now, const std::function<void(const Done&)>& done);
   // The counts up to cycle `now` (standby time included).
@@ -61,14 +63,26 @@ class Channel {
     size_t index = 0;
     Command command{};
     uint64_t ready = kNever;
+    bool only = false;  // none is ready, and every candidate needs `command` of request `index`
+  };
+  // A queue asked in vain whose requests all wait for one command (of its request `index`): it is
+  // answered from the state alone until the queue or its banks change.
+  struct Waiting {
+    uint32_t index = 0;
+    uint32_t bank = 0;
+    Command command{};
+    bool known = false;
   };
 
   void note_refresh_due(uint64_t now);
   uint64_t next_refresh_due() const;
+  bool refresh_owed() const { return refreshes_owed_total_ > 0; }
   bool refresh_blocks(uint32_t bank) const;
   bool refresh_work(uint64_t now, uint64_t& soonest);
   bool try_issue(Command command, uint32_t bank, uint64_t now, uint64_t& soonest);
   Pick pick_in_queue(size_t queue, uint64_t now) const;
+  std::optional<Pick> ask(size_t queue, uint64_t now);
+  uint64_t next_queue_cycle(uint64_t now);
   void schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t& soonest);
   void issue_request(Command command, size_t queue, size_t index, uint64_t now);
   bool aggressive_precharge(uint64_t now, uint64_t& soonest);
@@ -80,10 +94,15 @@ class Channel {
   void recheck_bank(uint32_t bank) { recheck_queue(queue_of(bank)); }
   void recheck_queue(size_t queue) {
     next_check_[queue] = 0;
+    waiting_[queue].known = false;
     queues_ready_at_ = 0;
     if (track_rechecked_) rechecked_ |= uint64_t{1} << queue;
   }
   void recheck_rank(uint32_t rank);
+  void finish(std::deque<Done>& finished, const Done& d) {
+    finished.push_back(d);
+    next_done_ = std::min(next_done_, d.done);
+  }
 
   ChannelState state_;
   const Timing& timing_;
@@ -96,6 +115,7 @@ class Channel {
   // Per command queue: no command of it can issue before this cycle. Issuing elsewhere only
   // delays commands, so the bound stays valid until the queue or its bank changes.
   std::vector<uint64_t> next_check_;  // kNever: empty, or waiting for a refresh
+  std::vector<Waiting> waiting_;      // per command queue
   uint64_t queues_ready_at_ = 0;      // the least of next_check_
   // With at most 64 queues, the queues whose bound was reset (or whose command is ready) and that
   // have not been asked since, as a bit set, and a lower bound on the bounds of all the others:
@@ -112,6 +132,8 @@ class Channel {
   size_t round_robin_ = 0;
 
   std::vector<uint32_t> refreshes_owed_;  // per rank
+  uint32_t refreshes_owed_total_ = 0;     // of every rank and bank
+  uint64_t refresh_due_at_ = 0;           // next_refresh_due()
   std::vector<uint64_t> refresh_due_;     // per rank
   std::vector<uint8_t> bank_refresh_owed_;
   std::deque<uint32_t> banks_to_refresh_;
@@ -119,6 +141,7 @@ class Channel {
   uint32_t bank_refresh_cursor_ = 0;
 
   std::deque<Done> reads_done_, writes_done_, forwarded_;
+  uint64_t next_done_ = kNever;  // the least done cycle they hold
   uint64_t wake_ = 0;
 };
 

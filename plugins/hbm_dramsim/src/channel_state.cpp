@@ -12,36 +12,11 @@ ChannelState::ChannelState(const DramConfig& config, const Timing& timing,
       banks_per_rank_(config.banks),
       banks_(size_t{config.ranks} * config.banks),
       groups_(size_t{config.ranks} * config.bankgroups),
-      ranks_(config.ranks) {}
-
-uint64_t ChannelState::ready_cycle(Command command, uint32_t bank) const {
-  const Bank& b = banks_[bank];
-  const auto& g = groups_[group_of(bank)];
-  const Rank& r = ranks_[rank_of(bank)];
-  switch (command) {
-    case Command::activate:
-    case Command::refresh_bank: {
-      uint64_t window = r.acts_seen >= 4 ? r.last_acts[r.acts_seen % 4] + t_.four_act_window : 0;
-      return std::max({b.ready[kAct], g[kAct], r.ready[kAct], window});
-    }
-    case Command::precharge:
-      return std::max(b.ready[kPre], r.ready[kPre]);
-    case Command::read:
-    case Command::read_precharge:
-      return std::max({b.ready[kRd], g[kRd], r.ready[kRd]});
-    case Command::write:
-    case Command::write_precharge:
-      return std::max({b.ready[kWr], g[kWr], r.ready[kWr]});
-    case Command::refresh: {
-      // Every bank of the rank must be precharged for tRP (and past tRC, tRFCb) first.
-      uint64_t ready = r.ready[kRef];
-      uint32_t first = rank_of(bank) * banks_per_rank_;
-      for (uint32_t i = first; i < first + banks_per_rank_; ++i)
-        ready = std::max(ready, banks_[i].ready[kAct]);
-      return ready;
-    }
+      ranks_(config.ranks) {
+  for (uint32_t b = 0; b < banks(); ++b) {
+    banks_[b].group = b / banks_per_group_;
+    banks_[b].rank = b / banks_per_rank_;
   }
-  return kNever;
 }
 
 void ChannelState::issue(Command command, uint32_t bank, uint32_t row, uint64_t now,

@@ -4,6 +4,7 @@
 // Knows nothing about requests or queues (channel.hpp schedules); never issues on its own.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -46,7 +47,7 @@ class ChannelState {
   // Banks are numbered across the channel: (rank * bankgroups + group) * banks_per_group + bank.
   uint32_t banks() const { return static_cast<uint32_t>(banks_.size()); }
   uint32_t banks_per_rank() const { return banks_per_rank_; }
-  uint32_t rank_of(uint32_t bank) const { return bank / banks_per_rank_; }
+  uint32_t rank_of(uint32_t bank) const { return banks_[bank].rank; }
   uint32_t open_row(uint32_t bank) const { return banks_[bank].open_row; }
   // Column commands to the open row since it was activated.
   uint32_t hits(uint32_t bank) const { return banks_[bank].hits; }
@@ -67,6 +68,7 @@ class ChannelState {
   struct Bank {
     uint32_t open_row = kClosed;
     uint32_t hits = 0;
+    uint32_t group = 0, rank = 0;  // channel-wide numbers, kept: a division costs more than a load
     uint64_t act_cycle = 0;
     std::array<uint64_t, kSlots> ready{};
   };
@@ -81,7 +83,7 @@ class ChannelState {
   static void at_least(uint64_t& slot, uint64_t cycle) {
     if (slot < cycle) slot = cycle;
   }
-  uint32_t group_of(uint32_t bank) const { return bank / banks_per_group_; }
+  uint32_t group_of(uint32_t bank) const { return banks_[bank].group; }
   void activate(uint32_t bank, uint32_t row, uint64_t now, ChannelStats& stats);
   void close(uint32_t bank, uint64_t precharge_cycle, uint64_t now, ChannelStats& stats);
   void column(Command command, uint32_t bank, uint64_t now, ChannelStats& stats);
@@ -94,5 +96,36 @@ class ChannelState {
   std::vector<std::array<uint64_t, kSlots>> groups_;
   std::vector<Rank> ranks_;
 };
+
+// In the header: the scheduler asks it for every command it considers, several times a cycle.
+inline uint64_t ChannelState::ready_cycle(Command command, uint32_t bank) const {
+  const Bank& b = banks_[bank];
+  const auto& g = groups_[group_of(bank)];
+  const Rank& r = ranks_[rank_of(bank)];
+  switch (command) {
+    case Command::activate:
+    case Command::refresh_bank: {
+      uint64_t window = r.acts_seen >= 4 ? r.last_acts[r.acts_seen % 4] + t_.four_act_window : 0;
+      return std::max({b.ready[kAct], g[kAct], r.ready[kAct], window});
+    }
+    case Command::precharge:
+      return std::max(b.ready[kPre], r.ready[kPre]);
+    case Command::read:
+    case Command::read_precharge:
+      return std::max({b.ready[kRd], g[kRd], r.ready[kRd]});
+    case Command::write:
+    case Command::write_precharge:
+      return std::max({b.ready[kWr], g[kWr], r.ready[kWr]});
+    case Command::refresh: {
+      // Every bank of the rank must be precharged for tRP (and past tRC, tRFCb) first.
+      uint64_t ready = r.ready[kRef];
+      uint32_t first = rank_of(bank) * banks_per_rank_;
+      for (uint32_t i = first; i < first + banks_per_rank_; ++i)
+        ready = std::max(ready, banks_[i].ready[kAct]);
+      return ready;
+    }
+  }
+  return kNever;
+}
 
 }  // namespace tessera::hbm
