@@ -161,6 +161,12 @@ std::vector<std::pair<uint32_t, uint32_t>> combine_transfers(const OpTraffic& t,
   return out;
 }
 
+double combine_step_bytes(const OpTraffic& t, int step) {
+  const double transfers = static_cast<double>(t.combine_passes) *
+                           static_cast<double>(t.cores - t.cores / t.combine_parts);
+  return t.combine_bytes * static_cast<double>(combine_transfers(t, step).size()) / transfers;
+}
+
 namespace {
 
 // The op's exchanges under one placement.

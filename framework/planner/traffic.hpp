@@ -86,5 +86,7 @@ Result<std::optional<OpTraffic>> op_traffic(const partition::OpShape& op, const 
 // The combine tree's transfers (from, to) at one step: levels 0.. up the tree, then (a second
 // pass) back down.
 std::vector<std::pair<uint32_t, uint32_t>> combine_transfers(const OpTraffic& t, int step);
+// The bytes the tree moves at that step: every transfer carries one partial.
+double combine_step_bytes(const OpTraffic& t, int step);
 
 }  // namespace tessera::planner

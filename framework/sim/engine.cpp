@@ -156,11 +156,7 @@ const SetPlan* Engine::stage_set(Stage stage, int level, const codegen::ProgramO
                                          : scaled(Traffic::rotation, plan->rotation_bytes);
     case Stage::combine: {
       if (!rings || plan->combine_levels() == 0) return nullptr;
-      // Every transfer of the tree carries one partial: the level's share of the bytes.
-      double transfers = static_cast<double>(plan->combine_passes) *
-                         (plan->cores - plan->cores / plan->combine_parts);
-      double per_level = static_cast<double>(planner::combine_transfers(*plan, level).size());
-      return scaled(Traffic::combine, plan->combine_bytes * per_level / transfers, level);
+      return scaled(Traffic::combine, planner::combine_step_bytes(*plan, level), level);
     }
     case Stage::reduce:
       return rings && plan->combine_bytes > 0 ? nullptr : scaled(Traffic::reduce, op.reduce_bytes);

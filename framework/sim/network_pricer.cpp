@@ -11,10 +11,6 @@ namespace {
 // the controllers' hbm links are as fast as a link can be, and a preload's price skips them.
 constexpr double kUnboundedBytesPerS = std::numeric_limits<double>::max() / 4;
 
-}  // namespace
-
-namespace {
-
 // A transfer leaves its core through the core's SRAM port and one of the core's links: the fastest
 // any transfer can go is the best core's slower of those two.
 double fastest_bytes_per_s_of(const ChipGraph& chip) {

@@ -26,13 +26,10 @@ Result<Priced> price(const OpTraffic& t, const NetworkPricer& pricer) {
     out.shift_s += ring->seconds(t.rotation_bytes);
   }
   const int steps = t.combine_passes * t.combine_levels();
-  const double transfers = static_cast<double>(t.combine_passes) *
-                           static_cast<double>(t.cores - t.cores / t.combine_parts);
   for (int step = 0; step < steps && t.combine_bytes > 0; ++step) {
     auto level = pricer.exchange(t, Exchange::combine, step);
     if (!level) return level.error();
-    double per_level = static_cast<double>(combine_transfers(t, step).size());
-    out.shift_s += level->seconds(t.combine_bytes * per_level / transfers);
+    out.shift_s += level->seconds(combine_step_bytes(t, step));
   }
   if (!t.gather_next.empty()) {
     auto ring = pricer.exchange(t, Exchange::gather, 0);
