@@ -67,7 +67,7 @@ void fill_exec_item(AllocationItem& item, const CostContext& costs, int op, doub
   item.op = op;
   item.options.clear();
   for (const auto& c : costs.exec_costs(op))
-    item.options.push_back({c.bytes_per_core, c.base_s + network_busy * c.comm_s});
+    item.options.push_back({c.bytes_per_core, c.base_s + c.comm.extra_s(network_busy)});
   item.start = static_cast<int>(item.options.size()) - 1;
 }
 

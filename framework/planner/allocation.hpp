@@ -39,8 +39,8 @@ Allocation allocate(const std::vector<AllocationItem>& items, double capacity_by
 // The same over the first `count` items only (callers that reuse a scratch vector).
 Allocation allocate(const std::vector<AllocationItem>& items, size_t count, double capacity_bytes);
 
-// The options of an executing op: each exec plan's time plus its fastest distribution, with the
-// share `network_busy` (0..1) of the network that preloads occupy slowing its own traffic.
+// The options of an executing op: each exec plan's time plus its fastest distribution, its own
+// traffic slowed by preloads that keep the network `network_busy` (0..1) busy (Comm::extra_s).
 // Fills `item` in place (the search calls this millions of times; the storage is reused).
 void fill_exec_item(AllocationItem& item, const CostContext& costs, int op, double network_busy);
 // The options of a resident preload of `op` (its exec plan already chosen), capped at `cap`: its

@@ -24,12 +24,12 @@ CostContext::CostContext(const std::vector<int>& class_of, const std::vector<OpP
     bool loads = plans.hbm_read_bytes > 0 && !plans.preload.empty() && !plans.preload[0].empty();
     for (int e = 0; e < static_cast<int>(plans.exec.size()); ++e) {
       const ExecPlan& plan = plans.exec[e];
-      ExecCost c{plan.exec_bytes_per_core, plan.time_s(), plan.shift_s, -1};
+      ExecCost c{plan.exec_bytes_per_core, plan.time_s(), comm_of(plan, PreloadPlan{}), -1};
       if (loads) {
         c.fastest_preload = find_fastest_preload(plans, e);
-        double distribute_s = plans.preload[e][c.fastest_preload].distribute_s;
-        c.base_s += distribute_s;
-        c.comm_s += distribute_s;
+        const PreloadPlan& fastest = plans.preload[e][c.fastest_preload];
+        c.base_s += fastest.distribute_s;
+        c.comm = comm_of(plan, fastest);
       }
       costs.push_back(c);
     }
@@ -97,10 +97,27 @@ std::vector<int> needed_positions(const Decisions& decisions) {
   return done;
 }
 
-double contention_s(double start_s, double base_s, double comm_s,
+Comm comm_of(const ExecPlan& exec, const PreloadPlan& preload) {
+  Comm c{exec.shift_s + preload.distribute_s, {}};
+  bool priced = false;
+  for (size_t k = 0; k < c.beside_s.size(); ++k) {
+    priced |= exec.shift_s_beside[k] > 0 || preload.distribute_s_beside[k] > 0;
+    c.beside_s[k] = std::max(exec.shift_s, exec.shift_s_beside[k]) +
+                    std::max(preload.distribute_s, preload.distribute_s_beside[k]);
+  }
+  if (!priced) c.beside_s = {};
+  return c;
+}
+
+double Comm::extra_s(double busy) const {
+  if (beside_s == BesideSeconds{}) return std::clamp(busy, 0.0, 1.0) * alone_s;
+  return planner::beside_s(alone_s, beside_s, busy) - alone_s;
+}
+
+double contention_s(double start_s, double base_s, const Comm& comm,
                     const std::vector<LoadInterval>& loads) {
   double end_s = start_s + base_s;
-  double network_s = 0, port_s = 0;
+  double network_s = 0, port_s = 0, shared_s = 0;
   for (const auto& load : loads) {
     double length_s = load.end_s - load.start_s;
     if (length_s <= 0) continue;
@@ -108,10 +125,15 @@ double contention_s(double start_s, double base_s, double comm_s,
     double share = overlap_s / length_s;
     network_s += load.noc_s * share;
     port_s += load.sram_port_s * share;
+    // Slowed on the shared links while the preload is in flight, and never by more than the
+    // time the preload's own bytes in the window hold the network.
+    if (comm.beside_s != BesideSeconds{} && base_s > 0)
+      shared_s +=
+          std::min(overlap_s / base_s * comm.extra_s(load.noc_s / length_s), load.noc_s * share);
   }
   // The execution's own traffic and the preloads' share of the window must both cross the
   // network inside the window; what does not fit delays the execution.
-  return std::max(0.0, comm_s + network_s - base_s) + port_s;
+  return std::max(std::max(0.0, comm.alone_s + network_s - base_s), shared_s) + port_s;
 }
 
 }  // namespace tessera::planner

@@ -96,7 +96,7 @@ Candidate Induction::try_window(int op, int window) {
   }
   double network_busy = load_s > 0 ? std::min(1.0, noc_s / load_s) : 0;
   const auto& fastest = c_.exec_costs(op).back();
-  double comm_share = fastest.base_s > 0 ? fastest.comm_s / fastest.base_s : 0;
+  double comm_share = fastest.base_s > 0 ? fastest.comm.alone_s / fastest.base_s : 0;
   std::vector<AllocationItem>& items = items_;
   size_t used = 1;
   if (items.empty()) items.resize(1);
@@ -121,7 +121,7 @@ Candidate Induction::try_window(int op, int window) {
     end_s = std::min(end_s, load_start_s_[window + 1]);
   const auto& chosen = c_.exec_costs(op)[cand.allocation.chosen[0]];
   double base_s = chosen.base_s;
-  cand.start_s = end_s - base_s - contention_s(end_s - base_s, base_s, chosen.comm_s, in_flight);
+  cand.start_s = end_s - base_s - contention_s(end_s - base_s, base_s, chosen.comm, in_flight);
   cand.score_s = -cand.start_s + penalty_s_ + shrink_s;
   return cand;
 }

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "framework/planner/pricing.hpp"
+
 namespace tessera::planner {
 
 // The execution state: a spatial partition of the op's ranks over the cores × a temporal
@@ -21,8 +23,11 @@ struct ExecPlan {
   // The part of exec_bytes_per_core holding HBM-resident operands (weights, KV cache): what the
   // preload plus distribute_data must have put on each core before local_execute starts.
   double hbm_operand_bytes_per_core = 0;
-  double compute_s = 0;    // slowest core, all temporal steps (the target's CostModel)
-  double shift_s = 0;      // rotations of shared operands while executing
+  double compute_s = 0;  // slowest core, all temporal steps (the target's CostModel)
+  double shift_s = 0;    // rotations of shared operands while executing
+  // shift_s with a preload in flight beside the execution, at pricing.hpp's kPreloadBusy points
+  // (0: not priced on the routes; shift_s stands).
+  BesideSeconds shift_s_beside{};
   double sync_s = 0;       // barriers between steps
   double shift_bytes = 0;  // total bytes moved core-to-core while executing
   // Of the partial results merged while executing, the bytes that travel between chips (the
@@ -54,6 +59,7 @@ struct PreloadPlan {
   // The preload's time on the network alone, the memory's own rate left out, when the planner
   // priced it on the chip's routes (pricing.hpp); absent: the Machine's per-core rates price it.
   std::optional<double> network_s;
+  BesideSeconds distribute_s_beside{};  // beside a preload in flight, as ExecPlan::shift_s_beside
 };
 
 // All plans of one class of identical ops (ir::identical_ops), searched once.

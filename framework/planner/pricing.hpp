@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 
 #include "framework/common/status.hpp"
@@ -18,15 +19,42 @@ namespace tessera::planner {
 
 struct OpTraffic;  // traffic.hpp (which includes the partitioner's headers, and they this one)
 
+// An exchange beside a preload in flight (Elk §2.3) shares the links both cross. The preload is
+// described by how busy it keeps its own busiest network link: kPreloadBusy[k] of the time (its
+// network time over its time in flight; 1: the network is what holds it back). BesideSeconds
+// holds an exchange's seconds at those points; 0 entries: not priced beside a preload (the time
+// alone stands).
+inline constexpr std::array<double, 4> kPreloadBusy{0.25, 0.5, 0.75, 1.0};
+using BesideSeconds = std::array<double, kPreloadBusy.size()>;
+
+// The seconds at busy fraction `busy` (clamped to [0, 1]), linear between alone_s at 0 and the
+// points of `beside`; never below alone_s.
+double beside_s(double alone_s, const BesideSeconds& beside, double busy);
+// Adds `s` to every point of `sum`.
+void add_beside(BesideSeconds& sum, const BesideSeconds& s);
+
 // Seconds of one set as a function of the bytes it carries in all (the instruction's total).
 struct SetPrice {
   double latency_s = 0;         // until the busiest link's first byte
   double s_per_byte = 0;        // the busiest link's seconds per byte of the total
   double floor_latency_s = 0;   // the longest route
   double floor_s_per_byte = 0;  // the slowest transfer alone, per byte of the total
-  double seconds(double bytes) const {
+  // s_per_byte with a preload to every core in flight beside it, at each kPreloadBusy point: on
+  // each link the set gets what the preload leaves, and never less than its fair share of the
+  // link per transfer (the simulator's max-min sharing). 0: not priced (s_per_byte stands).
+  BesideSeconds beside_s_per_byte{};
+  double seconds(double bytes) const { return seconds_at(bytes, s_per_byte); }
+  BesideSeconds seconds_beside(double bytes) const {
+    BesideSeconds out{};
+    for (size_t k = 0; k < out.size(); ++k)
+      out[k] = seconds_at(bytes, std::max(s_per_byte, beside_s_per_byte[k]));
+    return out;
+  }
+
+ private:
+  double seconds_at(double bytes, double per_byte) const {
     if (!(bytes > 0)) return 0;
-    return std::max(latency_s + bytes * s_per_byte, floor_latency_s + bytes * floor_s_per_byte);
+    return std::max(latency_s + bytes * per_byte, floor_latency_s + bytes * floor_s_per_byte);
   }
 };
 

@@ -19,6 +19,18 @@
 
 namespace tessera::planner {
 
+// An execution's own network traffic (its shifts and distribution): alone, and beside a preload
+// in flight at pricing.hpp's kPreloadBusy points (all 0: not priced on the chip's routes).
+struct Comm {
+  double alone_s = 0;
+  BesideSeconds beside_s{};
+  // Seconds the traffic takes beyond alone_s while preloads keep their network links `busy`
+  // (0..1) of the time: from the links the traffic shares with them when priced on the routes;
+  // else `busy` of alone_s (the network as one shared resource).
+  double extra_s(double busy) const;
+};
+Comm comm_of(const ExecPlan& exec, const PreloadPlan& preload);
+
 // Per-op views of the planner's input, and the cost formulas shared by the search and the
 // timeline. Borrows the OpPlans; the caller keeps them alive.
 class CostContext {
@@ -50,7 +62,7 @@ class CostContext {
   struct ExecCost {
     double bytes_per_core = 0;
     double base_s = 0;  // execution plus the fastest preload plan's distribution
-    double comm_s = 0;  // the part of base_s that crosses the network (shifts, distribution)
+    Comm comm;          // the part of base_s that crosses the network (shifts, distribution)
     int fastest_preload = -1;
   };
   const std::vector<ExecCost>& exec_costs(int op) const { return exec_costs_[class_of_[op]]; }
@@ -89,15 +101,18 @@ Decisions program_order(const CostContext& costs);
 // done(i) per op: the largest preload position any op <= i needs (-1 before the first).
 std::vector<int> needed_positions(const Decisions& decisions);
 
-// Network and SRAM-port contention of one execution against the preloads in flight beside it:
-// `comm_s` of its own traffic competes with the preloads' network seconds falling inside
-// [start_s, start_s + base_s]; every preload byte landing on a core steals its SRAM port.
+// Network and SRAM-port contention of one execution against the preloads in flight beside it,
+// over [start_s, start_s + base_s]: its own traffic `comm` and the preloads' network seconds
+// falling inside must both cross the network in that window; on the links they share, its
+// traffic is slowed for the part of the window each preload overlaps, by how busy that preload
+// keeps the network (Comm::extra_s; the larger of the two is charged, both describing the same
+// sharing); every preload byte landing on a core steals its SRAM port.
 struct LoadInterval {
   double start_s = 0, end_s = 0;
   double noc_s = 0;        // network seconds of the whole preload
   double sram_port_s = 0;  // SRAM-port seconds per core of the whole preload
 };
-double contention_s(double start_s, double base_s, double comm_s,
+double contention_s(double start_s, double base_s, const Comm& comm,
                     const std::vector<LoadInterval>& loads);
 
 enum class TimelineMode {

@@ -94,7 +94,7 @@ OpSchedule Timeline::execute(int op) {
     std::vector<LoadInterval> in_flight;
     for (int m = done_[op] + 1; m <= d_.window[op]; ++m) in_flight.push_back(loads_[m].interval);
     s.preloads_during = static_cast<int>(in_flight.size());
-    penalty_s = contention_s(ready_s, base_s, s.exec.shift_s + s.preload.distribute_s, in_flight);
+    penalty_s = contention_s(ready_s, base_s, comm_of(s.exec, s.preload), in_flight);
     for (; admitted_ <= last; ++admitted_) {
       int j = d_.order[admitted_];
       resident_bytes_ +=

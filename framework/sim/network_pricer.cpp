@@ -1,6 +1,7 @@
 #include "framework/sim/network_pricer.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace tessera::sim {
@@ -41,8 +42,50 @@ Result<std::unique_ptr<NetworkPricer>> NetworkPricer::build(const ChipGraph& chi
                                                             double hbm_latency_s) {
   auto net = SimNetwork::build(chip, kUnboundedBytesPerS);
   if (!net) return net.error();
-  return std::unique_ptr<NetworkPricer>(
+  std::unique_ptr<NetworkPricer> pricer(
       new NetworkPricer(std::move(*net), hbm_latency_s, fastest_bytes_per_s_of(chip)));
+  if (Status laid = pricer->lay_beside_preload(); !laid) return laid.error();
+  return pricer;
+}
+
+Status NetworkPricer::lay_beside_preload() {
+  SetPlan set;
+  const auto cores = static_cast<uint32_t>(net_.cores().size());
+  if (Status made = make_set(net_, hbm_latency_s_, {Traffic::preload, cores, nullptr, 0},
+                             scratch_.local(), set);
+      !made)
+    return made;
+  const FlowNetwork& network = net_.network();
+  preload_transfers_.assign(network.links(), 0);
+  double rate = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < set.route.size(); ++i) {
+    LinkClass c = network.link_class(set.route[i]);
+    if (c == LinkClass::hbm || c == LinkClass::memory) continue;  // as the preload's price
+    rate = std::min(rate, network.capacity(set.route[i]) / set.weights[i]);
+    if (c != LinkClass::sram_port) preload_transfers_[set.route[i]] = set.weights[i];
+  }
+  preload_saturated_bytes_per_s_ = std::isfinite(rate) ? rate : 0;
+  return ok_status();
+}
+
+// On each link the preload's transfers, at `busy` of their saturated rate, take their bytes per
+// second first when they leave the set more than its fair share per transfer (they are held
+// back elsewhere: max-min sharing gives the set the rest); else the link is shared per transfer.
+planner::BesideSeconds NetworkPricer::beside_s_per_byte(const SetPlan& set) const {
+  planner::BesideSeconds out{};
+  const FlowNetwork& network = net_.network();
+  for (size_t k = 0; k < out.size(); ++k) {
+    const double preload_bytes_per_s = planner::kPreloadBusy[k] * preload_saturated_bytes_per_s_;
+    double rate = std::numeric_limits<double>::infinity();  // one transfer of the set
+    for (size_t i = 0; i < set.route.size(); ++i) {
+      const double capacity = network.capacity(set.route[i]), mine = set.weights[i];
+      const double theirs = preload_transfers_[set.route[i]];
+      double left = std::max(0.0, capacity - theirs * preload_bytes_per_s) / mine;
+      rate = std::min(rate, std::max(left, capacity / (mine + theirs)));
+    }
+    out[k] = std::isfinite(rate) ? set.transfer_per_byte / rate : 0;
+  }
+  return out;
 }
 
 Result<planner::SetPrice> NetworkPricer::price(const TrafficKey& key) const {
@@ -61,8 +104,10 @@ Result<planner::SetPrice> NetworkPricer::price(const TrafficKey& key) const {
   p.latency_s = set.join_latency_s;
   p.floor_latency_s = set.floor_latency_s;
   // A preload's slowest transfer is at its controller's link, which the price leaves out.
-  if (key.kind != Traffic::preload)
+  if (key.kind != Traffic::preload) {
     p.floor_s_per_byte = set.floor_s_per_byte * set.transfer_per_byte;
+    p.beside_s_per_byte = beside_s_per_byte(set);
+  }
   return p;
 }
 

@@ -38,6 +38,10 @@ class NetworkPricer final : public planner::NetworkPricer {
         hbm_latency_s_(hbm_latency_s),
         fastest_bytes_per_s_(fastest_bytes_per_s) {}
   Result<planner::SetPrice> price(const TrafficKey& key) const;
+  // The preload every exchange is priced beside: one to every core, its transfers per link.
+  Status lay_beside_preload();
+  // s_per_byte of `set` beside that preload at each kPreloadBusy point (pricing.hpp).
+  planner::BesideSeconds beside_s_per_byte(const SetPlan& set) const;
 
   // Identical exchanges recur (the rotations of one spatial plan share its gather and combine;
   // classes share factorisations), so prices are kept by what the set's transfers are: kind,
@@ -50,6 +54,11 @@ class NetworkPricer final : public planner::NetworkPricer {
   SimNetwork net_;
   double hbm_latency_s_;
   double fastest_bytes_per_s_;
+  // Per FlowNetwork link: the full preload's transfers crossing it (0 on the links an exchange
+  // shares only through SRAM ports, which the scheduler charges as sram_port_s, and off its
+  // routes), and each transfer's rate when its busiest network link is saturated.
+  std::vector<double> preload_transfers_;
+  double preload_saturated_bytes_per_s_ = 0;
   mutable tbb::enumerable_thread_specific<LoadSum> scratch_;
   mutable std::mutex mutex_;
   mutable std::map<uint32_t, planner::SetPrice> preloads_;  // by cores

@@ -41,10 +41,15 @@ PreloadPlan at_level(const ExecCandidate& exec, int64_t level, const Machine& ma
   double cores = exec.plan.cores_used;
   p.hbm_to_core_bytes = cores * p.preload_bytes_per_core;
   p.distribute_bytes = cores * received_per_core;
-  if (received_per_core > 0)
+  if (received_per_core > 0) {
     p.distribute_s = (exec.gather ? exec.gather->seconds(p.distribute_bytes)
                                   : received_per_core / machine.shift_bytes_per_s_per_core) +
                      machine.sync_s;
+    if (exec.gather) {
+      p.distribute_s_beside = exec.gather->seconds_beside(p.distribute_bytes);
+      for (double& s : p.distribute_s_beside) s += machine.sync_s;
+    }
+  }
   return p;
 }
 

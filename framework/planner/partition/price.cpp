@@ -15,21 +15,27 @@ namespace {
 
 struct Priced {
   double shift_s = 0;  // rotation + combine
+  BesideSeconds shift_s_beside{};
   std::optional<SetPrice> gather;
 };
+
+void add(Priced& out, const SetPrice& price, double bytes) {
+  out.shift_s += price.seconds(bytes);
+  add_beside(out.shift_s_beside, price.seconds_beside(bytes));
+}
 
 Result<Priced> price(const OpTraffic& t, const NetworkPricer& pricer) {
   Priced out;
   if (!t.rotation_next.empty() && t.rotation_bytes > 0) {
     auto ring = pricer.exchange(t, Exchange::rotation, 0);
     if (!ring) return ring.error();
-    out.shift_s += ring->seconds(t.rotation_bytes);
+    add(out, *ring, t.rotation_bytes);
   }
   const int steps = t.combine_passes * t.combine_levels();
   for (int step = 0; step < steps && t.combine_bytes > 0; ++step) {
     auto level = pricer.exchange(t, Exchange::combine, step);
     if (!level) return level.error();
-    out.shift_s += level->seconds(combine_step_bytes(t, step));
+    add(out, *level, combine_step_bytes(t, step));
   }
   if (!t.gather_next.empty()) {
     auto ring = pricer.exchange(t, Exchange::gather, 0);
@@ -66,6 +72,7 @@ Status price_exchanges(const OpShape& op, ExecCandidate& candidate, const Networ
       best_s = total_s;
       plan.placement = order;
       plan.shift_s = priced->shift_s;
+      plan.shift_s_beside = priced->shift_s_beside;
       candidate.gather = priced->gather;
     }
   }

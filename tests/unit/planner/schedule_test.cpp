@@ -128,6 +128,48 @@ TEST(Timeline, NetworkContentionDelaysTheExecution) {
   EXPECT_NEAR(plan(in, Design::ideal).latency_s, 3, 1e-12);  // own network: no contention
 }
 
+TEST(Pricing, BesideAPreloadIsLinearBetweenThePointsAndNeverFasterThanAlone) {
+  const BesideSeconds at{2, 3, 4, 5};  // busy 0.25, 0.5, 0.75, 1
+  EXPECT_NEAR(beside_s(1, at, 0), 1, 1e-15);
+  EXPECT_NEAR(beside_s(1, at, 0.125), 1.5, 1e-15);
+  EXPECT_NEAR(beside_s(1, at, 0.6), 3.4, 1e-15);
+  EXPECT_NEAR(beside_s(1, at, 2), 5, 1e-15);  // clamped to 1
+  EXPECT_NEAR(beside_s(3, at, 0.25), 3, 1e-15);
+  EXPECT_NEAR(beside_s(3, at, 0.375), 3, 1e-15);  // between 3 (alone) and max(3, 3)
+}
+
+// An execution of 4 s with 1 s of its own traffic, beside one preload of 2 s network time.
+TEST(Contention, SharedLinksSlowTheTrafficForTheOverlapAndNoMoreThanThePreloadHoldsThem) {
+  // In flight [0, 2] at full network use: half the window at busy 1 costs half of 3 - 1.
+  const Comm priced{1, {1.5, 2, 2.5, 3}};
+  EXPECT_NEAR(contention_s(0, 4, priced, {{0, 2, 2, 0}}), 1, 1e-12);
+  // In flight all the window at busy 0.5: 2 - 1.
+  EXPECT_NEAR(contention_s(0, 4, priced, {{0, 4, 2, 0}}), 1, 1e-12);
+  // Much slower beside it: never more than the preload's 2 s of network time in the window.
+  const Comm crawling{1, {3, 5, 8, 11}};
+  EXPECT_NEAR(contention_s(0, 4, crawling, {{0, 2, 2, 0}}), 2, 1e-12);
+  // Not priced on the routes: only what does not fit the window (1 + 2 < 4: nothing).
+  EXPECT_NEAR(contention_s(0, 4, Comm{1, {}}, {{0, 2, 2, 0}}), 0, 1e-12);
+  EXPECT_NEAR(contention_s(0, 2, Comm{1, {}}, {{0, 2, 2, 0}}), 1, 1e-12);
+  // The SRAM port's time is charged on top.
+  EXPECT_NEAR(contention_s(0, 4, priced, {{0, 2, 2, 0.25}}), 1.25, 1e-12);
+}
+
+TEST(Contention, CommAddsTheDistributionToTheShiftsAtEveryPoint) {
+  ExecPlan exec;
+  exec.shift_s = 1;
+  exec.shift_s_beside = {1, 2, 3, 4};
+  PreloadPlan preload;
+  preload.distribute_s = 0.5;
+  Comm c = comm_of(exec, preload);  // the distribution not priced beside: its time alone
+  EXPECT_EQ(c.alone_s, 1.5);
+  EXPECT_EQ(c.beside_s, (BesideSeconds{1.5, 2.5, 3.5, 4.5}));
+  EXPECT_NEAR(c.extra_s(1), 3, 1e-15);
+  EXPECT_EQ(comm_of(ExecPlan{}, preload).beside_s, BesideSeconds{});  // nothing priced
+  const Comm unpriced{2, {}};                                         // the network as one resource
+  EXPECT_NEAR(unpriced.extra_s(0.5), 1, 1e-15);
+}
+
 // SRAM-port contention: the 2000 B landing on the core at 4000 B/s steal 0.5 s from op 0.
 TEST(Timeline, PreloadBytesStealTheSramPort) {
   PlannerInput in =

@@ -142,14 +142,31 @@ TEST(NetworkPricer, ARouteTheTopologyCannotGiveIsItsError) {
   chip.route = [](uint32_t, uint32_t) -> Result<std::vector<uint32_t>> {
     return input_error("no route from here");
   };
-  auto p = pricer(chip);
-  planner::OpTraffic t;
-  t.cores = 2;
-  t.rotation_next = {1, 0};
-  t.rotation_bytes = 2;
-  auto ring = p->exchange(t, planner::Exchange::rotation, 0);
-  ASSERT_FALSE(ring.ok());
-  EXPECT_EQ(ring.error().message, "no route from here");
+  // The preload every exchange is priced beside is laid when the pricer is built.
+  auto p = NetworkPricer::build(chip, 0);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().message, "no route from here");
+}
+
+TEST(NetworkPricer, SlowsAnExchangeOnTheLinksAPreloadInFlightLoads) {
+  // The preload to all 8 cores of the line leaves from core 0: the +x link out of core i
+  // carries the 7 - i transfers to the cores beyond it, so link 0 saturates it, at 32/7 GB/s a
+  // transfer. The ring(1) exchange puts one transfer on every +x link (and the way back on the
+  // -x links, which the preload leaves free). At busy b the preload takes 7 × b × 32/7 GB/s of
+  // link 0, leaving the exchange 32 (1 - b) GB/s, and never less than its fair share, 32/8.
+  auto p = pricer(line(8));
+  auto rotation = p->exchange(ring(1), planner::Exchange::rotation, 0);
+  ASSERT_TRUE(rotation.ok());
+  const double per_transfer = 1.0 / 8;  // of the instruction's bytes
+  EXPECT_NEAR(rotation->s_per_byte, per_transfer / 32e9, 1e-24);
+  const double left_bytes_per_s[] = {24e9, 16e9, 8e9, 4e9};
+  for (size_t k = 0; k < planner::kPreloadBusy.size(); ++k)
+    EXPECT_NEAR(rotation->beside_s_per_byte[k], per_transfer / left_bytes_per_s[k], 1e-24) << k;
+  planner::BesideSeconds beside = rotation->seconds_beside(8e5);
+  // One hop to link 0, then its 100 kB at 16 GB/s: past the floor (7 hops, 100 kB at 32 GB/s).
+  EXPECT_NEAR(beside[1], 10e-9 + 1e5 / 16e9, 1e-15);
+  // A preload's own price is not slowed by itself.
+  EXPECT_EQ(p->preload(8)->beside_s_per_byte, planner::BesideSeconds{});
 }
 
 }  // namespace
