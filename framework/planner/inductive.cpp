@@ -53,8 +53,9 @@ class Induction {
   std::vector<std::vector<int>> forced_;  // per op: later ops whose preload it needs issued first
   std::vector<double> load_start_s_, load_end_s_, exec_start_s_;
   int lowest_timed_;
-  double penalty_s_ = 0;               // distribution time added by shrinking preload plans
-  std::vector<AllocationItem> items_;  // scratch reused by every allocation
+  double penalty_s_ = 0;                 // distribution time added by shrinking preload plans
+  std::vector<AllocationItem> items_;    // scratch reused by every allocation
+  std::vector<LoadInterval> in_flight_;  // scratch of try_window
 };
 
 // A permuted order can need a later op's preload before an earlier op runs; that preload then
@@ -85,7 +86,8 @@ void Induction::time_loads_above(int position) {
 Candidate Induction::try_window(int op, int window) {
   Candidate cand;
   cand.window = window;
-  std::vector<LoadInterval> in_flight;
+  std::vector<LoadInterval>& in_flight = in_flight_;
+  in_flight.clear();
   double noc_s = 0, load_s = 0;
   for (int m = done_[op] + 1; m <= window; ++m) {
     int j = d_.order[m];

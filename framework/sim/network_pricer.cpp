@@ -72,19 +72,21 @@ Status NetworkPricer::lay_beside_preload() {
 // second first when they leave the set more than its fair share per transfer (they are held
 // back elsewhere: max-min sharing gives the set the rest); else the link is shared per transfer.
 planner::BesideSeconds NetworkPricer::beside_s_per_byte(const SetPlan& set) const {
-  planner::BesideSeconds out{};
   const FlowNetwork& network = net_.network();
-  for (size_t k = 0; k < out.size(); ++k) {
-    const double preload_bytes_per_s = planner::kPreloadBusy[k] * preload_saturated_bytes_per_s_;
-    double rate = std::numeric_limits<double>::infinity();  // one transfer of the set
-    for (size_t i = 0; i < set.route.size(); ++i) {
-      const double capacity = network.capacity(set.route[i]), mine = set.weights[i];
-      const double theirs = preload_transfers_[set.route[i]];
-      double left = std::max(0.0, capacity - theirs * preload_bytes_per_s) / mine;
-      rate = std::min(rate, std::max(left, capacity / (mine + theirs)));
+  planner::BesideSeconds rate;  // one transfer of the set, at each point
+  rate.fill(std::numeric_limits<double>::infinity());
+  for (size_t i = 0; i < set.route.size(); ++i) {
+    const double capacity = network.capacity(set.route[i]), mine = set.weights[i];
+    const double theirs = preload_transfers_[set.route[i]];
+    const double fair = capacity / (mine + theirs);
+    for (size_t k = 0; k < rate.size(); ++k) {
+      double taken = theirs * planner::kPreloadBusy[k] * preload_saturated_bytes_per_s_;
+      rate[k] = std::min(rate[k], std::max(std::max(0.0, capacity - taken) / mine, fair));
     }
-    out[k] = std::isfinite(rate) ? set.transfer_per_byte / rate : 0;
   }
+  planner::BesideSeconds out{};
+  for (size_t k = 0; k < out.size(); ++k)
+    out[k] = std::isfinite(rate[k]) ? set.transfer_per_byte / rate[k] : 0;
   return out;
 }
 
