@@ -41,26 +41,38 @@ Allocation allocate(const std::vector<AllocationItem>& items, double capacity_by
   return allocate(items, items.size(), capacity_bytes);
 }
 
+std::string Allocation::reason() const {
+  if (feasible) return {};
+  return fmt::format(
+      "with {} resident preloads it needs {:.0f} bytes per core at least, {:.0f} more than the "
+      "{:.0f} available",
+      chosen.size() - 1, bytes_per_core, bytes_per_core - capacity_bytes, capacity_bytes);
+}
+
 Allocation allocate(const std::vector<AllocationItem>& items, size_t count, double capacity_bytes) {
   Allocation a;
+  allocate(items, count, capacity_bytes, a);
+  return a;
+}
+
+void allocate(const std::vector<AllocationItem>& items, size_t count, double capacity_bytes,
+              Allocation& a) {
+  a.feasible = false;
+  a.capacity_bytes = capacity_bytes;
+  a.time_s = 0;
+  a.steps = 0;
+  a.chosen.clear();
   for (size_t i = 0; i < count; ++i) a.chosen.push_back(items[i].start);
   a.bytes_per_core = total_bytes(items, a.chosen);
   while (a.bytes_per_core > capacity_bytes) {
     int step = best_step(items, a.chosen);
-    if (step < 0) {
-      a.reason = fmt::format(
-          "with {} resident preloads it needs {:.0f} bytes per core at least, {:.0f} more than "
-          "the {:.0f} available",
-          count - 1, a.bytes_per_core, a.bytes_per_core - capacity_bytes, capacity_bytes);
-      return a;
-    }
+    if (step < 0) return;
     --a.chosen[step];
     ++a.steps;
     a.bytes_per_core = total_bytes(items, a.chosen);
   }
   a.feasible = true;
   for (size_t i = 0; i < count; ++i) a.time_s += items[i].options[a.chosen[i]].time_s;
-  return a;
 }
 
 void fill_exec_item(AllocationItem& item, const CostContext& costs, int op, double network_busy) {

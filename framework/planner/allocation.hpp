@@ -24,11 +24,14 @@ struct AllocationItem {
 
 struct Allocation {
   bool feasible = false;
-  std::string reason;       // when infeasible: how many bytes were needed and missing
   std::vector<int> chosen;  // per item: index into its options
   double bytes_per_core = 0;
   double time_s = 0;  // sum of the chosen options' times
   int steps = 0;      // options given up
+  double capacity_bytes = 0;
+  // When infeasible: how many bytes were needed and missing. Written only when asked: the search
+  // meets an infeasible allocation at the end of almost every window loop and needs no text.
+  std::string reason() const;
 };
 
 // Greedy over `items`: each step moves the item whose next option down has the largest
@@ -38,6 +41,9 @@ struct Allocation {
 Allocation allocate(const std::vector<AllocationItem>& items, double capacity_bytes);
 // The same over the first `count` items only (callers that reuse a scratch vector).
 Allocation allocate(const std::vector<AllocationItem>& items, size_t count, double capacity_bytes);
+// The same into `out`, reusing its storage.
+void allocate(const std::vector<AllocationItem>& items, size_t count, double capacity_bytes,
+              Allocation& out);
 
 // The options of an executing op: each exec plan's time plus its fastest distribution, its own
 // traffic slowed by preloads that keep the network `network_busy` (0..1) busy (Comm::extra_s).

@@ -43,7 +43,8 @@ class Induction {
  private:
   void find_forced_residents();
   void time_loads_above(int position);
-  Candidate try_window(int op, int window);
+  // Fills `cand` (its storage reused: the search tries millions of windows).
+  void try_window(int op, int window, Candidate& cand);
   void commit(int op, const Candidate& best);
 
   const CostContext& c_;
@@ -56,6 +57,7 @@ class Induction {
   double penalty_s_ = 0;                 // distribution time added by shrinking preload plans
   std::vector<AllocationItem> items_;    // scratch reused by every allocation
   std::vector<LoadInterval> in_flight_;  // scratch of try_window
+  Candidate best_, cand_;                // scratch of run: the best window so far, the one tried
 };
 
 // A permuted order can need a later op's preload before an earlier op runs; that preload then
@@ -83,9 +85,11 @@ void Induction::time_loads_above(int position) {
   lowest_timed_ = std::min(lowest_timed_, position + 1);
 }
 
-Candidate Induction::try_window(int op, int window) {
-  Candidate cand;
+void Induction::try_window(int op, int window, Candidate& cand) {
   cand.window = window;
+  cand.residents.clear();
+  cand.start_s = 0;
+  cand.score_s = kNever;
   std::vector<LoadInterval>& in_flight = in_flight_;
   in_flight.clear();
   double noc_s = 0, load_s = 0;
@@ -111,8 +115,8 @@ Candidate Induction::try_window(int op, int window) {
   };
   for (int j : forced_[op]) add_resident(j, false);
   for (int m = done_[op] + 1; m <= window; ++m) add_resident(d_.order[m], true);
-  cand.allocation = allocate(items, used, c_.sram_bytes());
-  if (!cand.allocation.feasible) return cand;
+  allocate(items, used, c_.sram_bytes(), cand.allocation);
+  if (!cand.allocation.feasible) return;
   double shrink_s = 0;
   for (size_t r = 1; r < used; ++r)
     shrink_s += items[r].options[cand.allocation.chosen[r]].time_s -
@@ -125,7 +129,6 @@ Candidate Induction::try_window(int op, int window) {
   double base_s = chosen.base_s;
   cand.start_s = end_s - base_s - contention_s(end_s - base_s, base_s, chosen.comm, in_flight);
   cand.score_s = -cand.start_s + penalty_s_ + shrink_s;
-  return cand;
 }
 
 void Induction::commit(int op, const Candidate& best) {
@@ -144,18 +147,20 @@ InductiveResult Induction::run() {
     time_loads_above(done_[op]);
     int widest = op + 1 < c_.ops() ? d_.window[op + 1] : done_[op];
     widest = std::min(widest, done_[op] + max_k_);
-    Candidate best;
+    Candidate& best = best_;
+    Candidate& cand = cand_;
+    best.score_s = kNever;
     for (int window = done_[op]; window <= widest; ++window) {
-      Candidate cand = try_window(op, window);
+      try_window(op, window, cand);
       // A wider window only adds residents, so nothing wider fits either.
       if (!cand.allocation.feasible) {
         if (window == done_[op]) {
           result.failed_op = op;
-          result.reason = cand.allocation.reason;
+          result.reason = cand.allocation.reason();
         }
         break;
       }
-      if (cand.score_s <= best.score_s) best = std::move(cand);
+      if (cand.score_s <= best.score_s) std::swap(best, cand);
     }
     if (best.score_s == kNever) return result;
     commit(op, best);

@@ -98,7 +98,7 @@ double order_latency(const CostContext& costs, const ir::RepeatedLayers* layers,
                                : permuted_order(costs, *layers, s.units, s.permutations[index]);
   InductiveResult r = schedule_inductively(costs, std::move(order), k);
   if (!r.feasible) return kNever;
-  double latency_s = evaluate_timeline(nullptr, costs, r.decisions, TimelineMode::shared).latency_s;
+  double latency_s = timeline_latency_s(costs, r.decisions, TimelineMode::shared);
   if (decisions) *decisions = std::move(r.decisions);
   return latency_s;
 }
@@ -192,7 +192,7 @@ DesignResult static_split(const PlannerInput& input, const CostContext& costs) {
   for (double region : static_regions(costs)) {
     for (bool largest : {false, true}) {
       Decisions d = static_decisions(costs, region, largest);
-      double latency_s = evaluate_timeline(nullptr, costs, d, TimelineMode::shared).latency_s;
+      double latency_s = timeline_latency_s(costs, d, TimelineMode::shared);
       if (latency_s < best_s) best_s = latency_s, best = std::move(d);
     }
   }

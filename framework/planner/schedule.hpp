@@ -125,5 +125,7 @@ enum class TimelineMode {
 // caller).
 DesignResult evaluate_timeline(const ir::Graph* graph, const CostContext& costs,
                                const Decisions& decisions, TimelineMode mode);
+// evaluate_timeline's latency_s alone, without the per-op schedules (the order search).
+double timeline_latency_s(const CostContext& costs, const Decisions& decisions, TimelineMode mode);
 
 }  // namespace tessera::planner

@@ -27,10 +27,17 @@ class Timeline {
         exec_end_s_(costs.ops(), 0) {}
 
   DesignResult run();
+  double latency_s() {
+    double end_s = 0;
+    for (int op = 0; op < costs_.ops(); ++op) end_s = execute(op, nullptr);
+    return end_s;
+  }
 
  private:
   void time_loads_through(int last_position, int executing_op);
-  OpSchedule execute(int op);
+  // Times op `op` (and the preloads it waits for) and returns its end; fills `s` when given
+  // (the order search needs only the latency, not a copy of every plan).
+  double execute(int op, OpSchedule* s);
   void add_breakdown(DesignResult& result) const;
 
   const ir::Graph* graph_;
@@ -44,6 +51,7 @@ class Timeline {
   int blocker_ = -1;  // last op whose window is below the next position to time
   double resident_bytes_ = 0;
   int admitted_ = 0;  // positions whose preload space is counted in resident_bytes_
+  std::vector<LoadInterval> in_flight_;  // the executing op's, reused
 };
 
 // A preload starts when the previous one ended and, sharing SRAM, when the last op whose window
@@ -65,47 +73,52 @@ void Timeline::time_loads_through(int last_position, int executing_op) {
   }
 }
 
-OpSchedule Timeline::execute(int op) {
+double Timeline::execute(int op, OpSchedule* s) {
+  static const PreloadPlan kNothing;  // an op that reads nothing from HBM
   const OpPlans& plans = costs_.plans(op);
-  OpSchedule s;
-  s.op = op;
-  s.name = graph_ ? graph_->ops()[op].name : "op" + std::to_string(op);
-  s.op_class = costs_.class_of(op);
-  s.exec = plans.exec[d_.exec_plan[op]];
-  s.hbm_read_bytes = plans.hbm_read_bytes;
-  s.hbm_write_bytes = plans.hbm_write_bytes;
-  s.flops = plans.flops;
-  s.preload_position = d_.position[op];
+  const ExecPlan& exec = plans.exec[d_.exec_plan[op]];
+  const int position = d_.position[op];
+  const PreloadPlan& preload =
+      position >= 0 ? plans.preload[d_.exec_plan[op]][d_.preload_plan[op]] : kNothing;
   int last = mode_ == TimelineMode::shared ? std::max(done_[op], d_.window[op]) : done_[op];
   time_loads_through(last, op);
   double ready_s = op > 0 ? exec_end_s_[op - 1] : 0;
-  if (s.preload_position >= 0) {
-    s.preload = plans.preload[d_.exec_plan[op]][d_.preload_plan[op]];
-    const LoadInterval& own = loads_[s.preload_position].interval;
-    s.preload_start_s = own.start_s;
-    s.preload_end_s = own.end_s;
-    ready_s = std::max(ready_s, own.end_s);
-  }
-  s.execute_start_s = ready_s;
-  s.distribute_end_s = ready_s + s.preload.distribute_s;
-  double base_s = s.preload.distribute_s + s.exec.time_s();
+  if (position >= 0) ready_s = std::max(ready_s, loads_[position].interval.end_s);
+  double base_s = preload.distribute_s + exec.time_s();
   double penalty_s = 0;
+  in_flight_.clear();
   if (mode_ == TimelineMode::shared) {
-    std::vector<LoadInterval> in_flight;
-    for (int m = done_[op] + 1; m <= d_.window[op]; ++m) in_flight.push_back(loads_[m].interval);
-    s.preloads_during = static_cast<int>(in_flight.size());
-    penalty_s = contention_s(ready_s, base_s, comm_of(s.exec, s.preload), in_flight);
+    for (int m = done_[op] + 1; m <= d_.window[op]; ++m) in_flight_.push_back(loads_[m].interval);
+    penalty_s = contention_s(ready_s, base_s, comm_of(exec, preload), in_flight_);
     for (; admitted_ <= last; ++admitted_) {
       int j = d_.order[admitted_];
       resident_bytes_ +=
           costs_.plans(j).preload[d_.exec_plan[j]][d_.preload_plan[j]].preload_bytes_per_core;
     }
-    if (s.preload_position >= 0) resident_bytes_ -= s.preload.preload_bytes_per_core;
+    if (position >= 0) resident_bytes_ -= preload.preload_bytes_per_core;
   }
-  s.sram_bytes_per_core = s.exec.exec_bytes_per_core + resident_bytes_;
-  s.execute_end_s = ready_s + base_s + penalty_s;
-  exec_end_s_[op] = s.execute_end_s;
-  return s;
+  exec_end_s_[op] = ready_s + base_s + penalty_s;
+  if (s != nullptr) {
+    s->op = op;
+    s->name = graph_ ? graph_->ops()[op].name : "op" + std::to_string(op);
+    s->op_class = costs_.class_of(op);
+    s->exec = exec;
+    s->preload = preload;
+    s->hbm_read_bytes = plans.hbm_read_bytes;
+    s->hbm_write_bytes = plans.hbm_write_bytes;
+    s->flops = plans.flops;
+    s->preload_position = position;
+    if (position >= 0) {
+      s->preload_start_s = loads_[position].interval.start_s;
+      s->preload_end_s = loads_[position].interval.end_s;
+    }
+    s->preloads_during = static_cast<int>(in_flight_.size());
+    s->sram_bytes_per_core = exec.exec_bytes_per_core + resident_bytes_;
+    s->execute_start_s = ready_s;
+    s->distribute_end_s = ready_s + preload.distribute_s;
+    s->execute_end_s = exec_end_s_[op];
+  }
+  return exec_end_s_[op];
 }
 
 // Loads are serialised, so their intervals are disjoint and sorted; one sweep splits each
@@ -136,7 +149,7 @@ DesignResult Timeline::run() {
   result.preload_order = d_.order;
   double hbm_bytes = 0, network_bytes = 0, flops = 0;
   for (int op = 0; op < costs_.ops(); ++op) {
-    result.ops.push_back(execute(op));
+    execute(op, &result.ops.emplace_back());
     const OpSchedule& s = result.ops.back();
     hbm_bytes += s.hbm_read_bytes + s.hbm_write_bytes;
     network_bytes += s.preload.hbm_to_core_bytes + s.preload.distribute_bytes + s.exec.shift_bytes;
@@ -161,6 +174,10 @@ DesignResult Timeline::run() {
 DesignResult evaluate_timeline(const ir::Graph* graph, const CostContext& costs,
                                const Decisions& decisions, TimelineMode mode) {
   return Timeline(graph, costs, decisions, mode).run();
+}
+
+double timeline_latency_s(const CostContext& costs, const Decisions& decisions, TimelineMode mode) {
+  return Timeline(nullptr, costs, decisions, mode).latency_s();
 }
 
 }  // namespace tessera::planner

@@ -44,7 +44,7 @@ TEST(Allocation, SmallerOptionThatIsNoSlowerGoesFirst) {
 TEST(Allocation, InfeasibleSaysHowManyBytesAreMissing) {
   Allocation a = allocate(three_items(), 200);
   EXPECT_FALSE(a.feasible);
-  EXPECT_EQ(a.reason,
+  EXPECT_EQ(a.reason(),
             "with 2 resident preloads it needs 250 bytes per core at least, 50 more than the 200 "
             "available");
 }

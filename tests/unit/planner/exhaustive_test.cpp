@@ -39,7 +39,10 @@ double exhaustive_latency(const CostContext& costs, int k_max) {
   double best = std::numeric_limits<double>::infinity();
   std::function<void(int, int)> choose = [&](int op, int floor) {
     if (op == n) {
-      best = std::min(best, evaluate_timeline(nullptr, costs, d, TimelineMode::shared).latency_s);
+      double latency_s = timeline_latency_s(costs, d, TimelineMode::shared);
+      // The order search's latency-only pass is the timeline's arithmetic, to the bit.
+      EXPECT_EQ(latency_s, evaluate_timeline(nullptr, costs, d, TimelineMode::shared).latency_s);
+      best = std::min(best, latency_s);
       return;
     }
     int widest = op == n - 1 ? done[op] : std::min(m - 1, done[op] + k_max);
