@@ -95,9 +95,9 @@ void Induction::try_window(int op, int window, Candidate& cand) {
   double noc_s = 0, load_s = 0;
   for (int m = done_[op] + 1; m <= window; ++m) {
     int j = d_.order[m];
-    const PreloadPlan& plan = c_.plans(j).preload[d_.exec_plan[j]][d_.preload_plan[j]];
-    in_flight.push_back({load_start_s_[m], load_end_s_[m], c_.noc_s(plan), c_.sram_port_s(plan)});
-    noc_s += c_.noc_s(plan);
+    const auto& cost = c_.preload_costs(j, d_.exec_plan[j])[d_.preload_plan[j]];
+    in_flight.push_back({load_start_s_[m], load_end_s_[m], cost.noc_s, cost.sram_port_s});
+    noc_s += cost.noc_s;
     load_s += load_end_s_[m] - load_start_s_[m];
   }
   double network_busy = load_s > 0 ? std::min(1.0, noc_s / load_s) : 0;
