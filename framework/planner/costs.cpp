@@ -110,7 +110,7 @@ Comm comm_of(const ExecPlan& exec, const PreloadPlan& preload) {
 }
 
 double Comm::extra_s(double busy) const {
-  if (beside_s == BesideSeconds{}) return std::clamp(busy, 0.0, 1.0) * alone_s;
+  if (!priced()) return std::clamp(busy, 0.0, 1.0) * alone_s;
   return planner::beside_s(alone_s, beside_s, busy) - alone_s;
 }
 
@@ -127,7 +127,7 @@ double contention_s(double start_s, double base_s, const Comm& comm,
     port_s += load.sram_port_s * share;
     // Slowed on the shared links while the preload is in flight, and never by more than the
     // time the preload's own bytes in the window hold the network.
-    if (comm.beside_s != BesideSeconds{} && base_s > 0)
+    if (comm.priced() && base_s > 0)
       shared_s +=
           std::min(overlap_s / base_s * comm.extra_s(load.noc_s / length_s), load.noc_s * share);
   }

@@ -24,6 +24,7 @@ namespace tessera::planner {
 struct Comm {
   double alone_s = 0;
   BesideSeconds beside_s{};
+  bool priced() const { return beside_s != BesideSeconds{}; }
   // Seconds the traffic takes beyond alone_s while preloads keep their network links `busy`
   // (0..1) of the time: from the links the traffic shares with them when priced on the routes;
   // else `busy` of alone_s (the network as one shared resource).
