@@ -14,8 +14,7 @@ constexpr double kNever = std::numeric_limits<double>::infinity();
 
 struct Candidate {
   int window = -1;
-  Allocation allocation;
-  std::vector<int> residents;  // ops of allocation.chosen[1..]
+  Allocation allocation;  // chosen[0]: the op's plan; then forced_[op], then the window's preloads
   double start_s = 0;
   double score_s = kNever;
 };
@@ -43,8 +42,12 @@ class Induction {
  private:
   void find_forced_residents();
   void time_loads_above(int position);
+  // Windows of `op` are tried narrowest first, each one preload wider than the last: open_op
+  // lists the residents every window has, try_window adds the window's last preload to them.
+  void open_op(int op);
   // Fills `cand` (its storage reused: the search tries millions of windows).
   void try_window(int op, int window, Candidate& cand);
+  void add_resident(int j, bool in_flight);
   void commit(int op, const Candidate& best);
 
   const CostContext& c_;
@@ -54,10 +57,14 @@ class Induction {
   std::vector<std::vector<int>> forced_;  // per op: later ops whose preload it needs issued first
   std::vector<double> load_start_s_, load_end_s_, exec_start_s_;
   int lowest_timed_;
-  double penalty_s_ = 0;                 // distribution time added by shrinking preload plans
-  std::vector<AllocationItem> items_;    // scratch reused by every allocation
-  std::vector<LoadInterval> in_flight_;  // scratch of try_window
-  Candidate best_, cand_;                // scratch of run: the best window so far, the one tried
+  double penalty_s_ = 0;  // distribution time added by shrinking preload plans
+  // Of the op being scheduled: the allocation's items (0: the op's own, then its residents), the
+  // preloads in flight beside it, their network and load seconds, its traffic's share of its time.
+  std::vector<AllocationItem> items_;
+  size_t used_items_ = 0;
+  std::vector<LoadInterval> in_flight_;
+  double noc_s_ = 0, load_s_ = 0, comm_share_ = 0;
+  Candidate best_, cand_;  // scratch of run: the best window so far, the one tried
 };
 
 // A permuted order can need a later op's preload before an earlier op runs; that preload then
@@ -85,36 +92,39 @@ void Induction::time_loads_above(int position) {
   lowest_timed_ = std::min(lowest_timed_, position + 1);
 }
 
+void Induction::open_op(int op) {
+  in_flight_.clear();
+  noc_s_ = load_s_ = 0;
+  const auto& fastest = c_.exec_costs(op).back();
+  comm_share_ = fastest.base_s > 0 ? fastest.comm.alone_s / fastest.base_s : 0;
+  used_items_ = 1;
+  if (items_.empty()) items_.resize(1);
+  for (int j : forced_[op]) add_resident(j, false);
+}
+
+void Induction::add_resident(int j, bool in_flight) {
+  if (items_.size() <= used_items_) items_.resize(used_items_ + 1);
+  fill_preload_item(items_[used_items_++], c_, j, d_.exec_plan[j], d_.preload_plan[j], in_flight,
+                    comm_share_);
+}
+
 void Induction::try_window(int op, int window, Candidate& cand) {
   cand.window = window;
-  cand.residents.clear();
   cand.start_s = 0;
   cand.score_s = kNever;
-  std::vector<LoadInterval>& in_flight = in_flight_;
-  in_flight.clear();
-  double noc_s = 0, load_s = 0;
-  for (int m = done_[op] + 1; m <= window; ++m) {
-    int j = d_.order[m];
+  if (window > done_[op]) {
+    int j = d_.order[window];
     const auto& cost = c_.preload_costs(j, d_.exec_plan[j])[d_.preload_plan[j]];
-    in_flight.push_back({load_start_s_[m], load_end_s_[m], cost.noc_s, cost.sram_port_s});
-    noc_s += cost.noc_s;
-    load_s += load_end_s_[m] - load_start_s_[m];
+    in_flight_.push_back(
+        {load_start_s_[window], load_end_s_[window], cost.noc_s, cost.sram_port_s});
+    noc_s_ += cost.noc_s;
+    load_s_ += load_end_s_[window] - load_start_s_[window];
+    add_resident(j, true);
   }
-  double network_busy = load_s > 0 ? std::min(1.0, noc_s / load_s) : 0;
-  const auto& fastest = c_.exec_costs(op).back();
-  double comm_share = fastest.base_s > 0 ? fastest.comm.alone_s / fastest.base_s : 0;
+  double network_busy = load_s_ > 0 ? std::min(1.0, noc_s_ / load_s_) : 0;
   std::vector<AllocationItem>& items = items_;
-  size_t used = 1;
-  if (items.empty()) items.resize(1);
+  const size_t used = used_items_;
   fill_exec_item(items[0], c_, op, network_busy);
-  auto add_resident = [&](int j, bool flying) {
-    cand.residents.push_back(j);
-    if (items.size() <= used) items.resize(used + 1);
-    fill_preload_item(items[used++], c_, j, d_.exec_plan[j], d_.preload_plan[j], flying,
-                      comm_share);
-  };
-  for (int j : forced_[op]) add_resident(j, false);
-  for (int m = done_[op] + 1; m <= window; ++m) add_resident(d_.order[m], true);
   allocate(items, used, c_.sram_bytes(), cand.allocation);
   if (!cand.allocation.feasible) return;
   double shrink_s = 0;
@@ -127,7 +137,7 @@ void Induction::try_window(int op, int window, Candidate& cand) {
     end_s = std::min(end_s, load_start_s_[window + 1]);
   const auto& chosen = c_.exec_costs(op)[cand.allocation.chosen[0]];
   double base_s = chosen.base_s;
-  cand.start_s = end_s - base_s - contention_s(end_s - base_s, base_s, chosen.comm, in_flight);
+  cand.start_s = end_s - base_s - contention_s(end_s - base_s, base_s, chosen.comm, in_flight_);
   cand.score_s = -cand.start_s + penalty_s_ + shrink_s;
 }
 
@@ -135,8 +145,10 @@ void Induction::commit(int op, const Candidate& best) {
   d_.window[op] = best.window;
   d_.exec_plan[op] = best.allocation.chosen[0];
   if (c_.has_load(op)) d_.preload_plan[op] = c_.fastest_preload(op, d_.exec_plan[op]);
-  for (size_t r = 0; r < best.residents.size(); ++r)
-    d_.preload_plan[best.residents[r]] = best.allocation.chosen[r + 1];
+  size_t r = 1;
+  for (int j : forced_[op]) d_.preload_plan[j] = best.allocation.chosen[r++];
+  for (int m = done_[op] + 1; m <= best.window; ++m)
+    d_.preload_plan[d_.order[m]] = best.allocation.chosen[r++];
   exec_start_s_[op] = best.start_s;
   penalty_s_ = best.score_s + best.start_s;
 }
@@ -150,6 +162,7 @@ InductiveResult Induction::run() {
     Candidate& best = best_;
     Candidate& cand = cand_;
     best.score_s = kNever;
+    open_op(op);
     for (int window = done_[op]; window <= widest; ++window) {
       try_window(op, window, cand);
       // A wider window only adds residents, so nothing wider fits either.

@@ -1,6 +1,7 @@
 #include "framework/sim/sim_network.hpp"
 
 #include <string>
+#include <utility>
 
 #include "framework/sim/link_load.hpp"
 
@@ -97,8 +98,8 @@ Result<Path> SimNetwork::path(uint32_t src, uint32_t dst) const {
       return plugin_error("route " + std::to_string(src) + " -> " + std::to_string(dst) +
                           " names link " + std::to_string(l) + ", which does not exist");
     p.latency_s += chip_.links[l].latency_s;
-    p.links.push_back(l);
   }
+  p.links = std::move(*route);
   return p;
 }
 

@@ -112,9 +112,11 @@ Status make_set(const SimNetwork& net, double hbm_latency_s, const TrafficKey& k
       break;
     }
     case Traffic::writeback:
-    case Traffic::preload:
+    case Traffic::preload: {
+      std::vector<std::vector<const Controller*>> feeding_chip(chips);
+      for (uint32_t chip = 0; chip < chips; ++chip) feeding_chip[chip] = feeders(net, chip);
       for (uint32_t u : physical) {
-        auto feeding = feeders(net, cores[u].chip);
+        const auto& feeding = feeding_chip[cores[u].chip];
         for (const Controller* c : feeding) {
           double bytes = share / feeding.size();
           if (key.kind == Traffic::preload)
@@ -125,6 +127,7 @@ Status make_set(const SimNetwork& net, double hbm_latency_s, const TrafficKey& k
         }
       }
       break;
+    }
     case Traffic::rotation:
       pairs(moves(key.plan->rotation_next));
       break;

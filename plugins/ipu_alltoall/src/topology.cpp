@@ -45,6 +45,7 @@ IpuTopology::IpuTopology(const sdk::Params& params)
   else
     add_alltoall_links();
   add_chip_links();
+  if (kind_ == Kind::alltoall) index_alltoall_routes();
 }
 
 void IpuTopology::read_params(const sdk::Params& params) {
@@ -214,18 +215,37 @@ void IpuTopology::route(uint32_t src, uint32_t dst, std::vector<uint32_t>& links
     route_alltoall(src, dst, links);
 }
 
+// The planner asks for every candidate's routes (millions per model), so the three links a route
+// can take are looked up once here instead of hashed per route.
+void IpuTopology::index_alltoall_routes() {
+  const uint32_t endpoints = tables_.num_endpoints();
+  hub_.resize(endpoints);
+  up_link_.assign(endpoints, 0);
+  down_link_.assign(endpoints, 0);
+  for (uint32_t e = 0; e < endpoints; ++e) {
+    bool is_exchange = e >= first_exchange_ && e < first_hbm_;
+    hub_[e] = is_exchange ? e : exchange_of_chip(chip_of(e));
+    if (is_exchange) continue;
+    up_link_[e] = tables_.link_between(e, hub_[e]);
+    down_link_[e] = tables_.link_between(hub_[e], e);
+  }
+  chip_link_.assign(size_t{chips_} * chips_, 0);
+  for (uint32_t from = 0; from < chips_; ++from)
+    for (uint32_t to = 0; to < chips_; ++to)
+      if (from != to)
+        chip_link_[size_t{from} * chips_ + to] =
+            tables_.link_between(exchange_of_chip(from), exchange_of_chip(to));
+}
+
 // Every endpoint but an exchange hangs off its chip's exchange, so a route is at most
 // endpoint -> own exchange -> other exchange -> endpoint.
 void IpuTopology::route_alltoall(uint32_t src, uint32_t dst, std::vector<uint32_t>& links) const {
-  auto hub = [&](uint32_t e) {
-    bool is_exchange = e >= first_exchange_ && e < first_hbm_;
-    return is_exchange ? e : exchange_of_chip(tables_.endpoint(e).chip);
-  };
-  uint32_t from = hub(src);
-  uint32_t to = hub(dst);
-  if (src != from) links.push_back(tables_.link_between(src, from));
-  if (from != to) links.push_back(tables_.link_between(from, to));
-  if (to != dst) links.push_back(tables_.link_between(to, dst));
+  uint32_t from = hub_.at(src);
+  uint32_t to = hub_.at(dst);
+  if (src != from) links.push_back(up_link_[src]);
+  if (from != to)
+    links.push_back(chip_link_[size_t{from - first_exchange_} * chips_ + (to - first_exchange_)]);
+  if (to != dst) links.push_back(down_link_[dst]);
 }
 
 // Chips meet only at their ports, so a route to another chip walks to its own port first.

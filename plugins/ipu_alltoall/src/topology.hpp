@@ -119,6 +119,7 @@ class IpuTopology final : public TableTopology {
   void add_alltoall_links();
   void add_mesh_links();
   void add_chip_links();
+  void index_alltoall_routes();
   void route_alltoall(uint32_t src, uint32_t dst, std::vector<uint32_t>& links) const;
   void route_mesh(uint32_t src, uint32_t dst, std::vector<uint32_t>& links) const;
   uint32_t chip_of(uint32_t endpoint) const { return tables_.endpoint(endpoint).chip; }
@@ -149,6 +150,9 @@ class IpuTopology final : public TableTopology {
   uint32_t first_exchange_ = 0;
   uint32_t first_hbm_ = 0;
   std::vector<MeshSite> mesh_sites_;  // per controller, kind mesh only
+  // Kind alltoall only, by endpoint: its exchange (itself for an exchange), its links to and from
+  // it; and by chip pair (from x chips + to): the chip link.
+  std::vector<uint32_t> hub_, up_link_, down_link_, chip_link_;
 };
 
 }  // namespace tessera::plugins::ipu

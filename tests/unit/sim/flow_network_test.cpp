@@ -1,11 +1,15 @@
-// The flow-level network against hand calculations: max-min fair sharing, a mesh hot spot.
+// The flow-level network against hand calculations: max-min fair sharing, a mesh hot spot; the
+// per-link sums transfer sets are built from.
 #include "framework/sim/flow_network.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <utility>
 #include <vector>
+
+#include "framework/sim/link_load.hpp"
 
 namespace tessera::sim {
 namespace {
@@ -126,6 +130,33 @@ TEST(FlowNetwork, CapacityChangesTakeEffectAtRecompute) {
   net.recompute();
   EXPECT_DOUBLE_EQ(net.rate(f), 4e9);
   EXPECT_DOUBLE_EQ(net.class_capacity(LinkClass::hbm), 4e9);
+}
+
+// A sum lists each loaded link once, ascending, whether it loads few of the links it has seen
+// (sorted) or most of them (scanned); a transfer of no bytes loads nothing.
+TEST(LoadSum, ListsLoadedLinksOnceInAscendingOrder) {
+  LoadSum sum;
+  std::vector<uint32_t> links;
+  std::vector<double> bytes, least_s;
+  sum.add(std::vector<uint32_t>{63}, 1, 0);  // 64 links seen: 3 of them is a sparse set
+  sum.take(links, bytes, least_s);
+  sum.add(std::vector<uint32_t>{40, 3, 40}, 2, 5e-9);
+  sum.add(std::vector<uint32_t>{3, 17}, 1, 2e-9);
+  sum.add(std::vector<uint32_t>{9}, 0, 1e-9);
+  sum.take(links, bytes, least_s);
+  EXPECT_EQ(links, (std::vector<uint32_t>{3, 17, 40}));
+  EXPECT_EQ(bytes, (std::vector<double>{3, 1, 4}));
+  EXPECT_EQ(least_s, (std::vector<double>{2e-9, 2e-9, 5e-9}));
+  std::vector<uint32_t> most;  // 60 of 64: scanned
+  for (uint32_t l = 63; l >= 4; --l) most.push_back(l);
+  sum.add(most, 1, 1e-9);
+  sum.take(links, bytes, least_s);
+  ASSERT_EQ(links.size(), 60u);
+  EXPECT_TRUE(std::is_sorted(links.begin(), links.end()));
+  EXPECT_EQ(links.front(), 4u);
+  EXPECT_EQ(bytes, std::vector<double>(60, 1));
+  sum.take(links, bytes, least_s);  // taken: empty again
+  EXPECT_TRUE(links.empty());
 }
 
 }  // namespace

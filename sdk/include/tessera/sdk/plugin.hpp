@@ -100,6 +100,7 @@ struct TopologyTrampolines {
       // A plain local: a thread_local here would pin the library in memory (glibc keeps a
       // module with live TLS destructors loaded until the thread exits), breaking unload.
       std::vector<uint32_t> path;
+      path.reserve(16);  // one allocation for most routes, not one per doubling
       B::of(self).route(src, dst, path);
       *count = path.size();
       if (capacity < path.size())
