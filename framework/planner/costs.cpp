@@ -98,42 +98,73 @@ std::vector<int> needed_positions(const Decisions& decisions) {
 }
 
 Comm comm_of(const ExecPlan& exec, const PreloadPlan& preload) {
-  Comm c{exec.shift_s + preload.distribute_s, {}};
+  Comm c{{preload.distribute_s, {}}, {exec.shift_s, {}}, exec.sync_s};
   bool priced = false;
-  for (size_t k = 0; k < c.beside_s.size(); ++k) {
+  for (size_t k = 0; k < kPreloadBusy.size(); ++k) {
     priced |= exec.shift_s_beside[k] > 0 || preload.distribute_s_beside[k] > 0;
-    c.beside_s[k] = std::max(exec.shift_s, exec.shift_s_beside[k]) +
-                    std::max(preload.distribute_s, preload.distribute_s_beside[k]);
+    c.head.beside_s[k] = std::max(preload.distribute_s, preload.distribute_s_beside[k]);
+    c.tail.beside_s[k] = std::max(exec.shift_s, exec.shift_s_beside[k]);
   }
-  if (!priced) c.beside_s = {};
+  if (!priced) c.head.beside_s = c.tail.beside_s = {};
   return c;
 }
 
-double Comm::extra_s(double busy) const {
+double CommPhase::extra_s(double busy) const {
   if (!priced()) return std::clamp(busy, 0.0, 1.0) * alone_s;
   return planner::beside_s(alone_s, beside_s, busy) - alone_s;
 }
 
+namespace {
+
+double overlap_s(const LoadInterval& load, double start_s, double end_s) {
+  return std::max(0.0, std::min(end_s, load.end_s) - std::max(start_s, load.start_s));
+}
+
+}  // namespace
+
+namespace {
+
+// Seconds a phase of `alone_s` starting at `start_s` takes beyond alone_s when a preload in flight
+// over [load_start_s, load_end_s] slows it to 1/factor of its pace: it runs at its own pace until
+// the preload starts, slowed while it is in flight, and at its own pace again once it has ended.
+double stretched_s(double alone_s, double start_s, double factor, double load_start_s,
+                   double load_end_s) {
+  if (!(alone_s > 0) || !(factor > 1)) return 0;
+  double left_s = alone_s - std::clamp(load_start_s - start_s, 0.0, alone_s);
+  double slowed_for_s = std::max(0.0, load_end_s - std::max(start_s, load_start_s));
+  return std::min(left_s * (factor - 1), slowed_for_s * (1 - 1 / factor));
+}
+
+}  // namespace
+
 double contention_s(double start_s, double base_s, const Comm& comm,
                     const std::vector<LoadInterval>& loads) {
-  double end_s = start_s + base_s;
+  const double end_s = start_s + base_s;
+  const double tail_start_s = end_s - comm.tail_end_s - comm.tail.alone_s;
+  auto factor = [](const CommPhase& phase, double busy) {
+    return phase.alone_s > 0 ? 1 + phase.extra_s(busy) / phase.alone_s : 1;
+  };
   double network_s = 0, port_s = 0, shared_s = 0;
   for (const auto& load : loads) {
     double length_s = load.end_s - load.start_s;
     if (length_s <= 0) continue;
-    double overlap_s = std::max(0.0, std::min(end_s, load.end_s) - std::max(start_s, load.start_s));
-    double share = overlap_s / length_s;
+    double share = overlap_s(load, start_s, end_s) / length_s;
     network_s += load.noc_s * share;
     port_s += load.sram_port_s * share;
-    // Slowed on the shared links while the preload is in flight, and never by more than the
-    // time the preload's own bytes in the window hold the network.
-    if (comm.priced() && base_s > 0)
-      shared_s +=
-          std::min(overlap_s / base_s * comm.extra_s(load.noc_s / length_s), load.noc_s * share);
+    if (!comm.priced()) continue;
+    // Each phase slowed on the shared links while the preload is in flight beside it, and never
+    // by more than the time the preload's own bytes in the window hold the network.
+    double busy = load.noc_s / length_s;
+    double slowed_s =
+        stretched_s(comm.head.alone_s, start_s, factor(comm.head, busy), load.start_s, load.end_s) +
+        stretched_s(comm.tail.alone_s, tail_start_s, factor(comm.tail, busy), load.start_s,
+                    load.end_s);
+    shared_s +=
+        std::min(slowed_s, load.noc_s * overlap_s(load, start_s, end_s + slowed_s) / length_s);
   }
   // The execution's own traffic and the preloads' share of the window must both cross the
   // network inside the window; what does not fit delays the execution.
-  return std::max(std::max(0.0, comm.alone_s + network_s - base_s), shared_s) + port_s;
+  return std::max(std::max(0.0, comm.alone_s() + network_s - base_s), shared_s) + port_s;
 }
 
 }  // namespace tessera::planner

@@ -96,7 +96,7 @@ void Induction::open_op(int op) {
   in_flight_.clear();
   noc_s_ = load_s_ = 0;
   const auto& fastest = c_.exec_costs(op).back();
-  comm_share_ = fastest.base_s > 0 ? fastest.comm.alone_s / fastest.base_s : 0;
+  comm_share_ = fastest.base_s > 0 ? fastest.comm.alone_s() / fastest.base_s : 0;
   used_items_ = 1;
   if (items_.empty()) items_.resize(1);
   for (int j : forced_[op]) add_resident(j, false);

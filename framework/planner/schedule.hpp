@@ -19,9 +19,9 @@
 
 namespace tessera::planner {
 
-// An execution's own network traffic (its shifts and distribution): alone, and beside a preload
-// in flight at pricing.hpp's kPreloadBusy points (all 0: not priced on the chip's routes).
-struct Comm {
+// Traffic of an execution that runs at one time: alone, and beside a preload in flight at
+// pricing.hpp's kPreloadBusy points (all 0: not priced on the chip's routes).
+struct CommPhase {
   double alone_s = 0;
   BesideSeconds beside_s{};
   bool priced() const { return beside_s != BesideSeconds{}; }
@@ -29,6 +29,18 @@ struct Comm {
   // (0..1) of the time: from the links the traffic shares with them when priced on the routes;
   // else `busy` of alone_s (the network as one shared resource).
   double extra_s(double busy) const;
+};
+
+// An execution's own network traffic, where the simulator runs it (sim/engine.cpp: distribute,
+// compute, then the shifts and the combine tree, then the sync): distribute_data as the op starts
+// (head), the shifts ending `tail_end_s` (the sync) before the op ends (tail). A preload in flight
+// slows each only for the part of it that the preload overlaps.
+struct Comm {
+  CommPhase head, tail;
+  double tail_end_s = 0;
+  double alone_s() const { return head.alone_s + tail.alone_s; }
+  bool priced() const { return head.priced() || tail.priced(); }
+  double extra_s(double busy) const { return head.extra_s(busy) + tail.extra_s(busy); }
 };
 Comm comm_of(const ExecPlan& exec, const PreloadPlan& preload);
 
@@ -104,9 +116,10 @@ std::vector<int> needed_positions(const Decisions& decisions);
 
 // Network and SRAM-port contention of one execution against the preloads in flight beside it,
 // over [start_s, start_s + base_s]: its own traffic `comm` and the preloads' network seconds
-// falling inside must both cross the network in that window; on the links they share, its
-// traffic is slowed for the part of the window each preload overlaps, by how busy that preload
-// keeps the network (Comm::extra_s; the larger of the two is charged, both describing the same
+// falling inside must both cross the network in that window; on the links they share, each phase
+// of its traffic is slowed for the part of that phase each preload overlaps, by how busy that
+// preload keeps the network (CommPhase::extra_s), and never by more than the preload's network
+// seconds in those parts (the larger of the two charges is taken, both describing the same
 // sharing); every preload byte landing on a core steals its SRAM port.
 struct LoadInterval {
   double start_s = 0, end_s = 0;

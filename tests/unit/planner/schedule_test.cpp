@@ -138,35 +138,59 @@ TEST(Pricing, BesideAPreloadIsLinearBetweenThePointsAndNeverFasterThanAlone) {
   EXPECT_NEAR(beside_s(3, at, 0.375), 3, 1e-15);  // between 3 (alone) and max(3, 3)
 }
 
-// An execution of 4 s with 1 s of its own traffic, beside one preload of 2 s network time.
-TEST(Contention, SharedLinksSlowTheTrafficForTheOverlapAndNoMoreThanThePreloadHoldsThem) {
-  // In flight [0, 2] at full network use: half the window at busy 1 costs half of 3 - 1.
-  const Comm priced{1, {1.5, 2, 2.5, 3}};
-  EXPECT_NEAR(contention_s(0, 4, priced, {{0, 2, 2, 0}}), 1, 1e-12);
-  // In flight all the window at busy 0.5: 2 - 1.
-  EXPECT_NEAR(contention_s(0, 4, priced, {{0, 4, 2, 0}}), 1, 1e-12);
-  // Much slower beside it: never more than the preload's 2 s of network time in the window.
-  const Comm crawling{1, {3, 5, 8, 11}};
-  EXPECT_NEAR(contention_s(0, 4, crawling, {{0, 2, 2, 0}}), 2, 1e-12);
+// An execution of 4 s whose 1 s of own traffic is its tail (its shifts, ending with the op: no
+// sync), over [3, 4]. Beside a preload at busy 1 the tail runs at a third of its pace (3 s alone
+// at that point), at busy 0.5 at half.
+TEST(Contention, SharedLinksSlowTheTrafficWhileThePreloadIsInFlightBesideIt) {
+  const Comm priced{{}, {1, {1.5, 2, 2.5, 3}}, 0};
+  // In flight [3, 4]: a third of the tail done when the preload ends, the rest at its own pace.
+  EXPECT_NEAR(contention_s(0, 4, priced, {{3, 4, 2, 0}}), 2.0 / 3, 1e-12);
+  // In flight [2, 6], past the slowed tail: all of it at a third of its pace.
+  EXPECT_NEAR(contention_s(0, 4, priced, {{2, 6, 4, 0}}), 2, 1e-12);
+  // In flight all the window at busy 0.5: the tail at half its pace until the preload ends at 4.
+  EXPECT_NEAR(contention_s(0, 4, priced, {{0, 4, 2, 0}}), 0.5, 1e-12);
+  // In flight [0, 2]: beside the compute only, nothing to share.
+  EXPECT_NEAR(contention_s(0, 4, priced, {{0, 2, 2, 0}}), 0, 1e-12);
+  // Never more than the preload's network seconds while the slowed op lasts: at busy 0.25 the
+  // tail would take 2 s more, but the preload holds the network 0.75 s of [3, 6].
+  const Comm slow{{}, {1, {3, 5, 8, 11}}, 0};
+  EXPECT_NEAR(contention_s(0, 4, slow, {{3, 7, 1, 0}}), 0.75, 1e-12);
   // Not priced on the routes: only what does not fit the window (1 + 2 < 4: nothing).
-  EXPECT_NEAR(contention_s(0, 4, Comm{1, {}}, {{0, 2, 2, 0}}), 0, 1e-12);
-  EXPECT_NEAR(contention_s(0, 2, Comm{1, {}}, {{0, 2, 2, 0}}), 1, 1e-12);
-  // The SRAM port's time is charged on top.
-  EXPECT_NEAR(contention_s(0, 4, priced, {{0, 2, 2, 0.25}}), 1.25, 1e-12);
+  const Comm unpriced{{}, {1, {}}, 0};
+  EXPECT_NEAR(contention_s(0, 4, unpriced, {{0, 2, 2, 0}}), 0, 1e-12);
+  EXPECT_NEAR(contention_s(0, 2, unpriced, {{0, 2, 2, 0}}), 1, 1e-12);
+  // The SRAM port's time is charged on top, wherever the preload lands in the window.
+  EXPECT_NEAR(contention_s(0, 4, priced, {{0, 4, 2, 0.25}}), 0.75, 1e-12);
+  EXPECT_NEAR(contention_s(0, 4, priced, {{0, 2, 2, 0.25}}), 0.25, 1e-12);
 }
 
-TEST(Contention, CommAddsTheDistributionToTheShiftsAtEveryPoint) {
+// The head (distribution) runs as the op starts, over [0, 1]; the tail ends the op's 0.5 s sync
+// before its end, over [2.5, 3.5]. At busy 1 the head runs at half its pace, the tail at a fifth.
+TEST(Contention, EachPhaseIsSlowedOnlyWhereThePreloadOverlapsIt) {
+  const Comm c{{1, {1.25, 1.5, 1.75, 2}}, {1, {2, 3, 4, 5}}, 0.5};
+  EXPECT_NEAR(contention_s(0, 4, c, {{0, 1, 1, 0}}), 0.5, 1e-12);    // the head, half done
+  EXPECT_NEAR(contention_s(0, 4, c, {{1, 2.5, 1.5, 0}}), 0, 1e-12);  // beside the compute
+  // Past the tail's end: 4 s at a fifth of its pace cover 0.8 s of it, 0.2 s are left.
+  EXPECT_NEAR(contention_s(0, 4, c, {{2.5, 6.5, 4, 0}}), 3.2, 1e-12);
+  // At busy 0.25 (half its pace) over [3, 3.5]: 0.25 s more, capped at the preload's 0.125 s.
+  EXPECT_NEAR(contention_s(0, 4, c, {{3, 3.5, 0.125, 0}}), 0.125, 1e-12);
+}
+
+TEST(Contention, CommSplitsTheDistributionFromTheShiftsAtEveryPoint) {
   ExecPlan exec;
   exec.shift_s = 1;
   exec.shift_s_beside = {1, 2, 3, 4};
+  exec.sync_s = 0.25;
   PreloadPlan preload;
   preload.distribute_s = 0.5;
   Comm c = comm_of(exec, preload);  // the distribution not priced beside: its time alone
-  EXPECT_EQ(c.alone_s, 1.5);
-  EXPECT_EQ(c.beside_s, (BesideSeconds{1.5, 2.5, 3.5, 4.5}));
+  EXPECT_EQ(c.alone_s(), 1.5);
+  EXPECT_EQ(c.head.beside_s, (BesideSeconds{0.5, 0.5, 0.5, 0.5}));
+  EXPECT_EQ(c.tail.beside_s, (BesideSeconds{1, 2, 3, 4}));
+  EXPECT_EQ(c.tail_end_s, 0.25);
   EXPECT_NEAR(c.extra_s(1), 3, 1e-15);
-  EXPECT_EQ(comm_of(ExecPlan{}, preload).beside_s, BesideSeconds{});  // nothing priced
-  const Comm unpriced{2, {}};                                         // the network as one resource
+  EXPECT_FALSE(comm_of(ExecPlan{}, preload).priced());  // nothing priced
+  const Comm unpriced{{0.5, {}}, {1.5, {}}, 0};         // the network as one resource
   EXPECT_NEAR(unpriced.extra_s(0.5), 1, 1e-15);
 }
 
