@@ -120,10 +120,6 @@ double overlap_s(const LoadInterval& load, double start_s, double end_s) {
   return std::max(0.0, std::min(end_s, load.end_s) - std::max(start_s, load.start_s));
 }
 
-}  // namespace
-
-namespace {
-
 // Seconds a phase of `alone_s` starting at `start_s` takes beyond alone_s when a preload in flight
 // over [load_start_s, load_end_s] slows it to 1/factor of its pace: it runs at its own pace until
 // the preload starts, slowed while it is in flight, and at its own pace again once it has ended.

@@ -117,9 +117,9 @@ std::vector<int> needed_positions(const Decisions& decisions);
 // Network and SRAM-port contention of one execution against the preloads in flight beside it,
 // over [start_s, start_s + base_s]: its own traffic `comm` and the preloads' network seconds
 // falling inside must both cross the network in that window; on the links they share, each phase
-// of its traffic is slowed for the part of that phase each preload overlaps, by how busy that
-// preload keeps the network (CommPhase::extra_s), and never by more than the preload's network
-// seconds in those parts (the larger of the two charges is taken, both describing the same
+// of its traffic is stretched while each preload is in flight beside it, by how busy that preload
+// keeps the network (CommPhase::extra_s), and never by more than the preload's network seconds
+// in the op's stretched window (the larger of the two charges is taken, both describing the same
 // sharing); every preload byte landing on a core steals its SRAM port.
 struct LoadInterval {
   double start_s = 0, end_s = 0;
