@@ -120,15 +120,32 @@ double overlap_s(const LoadInterval& load, double start_s, double end_s) {
   return std::max(0.0, std::min(end_s, load.end_s) - std::max(start_s, load.start_s));
 }
 
-// Seconds a phase of `alone_s` starting at `start_s` takes beyond alone_s when a preload in flight
-// over [load_start_s, load_end_s] slows it to 1/factor of its pace: it runs at its own pace until
-// the preload starts, slowed while it is in flight, and at its own pace again once it has ended.
-double stretched_s(double alone_s, double start_s, double factor, double load_start_s,
-                   double load_end_s) {
-  if (!(alone_s > 0) || !(factor > 1)) return 0;
-  double left_s = alone_s - std::clamp(load_start_s - start_s, 0.0, alone_s);
-  double slowed_for_s = std::max(0.0, load_end_s - std::max(start_s, load_start_s));
-  return std::min(left_s * (factor - 1), slowed_for_s * (1 - 1 / factor));
+// Seconds a phase of traffic that starts at `start_s` takes beyond its alone_s beside the
+// preloads in flight (one after another, in order): at its own pace while none is, and while one
+// is at 1/f of it (f = beside / alone at that preload's busy fraction), but never losing more than
+// `busy` of the time (the preload holds the network that much of it, no more).
+double stretched_s(const CommPhase& phase, double start_s, const std::vector<LoadInterval>& loads) {
+  if (!(phase.alone_s > 0) || !phase.priced()) return 0;
+  double now_s = start_s, left_s = phase.alone_s;
+  for (const auto& load : loads) {
+    double length_s = load.end_s - load.start_s;
+    if (length_s <= 0 || load.end_s <= now_s) continue;
+    double free_s = std::min(left_s, std::max(0.0, load.start_s - now_s));
+    left_s -= free_s;
+    now_s += free_s;
+    if (left_s <= 0) break;
+    double busy = std::clamp(load.noc_s / length_s, 0.0, 1.0);
+    double pace = std::max(phase.alone_s / (phase.alone_s + phase.extra_s(busy)), 1 - busy);
+    double beside_s = load.end_s - now_s;
+    if (left_s <= beside_s * pace) {
+      now_s += left_s / pace;
+      left_s = 0;
+      break;
+    }
+    left_s -= beside_s * pace;
+    now_s = load.end_s;
+  }
+  return now_s + left_s - (start_s + phase.alone_s);
 }
 
 }  // namespace
@@ -136,28 +153,19 @@ double stretched_s(double alone_s, double start_s, double factor, double load_st
 double contention_s(double start_s, double base_s, const Comm& comm,
                     const std::vector<LoadInterval>& loads) {
   const double end_s = start_s + base_s;
-  const double tail_start_s = end_s - comm.tail_end_s - comm.tail.alone_s;
-  auto factor = [](const CommPhase& phase, double busy) {
-    return phase.alone_s > 0 ? 1 + phase.extra_s(busy) / phase.alone_s : 1;
-  };
-  double network_s = 0, port_s = 0, shared_s = 0;
+  double network_s = 0, port_s = 0;
   for (const auto& load : loads) {
     double length_s = load.end_s - load.start_s;
     if (length_s <= 0) continue;
     double share = overlap_s(load, start_s, end_s) / length_s;
     network_s += load.noc_s * share;
     port_s += load.sram_port_s * share;
-    if (!comm.priced()) continue;
-    // Each phase slowed on the shared links while the preload is in flight beside it, and never
-    // by more than the time the preload's own bytes in the window hold the network.
-    double busy = load.noc_s / length_s;
-    double slowed_s =
-        stretched_s(comm.head.alone_s, start_s, factor(comm.head, busy), load.start_s, load.end_s) +
-        stretched_s(comm.tail.alone_s, tail_start_s, factor(comm.tail, busy), load.start_s,
-                    load.end_s);
-    shared_s +=
-        std::min(slowed_s, load.noc_s * overlap_s(load, start_s, end_s + slowed_s) / length_s);
   }
+  // Each phase slowed on the links it shares with the preloads in flight beside it; the tail
+  // starts as late as the head's slowing pushes it.
+  double head_s = stretched_s(comm.head, start_s, loads);
+  double shared_s =
+      head_s + stretched_s(comm.tail, end_s - comm.tail_end_s - comm.tail.alone_s + head_s, loads);
   // The execution's own traffic and the preloads' share of the window must both cross the
   // network inside the window; what does not fit delays the execution.
   return std::max(std::max(0.0, comm.alone_s() + network_s - base_s), shared_s) + port_s;

@@ -34,7 +34,7 @@ struct CommPhase {
 // An execution's own network traffic, where the simulator runs it (sim/engine.cpp: distribute,
 // compute, then the shifts and the combine tree, then the sync): distribute_data as the op starts
 // (head), the shifts ending `tail_end_s` (the sync) before the op ends (tail). A preload in flight
-// slows each only for the part of it that the preload overlaps.
+// slows each only while it overlaps it.
 struct Comm {
   CommPhase head, tail;
   double tail_end_s = 0;
@@ -117,10 +117,11 @@ std::vector<int> needed_positions(const Decisions& decisions);
 // Network and SRAM-port contention of one execution against the preloads in flight beside it,
 // over [start_s, start_s + base_s]: its own traffic `comm` and the preloads' network seconds
 // falling inside must both cross the network in that window; on the links they share, each phase
-// of its traffic is stretched while each preload is in flight beside it, by how busy that preload
-// keeps the network (CommPhase::extra_s), and never by more than the preload's network seconds
-// in the op's stretched window (the larger of the two charges is taken, both describing the same
-// sharing); every preload byte landing on a core steals its SRAM port.
+// of its traffic runs slower while a preload is in flight beside it, by how busy that preload
+// keeps the network (CommPhase::extra_s) and never below 1 - busy of its own pace, going on
+// beside the next preload if it outlasts one (the larger of the two charges is taken, both
+// describing the same sharing); every preload byte landing on a core steals its SRAM port.
+// `loads` run one after another: in order, none overlapping the next.
 struct LoadInterval {
   double start_s = 0, end_s = 0;
   double noc_s = 0;        // network seconds of the whole preload

@@ -151,10 +151,12 @@ TEST(Contention, SharedLinksSlowTheTrafficWhileThePreloadIsInFlightBesideIt) {
   EXPECT_NEAR(contention_s(0, 4, priced, {{0, 4, 2, 0}}), 0.5, 1e-12);
   // In flight [0, 2]: beside the compute only, nothing to share.
   EXPECT_NEAR(contention_s(0, 4, priced, {{0, 2, 2, 0}}), 0, 1e-12);
-  // Never more than the preload's network seconds while the slowed op lasts: at busy 0.25 the
-  // tail would take 2 s more, but the preload holds the network 0.75 s of [3, 6].
+  // Never losing more than the share of time the preload holds the network: at busy 0.25 the
+  // tail would run at a third of its pace, but keeps three quarters of it: 1/3 s more.
   const Comm slow{{}, {1, {3, 5, 8, 11}}, 0};
-  EXPECT_NEAR(contention_s(0, 4, slow, {{3, 7, 1, 0}}), 0.75, 1e-12);
+  EXPECT_NEAR(contention_s(0, 4, slow, {{3, 7, 1, 0}}), 1.0 / 3, 1e-12);
+  // Preloads one after another keep slowing it: a sixth done by 3.5, a half more by 5.
+  EXPECT_NEAR(contention_s(0, 4, priced, {{3, 3.5, 0.5, 0}, {3.5, 5, 1.5, 0}}), 4.0 / 3, 1e-12);
   // Not priced on the routes: only what does not fit the window (1 + 2 < 4: nothing).
   const Comm unpriced{{}, {1, {}}, 0};
   EXPECT_NEAR(contention_s(0, 4, unpriced, {{0, 2, 2, 0}}), 0, 1e-12);
@@ -172,8 +174,17 @@ TEST(Contention, EachPhaseIsSlowedOnlyWhereThePreloadOverlapsIt) {
   EXPECT_NEAR(contention_s(0, 4, c, {{1, 2.5, 1.5, 0}}), 0, 1e-12);  // beside the compute
   // Past the tail's end: 4 s at a fifth of its pace cover 0.8 s of it, 0.2 s are left.
   EXPECT_NEAR(contention_s(0, 4, c, {{2.5, 6.5, 4, 0}}), 3.2, 1e-12);
-  // At busy 0.25 (half its pace) over [3, 3.5]: 0.25 s more, capped at the preload's 0.125 s.
+  // At busy 0.25 over [3, 3.5]: half its pace, but three quarters kept: 0.125 s more.
   EXPECT_NEAR(contention_s(0, 4, c, {{3, 3.5, 0.125, 0}}), 0.125, 1e-12);
+}
+
+// A slowed head pushes the tail later, into a preload it would otherwise have missed: the head
+// over [0, 1] runs at half its pace beside the first (0.5 s more), the tail then starts at 3.5,
+// meets the second at 4 with half of it left and runs at a third of its pace until 5.
+TEST(Contention, ASlowedHeadPushesTheTailIntoALaterPreload) {
+  const Comm c{{1, {2, 2, 2, 2}}, {1, {3, 3, 3, 3}}, 0};  // window [0, 4]: head [0, 1], tail [3, 4]
+  EXPECT_NEAR(contention_s(0, 4, c, {{0, 1, 1, 0}, {4, 5, 1, 0}}), 0.5 + 2.0 / 3, 1e-12);
+  EXPECT_NEAR(contention_s(0, 4, c, {{4, 5, 1, 0}}), 0, 1e-12);  // without the head's delay
 }
 
 TEST(Contention, CommSplitsTheDistributionFromTheShiftsAtEveryPoint) {
