@@ -39,7 +39,6 @@ struct Comm {
   CommPhase head, tail;
   double tail_end_s = 0;
   double alone_s() const { return head.alone_s + tail.alone_s; }
-  bool priced() const { return head.priced() || tail.priced(); }
   double extra_s(double busy) const { return head.extra_s(busy) + tail.extra_s(busy); }
 };
 Comm comm_of(const ExecPlan& exec, const PreloadPlan& preload);

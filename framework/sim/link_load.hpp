@@ -37,7 +37,8 @@ struct Transfer {
 // numbering of links (a chip's, a FlowNetwork's).
 class LoadSum {
  public:
-  // Every entry of `links` carries `bytes` (a link listed twice, twice), on a route of latency_s.
+  // Every entry of `links` carries `bytes` (a link listed twice, twice), on a route of latency_s;
+  // bytes <= 0 loads nothing (a link is listed only once it carries a byte).
   void add(std::span<const uint32_t> links, double bytes, double latency_s);
   // The loaded links in ascending order, their bytes and least route latency; then empty again.
   void take(std::vector<uint32_t>& links, std::vector<double>& bytes,

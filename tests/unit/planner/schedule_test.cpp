@@ -200,8 +200,9 @@ TEST(Contention, CommSplitsTheDistributionFromTheShiftsAtEveryPoint) {
   EXPECT_EQ(c.tail.beside_s, (BesideSeconds{1, 2, 3, 4}));
   EXPECT_EQ(c.tail_end_s, 0.25);
   EXPECT_NEAR(c.extra_s(1), 3, 1e-15);
-  EXPECT_FALSE(comm_of(ExecPlan{}, preload).priced());  // nothing priced
-  const Comm unpriced{{0.5, {}}, {1.5, {}}, 0};         // the network as one resource
+  Comm unpriced_plan = comm_of(ExecPlan{}, preload);  // nothing priced
+  EXPECT_FALSE(unpriced_plan.head.priced() || unpriced_plan.tail.priced());
+  const Comm unpriced{{0.5, {}}, {1.5, {}}, 0};  // the network as one resource
   EXPECT_NEAR(unpriced.extra_s(0.5), 1, 1e-15);
 }
 
