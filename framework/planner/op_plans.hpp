@@ -12,6 +12,15 @@
 
 namespace tessera::planner {
 
+// One digit of a plan's placement given as cores (a plugin's plan: tree_simd's levels): `count`
+// blocks of rank `rank`, the Topology core index moving `core_stride` per block.
+struct CoreDigit {
+  int rank = 0;
+  int64_t count = 1;
+  int64_t core_stride = 0;
+  bool operator==(const CoreDigit&) const = default;
+};
+
 // The execution state: a spatial partition of the op's ranks over the cores × a temporal
 // ("compute-shift") schedule in which shared operands are either replicated or split and rotated
 // between cores step by step.
@@ -45,6 +54,12 @@ struct ExecPlan {
   // of the cores' mixed radix over the factors, fastest first. Empty: not chosen by the planner
   // (traffic.hpp's op_traffic then chooses).
   std::vector<int> placement;
+  // Where a plugin's plan puts its tiles, as the plugin said (plugin_abi.h, core_digits): tile
+  // cores are Σ digit × core_stride on the chip's Topology; a rank's block counts in mixed radix
+  // over its digits, the first listed fastest, and the plan's cores 0..cores_used-1 (traffic.hpp)
+  // in mixed radix over all digits in their order. Empty: the plan's cores sit on each chip's
+  // first cores in order (traffic.hpp's chip_of), the tiles as `placement` says.
+  std::vector<CoreDigit> core_digits;
   double time_s() const { return compute_s + shift_s + sync_s; }
 };
 

@@ -29,8 +29,8 @@ namespace {
 // plan's factors, rotated_operand, rotation_steps and combine_bytes (where its tiles sit and what
 // moves between them, for the simulator's traffic). 6: each execution plan's placement and each
 // preload plan's network_s (priced on the chip's routes; `none` when the Machine's rates priced
-// it).
-constexpr const char* kFormat = "tessera-plan-6";
+// it). 7: each execution plan's core_digits (where a plugin's plan put its tiles).
+constexpr const char* kFormat = "tessera-plan-7";
 
 // What compile writes stays far inside these; a number beyond them is a corrupted or hand-made plan
 // that would have the simulator report hours per token, or overflow.
@@ -85,6 +85,7 @@ void exec_fields(E& e, V&& v) {
   v("rotation_steps", e.rotation_steps);
   v("combine_bytes", e.combine_bytes);
   v("placement", e.placement);
+  v("core_digits", e.core_digits);
 }
 
 template <class P, class V>
@@ -148,6 +149,12 @@ struct Emit {
       out << fmt::format("{}", value);
     } else if constexpr (std::is_same_v<T, std::optional<double>>) {
       out << (value ? fmt::format("{}", *value) : std::string(kNone));
+    } else if constexpr (std::is_same_v<T, std::vector<CoreDigit>>) {
+      out << YAML::Flow << YAML::BeginSeq;
+      for (const CoreDigit& d : value)
+        out << YAML::Flow << YAML::BeginSeq << fmt::format("{}", d.rank)
+            << fmt::format("{}", d.count) << fmt::format("{}", d.core_stride) << YAML::EndSeq;
+      out << YAML::EndSeq;
     } else {  // a list of integers
       out << YAML::Flow << YAML::BeginSeq;
       for (auto x : value) out << fmt::format("{}", x);
@@ -231,6 +238,14 @@ struct Read {
     } else if constexpr (std::is_same_v<T, std::optional<double>>) {
       field.reset();
       if (node.as_string() != kNone) field = parse_number(node, key);
+    } else if constexpr (std::is_same_v<T, std::vector<CoreDigit>>) {
+      field.clear();
+      for (const auto& item : node.items()) {
+        auto parts = item.items();
+        if (parts.size() != 3) throw item.fail("expected [rank, count, core_stride]");
+        field.push_back({read_integer<int>(parts[0]), read_integer<int64_t>(parts[1]),
+                         read_integer<int64_t>(parts[2])});
+      }
     } else {
       field.clear();
       for (const auto& item : node.items())

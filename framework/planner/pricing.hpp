@@ -67,11 +67,12 @@ class NetworkPricer {
   virtual ~NetworkPricer() = default;
   // The exchange `kind` of `traffic` (combine: level `level`, as combine_transfers numbers them).
   virtual Result<SetPrice> exchange(const OpTraffic& traffic, Exchange kind, int level) const = 0;
-  // A preload onto the plan's first `cores` cores, from the memory controllers of each core's
+  // A preload onto the plan's `cores` cores (where `placed` puts them, OpTraffic::physical; null
+  // or no physical cores: each chip's first ones), from the memory controllers of each core's
   // chip, on the network alone: the memory's rate and its controllers' links into the network
   // (which carry the bytes read, at the memory's pace, and scale with it in a sweep) are left to
   // the scheduler's HBM time.
-  virtual Result<SetPrice> preload(uint32_t cores) const = 0;
+  virtual Result<SetPrice> preload(uint32_t cores, const OpTraffic* placed) const = 0;
   // The most bytes per second one transfer can move at (its SRAM ports and fastest link): what
   // bounds any exchange from below before it is priced.
   virtual double fastest_transfer_bytes_per_s() const = 0;

@@ -20,15 +20,34 @@ std::vector<int> default_order(const partition::OpShape& op) {
   return order;
 }
 
-std::vector<int64_t> strides_of(const std::vector<int>& order,
-                                const std::vector<int64_t>& factors) {
-  std::vector<int64_t> strides(factors.size(), 0);
+// One digit of the plan's cores' mixed radix: `count` blocks of `rank`, the plan's core index
+// moving `stride` per block. A rank's block index counts over its digits, the first fastest.
+struct Digit {
+  int rank = 0;
+  int64_t count = 1;
+  int64_t stride = 1;
+};
+
+// The digits of a placement given as an order of the ranks (one digit each, fastest first).
+std::vector<Digit> digits_of(const std::vector<int>& order, const std::vector<int64_t>& factors) {
+  std::vector<Digit> digits;
   int64_t stride = 1;
   for (int r : order) {
-    strides[r] = stride;
+    digits.push_back({r, factors[r], stride});
     stride *= factors[r];
   }
-  return strides;
+  return digits;
+}
+
+// The digits of a plugin's core_digits, in their order (the first fastest).
+std::vector<Digit> digits_of(const std::vector<CoreDigit>& core_digits) {
+  std::vector<Digit> digits;
+  int64_t stride = 1;
+  for (const CoreDigit& d : core_digits) {
+    digits.push_back({d.rank, d.count, stride});
+    stride *= d.count;
+  }
+  return digits;
 }
 
 // The cores sharing `operand`'s tile (differing only on the ranks it ignores): groups of equal
@@ -39,35 +58,32 @@ struct Sharing {
   std::vector<uint32_t> members, group, member;
 };
 
-Sharing sharing(const partition::OperandShape& operand, const std::vector<int64_t>& factors,
-                const std::vector<int64_t>& strides, uint32_t cores) {
+Sharing sharing(const partition::OperandShape& operand, const std::vector<Digit>& digits,
+                uint32_t cores) {
   Sharing s;
-  for (size_t r = 0; r < factors.size(); ++r)
-    if (!operand.uses_rank[r]) s.size *= static_cast<uint32_t>(factors[r]);
+  for (const Digit& d : digits)
+    if (!operand.uses_rank[d.rank]) s.size *= static_cast<uint32_t>(d.count);
   s.members.resize(cores);
   s.group.resize(cores);
   s.member.resize(cores);
   // The core whose digits are k's on the used ranks and 0 elsewhere (< cores) names k's group;
-  // the digits count up in mixed radix (fastest: the smallest stride) as k does.
+  // the digits count up in mixed radix (fastest first) as k does.
   constexpr uint32_t kNone = UINT32_MAX;
   std::vector<uint32_t> index_of(cores, kNone), filled;
-  std::vector<size_t> ranks(factors.size());
-  std::iota(ranks.begin(), ranks.end(), size_t{0});
-  std::sort(ranks.begin(), ranks.end(),
-            [&](size_t a, size_t b) { return strides[a] < strides[b]; });
-  std::vector<int64_t> digit(factors.size(), 0);
+  std::vector<int64_t> digit(digits.size(), 0);
   int64_t key = 0;
   for (uint32_t k = 0; k < cores; ++k) {
     if (k > 0) {
-      for (size_t r : ranks) {  // k = k - 1 + 1: carry through the digits at their factor
-        if (factors[r] == 1) continue;
-        bool used = operand.uses_rank[r];
-        if (++digit[r] < factors[r]) {
-          if (used) key += strides[r];
+      for (size_t i = 0; i < digits.size(); ++i) {  // k = k - 1 + 1: carry through the digits
+        const Digit& d = digits[i];
+        if (d.count == 1) continue;
+        bool used = operand.uses_rank[d.rank];
+        if (++digit[i] < d.count) {
+          if (used) key += d.stride;
           break;
         }
-        if (used) key -= (factors[r] - 1) * strides[r];
-        digit[r] = 0;
+        if (used) key -= (d.count - 1) * d.stride;
+        digit[i] = 0;
       }
     }
     uint32_t& g = index_of[static_cast<size_t>(key)];
@@ -169,15 +185,13 @@ double combine_step_bytes(const OpTraffic& t, int step) {
 
 namespace {
 
-// The op's exchanges under one placement.
+// The op's exchanges with the plan's cores counting in mixed radix over `digits`.
 Result<OpTraffic> place(const partition::OpShape& op, const ExecPlan& exec,
-                        const std::vector<int>& order, int main_input) {
+                        const std::vector<Digit>& digits, int main_input) {
   OpTraffic t;
   t.cores = exec.cores_used;
-  t.order = order;
-  std::vector<int64_t> strides = strides_of(order, exec.factors);
   if (exec.rotated_operand >= 0) {
-    Sharing s = sharing(op.operands[exec.rotated_operand], exec.factors, strides, t.cores);
+    Sharing s = sharing(op.operands[exec.rotated_operand], digits, t.cores);
     if (static_cast<int64_t>(s.size) % exec.rotation_steps != 0)
       return input_error("exec.rotation_steps: " + std::to_string(exec.rotation_steps) +
                          " does not divide the " + std::to_string(s.size) +
@@ -190,15 +204,63 @@ Result<OpTraffic> place(const partition::OpShape& op, const ExecPlan& exec,
     if (op.combined[r]) t.combine_parts *= static_cast<uint32_t>(exec.factors[r]);
     tile_of_output.uses_rank.push_back(!op.combined[r]);
   }
-  if (t.combine_parts > 1)
-    t.combine_order = sharing(tile_of_output, exec.factors, strides, t.cores).members;
+  if (t.combine_parts > 1) t.combine_order = sharing(tile_of_output, digits, t.cores).members;
   t.combine_passes = op.kind == ir::OpKind::softmax || op.kind == ir::OpKind::normalization ? 2 : 1;
   t.combine_bytes = exec.combine_bytes;
   if (main_input >= 0) {
-    Sharing s = sharing(op.operands[main_input], exec.factors, strides, t.cores);
+    Sharing s = sharing(op.operands[main_input], digits, t.cores);
     if (s.size > 1) t.gather_next = rings(s, t.cores, t.cores);
   }
   return t;
+}
+
+Result<OpTraffic> place(const partition::OpShape& op, const ExecPlan& exec,
+                        const std::vector<int>& order, int main_input) {
+  auto t = place(op, exec, digits_of(order, exec.factors), main_input);
+  if (t) t->order = order;
+  return t;
+}
+
+// Each plan core's Topology core under the plugin's core_digits; errors name the field.
+Result<std::vector<uint32_t>> cores_of(const partition::OpShape& op, const ExecPlan& exec) {
+  std::vector<int64_t> product(op.extents.size(), 1);
+  for (const CoreDigit& d : exec.core_digits) {
+    if (d.rank < 0 || d.rank >= static_cast<int>(op.extents.size()) || d.count < 1 ||
+        d.core_stride < 0 || d.core_stride > int64_t{UINT32_MAX})
+      return input_error(fmt::format(
+          "exec.core_digits: [{}, {}, {}] is not a digit [rank < {}, count >= 1, core stride >= 0]",
+          d.rank, d.count, d.core_stride, op.extents.size()));
+    product[d.rank] *= d.count;
+  }
+  if (product != exec.factors)
+    return input_error(
+        "exec.core_digits: each rank's counts must multiply to its exec.factors; "
+        "re-run tessera compile");
+  std::vector<uint32_t> physical(exec.cores_used, 0);
+  std::vector<int64_t> digit(exec.core_digits.size(), 0);
+  int64_t core = 0;
+  for (uint32_t k = 0; k < exec.cores_used; ++k) {
+    for (size_t i = 0; k > 0 && i < digit.size(); ++i) {  // k = k - 1 + 1, as sharing() counts
+      const CoreDigit& d = exec.core_digits[i];
+      if (++digit[i] < d.count) {
+        core += d.core_stride;
+        break;
+      }
+      core -= (d.count - 1) * d.core_stride;
+      digit[i] = 0;
+    }
+    if (core > int64_t{UINT32_MAX})
+      return input_error(
+          "exec.core_digits: a tile's core is beyond any chip's; re-run tessera compile");
+    physical[k] = static_cast<uint32_t>(core);
+  }
+  std::vector<uint32_t> sorted = physical;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    return input_error(
+        fmt::format("exec.core_digits: two tiles on core {}; every tile needs its own core",
+                    *std::adjacent_find(sorted.begin(), sorted.end())));
+  return physical;
 }
 
 // Bytes of one exchange's transfers between chips (chip[k]: core k's): `bytes` over all of them.
@@ -284,6 +346,15 @@ Result<OpTraffic> op_traffic_at(const partition::OpShape& op, const ExecPlan& ex
 Result<std::optional<OpTraffic>> op_traffic(const partition::OpShape& op, const ExecPlan& exec,
                                             double distribute_bytes, uint32_t chips) {
   if (exec.factors.empty()) return std::optional<OpTraffic>{};
+  if (!exec.core_digits.empty()) {
+    if (auto bad = check_fields(op, exec); !bad) return bad.error();
+    auto physical = cores_of(op, exec);
+    if (!physical) return physical.error();
+    auto placed = place(op, exec, digits_of(exec.core_digits), largest_hbm_input(op, exec));
+    if (!placed) return placed.error();
+    placed->physical = std::move(*physical);
+    return std::optional<OpTraffic>{std::move(*placed)};
+  }
   if (!exec.placement.empty()) {
     auto placed = op_traffic_at(op, exec, exec.placement);
     if (!placed) return placed.error();

@@ -10,7 +10,10 @@
 // (bytes), among every order of the split ranks (at most kMaxPlacementRanks of them; more: the
 // default); ties, and every one-chip machine, keep the default: the combined ranks (split
 // reductions) fastest, so the partials of one output tile sit on consecutive cores, then the other
-// ranks, the last rank of the Einsum's loop order fastest. From the placement:
+// ranks, the last rank of the Einsum's loop order fastest. A plugin's plan may place its tiles
+// itself (ExecPlan::core_digits, e.g. tree_simd's levels): its cores count in mixed radix over its
+// digits, a rank possibly split over several, and each sits on the Topology core the digits name
+// (OpTraffic::physical). From the placement:
 //   rotation  the rotated operand's tile is shared by the cores that differ only on the ranks it
 //             ignores; they are cut, in core order, into rings of rotation_steps cores, and at
 //             each step every core sends its piece to the next core of its ring.
@@ -40,8 +43,11 @@ inline constexpr size_t kMaxPlacementRanks = 5;  // 120 orders
 uint32_t chip_of(uint32_t core, uint32_t cores, uint32_t chips);
 
 struct OpTraffic {
-  uint32_t cores = 0;           // the plan's cores_used
-  std::vector<int> order;       // the placement: ranks, fastest first
+  uint32_t cores = 0;      // the plan's cores_used
+  std::vector<int> order;  // the placement: ranks, fastest first (empty: core_digits')
+  // Per plan core: its Topology core, when the plan says (ExecPlan::core_digits); empty: the
+  // plan's cores sit on each chip's first cores in order (chip_of).
+  std::vector<uint32_t> physical;
   double cross_chip_bytes = 0;  // of the exchanges below, the bytes between chips
   // Per core: the core its rotated piece goes to at each step (itself: none); empty: no rotation.
   std::vector<uint32_t> rotation_next;
@@ -73,12 +79,14 @@ std::vector<int> local_order(const partition::OpShape& op, const ExecPlan& exec,
 Result<OpTraffic> op_traffic_at(const partition::OpShape& op, const ExecPlan& exec,
                                 const std::vector<int>& order);
 
-// The op's exchanges with its tiles where the plan put them (exec.placement) or, for a plan that
-// does not say, in the placement_orders' order that crosses chips least; nullopt when the plan
-// does not record its factors (a plugin's plan). Input errors name the field a hand-edited plan
-// got wrong: factors that are not one per rank or whose product is not cores_used, a rotated
-// operand that is not an input, rotation steps below 1 or not dividing the operand's copies, a
-// placement that does not list every rank once. `distribute_bytes` (the preload plan's) weighs
+// The op's exchanges with its tiles where the plan put them (exec.core_digits, else
+// exec.placement) or, for a plan that does not say, in the placement_orders' order that crosses
+// chips least; nullopt when the plan does not record its factors (a plugin's plan without
+// core_digits). Input errors name the field a hand-edited plan got wrong: factors that are not
+// one per rank or whose product is not cores_used, a rotated operand that is not an input,
+// rotation steps below 1 or not dividing the operand's copies, a placement that does not list
+// every rank once, core digits whose counts do not multiply to the factors or that put two tiles
+// on one core. `distribute_bytes` (the preload plan's) weighs
 // the gather against the other exchanges when the placement is chosen.
 Result<std::optional<OpTraffic>> op_traffic(const partition::OpShape& op, const ExecPlan& exec,
                                             double distribute_bytes, uint32_t chips);

@@ -73,6 +73,12 @@ class Engine {
   const SetPlan* traffic(const TrafficKey& key);
   void advance_stage();
   uint32_t cores_of(const codegen::ProgramOp& op) const;
+  // True when the op's plan puts its cores on the chip itself (OpTraffic::physical), so every
+  // set of it, preload and compute too, is laid out from its description.
+  bool placed(const codegen::ProgramOp& op) const {
+    return op.traffic != nullptr && !op.traffic->physical.empty() &&
+           op.traffic->cores == cores_of(op);
+  }
   void try_start_preload();
   uint32_t pending_slot();
   void schedule(const SetPlan* set, double bytes, Owner owner, FlowKind kind, int op);
@@ -139,7 +145,8 @@ const SetPlan* Engine::stage_set(Stage stage, int level, const codegen::ProgramO
   const planner::OpTraffic* plan = op.traffic.get();
   auto scaled = [&](Traffic kind, double total, int step = 0) -> const SetPlan* {
     if (!(total > 0)) return nullptr;
-    bool planned = kind == Traffic::rotation || kind == Traffic::gather || kind == Traffic::combine;
+    bool planned = kind == Traffic::rotation || kind == Traffic::gather ||
+                   kind == Traffic::combine || placed(op);
     const SetPlan* set = traffic({kind, cores_of(op), planned ? plan : nullptr, step});
     if (set == nullptr || set->route.empty()) return nullptr;
     bytes = total * set->transfer_per_byte;
@@ -293,7 +300,9 @@ void Engine::try_start_preload() {
   result_.hbm_read_bytes += op.hbm_read_bytes > 0 ? op.hbm_read_bytes : op.preload_bytes;
   dirty_ = true;
   result_.ops[preloading_].preload_start_s = now_;
-  const SetPlan* set = traffic({Traffic::preload, cores_of(op), nullptr, 0});
+  const SetPlan* set =
+      traffic({Traffic::preload, cores_of(op), placed(op) ? op.traffic.get() : nullptr, 0});
+  if (set == nullptr) return;  // a route error: the simulation stops with it
   schedule(set->route.empty() ? nullptr : set, op.preload_bytes * set->transfer_per_byte, kPreload,
            FlowKind::preload, preloading_);
   if (pending_preload_ == 0) on_preload_done();

@@ -124,11 +124,34 @@ Result<planner::SetPrice> NetworkPricer::exchange(const planner::OpTraffic& traf
   std::vector<uint32_t> key{static_cast<uint32_t>(t), static_cast<uint32_t>(level), traffic.cores,
                             t == Traffic::combine ? traffic.combine_parts : 0};
   key.insert(key.end(), partners.begin(), partners.end());
+  key.insert(key.end(), traffic.physical.begin(), traffic.physical.end());
+  return cached(std::move(key), {t, traffic.cores, &traffic, level});
+}
+
+Result<planner::SetPrice> NetworkPricer::preload(uint32_t cores,
+                                                 const planner::OpTraffic* placed) const {
+  if (placed != nullptr && !placed->physical.empty()) {
+    std::vector<uint32_t> key{static_cast<uint32_t>(Traffic::preload), 0, cores, 0};
+    key.insert(key.end(), placed->physical.begin(), placed->physical.end());
+    return cached(std::move(key), {Traffic::preload, cores, placed, 0});
+  }
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = preloads_.find(cores); it != preloads_.end()) return it->second;
+  }
+  auto p = price({Traffic::preload, cores, nullptr, 0});
+  if (!p) return p.error();
+  std::lock_guard lock(mutex_);
+  return preloads_.try_emplace(cores, *p).first->second;
+}
+
+Result<planner::SetPrice> NetworkPricer::cached(std::vector<uint32_t> key,
+                                                const TrafficKey& set) const {
   {
     std::lock_guard lock(mutex_);
     if (auto it = exchanges_.find(key); it != exchanges_.end()) return it->second;
   }
-  auto p = price({t, traffic.cores, &traffic, level});
+  auto p = price(set);
   if (!p) return p.error();
   std::lock_guard lock(mutex_);
   if (cached_words_ + key.size() > kMaxCachedWords) {
@@ -138,17 +161,6 @@ Result<planner::SetPrice> NetworkPricer::exchange(const planner::OpTraffic& traf
   cached_words_ += key.size();
   exchanges_.try_emplace(std::move(key), *p);
   return p;
-}
-
-Result<planner::SetPrice> NetworkPricer::preload(uint32_t cores) const {
-  {
-    std::lock_guard lock(mutex_);
-    if (auto it = preloads_.find(cores); it != preloads_.end()) return it->second;
-  }
-  auto p = price({Traffic::preload, cores, nullptr, 0});
-  if (!p) return p.error();
-  std::lock_guard lock(mutex_);
-  return preloads_.try_emplace(cores, *p).first->second;
 }
 
 }  // namespace tessera::sim

@@ -29,7 +29,8 @@ class NetworkPricer final : public planner::NetworkPricer {
 
   Result<planner::SetPrice> exchange(const planner::OpTraffic& traffic, planner::Exchange kind,
                                      int level) const override;
-  Result<planner::SetPrice> preload(uint32_t cores) const override;
+  Result<planner::SetPrice> preload(uint32_t cores,
+                                    const planner::OpTraffic* placed) const override;
   double fastest_transfer_bytes_per_s() const override { return fastest_bytes_per_s_; }
 
  private:
@@ -38,6 +39,9 @@ class NetworkPricer final : public planner::NetworkPricer {
         hbm_latency_s_(hbm_latency_s),
         fastest_bytes_per_s_(fastest_bytes_per_s) {}
   Result<planner::SetPrice> price(const TrafficKey& key) const;
+  // price(set), kept under `key` (what the set's transfers are: kind, level, cores, partners and
+  // the cores' places).
+  Result<planner::SetPrice> cached(std::vector<uint32_t> key, const TrafficKey& set) const;
   // The preload every exchange is priced beside: one to every core, its transfers per link.
   Status lay_beside_preload();
   // s_per_byte of `set` beside that preload at each kPreloadBusy point (pricing.hpp).
@@ -45,7 +49,7 @@ class NetworkPricer final : public planner::NetworkPricer {
 
   // Identical exchanges recur (the rotations of one spatial plan share its gather and combine;
   // classes share factorisations), so prices are kept by what the set's transfers are: kind,
-  // level and the cores' partners. Bounded: cleared when its keys pass kMaxCachedWords.
+  // level, the cores' partners and places. Bounded: cleared when its keys pass kMaxCachedWords.
   struct KeyHash {
     size_t operator()(const std::vector<uint32_t>& key) const;
   };

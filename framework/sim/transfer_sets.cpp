@@ -58,15 +58,25 @@ Status make_set(const SimNetwork& net, double hbm_latency_s, const TrafficKey& k
                 SetPlan& set) {
   const auto& cores = net.cores();
   const uint32_t chips = net.chips();
-  // The plan's cores, chip by chip: core k on chip chip_of(k), that chip's next core.
+  // The plan's cores where it put them, else chip by chip: core k on chip chip_of(k), that
+  // chip's next core.
   std::vector<std::vector<uint32_t>> on_chip(chips);
   for (uint32_t u = 0; u < cores.size(); ++u) on_chip[cores[u].chip].push_back(u);
   std::vector<uint32_t> physical(key.cores);
   std::vector<std::vector<uint32_t>> used(chips);
-  for (uint32_t k = 0; k < key.cores; ++k) {
-    uint32_t c = planner::chip_of(k, key.cores, chips);
-    physical[k] = on_chip[c][used[c].size()];
-    used[c].push_back(physical[k]);
+  if (key.plan != nullptr && !key.plan->physical.empty()) {
+    physical = key.plan->physical;
+    for (uint32_t u : physical)
+      if (u >= cores.size())
+        return input_error("exec.core_digits: a tile on core " + std::to_string(u) +
+                           ", beyond the chip's " + std::to_string(cores.size()) +
+                           " cores; re-run tessera compile for this chip");
+  } else {
+    for (uint32_t k = 0; k < key.cores; ++k) {
+      uint32_t c = planner::chip_of(k, key.cores, chips);
+      physical[k] = on_chip[c][used[c].size()];
+      used[c].push_back(physical[k]);
+    }
   }
   const double share = 1.0 / key.cores;
   const FlowNetwork& network = net.network();

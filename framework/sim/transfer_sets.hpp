@@ -5,8 +5,9 @@
 // A set depends only on the network, the kind of traffic, how many cores the op uses and its plan's
 // traffic description (planner/traffic.hpp, shared by identical ops), so each is made on first use
 // (a route error shows only when traffic needs the route) and an instruction after that only
-// scales it by its bytes. The plan's core k sits on chip planner::chip_of(k), on that chip's cores
-// in topology order; every used core gets an equal share of a kind without a description.
+// scales it by its bytes. The plan's core k sits where the description says (OpTraffic::physical)
+// or else on chip planner::chip_of(k), on that chip's cores in topology order; every used core
+// gets an equal share of a kind without a description.
 #pragma once
 
 #include <array>
@@ -41,8 +42,10 @@ enum class Traffic : uint32_t {
 struct TrafficKey {
   Traffic kind = Traffic::ring;
   uint32_t cores = 0;
-  const planner::OpTraffic* plan = nullptr;  // rotation, gather, combine only
-  int level = 0;                             // combine only
+  // rotation, gather, combine; and preload, compute, writeback of a plan that places its cores
+  // itself (OpTraffic::physical)
+  const planner::OpTraffic* plan = nullptr;
+  int level = 0;  // combine only
   auto operator<=>(const TrafficKey&) const = default;
 };
 

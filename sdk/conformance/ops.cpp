@@ -1,6 +1,8 @@
 #include "sdk/conformance/ops.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstring>
 
 #include "sdk/conformance/plugin_under_test.hpp"
 
@@ -111,14 +113,21 @@ tessera_partition_plan PlanCopy::view() const {
   tessera_partition_plan p = fields;
   p.label = label ? label->c_str() : nullptr;
   p.tile_extents = tile ? tile->data() : nullptr;
+  p.core_digits = digits.empty() ? nullptr : digits.data();
   return p;
 }
 
 PlanCopy copy_plan(const tessera_partition_plan& plan) {
   PlanCopy c;
-  c.fields = plan;
+  // The 1.0 fields as the host reads them, whatever struct_size says; later ones only as far as
+  // struct_size reaches: a plugin built for an older ABI hands over a shorter struct.
+  constexpr size_t kSize10 = offsetof(tessera_partition_plan, num_core_digits);
+  std::memcpy(&c.fields, &plan, std::clamp(plan.struct_size, kSize10, sizeof plan));
   c.fields.label = nullptr;
   c.fields.tile_extents = nullptr;
+  if (c.fields.core_digits != nullptr)
+    c.digits.assign(c.fields.core_digits, c.fields.core_digits + c.fields.num_core_digits);
+  c.fields.core_digits = nullptr;
   if (plan.label != nullptr) c.label = plan.label;
   // num_ranks beyond the ABI's bound is reported by the checks; only that many are read.
   if (plan.tile_extents != nullptr)

@@ -60,12 +60,14 @@ std::unique_ptr<const KitOp> infeasible_op();
 // Three small ops for CodeGen programs: a matmul with HBM weights, a bias add, a softmax.
 KitOps program_ops();
 
-// A plan as the sink copied it. `fields` has NULL label and tile_extents; the copies of those
-// are `label` and `tile` (nullopt where the plugin gave NULL).
+// A plan as the sink copied it. `fields` has NULL label, tile_extents and core_digits; the copies
+// of those are `label` and `tile` (nullopt where the plugin gave NULL) and `digits` (empty where
+// the plugin gave none, or its struct_size ends before them: built for ABI 1.2 or older).
 struct PlanCopy {
   tessera_partition_plan fields{};
   std::optional<std::string> label;
   std::optional<std::vector<uint64_t>> tile;
+  std::vector<tessera_core_digit> digits;
   // The plan with its pointers into this object's copies, for handing to a plugin.
   tessera_partition_plan view() const;
 };

@@ -1,7 +1,8 @@
 // Partitioner contracts: what the planner takes from a plugin's plans. For a decoder layer's kinds
 // of op (ops.hpp) every plan covers the op exactly once — one tile per used core, each rank split
 // into parts whose tiles cover it, the parts multiplying to cores_used — on no more cores than the
-// chip has; its bytes are at least what its tiles and HBM operands hold; its times are finite.
+// chip has; its bytes are at least what its tiles and HBM operands hold; its times are finite; a
+// plan that says where its tiles sit (core_digits, ABI 1.3) puts each on a core of its own.
 // UNIMPLEMENTED leaves an op to the framework's default partitioner; an op that fits no chip gets
 // no plans, never an error.
 #include <algorithm>
@@ -67,6 +68,75 @@ std::string coverage_problem(const KitOp& op, const PlanCopy& plan, uint32_t cor
   if (cores > 0 && p.cores_used > cores)
     return "cores_used " + std::to_string(p.cores_used) + " but the chip has " +
            std::to_string(cores) + " cores";
+  return "";
+}
+
+// A plan of more tiles than this is not placed tile by tile: no chip has that many cores (and
+// coverage_problem bounds cores_used by the chip's when the plugin is the topology too).
+constexpr uint64_t kMaxPlacedTiles = uint64_t{1} << 22;
+
+// Tile `tile` of a plan with core digits `digits`, by its block along each rank: "(m 0, n 3)".
+// Each rank's block counts in mixed radix over its digits, the first listed fastest.
+std::string tile_text(const KitOp& op, const std::vector<tessera_core_digit>& digits,
+                      uint64_t tile) {
+  std::vector<uint64_t> block(op.num_ranks(), 0), scale(op.num_ranks(), 1);
+  for (const tessera_core_digit& d : digits) {
+    block[d.rank] += tile % d.count * scale[d.rank];
+    scale[d.rank] *= d.count;
+    tile /= d.count;
+  }
+  std::string text;
+  for (size_t r = 0; r < op.num_ranks(); ++r)
+    text += (text.empty() ? "(" : ", ") + std::string(op.desc().ranks[r].name) + " " +
+            std::to_string(block[r]);
+  return text + ")";
+}
+
+// Why `plan`'s core digits (which its tiles must cover soundly) are not the ranks' splits or do
+// not give each tile a core of its own among `cores` (0: unknown), or "". As the host reads them
+// (plugin_abi.h): a digit counts blocks of one rank, a rank's counts multiply to its split, all
+// counts to cores_used, and a tile's core is the sum of its digits times their core_stride.
+std::string placement_problem(const KitOp& op, const PlanCopy& plan, uint32_t cores) {
+  const uint32_t used = plan.fields.cores_used;
+  std::vector<uint64_t> split(op.num_ranks(), 1);
+  uint64_t tiles = 1;
+  for (size_t i = 0; i < plan.digits.size() && tiles <= used; ++i) {
+    const tessera_core_digit& d = plan.digits[i];
+    if (d.rank >= op.num_ranks() || d.count == 0)
+      return "core digit " + std::to_string(i) + " counts " + std::to_string(d.count) +
+             " blocks of rank " + std::to_string(d.rank) + "; a digit counts at least 1 block " +
+             "of one of the op's " + std::to_string(op.num_ranks()) + " ranks";
+    split[d.rank] *= d.count;
+    tiles *= d.count;
+  }
+  if (tiles != used)
+    return "its core digits count " +
+           (tiles > used ? "more than " + std::to_string(used) : std::to_string(tiles)) +
+           " tiles, but cores_used is " + std::to_string(used);
+  for (size_t r = 0; r < op.num_ranks(); ++r)
+    if (uint64_t e = op.extent(r); (e + split[r] - 1) / split[r] != (*plan.tile)[r])
+      return "rank " + std::string(op.desc().ranks[r].name) + ": its core digits split it into " +
+             std::to_string(split[r]) + " parts, but its tile " + std::to_string((*plan.tile)[r]) +
+             " is not its extent " + std::to_string(e) + " over that, rounded up";
+  if (used > kMaxPlacedTiles) return "";
+  std::vector<std::pair<uint64_t, uint64_t>> placed;  // (core, tile)
+  for (uint64_t tile = 0; tile < used; ++tile) {
+    uint64_t core = 0, rest = tile;
+    for (const tessera_core_digit& d : plan.digits) {
+      core += rest % d.count * d.core_stride;
+      rest /= d.count;
+    }
+    if (cores > 0 && core >= cores)
+      return "tile " + tile_text(op, plan.digits, tile) + " sits on core " + std::to_string(core) +
+             ", but the chip has " + std::to_string(cores) + " cores";
+    placed.emplace_back(core, tile);
+  }
+  std::sort(placed.begin(), placed.end());
+  for (size_t i = 1; i < placed.size(); ++i)
+    if (placed[i].first == placed[i - 1].first)
+      return "tiles " + tile_text(op, plan.digits, placed[i - 1].second) + " and " +
+             tile_text(op, plan.digits, placed[i].second) + " both sit on core " +
+             std::to_string(placed[i].first) + "; each tile needs a core of its own";
   return "";
 }
 
@@ -171,6 +241,19 @@ TEST_P(PartitionerContract, AnOpThatFitsNoChipGetsNoPlansNotAnError) {
   });
 }
 
+TEST_P(PartitionerContract, CoreDigitsPutEveryTileOnACoreOfItsOwn) {
+  bool placed = false;
+  expect_every_plan(representative_ops(), [&](const KitOp& op, const PlanCopy& plan) {
+    if (plan.digits.empty()) return std::string();
+    placed = true;
+    std::string p = coverage_problem(op, plan, cores_);  // the digits need a sound tile
+    return p.empty() ? placement_problem(op, plan, cores_) : "";
+  });
+  if (!placed)
+    GTEST_SKIP()
+        << "no plan gives core_digits (ABI 1.3): the host puts its plans on the first cores";
+}
+
 TEST_P(PartitionerContract, StopsWhenTheSinkAsksTo) {
   for (const auto& op : representative_ops()) {
     PlansAnswer all = plans_of(partitioner_.get(), op->desc());
@@ -187,9 +270,11 @@ TEST_P(PartitionerContract, StopsWhenTheSinkAsksTo) {
 // The fields of a plan, for comparing two answers.
 auto fields(const PlanCopy& c) {
   const tessera_partition_plan& p = c.fields;
-  return std::tie(c.label, c.tile, p.cores_used, p.num_ranks, p.exec_bytes_per_core,
-                  p.preload_bytes_per_core, p.inter_core_bytes, p.hbm_bytes, p.compute_s, p.shift_s,
-                  p.distribute_s, p.sync_s);
+  std::vector<std::tuple<uint32_t, uint32_t, uint64_t>> digits;
+  for (const tessera_core_digit& d : c.digits) digits.emplace_back(d.rank, d.count, d.core_stride);
+  return std::tuple(c.label, c.tile, digits, p.cores_used, p.num_ranks, p.exec_bytes_per_core,
+                    p.preload_bytes_per_core, p.inter_core_bytes, p.hbm_bytes, p.compute_s,
+                    p.shift_s, p.distribute_s, p.sync_s);
 }
 
 TEST_P(PartitionerContract, AnswersAreDeterministic) {

@@ -1,16 +1,16 @@
 /*
  * Proves that plugin_abi.h is C99 (this file is compiled with -std=c99 -pedantic -Werror) and that
- * a C compiler lays out ABI 1.0, 1.1 and 1.2 exactly as the frozen tables abi_1_0.h, abi_1_1.h and
- * abi_1_2.h say.
+ * a C compiler lays out ABI 1.0, 1.1, 1.2 and 1.3 exactly as the frozen tables abi_1_0.h to
+ * abi_1_3.h say.
  * C99 has no static_assert: a false condition makes an array of size -1, which does not compile.
- * Nor can C99 tell a struct that grew in 1.1 from one that did not, so abi_1_0.h's sizes are lower
- * bounds here; abi_1_1.h's GROWN lines pin the 1.0 size of every grown struct, its STRUCT lines
- * their full size, and layout_test.cpp checks every size exactly.
+ * Nor can C99 tell a struct that grew since 1.0 from one that did not, so abi_1_0.h's sizes are
+ * lower bounds here; the GROWN lines of abi_1_1.h and abi_1_3.h pin the size every grown struct had
+ * before, their STRUCT lines its full size, and layout_test.cpp checks every size exactly.
  */
 #include <stddef.h>
 #include <tessera/plugin_abi.h>
 
-/* Named by kind, table and line: the two tables share line numbers. */
+/* Named by kind, table and line: the tables share line numbers. */
 #define TESSERA_C99_ASSERT(cond, name, table, line) \
   typedef char tessera_abi_##name##_##table##_##line[(cond) ? 1 : -1];
 #define TESSERA_C99_ASSERT_IN(cond, name, table, line) TESSERA_C99_ASSERT(cond, name, table, line)
@@ -47,6 +47,17 @@
 #define TESSERA_C99_TABLE 1_2
 #include "abi_1_2.h"
 #undef TESSERA_C99_TABLE
+
+/* 1.3: tessera_core_digit, and tessera_partition_plan's core_digits after its 1.2 part. */
+#define TESSERA_C99_TABLE 1_3
+#define TESSERA_ABI_GROWN(type, size_before, first_field) \
+  TESSERA_C99_ASSERT_AT(offsetof(type, first_field) == (size_before), grown, __LINE__)
+#define TESSERA_ABI_STRUCT(type, size, align) \
+  TESSERA_C99_ASSERT_AT(sizeof(type) == (size), sz, __LINE__)
+#include "abi_1_3.h"
+#undef TESSERA_ABI_GROWN
+#undef TESSERA_ABI_STRUCT
+#undef TESSERA_C99_TABLE
 #undef TESSERA_ABI_FIELD
 #undef TESSERA_ABI_VALUE
 
@@ -59,6 +70,7 @@ static const char tessera_abi_entries[] = {
 #include "abi_1_0.h"
 #include "abi_1_1.h"
 #include "abi_1_2.h"
+#include "abi_1_3.h"
 };
 
 int tessera_abi_c99_checked_entries(void);

@@ -70,7 +70,7 @@ Result<std::vector<size_t>> exec_front(const partition::OpShape& op,
 Status price_preloads(std::vector<PreloadPlan>& plans, uint32_t cores,
                       const NetworkPricer& pricer) {
   if (plans.empty()) return ok_status();
-  auto price = pricer.preload(cores);
+  auto price = pricer.preload(cores, nullptr);
   if (!price) return price.error();
   for (PreloadPlan& p : plans) p.network_s = price->seconds(p.hbm_to_core_bytes);
   return ok_status();
@@ -134,6 +134,12 @@ Result<ClassOutcome> partition_class(const ir::Graph& graph, int op_index, const
     if (!answered) return answered.error();
     if (answered->has_value()) {
       auto& pairs = **answered;
+      if (pricer != nullptr)
+        for (auto& [exec, preload] : pairs)
+          if (Status priced =
+                  partition::price_placed(*shape, exec, preload, machine.chips, *pricer);
+              !priced)
+            return priced.error();
       std::vector<ExecPlan*> execs;
       for (auto& pair : pairs) execs.push_back(&pair.first);
       auto front = exec_front(*shape, execs, machine, out);

@@ -156,6 +156,13 @@ Result<std::vector<size_t>> price_candidates(const OpShape& op,
                                              std::vector<ExecCandidate>& candidates,
                                              const NetworkPricer& pricer);
 
+// A plan that places itself (a plugin's, ExecPlan::core_digits) priced where it says: its
+// exchanges (shift_s, shift_s_beside) and its preload's network time on the routes. A plan
+// without factors is left alone. Errors: the plan's placement (naming the op and plan), a route
+// the Topology cannot give.
+Status price_placed(const OpShape& op, ExecPlan& exec, PreloadPlan& preload, uint32_t chips,
+                    const NetworkPricer& pricer);
+
 // Indices of the Pareto-optimal points: space strictly ascending, time strictly descending.
 // Ties (same space and time) keep the first index, so the result is deterministic.
 std::vector<size_t> pareto_front(const std::vector<double>& space, const std::vector<double>& time);

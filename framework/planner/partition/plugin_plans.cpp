@@ -2,8 +2,15 @@
 // strings owned here, alive during the call), its plans are copied as the sink receives them.
 // Each plugin plan is one execution plan with one preload plan: its preload_bytes_per_core is
 // the HBM part of the execution state as well as the preload space (the plugin gives no other
-// split), hbm_bytes is what the controllers send, and the distribute traffic is not reported
-// (0 bytes; the time is the plugin's distribute_s).
+// split). A plan without core_digits (ABI < 1.3, or a plugin that does not say) keeps the
+// plugin's times: hbm_bytes is what the controllers send and the distribute traffic is not
+// reported (0 bytes; the time is the plugin's distribute_s). A plan with core_digits is placed
+// where it says (factors, core_digits) and its transfers are the host's own kinds, priced later
+// on the routes (price_placed): every copy of its HBM tiles leaves a controller (the preload
+// carries them to the cores, so there is no distribute_data), and the partials of a split
+// reduction merge up a tree per output tile (combine_bytes). Its activations are taken to be
+// where the op needs them, as for the host's own plans.
+#include <cstddef>
 #include <limits>
 
 #include "framework/planner/partition/plan_space.hpp"
@@ -46,10 +53,42 @@ int collect(void* context, const tessera_partition_plan* plan) noexcept try {
   p.preload_bytes_per_core = static_cast<double>(plan->preload_bytes_per_core);
   p.hbm_to_core_bytes = plan->hbm_bytes;
   p.distribute_s = plan->distribute_s;
+  constexpr size_t kDigitsEnd = offsetof(tessera_partition_plan, core_digits) + sizeof(void*);
+  if (plan->struct_size >= kDigitsEnd && plan->num_core_digits > 0 && plan->core_digits != nullptr)
+    for (uint32_t i = 0; i < plan->num_core_digits; ++i) {
+      const tessera_core_digit& d = plan->core_digits[i];
+      e.core_digits.push_back(
+          {static_cast<int>(d.rank), d.count, static_cast<int64_t>(d.core_stride)});
+    }
   out->plans.emplace_back(std::move(e), std::move(p));
   return 0;
 } catch (...) {
   return 1;
+}
+
+// A plan placed by its core_digits in the host's terms: factors per rank, every copy of its HBM
+// tiles sent by the controllers, its split reductions' partials merged per output tile. Errors:
+// digits that name a rank the op does not have.
+Status adopt_placement(const OpShape& shape, ExecPlan& e, PreloadPlan& p) {
+  e.factors.assign(shape.extents.size(), 1);
+  for (const CoreDigit& d : e.core_digits) {
+    if (d.rank < 0 || d.rank >= static_cast<int>(e.factors.size()))
+      return input_error("plan '" + e.label + "': core digit of rank " + std::to_string(d.rank) +
+                         ", but the op has " + std::to_string(e.factors.size()) + " ranks");
+    e.factors[d.rank] *= d.count;
+  }
+  int64_t parts = 1;
+  for (size_t r = 0; r < e.factors.size(); ++r)
+    if (shape.combined[r]) parts *= e.factors[r];
+  const OperandShape& out = shape.operands.back();
+  const double cores = e.cores_used;
+  e.combine_bytes = parts > 1 ? (cores - cores / static_cast<double>(parts)) *
+                                    tile_elements(shape, out, e.tile) * out.element_bytes
+                              : 0;
+  e.shift_bytes = e.combine_bytes;
+  p.hbm_to_core_bytes = cores * p.preload_bytes_per_core;
+  p.distribute_s = 0;
+  return ok_status();
 }
 
 }  // namespace
@@ -94,6 +133,11 @@ Result<PluginAnswer> plugin_plans(const Partitioner& partitioner, const ir::Grap
     return status.error();
   }
   if (collected.plans.empty()) return PluginAnswer{};
+  for (auto& [e, p] : collected.plans) {
+    if (e.tile.size() != shape.extents.size()) e.core_digits.clear();  // cannot be placed
+    if (e.core_digits.empty()) continue;
+    if (Status adopted = adopt_placement(shape, e, p); !adopted) return adopted.error();
+  }
   return PluginAnswer{std::move(collected.plans)};
 }
 

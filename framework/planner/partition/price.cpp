@@ -79,6 +79,23 @@ Status price_exchanges(const OpShape& op, ExecCandidate& candidate, const Networ
   return ok_status();
 }
 
+Status price_placed(const OpShape& op, ExecPlan& exec, PreloadPlan& preload, uint32_t chips,
+                    const NetworkPricer& pricer) {
+  auto traffic = op_traffic(op, exec, preload.distribute_bytes, chips);
+  if (!traffic)
+    return input_error("op '" + op.name + "', plan '" + exec.label +
+                       "': " + traffic.error().message);
+  if (!*traffic) return ok_status();
+  auto priced = price(**traffic, pricer);
+  if (!priced) return priced.error();
+  exec.shift_s = priced->shift_s;
+  exec.shift_s_beside = priced->shift_s_beside;
+  auto network = pricer.preload(exec.cores_used, &**traffic);
+  if (!network) return network.error();
+  preload.network_s = network->seconds(preload.hbm_to_core_bytes);
+  return ok_status();
+}
+
 Result<std::vector<size_t>> price_candidates(const OpShape& op,
                                              std::vector<ExecCandidate>& candidates,
                                              const NetworkPricer& pricer) {

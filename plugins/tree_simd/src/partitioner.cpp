@@ -43,6 +43,24 @@ struct Placed {
   double bytes;       // the whole tensor
 };
 
+// Where the tiles of divisions `d` sit (plugin_abi.h, core_digits). A tile's core is the flat
+// index of its memory-level block, Σ_k id_k x nodes_below(k, m), and level k's block id is
+// row-major over the ranks' shares of the level (last rank fastest), as blocked_layout_text
+// numbers it. A rank's items go top down, so its block index has the lowest level's digit
+// fastest: digits are listed lowest level first, and within a level last rank first, so that the
+// host's numbering of the plan's cores keeps siblings adjacent.
+std::vector<tessera_core_digit> core_digits(const TreeChip& chip, const Divisions& d, uint32_t m) {
+  std::vector<tessera_core_digit> digits;
+  for (uint32_t k = m + 1; k-- > 0;) {
+    uint64_t core_stride = chip.nodes_below(k, m);
+    for (auto r = static_cast<uint32_t>(d[k].size()); r-- > 0;) {
+      if (d[k][r] > 1) digits.push_back({r, static_cast<uint32_t>(d[k][r]), core_stride});
+      core_stride *= d[k][r];
+    }
+  }
+  return digits;
+}
+
 }  // namespace
 
 std::vector<EinsumOperand> resolve_operands(const tessera_op_desc& op) {
@@ -208,10 +226,15 @@ void TreePartitioner::plans(const tessera_op_desc& op,
     for (uint32_t r = 0; r < op.num_ranks; ++r)
       parts.push_back(std::string(op.ranks[r].name) + "/" + std::to_string(split[r]));
     std::string label = join(parts, " ") + " " + output.name + " " + out_placed->layout.format();
+    // Every operand layout keeps its data at level m (blocked_layout_text names it), so the
+    // tiles' cores are blocks of m.
+    std::vector<tessera_core_digit> digits = core_digits(chip, d, m);
     plan.label = label.c_str();
     plan.cores_used = static_cast<uint32_t>(cores);
     plan.num_ranks = op.num_ranks;
     plan.tile_extents = tile.data();
+    plan.num_core_digits = static_cast<uint32_t>(digits.size());
+    plan.core_digits = digits.data();
     plan.compute_s = cost_.tile_seconds(q);
     plan.sync_s = cost_.info().sync_s;
     if (!emit(plan)) return;

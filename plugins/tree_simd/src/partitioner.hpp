@@ -13,6 +13,12 @@
 // inter-core bytes = the replicated copies plus, when a summed rank is split, the partial outputs
 // combined up the tree (shift_s). Compute from the cost model on one tile.
 //
+// Placement (core_digits, ABI 1.3): a tile runs on the PE its operands' layouts put it in. One
+// digit per level and rank the level splits, lowest level first and within a level the last rank
+// first; a digit's core stride is the shares of the later ranks at its level (a level's block id
+// is row-major over the ranks) times the PEs under one block of the level. With them the host
+// prices the plan's transfers on the Topology's routes instead of taking distribute_s and shift_s.
+//
 // Handles matmul, batched matmul, elementwise, unary, reduction, softmax and normalization ops
 // whose operands index plain rank variables ("m,k"); softmax and normalization keep their last
 // rank whole. Anything else is UNIMPLEMENTED, left to the framework's default partitioner.

@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <set>
+#include <sstream>
 
 #include "common/preset_params.hpp"
 #include "cost_model.hpp"
+#include "layout_chooser.hpp"
 #include "layout_mapper.hpp"
 #include "partitioner.hpp"
 #include "program_codegen.hpp"
@@ -212,13 +215,17 @@ Op matmul(uint64_t m, uint64_t k, uint64_t n) {
 struct Plan {
   std::string label;
   std::vector<uint64_t> tile;
-  tessera_partition_plan plan;
+  std::vector<tessera_core_digit> digits;
+  tessera_partition_plan plan;  // its pointers die with the emit call: use the copies above
 };
 
 std::vector<Plan> plans_of(const TreePartitioner& p, const tessera_op_desc& op) {
   std::vector<Plan> out;
   p.plans(op, [&](const tessera_partition_plan& plan) {
-    out.push_back({plan.label, {plan.tile_extents, plan.tile_extents + plan.num_ranks}, plan});
+    out.push_back({plan.label,
+                   {plan.tile_extents, plan.tile_extents + plan.num_ranks},
+                   {plan.core_digits, plan.core_digits + plan.num_core_digits},
+                   plan});
     return true;
   });
   return out;
@@ -323,6 +330,145 @@ TEST(Partitioner, ConstantAndIndirectIndicesAreLeftToTheFramework) {
   }
 }
 
+// ---- Placement (core_digits) -------------------------------------------------------------------
+
+using Divisions = std::vector<std::vector<uint64_t>>;  // [level][rank]
+
+// The divisions behind the plans of `op`, by their split per rank, enumerated as the partitioner
+// does (softmax and normalization keep the output's last rank whole).
+std::map<std::vector<uint64_t>, Divisions> divisions_by_split(const TreeChip& chip, const Op& op) {
+  std::vector<uint64_t> room;
+  for (const tessera_rank& r : op.ranks) room.push_back(r.extent);
+  if (op.desc.op_kind == TESSERA_OP_SOFTMAX || op.desc.op_kind == TESSERA_OP_NORMALIZATION) {
+    for (const EinsumOperand& o : resolve_operands(op.desc))
+      if (o.is_output) room[o.ranks.back()] = 1;
+  }
+  std::map<std::vector<uint64_t>, Divisions> out;
+  for (Divisions& d : enumerate_shares(chip, room, chip.lowest_level(), 4096, true)) {
+    std::vector<uint64_t> split(room.size(), 1);
+    for (const auto& level : d)
+      for (size_t r = 0; r < split.size(); ++r) split[r] *= level[r];
+    out.emplace(split, std::move(d));
+  }
+  return out;
+}
+
+// The split per rank a plan's label states ("m/8 k/1 n/8 C ...").
+std::vector<uint64_t> label_split(const Plan& p) {
+  std::istringstream in(p.label);
+  std::vector<uint64_t> split;
+  std::string part;
+  for (size_t r = 0; r < p.tile.size() && in >> part; ++r)
+    split.push_back(std::stoull(part.substr(part.find('/') + 1)));
+  return split;
+}
+
+// The layouts the partitioner gives the operands of `op` under `d` (at base 0: the cores are the
+// same at any base).
+std::vector<TreeLayout> operand_layouts(const std::shared_ptr<const TreeChip>& chip, const Op& op,
+                                        const Divisions& d) {
+  std::vector<TreeLayout> layouts;
+  for (const EinsumOperand& o : resolve_operands(op.desc)) {
+    std::vector<uint64_t> shape;
+    for (uint32_t r : o.ranks) shape.push_back(op.ranks[r].extent);
+    layouts.emplace_back(chip, parse_layout_text(operand_layout_text(*chip, op.desc, o, d, 0)),
+                         shape);
+  }
+  return layouts;
+}
+
+// Checks `p`'s core_digits as the host reads them (plugin_abi.h) against the layouts of `d`: the
+// counts make up the split, strides grow along the list (siblings first), every tile has a core
+// of its own on the chip, and there each operand of the tile has its first element stored.
+void expect_tiles_where_their_operands_are(const std::shared_ptr<const TreeChip>& chip,
+                                           const Op& op, const Plan& p, const Divisions& d) {
+  SCOPED_TRACE(p.label);
+  std::vector<uint64_t> split(p.tile.size(), 1), step;  // step: rank blocks per step of a digit
+  uint64_t cores = 1, last_stride = 0;
+  for (const tessera_core_digit& digit : p.digits) {
+    ASSERT_LT(digit.rank, p.tile.size());
+    ASSERT_GT(digit.count, 1u);
+    ASSERT_GT(digit.core_stride, last_stride);
+    last_stride = digit.core_stride;
+    step.push_back(split[digit.rank]);
+    split[digit.rank] *= digit.count;
+    cores *= digit.count;
+  }
+  ASSERT_EQ(cores, p.plan.cores_used);
+  for (size_t r = 0; r < split.size(); ++r)
+    ASSERT_EQ(p.tile[r], (op.ranks[r].extent + split[r] - 1) / split[r]) << "rank " << r;
+  std::vector<EinsumOperand> operands = resolve_operands(op.desc);
+  std::vector<TreeLayout> layouts = operand_layouts(chip, op, d);
+  std::vector<std::set<uint64_t>> copies(layouts.size());  // core offsets of each one's copies
+  for (size_t i = 0; i < layouts.size(); ++i)
+    for (const auto& offset : layouts[i].copy_offsets()) copies[i].insert(offset.core);
+  std::set<uint64_t> used;
+  for (uint64_t tile = 0; tile < cores; ++tile) {
+    std::vector<uint64_t> block(p.tile.size(), 0);
+    uint64_t core = 0, rest = tile;
+    for (size_t i = 0; i < p.digits.size(); ++i) {
+      uint64_t value = rest % p.digits[i].count;
+      rest /= p.digits[i].count;
+      core += value * p.digits[i].core_stride;
+      block[p.digits[i].rank] += value * step[i];
+    }
+    ASSERT_LT(core, chip->level(chip->lowest_level()).nodes) << "tile " << tile;
+    ASSERT_TRUE(used.insert(core).second) << "tile " << tile << " shares core " << core;
+    for (size_t i = 0; i < operands.size(); ++i) {
+      std::vector<uint64_t> first;
+      for (uint32_t r : operands[i].ranks) first.push_back(block[r] * p.tile[r]);
+      uint64_t stored = layouts[i].place(first.data()).core;
+      ASSERT_TRUE(core >= stored && copies[i].count(core - stored) == 1)
+          << operands[i].name << " of tile " << tile << " has no copy on core " << core;
+    }
+  }
+}
+
+// Every plan says where its tiles run, and that is where the layouts put their operands: on the
+// default MN-Core 2 (a top level of one chip, 4096 PEs) and a small tree of uneven fanouts whose
+// top level splits too.
+TEST(Partitioner, CoreDigitsPutEveryTileWhereItsOperandsAre) {
+  const Values small = {{"levels.0.name", "A"},
+                        {"levels.0.fanout", "2"},
+                        {"levels.1.name", "B"},
+                        {"levels.1.fanout", "3"},
+                        {"levels.2.name", "C"},
+                        {"levels.2.fanout", "4"},
+                        {"levels.2.memory_bytes", "16384"}};
+  std::vector<Op> ops;
+  ops.push_back(matmul(64, 256, 48));
+  ops.push_back(matmul(1, 4096, 8));  // splits its reduction
+  ops.push_back(Op("bias", TESSERA_OP_ELEMENTWISE, {{"s", 48}, {"n", 96}},
+                   {{"X", "s,n", TESSERA_DTYPE_FP32, 0, 0, 0},
+                    {"W", "n", TESSERA_DTYPE_FP32, 0, 1, 0},
+                    {"Y", "s,n", TESSERA_DTYPE_FP32, 1, 0, 0}}));
+  ops.push_back(
+      Op("softmax", TESSERA_OP_SOFTMAX, {{"r", 24}, {"c", 64}},
+         {{"X", "r,c", TESSERA_DTYPE_FP32, 0, 0, 0}, {"Y", "r,c", TESSERA_DTYPE_FP32, 1, 0, 0}}));
+  for (const Values& values : {Values{}, small}) {
+    auto part = make<TreePartitioner>(values);
+    auto chip = test::chip_from(values);
+    bool split_reduction = false, rank_over_levels = false;
+    for (const Op& op : ops) {
+      auto by_split = divisions_by_split(*chip, op);
+      auto plans = plans_of(*part, op.desc);
+      ASSERT_FALSE(plans.empty()) << op.desc.name;
+      for (const Plan& p : plans) {
+        auto d = by_split.find(label_split(p));
+        ASSERT_NE(d, by_split.end()) << p.label;
+        expect_tiles_where_their_operands_are(chip, op, p, d->second);
+        split_reduction |= op.desc.op_kind == TESSERA_OP_MATMUL && p.tile[1] < op.ranks[1].extent;
+        std::set<uint32_t> ranks;
+        for (const tessera_core_digit& digit : p.digits)
+          rank_over_levels |= !ranks.insert(digit.rank).second;
+      }
+    }
+    // The cases where a wrong digit order or stride would show.
+    EXPECT_TRUE(split_reduction);
+    EXPECT_TRUE(rank_over_levels);
+  }
+}
+
 TEST(CodeGen, ListsTheScheduleAndTheSimdKernelOfAnElementwiseOp) {
   Values mini = preset_section("mncore2-mini", "codegen");
   auto part = make<TreePartitioner>(mini);
@@ -336,6 +482,7 @@ TEST(CodeGen, ListsTheScheduleAndTheSimdKernelOfAnElementwiseOp) {
   tessera_partition_plan exec = plans.front().plan;
   exec.label = plans.front().label.c_str();
   exec.tile_extents = plans.front().tile.data();
+  exec.core_digits = plans.front().digits.data();
   tessera_instruction code[2] = {{TESSERA_INSTR_PRELOAD_ASYNC, 0}, {TESSERA_INSTR_EXECUTE, 0}};
   tessera_program program{sizeof(tessera_program), "demo", 1, &add.desc, &exec, &exec, 2, code};
   std::string text = gen->listing(program);

@@ -1,5 +1,5 @@
 /*
- * Tessera plugin ABI, version 1.2.
+ * Tessera plugin ABI, version 1.3.
  *
  * The only thing that crosses a plugin `.so` boundary. C99, standard headers only, so a vendor can
  * build a plugin with any compiler. C++ plugin authors normally use <tessera/sdk/plugin.hpp>, which
@@ -7,7 +7,7 @@
  *
  * EVOLUTION RULES (read before changing this file)
  *  1. Released layouts are frozen: tests/abi/ checks every offset of every released version (1.0,
- *     1.1, 1.2) with static asserts.
+ *     1.1, 1.2, 1.3) with static asserts.
  *  2. Append only. A new field or method goes at the END of its struct, and bumps
  *     TESSERA_ABI_MINOR. Nothing is ever removed, reordered or retyped within a major version.
  *  3. Every struct that may grow starts with `size_t struct_size`, filled by whoever creates the
@@ -28,6 +28,9 @@
  *  1.2  TESSERA_DTYPE_BFP8, a block floating-point storage type (no layout change). The host
  *       sends it (as an operand's dtype, or asking peak_flops_per_s) only to a plugin whose
  *       descriptor reports minor >= 2: a plugin built for 1.0 or 1.1 never sees it.
+ *  1.3  tessera_partition_plan's core_digits: which core runs each tile of a plan, so the host
+ *       lays the plan's transfers on the Topology's routes (a plan without them is placed on the
+ *       first cores and keeps its own times).
  *
  * OWNERSHIP, the one rule: whoever allocates, frees. Objects made by a plugin are released with
  * their own `release`; statuses are made by the host (make_status) and freed by the host after the
@@ -59,7 +62,7 @@ extern "C" {
 #endif
 
 #define TESSERA_ABI_MAJOR 1
-#define TESSERA_ABI_MINOR 2
+#define TESSERA_ABI_MINOR 3
 
 /* The single exported symbol of a plugin library. */
 #define TESSERA_PLUGIN_QUERY_SYMBOL "tessera_plugin_query"
@@ -340,6 +343,13 @@ typedef struct tessera_op_desc {
   double flops;
 } tessera_op_desc;
 
+/* since 1.3. One digit of a plan's placement (tessera_partition_plan::core_digits). */
+typedef struct tessera_core_digit {
+  uint32_t rank;        /* < the op's num_ranks */
+  uint32_t count;       /* >= 1 */
+  uint64_t core_stride; /* Topology core index per step of this digit */
+} tessera_core_digit;
+
 typedef struct tessera_partition_plan {
   size_t struct_size;
   const char* label; /* human-readable, e.g. "m/8 n/184 rotate B"; copied by the sink */
@@ -354,6 +364,17 @@ typedef struct tessera_partition_plan {
   double shift_s;                  /* inter-core traffic while executing */
   double distribute_s;             /* turn preloaded layout into the execution layout */
   double sync_s;
+  /* since 1.3. Where the tiles sit, as digits of a mixed radix: digit i counts `count` blocks of
+   * rank `rank`, and a tile's Topology core index is the sum of its digits times their
+   * `core_stride`. A rank's block index (its tile along the rank) counts in mixed radix over that
+   * rank's digits, the first listed the fastest; every rank's counts multiply to the cores it is
+   * split over, and all counts to cores_used; distinct tiles sit on distinct cores. Copied by the
+   * sink. 0 / NULL: the plan does not say; the host then places it on the first cores_used cores
+   * and keeps shift_s and distribute_s as given. With them the host prices the plan's transfers
+   * on the routes itself: the copies of its HBM operands as the preload carries them from the
+   * memory controllers, the partial results merged up a binary tree per output tile. */
+  uint32_t num_core_digits;
+  const struct tessera_core_digit* core_digits;
 } tessera_partition_plan;
 
 /* Host-provided collector. `add` copies the plan; returns non-zero to ask the plugin to stop. */

@@ -468,7 +468,7 @@ class EvenPricer : public NetworkPricer {
     ++calls;
     return SetPrice{1e-6, 1 / (t.cores * 2e9), 0, 0};
   }
-  Result<SetPrice> preload(uint32_t cores) const override {
+  Result<SetPrice> preload(uint32_t cores, const OpTraffic*) const override {
     return SetPrice{0, 1 / (cores * 1e9), 0, 0};
   }
   double fastest_transfer_bytes_per_s() const override { return 2e9; }

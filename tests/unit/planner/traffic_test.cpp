@@ -162,5 +162,56 @@ TEST(OpTraffic, TheLocalOrderPutsTheHeaviestExchangeOnConsecutiveCores) {
   EXPECT_EQ(local_order(matmul(), plan_2x2x2(), 1000), (std::vector<int>{0, 2, 1}));
 }
 
+// A plugin's plan placed by core digits (tree_simd's levels): k split at two levels, m at one.
+// Plan cores count k's low digit fastest, then m, then k's high digit: 8 cores, k over 4.
+ExecPlan tree_plan() {
+  ExecPlan e;
+  e.factors = {2, 4, 1};
+  e.tile = {4, 2, 8};
+  e.cores_used = 8;
+  e.combine_bytes = 600;
+  e.shift_bytes = 600;
+  e.core_digits = {{1, 2, 1}, {0, 2, 4}, {1, 2, 16}};
+  return e;
+}
+
+TEST(OpTraffic, CoreDigitsPlaceTilesOnTheCoresTheyName) {
+  auto t = op_traffic(matmul(), tree_plan(), 0, 1);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  ASSERT_TRUE(t->has_value());
+  const OpTraffic& traffic = **t;
+  // Plan core k0 + 2m + 4k1 sits on core k0 + 4m + 16k1.
+  EXPECT_EQ(traffic.physical, (std::vector<uint32_t>{0, 1, 4, 5, 16, 17, 20, 21}));
+  // One output tile (one m) has k's four partials: both of k's digits, low one first.
+  EXPECT_EQ(traffic.combine_parts, 4u);
+  EXPECT_EQ(traffic.combine_order, (std::vector<uint32_t>{0, 1, 4, 5, 2, 3, 6, 7}));
+  // B (in1, in HBM) ignores m: the two m of each k share its tile.
+  EXPECT_EQ(traffic.gather_next, (std::vector<uint32_t>{2, 3, 0, 1, 6, 7, 4, 5}));
+  EXPECT_TRUE(traffic.rotation_next.empty());
+}
+
+TEST(OpTraffic, CoreDigitsThatDoNotMakeTheFactorsOrShareACoreAreRefused) {
+  ExecPlan e = tree_plan();
+  e.core_digits[2].count = 1;
+  e.core_digits.push_back({2, 2, 32});  // n split although its factor is 1
+  auto t = op_traffic(matmul(), e, 0, 1);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.error().message,
+            "exec.core_digits: each rank's counts must multiply to its exec.factors; re-run "
+            "tessera compile");
+  e = tree_plan();
+  e.core_digits[1].core_stride = 0;
+  t = op_traffic(matmul(), e, 0, 1);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.error().message,
+            "exec.core_digits: two tiles on core 0; every tile needs its own core");
+  e = tree_plan();
+  e.core_digits[0].rank = 3;
+  t = op_traffic(matmul(), e, 0, 1);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.error().message,
+            "exec.core_digits: [3, 2, 1] is not a digit [rank < 3, count >= 1, core stride >= 0]");
+}
+
 }  // namespace
 }  // namespace tessera::planner

@@ -103,16 +103,59 @@ TEST(NetworkPricer, PricesAPreloadOnTheNetworkAloneAndOncePerCoreCount) {
   spec.controller_link_bytes_per_s = 1e9;  // slower than the core links: the scheduler's to time
   spec.link_latency_s = 20e-9;
   auto p = pricer(chips::all_to_all(spec), 1e-6);
-  auto preload = p->preload(8);
+  auto preload = p->preload(8, nullptr);
   ASSERT_TRUE(preload.ok());
   // 2 MB from 2 controllers to 8 cores: each core link (4 GB/s) takes two transfers of 125 kB,
   // after the memory's first byte (1 us) and two hops.
   EXPECT_NEAR(preload->seconds(2e6), 1e-6 + 40e-9 + 2.5e5 / 4e9, 1e-12);
   EXPECT_EQ(preload->seconds(0), 0);
-  auto four = p->preload(4);
+  auto four = p->preload(4, nullptr);
   ASSERT_TRUE(four.ok());
   EXPECT_NEAR(four->seconds(2e6), 1e-6 + 40e-9 + 5e5 / 4e9, 1e-12);
-  EXPECT_EQ(p->preload(8)->s_per_byte, preload->s_per_byte);
+  EXPECT_EQ(p->preload(8, nullptr)->s_per_byte, preload->s_per_byte);
+}
+
+// A plan that places its cores itself (core_digits) is preloaded where it says, in price and in
+// simulation: 2 cores at the far end of the line load every link on the way from the controller.
+TEST(NetworkPricer, PricesAndSimulatesAPreloadOnThePlansOwnCores) {
+  ChipGraph chip = line(8);
+  for (auto& link : chip.links)  // the memory's own links left to the HBM time: not what decides
+    if (link.link_class == TESSERA_LINK_MEMORY) link.bytes_per_s = 1e13;
+  auto p = pricer(chip);
+  auto placed = std::make_shared<planner::OpTraffic>();
+  placed->cores = 2;
+  placed->physical = {6, 7};
+  auto near = p->preload(2, nullptr);
+  auto far = p->preload(2, placed.get());
+  ASSERT_TRUE(near.ok() && far.ok());
+  // 1 MB, half per core. Near (cores 0, 1): link 0->1 carries one transfer, after the memory
+  // link and one hop. Far (cores 6, 7): links 0->1 .. 5->6 carry both, and the set joins 7 links
+  // from the controller (at 5->6).
+  EXPECT_NEAR(near->seconds(1e6), 20e-9 + 5e5 / 32e9, 1e-15);
+  EXPECT_NEAR(far->seconds(1e6), 70e-9 + 1e6 / 32e9, 1e-15);
+  EXPECT_NEAR(far->floor_latency_s, 80e-9, 1e-15);  // the memory link and 7 hops to core 7
+
+  codegen::Program program;
+  codegen::ProgramOp op;
+  op.name = "far";
+  op.cores_used = 2;
+  op.preload_bytes = 1e6;
+  op.hbm_read_bytes = 1e6;
+  op.traffic = placed;
+  program.ops = {op};
+  program.instructions = {{InstructionKind::preload_async, 0, 0}, {InstructionKind::execute, 0, 1}};
+  auto network = SimNetwork::build(chip, 1);
+  ASSERT_TRUE(network.ok());
+  EngineConfig config;
+  config.hbm_bytes_per_s = [](double) -> Result<double> { return 1e15; };  // the network decides
+  auto simulated = run_program(*network, program, config);
+  ASSERT_TRUE(simulated.ok()) << simulated.error().message;
+  EXPECT_NEAR(simulated->ops[0].preload_end_s - simulated->ops[0].preload_start_s,
+              far->seconds(1e6), 1e-3 * far->seconds(1e6));
+  program.ops[0].traffic = nullptr;
+  simulated = run_program(*network, program, config);
+  EXPECT_NEAR(simulated->ops[0].preload_end_s - simulated->ops[0].preload_start_s,
+              near->seconds(1e6), 1e-3 * near->seconds(1e6));
 }
 
 TEST(NetworkPricer, BoundsEveryTransferByItsCoresFastestWay) {
@@ -166,7 +209,7 @@ TEST(NetworkPricer, SlowsAnExchangeOnTheLinksAPreloadInFlightLoads) {
   // One hop to link 0, then its 100 kB at 16 GB/s: past the floor (7 hops, 100 kB at 32 GB/s).
   EXPECT_NEAR(beside[1], 10e-9 + 1e5 / 16e9, 1e-15);
   // A preload's own price is not slowed by itself.
-  EXPECT_EQ(p->preload(8)->beside_s_per_byte, planner::BesideSeconds{});
+  EXPECT_EQ(p->preload(8, nullptr)->beside_s_per_byte, planner::BesideSeconds{});
 }
 
 }  // namespace
