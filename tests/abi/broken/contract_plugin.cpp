@@ -18,6 +18,7 @@ enum class Fault {
   inverse_wrong,          // inverse() answers the next element
   drops_completion,       // every 100th request never completes
   emits_broken_programs,  // CodeGen lists a program the rules forbid instead of refusing it
+  digits_collide,         // core_digits put every tile of a split plan on one core
 };
 constexpr Fault kFault = Fault::BROKEN_FAULT;
 
@@ -71,6 +72,11 @@ class Partitioner : public tessera::sdk::Partitioner {
           p.hbm_bytes += whole;
         }
       }
+      // The split rank's tiles on consecutive cores (a stride of 0: all on core 0).
+      tessera_core_digit digit{0, static_cast<uint32_t>(split),
+                               kFault == Fault::digits_collide ? 0u : 1u};
+      p.num_core_digits = split > 1 ? 1 : 0;
+      p.core_digits = &digit;
       p.compute_s = op.flops / static_cast<double>(split) / 1e9;
       p.sync_s = 1e-6;
       if (!emit(p)) return;
