@@ -12,6 +12,8 @@
 #include "framework/cli/options.hpp"
 #include "framework/cli/output.hpp"
 #include "framework/driver/driver.hpp"
+#include "framework/dse/evaluate_point.hpp"
+#include "framework/dse/point_json.hpp"
 #include "framework/planner/plan_yaml.hpp"
 #include "framework/report/design_report.hpp"
 
@@ -29,7 +31,40 @@ struct CompileOptions {
   int max_displacement = 4;
   int max_preloads = 0;
   bool simulate = false;  // add the simulator's columns
+  std::string format = "table";
 };
+
+// The run as one JSON document (docs/formats.md, "tessera compile --format json"): the tables'
+// numbers unrounded, in seconds, fractions and FLOP/s, under the sweep results' field names.
+std::string compile_json(const driver::Compilation& c, const Machine& machine,
+                         sim::MemoryDetail memory) {
+  nlohmann::json designs = nlohmann::json::array();
+  std::vector<dse::DesignRow> rows = dse::design_rows(c);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    nlohmann::json d = rows[i];
+    d["search_s"] = c.designs[i].plan.result.search_s;
+    designs.push_back(std::move(d));
+  }
+  nlohmann::json splits = nlohmann::json::array();
+  for (const auto& d : c.splits)
+    splits.push_back({{"op", d.split.op},
+                      {"ops", d.ops},
+                      {"rank", d.split.rank},
+                      {"slices", d.split.slices},
+                      {"estimated_s", d.estimated_s},
+                      {"unsplit_bytes_per_core", d.unsplit_bytes_per_core},
+                      {"unsplit_s", d.unsplit_s}});
+  nlohmann::json out = {{"format", "tessera-compile-1"},
+                        {"model", c.graph->name()},
+                        {"ops", c.graph->ops().size()},
+                        {"op_classes", c.op_classes},
+                        {"chip", machine.chip},
+                        {"cores", machine.cores},
+                        {"memory_detail", memory == sim::MemoryDetail::full ? "full" : "fast"},
+                        {"designs", std::move(designs)},
+                        {"splits", std::move(splits)}};
+  return out.dump(1) + "\n";
+}
 
 // Progress on stderr: on a terminal one line rewritten in place; with -v and no terminal, a
 // line at every tenth of the work; otherwise nothing.
@@ -89,11 +124,14 @@ int run_compile(const GlobalOptions& global, const CompileOptions& o) {
 
   const Machine& machine = chip.models.machine;
   const ir::Graph& planned = *compilation.graph;
-  std::cout << fmt::format("model  {} ({} ops, {} classes) on {} ({} cores)\n", planned.name(),
-                           planned.ops().size(), compilation.op_classes, machine.chip,
-                           machine.cores)
-            << splits_table(compilation) << planned_table(compilation);
-  if (o.simulate) std::cout << "\n" << simulated_table(compilation, options.sim.memory);
+  if (o.format == "json")
+    std::cout << compile_json(compilation, machine, options.sim.memory);
+  else
+    std::cout << fmt::format("model  {} ({} ops, {} classes) on {} ({} cores)\n", planned.name(),
+                             planned.ops().size(), compilation.op_classes, machine.chip,
+                             machine.cores)
+              << splits_table(compilation) << planned_table(compilation)
+              << (o.simulate ? "\n" + simulated_table(compilation, options.sim.memory) : "");
   if (o.output.empty()) {
     std::cerr << "note: pass -o DIR to write DIR/plan.yaml\n";
     return kExitOk;
@@ -121,6 +159,10 @@ void add_compile_command(CLI::App& app, const GlobalOptions& global, Action& act
   cmd->add_flag("--force", o->force, "Overwrite existing plan files");
   cmd->add_flag("--simulate", o->simulate,
                 "Also run each design's program on the event-driven simulator and show its table");
+  cmd->add_option("--format", o->format,
+                  "table, or json: the same figures as one JSON document on standard output")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
   cmd->add_option("--threads", o->threads, "Worker threads (default: all)")
       ->check(whole_in(1, 1024));
   cmd->add_option("--max-displacement", o->max_displacement,

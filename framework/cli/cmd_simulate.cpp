@@ -27,6 +27,7 @@ struct SimulateOptions {
   std::string memory_detail = "fast";
   size_t op_rows = 10;
   bool force = false;
+  std::string format = "text";
 };
 
 // A program breaking the rules, or with numbers its graph and chip cannot have, is refused with
@@ -74,8 +75,10 @@ int run_simulate(const GlobalOptions& global, const SimulateOptions& o) {
   driver::SimulatedDesign run = std::move(simulated).take();
   if (!o.program_out.empty())
     write_output(o.program_out, codegen::write_program_text(run.program), o.force);
-  report << sim::render_sim_report(run.result, run.program, reopened.chip.models.machine,
-                                   o.op_rows);
+  const Machine& machine = reopened.chip.models.machine;
+  report << (o.format == "json"
+                 ? sim::sim_report_json(run.result, run.program, machine)
+                 : sim::render_sim_report(run.result, run.program, machine, o.op_rows));
   if (!o.trace.empty()) write_output(o.trace, sim::trace_json(run.result, run.program), o.force);
   return kExitOk;
 }
@@ -100,6 +103,10 @@ void add_simulate_command(CLI::App& app, const GlobalOptions& global, Action& ac
       ->capture_default_str();
   cmd->add_option("--ops", o->op_rows, "Ops listed, furthest from the estimate first; 0: all")
       ->check(whole_in(0, 10'000'000))
+      ->capture_default_str();
+  cmd->add_option("--format", o->format,
+                  "text, or json: the report as one JSON document, every op listed")
+      ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   cmd->add_flag("--force", o->force, "Overwrite existing output files");
   cmd->callback(

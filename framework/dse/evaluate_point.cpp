@@ -69,7 +69,15 @@ Status run(const SweepSpec& spec, const Point& point, const Registry& registry,
   compile.op_plans = &cache;
   auto compilation = driver::compile(*chip, *model, compile);
   if (!compilation) return compilation.error();
-  for (const driver::CompiledDesign& d : compilation->designs) {
+  r.rows = design_rows(*compilation);
+  return ok_status();
+}
+
+}  // namespace
+
+std::vector<DesignRow> design_rows(const driver::Compilation& compilation) {
+  std::vector<DesignRow> rows;
+  for (const driver::CompiledDesign& d : compilation.designs) {
     const planner::DesignResult& planned = d.plan.result;
     DesignRow row{
         to_string(planned.design), planned_metrics(planned), planned.orders_tried, false, {}};
@@ -77,12 +85,10 @@ Status run(const SweepSpec& spec, const Point& point, const Registry& registry,
       row.simulated = true;
       row.simulated_metrics = simulated_metrics(d.simulated->summary);
     }
-    r.rows.push_back(std::move(row));
+    rows.push_back(std::move(row));
   }
-  return ok_status();
+  return rows;
 }
-
-}  // namespace
 
 PointResult evaluate_point(const SweepSpec& spec, const Point& point, const Registry& registry,
                            driver::OpPlanCache& cache, const EvaluateOptions& options) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/driver/driver.hpp"
 #include "framework/driver/op_plan_cache.hpp"
 #include "framework/dse/point_result.hpp"
 #include "framework/dse/points.hpp"
@@ -21,6 +22,10 @@ namespace tessera::dse {
 struct EvaluateOptions {
   unsigned threads = 0;  // planner threads per point (0: all)
 };
+
+// Each design of `compilation` as planned and, where it was simulated, as simulated: a point's
+// rows, and `tessera compile --format json`'s designs.
+std::vector<DesignRow> design_rows(const driver::Compilation& compilation);
 
 PointResult evaluate_point(const SweepSpec& spec, const Point& point, const Registry& registry,
                            driver::OpPlanCache& cache, const EvaluateOptions& options);

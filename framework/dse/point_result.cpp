@@ -1,16 +1,9 @@
 #include "framework/dse/point_result.hpp"
 
-#include <nlohmann/json.hpp>
+#include "framework/dse/point_json.hpp"
 
 namespace tessera::dse {
 
-// Field names are the JSON keys; reading requires every one (json::at), so a damaged file is an
-// error, never a half-filled result.
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Metrics, latency_s, hbm_utilisation, interconnect_utilisation,
-                                   sram_utilisation, flops_per_s, execution_only_s, overlapped_s,
-                                   preload_stall_s, congestion_s)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DesignRow, design, planned, orders_tried, simulated,
-                                   simulated_metrics)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PointResult, index, values, ok, reason, model, target, chip,
                                    mode, dtype, batch, seq, cores, hbm_peak_bytes_per_s,
                                    hbm_sustained_bytes_per_s, interconnect_bytes_per_s,

@@ -179,6 +179,56 @@ std::string render_sim_report(const SimResult& r, const codegen::Program& progra
   return out + op_table(r, program, op_rows) + split_table(r, program);
 }
 
+namespace {
+
+// A time, or null for the -1 of "none".
+nlohmann::json time_or_null(double s) {
+  return s < 0 ? nlohmann::json(nullptr) : nlohmann::json(s);
+}
+
+}  // namespace
+
+std::string sim_report_json(const SimResult& r, const codegen::Program& program,
+                            const Machine& machine) {
+  using nlohmann::json;
+  SimSummary s = summarize(r, program, machine);
+  json ops = json::array();
+  for (size_t i = 0; i < program.ops.size(); ++i) {
+    const auto& op = r.ops[i];
+    const double simulated_s = op.execute_end_s - op.execute_start_s;
+    ops.push_back(
+        {{"op", i},
+         {"name", program.ops[i].name},
+         {"plan", program.ops[i].exec_label},
+         {"estimated_s", program.ops[i].estimated_end_s - program.ops[i].estimated_start_s},
+         {"simulated_s", simulated_s},
+         {"start_s", op.execute_start_s},
+         {"congestion_s", std::max(0.0, simulated_s - op.isolated_s)},
+         {"preload_start_s", time_or_null(op.preload_start_s)},
+         {"preload_end_s", time_or_null(op.preload_end_s)}});
+  }
+  json out = {{"format", "tessera-simulate-1"},
+              {"program", program.name},
+              {"cores", r.cores},
+              {"controllers", r.controllers},
+              {"links", r.links},
+              {"flows", r.flows},
+              {"events", r.events},
+              {"wall_s", r.wall_s},
+              {"latency_s", s.latency_s},
+              {"estimated_latency_s", s.estimated_latency_s},
+              {"hbm_utilisation", s.hbm_utilisation},
+              {"interconnect_utilisation", s.interconnect_utilisation},
+              {"sram_utilisation", s.sram_utilisation},
+              {"flops_per_s", s.achieved_flops_per_s},
+              {"execution_only_s", s.breakdown.execution_only_s},
+              {"overlapped_s", s.breakdown.overlapped_s},
+              {"preload_stall_s", s.breakdown.preload_stall_s},
+              {"congestion_s", s.breakdown.congestion_s},
+              {"ops", std::move(ops)}};
+  return out.dump(1) + "\n";
+}
+
 std::string trace_json(const SimResult& r, const codegen::Program& program) {
   using nlohmann::json;
   json events = json::array();

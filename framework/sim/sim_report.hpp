@@ -30,6 +30,11 @@ SimSummary summarize(const SimResult& result, const codegen::Program& program,
 std::string render_sim_report(const SimResult& result, const codegen::Program& program,
                               const Machine& machine, size_t op_rows);
 
+// The report as one JSON document (`tessera simulate --format json`, docs/formats.md): the
+// summary's numbers unrounded under the sweep results' names, and every op's row.
+std::string sim_report_json(const SimResult& result, const codegen::Program& program,
+                            const Machine& machine);
+
 // The trace; `result` must have been recorded with SimOptions::record_trace.
 std::string trace_json(const SimResult& result, const codegen::Program& program);
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -135,6 +136,70 @@ TEST_P(Topologies, ProgramsFinishConserveBytesAndRespectTheHbmBound) {
           << "op " << i << " " << to_string(c);
     }
   }
+}
+
+// An op whose plan names its cores (a plugin's core_digits) moves its bytes to and from those
+// cores: the preload and the writes between them and their chip's controllers, the combine tree
+// between them level by level — per link class what link_load gives for the same transfers.
+TEST_P(Topologies, AnOpOnTheCoresItsPlanNamesMovesItsBytesThere) {
+  PluginSet plugins{Registry::discover(plugin_search_dirs({}))};
+  auto manifest = plugins.library(GetParam().target);
+  ASSERT_TRUE(manifest.ok()) << manifest.error().message;
+  ChipSpec spec = resolve_chip(GetParam().chip, (*manifest)->manifest()).take();
+  Topology topology = build_topology(plugins, spec).take();  // the graph's routes ask it
+  ChipGraph chip = read_chip_graph(topology).take();
+  SimNetwork network = SimNetwork::build(chip, 1).take();
+  const auto cores = static_cast<uint32_t>(network.cores().size());
+  ASSERT_GE(cores, 8u);
+  auto traffic = std::make_shared<planner::OpTraffic>();
+  traffic->cores = 4;
+  traffic->physical = {cores - 1, cores / 2 + 1, cores / 2, 1};  // apart, out of order
+  traffic->combine_parts = 4;
+  traffic->combine_order = {0, 1, 2, 3};
+  traffic->combine_bytes = 3 * 1e5;  // three partials of 100 kB
+  codegen::Program p;
+  codegen::ProgramOp op;
+  op.name = "placed";
+  op.cores_used = 4;
+  op.preload_bytes = 4e6;
+  op.hbm_write_bytes = 4e5;
+  op.compute_s = 1e-6;
+  op.shift_bytes = traffic->combine_bytes;
+  op.traffic = traffic;
+  p.ops = {op};
+  p.instructions = {{InstructionKind::preload_async, 0, 1}, {InstructionKind::execute, 0, 2}};
+  EngineConfig config;
+  config.hbm_bytes_per_s = [](double) -> Result<double> { return 50e9; };
+  SimResult r = run_program(network, p, config).take();
+
+  std::vector<Transfer> transfers;
+  for (uint32_t u : traffic->physical) {
+    const Core& core = network.cores()[u];
+    std::vector<uint32_t> feeding;
+    for (const Controller& c : network.controllers())
+      if (c.chip == core.chip) feeding.push_back(c.endpoint);
+    for (uint32_t c : feeding) {
+      transfers.push_back({c, core.endpoint, op.preload_bytes / 4 / feeding.size()});
+      transfers.push_back({core.endpoint, c, op.hbm_write_bytes / 4 / feeding.size()});
+    }
+  }
+  for (int level = 0; level < traffic->combine_levels(); ++level) {
+    auto pairs = planner::combine_transfers(*traffic, level);
+    for (auto [a, b] : pairs)
+      transfers.push_back({network.cores()[traffic->physical[a]].endpoint,
+                           network.cores()[traffic->physical[b]].endpoint,
+                           planner::combine_step_bytes(*traffic, level) / pairs.size()});
+  }
+  std::array<double, kLinkClasses> expected{};
+  LinkLoad load = link_load(chip, transfers).take();
+  for (size_t k = 0; k < load.links.size(); ++k)
+    expected[static_cast<size_t>(network.network().link_class(load.links[k]))] += load.bytes[k];
+  for (LinkClass c : {LinkClass::on_chip, LinkClass::memory, LinkClass::chip_to_chip}) {
+    size_t k = static_cast<size_t>(c);
+    EXPECT_NEAR(r.ops[0].link_bytes_by_class[k], expected[k], 1e-6 * expected[k] + 1e-3)
+        << to_string(c);
+  }
+  EXPECT_GT(expected[static_cast<size_t>(LinkClass::on_chip)], 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(InTree, Topologies,

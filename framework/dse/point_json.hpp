@@ -1,0 +1,19 @@
+// The JSON form of one design's figures (point_result.hpp's Metrics and DesignRow): sweeps'
+// point files and results.json, and `tessera compile --format json`, share these field names.
+// Field names are the JSON keys; reading requires every one (json::at), so a damaged file is an
+// error, never a half-filled result.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "framework/dse/point_result.hpp"
+
+namespace tessera::dse {
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Metrics, latency_s, hbm_utilisation, interconnect_utilisation,
+                                   sram_utilisation, flops_per_s, execution_only_s, overlapped_s,
+                                   preload_stall_s, congestion_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DesignRow, design, planned, orders_tried, simulated,
+                                   simulated_metrics)
+
+}  // namespace tessera::dse

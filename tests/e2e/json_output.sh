@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# json_output.sh TESSERA DIR — `tessera compile --format json` and `tessera simulate --format json`
+# give the tables' numbers: every design's planned and simulated ms/token, utilisations and
+# breakdown match the compile tables (to their rounding), and the simulate document's latency,
+# breakdown and per-op rows match the simulate report. DIR holds simulate_setup.sh's plan.
+set -euo pipefail
+tessera=$1
+dir=$2
+small=(llama2-7b --batch 1 --seq 128 --target ipu_alltoall --chip ipu-mk2-hbm3e --threads 2)
+"$tessera" compile "${small[@]}" --design all --simulate >"$dir/compile.txt"
+"$tessera" compile "${small[@]}" --design all --simulate --format json >"$dir/compile.json"
+"$tessera" simulate "$dir/plan.yaml" --ops 0 >"$dir/simulate.txt"
+"$tessera" simulate "$dir/plan.yaml" --format json >"$dir/simulate.json"
+python3 - "$dir" <<'PY'
+import json, re, sys
+d = sys.argv[1]
+
+def near(a, b, tol, what):
+    assert abs(a - b) <= tol, f"{what}: json {a} against table {b}"
+
+c = json.load(open(f"{d}/compile.json"))
+assert c["format"] == "tessera-compile-1", c["format"]
+assert c["chip"] == "ipu-mk2-hbm3e" and c["cores"] == 1472 and c["ops"] > 0, c
+text = open(f"{d}/compile.txt").read().split("\nsimulated")
+rows = lambda t: {l.split()[0]: l.split() for l in t.splitlines() if l.split() and l.split()[0] in
+                  ("basic", "static", "elk-dyn", "elk-full", "ideal")}
+planned, simulated = rows(text[0]), rows(text[1])
+assert [x["design"] for x in c["designs"]] == list(planned), (c["designs"], planned)
+pct = lambda s: float(s.rstrip("%")) / 100
+for x in c["designs"]:
+    p, s, name = planned[x["design"]], simulated[x["design"]], x["design"]
+    near(x["planned"]["latency_s"] * 1e3, float(p[1]), 5e-4, name + " planned ms")
+    near(x["planned"]["hbm_utilisation"], pct(p[4]), 5e-4, name + " HBM util")
+    near(x["planned"]["flops_per_s"] / 1e12, float(p[6]), 0.05, name + " TFLOP/s")
+    near(x["planned"]["congestion_s"] * 1e3, float(p[10]), 5e-4, name + " congest ms")
+    assert x["orders_tried"] == int(p[11]), name
+    assert x["simulated"], name
+    near(x["simulated_metrics"]["latency_s"] * 1e3, float(s[2]), 5e-4, name + " simulated ms")
+    near(x["simulated_metrics"]["sram_utilisation"], pct(s[6]), 5e-4, name + " SRAM util")
+    near(x["simulated_metrics"]["preload_stall_s"] * 1e3, float(s[10]), 5e-4, name + " stall ms")
+
+UNIT = {"s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+def seconds(value, unit):
+    return float(value) * UNIT[unit]
+
+s = json.load(open(f"{d}/simulate.json"))
+assert s["format"] == "tessera-simulate-1", s["format"]
+report = open(f"{d}/simulate.txt").read()
+m = re.search(r"^latency +([0-9.]+) (m?u?n?s) per token \(planner estimate ([0-9.]+) (m?u?n?s)", report, re.M)
+near(s["latency_s"], seconds(m[1], m[2]), 5e-3 * s["latency_s"], "latency")
+near(s["estimated_latency_s"], seconds(m[3], m[4]), 5e-3 * s["estimated_latency_s"], "estimate")
+m = re.search(r"^simulated +(\d+) cores, (\d+) HBM controllers, (\d+) links, (\d+) flows, (\d+) events", report, re.M)
+assert [s["cores"], s["controllers"], s["links"], s["flows"], s["events"]] == [int(g) for g in m.groups()], m.groups()
+table = report.split("ops, simulated next to the planner's estimate\n")[1].splitlines()[2:]
+ops = {int(l.split()[0]): l for l in table if l.split() and l.split()[0].isdigit()}
+assert len(s["ops"]) == len(ops) > 0, (len(s["ops"]), len(ops))
+for op in s["ops"]:
+    line = ops[op["op"]]
+    assert f" {op['name']} " in line, (op, line)
+    times = re.findall(r"([0-9.]+) (s|ms|us|ns)\b", line)
+    for (value, unit), key in zip(times, ("estimated_s", "simulated_s", "start_s", "congestion_s")):
+        got = seconds(value, unit)
+        near(op[key], got, 5e-3 * got + 1e-15, f"op {op['op']} {key}")
+PY
+echo "ok: json output"
