@@ -41,6 +41,13 @@ std::string off_chip_line(const GlobalOptions& global, const InspectOptions& o,
          driver::off_chip_report(model, chip).text() + "\n";
 }
 
+// The footprint part of off_chip_line ("" without --target).
+std::string off_chip_report_text(const std::string& line) {
+  const std::string lead = "off-chip     ";
+  if (line.empty()) return "";
+  return line.substr(lead.size(), line.size() - lead.size() - 1);
+}
+
 int run_inspect(const GlobalOptions& global, const InspectOptions& o) {
   if (o.list) return list_zoo();
   if (o.model->model.empty())
@@ -52,8 +59,9 @@ int run_inspect(const GlobalOptions& global, const InspectOptions& o) {
   std::vector<std::string> summary = workload_summary(graph);
   std::string off_chip = off_chip_line(global, o, model);
   if (!off_chip.empty()) summary.push_back(off_chip.substr(0, off_chip.size() - 1));
-  std::string text = o.format == "yaml" ? ir::write_graph_yaml(graph, summary)
-                                        : render_workload_table(graph) + off_chip;
+  std::string text = o.format == "yaml"   ? ir::write_graph_yaml(graph, summary)
+                     : o.format == "json" ? workload_json(graph, off_chip_report_text(off_chip))
+                                          : render_workload_table(graph) + off_chip;
   if (o.output.empty()) {
     std::cout << text;
     return kExitOk;
@@ -72,8 +80,9 @@ void add_inspect_command(CLI::App& app, const GlobalOptions& global, Action& act
   auto models = std::make_shared<ModelOptionSet>(cmd, o->model, false);
   cmd->add_flag("--list", o->list, "List the model zoo");
   add_chip_options(cmd, o->chip, false);
-  cmd->add_option("--format", o->format, "table or yaml")
-      ->check(CLI::IsMember({"table", "yaml"}))
+  cmd->add_option("--format", o->format,
+                  "table, yaml (the graph, reads back unchanged) or json (the table's figures)")
+      ->check(CLI::IsMember({"table", "yaml", "json"}))
       ->capture_default_str();
   cmd->add_option("-o,--output", o->output, "Write to FILE instead of standard output")
       ->type_name("FILE");

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "framework/ir/analysis.hpp"
 #include "framework/ir/repeats.hpp"
@@ -88,6 +89,53 @@ std::string render_workload_table(const ir::Graph& g) {
   std::string out = table.render() + "\n";
   for (const auto& line : summary(g, s)) out += line + "\n";
   return out;
+}
+
+std::string workload_json(const ir::Graph& g, const std::string& off_chip) {
+  Structure s = structure(g);
+  nlohmann::json ops = nlohmann::json::array();
+  for (size_t i = 0; i < g.ops().size(); ++i) {
+    const ir::Op& op = g.ops()[i];
+    ir::OpCost c = ir::op_cost(g, op);
+    nlohmann::json ranks = nlohmann::json::array();  // in loop order
+    for (const auto& r : op.einsum.ranks) ranks.push_back({{"name", r.name}, {"extent", r.extent}});
+    int layer = s.layers ? s.layers->layer_of(static_cast<int>(i)) : -1;
+    ops.push_back({{"op", i},
+                   {"name", op.name},
+                   {"kind", ir::to_string(op.kind)},
+                   {"einsum", op.einsum.str()},
+                   {"ranks", std::move(ranks)},
+                   {"flops", c.flops},
+                   {"hbm_bytes_in", c.hbm_bytes_in},
+                   {"on_chip_bytes_in", c.on_chip_bytes_in},
+                   {"bytes_out", c.bytes_out},
+                   {"writes_hbm", c.writes_hbm},
+                   {"same_as", s.classes.first_op[s.classes.class_of[i]]},
+                   {"layer", layer < 0 ? nlohmann::json(nullptr) : nlohmann::json(layer)}});
+  }
+  ir::Totals t = ir::totals(g);
+  nlohmann::json layers = nullptr;
+  if (s.layers)
+    layers = {{"count", s.layers->count},
+              {"ops_per_layer", s.layers->ops_per_layer},
+              {"first_op", s.layers->first_op}};
+  nlohmann::json out = {
+      {"format", "tessera-inspect-1"},
+      {"model", g.name()},
+      {"op_classes", s.classes.first_op.size()},
+      {"layers", std::move(layers)},
+      {"flops", t.flops},
+      {"weight_bytes", t.weight_bytes},
+      {"constant_bytes", t.constant_bytes},
+      {"kv_cache_bytes", t.kv_cache_bytes},
+      {"input_bytes", t.input_bytes},
+      {"hbm_bytes_in", t.hbm_bytes_in},
+      {"on_chip_bytes_in", t.on_chip_bytes_in},
+      {"bytes_out", t.bytes_out},
+      {"peak_live_on_chip_bytes", t.peak_live_on_chip_bytes},
+      {"off_chip", off_chip.empty() ? nlohmann::json(nullptr) : nlohmann::json(off_chip)},
+      {"ops", std::move(ops)}};
+  return out.dump(1) + "\n";
 }
 
 }  // namespace tessera

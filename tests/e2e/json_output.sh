@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# json_output.sh TESSERA DIR — `tessera compile --format json` and `tessera simulate --format json`
-# give the tables' numbers: every design's planned and simulated ms/token, utilisations and
-# breakdown match the compile tables (to their rounding), and the simulate document's latency,
-# breakdown and per-op rows match the simulate report. DIR holds simulate_setup.sh's plan.
+# json_output.sh TESSERA DIR — `--format json` of compile, simulate and inspect gives the tables'
+# numbers: every design's planned and simulated ms/token, utilisations and breakdown match the
+# compile tables (to their rounding); the simulate document's latency, what was simulated and
+# per-op rows match the simulate report; inspect's ops (name, kind, Einsum, ranks, FLOPs), layers
+# and totals match its table. DIR holds simulate_setup.sh's plan.
 set -euo pipefail
 tessera=$1
 dir=$2
@@ -11,9 +12,29 @@ small=(llama2-7b --batch 1 --seq 128 --target ipu_alltoall --chip ipu-mk2-hbm3e 
 "$tessera" compile "${small[@]}" --design all --simulate --format json >"$dir/compile.json"
 "$tessera" simulate "$dir/plan.yaml" --ops 0 >"$dir/simulate.txt"
 "$tessera" simulate "$dir/plan.yaml" --format json >"$dir/simulate.json"
+"$tessera" inspect llama2-7b --batch 1 --seq 128 >"$dir/inspect.txt"
+"$tessera" inspect llama2-7b --batch 1 --seq 128 --format json >"$dir/inspect.json"
 python3 - "$dir" <<'PY'
 import json, re, sys
 d = sys.argv[1]
+
+# inspect: every op's row and the totals.
+PREFIX = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+def flops(text):
+    value, unit = text.split()
+    return float(value) * PREFIX[unit[:-4]]
+g = json.load(open(f"{d}/inspect.json"))
+assert g["format"] == "tessera-inspect-1" and g["model"] == "llama2-7b decode b1 s128", g["model"]
+lines = open(f"{d}/inspect.txt").read().splitlines()
+rows = [re.split(r"  +", l.strip()) for l in lines[2:] if re.match(r"^ *\d+  ", l)]
+assert len(rows) == len(g["ops"]) == 611, (len(rows), len(g["ops"]))
+for op, row in zip(g["ops"], rows):
+    assert [str(op["op"]), op["name"], op["kind"], op["einsum"]] == row[:4], (op, row)
+    assert " ".join(f"{r['name']}={r['extent']}" for r in op["ranks"]) == row[4], (op, row)
+    got = flops(row[5])
+    assert abs(op["flops"] - got) <= 0.005 * got + 0.5, (op["flops"], row[5])
+assert g["layers"] == {"count": 32, "ops_per_layer": 19, "first_op": 1}, g["layers"]
+assert g["op_classes"] == 14 and abs(g["flops"] / 13.29e9 - 1) < 5e-4, (g["op_classes"], g["flops"])
 
 def near(a, b, tol, what):
     assert abs(a - b) <= tol, f"{what}: json {a} against table {b}"
