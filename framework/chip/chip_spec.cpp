@@ -1,7 +1,6 @@
 #include "framework/chip/chip_spec.hpp"
 
 #include <algorithm>
-#include <boost/dll/runtime_symbol_info.hpp>
 #include <cmath>
 #include <stdexcept>
 #include <tessera/sdk/nearest.hpp>
@@ -167,10 +166,7 @@ Result<ChipSpec> parse_chip_text(const std::string& text, const fs::path& file,
 
 std::vector<fs::path> shared_chip_dirs() {
   std::vector<fs::path> dirs;
-  boost::dll::fs::error_code ec;
-  auto exe = boost::dll::program_location(ec);
-  if (!ec)
-    dirs.push_back(fs::path(exe.string()).parent_path() / ".." / "share" / "tessera" / "chips");
+  if (auto prefix = install_prefix()) dirs.push_back(*prefix / "share" / "tessera" / "chips");
   dirs.push_back(TESSERA_SOURCE_CHIPS_DIR);
   return dirs;
 }

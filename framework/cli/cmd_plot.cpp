@@ -4,13 +4,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <boost/dll/runtime_symbol_info.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "framework/cli/options.hpp"
+#include "framework/common/files.hpp"
 
 #ifndef TESSERA_PLOT_SCRIPT
 #error "TESSERA_PLOT_SCRIPT must be defined by the build"
@@ -39,11 +39,8 @@ std::string python() {
 
 // Installed beside the binary (share/tessera), else the source tree's.
 fs::path plot_script() {
-  boost::dll::fs::error_code ec;
-  auto exe = boost::dll::program_location(ec);
-  if (!ec) {
-    fs::path installed =
-        fs::path(exe.string()).parent_path() / ".." / "share" / "tessera" / "plot_sweep.py";
+  if (auto prefix = install_prefix()) {
+    fs::path installed = *prefix / "share" / "tessera" / "plot_sweep.py";
     if (fs::exists(installed)) return installed;
   }
   return TESSERA_PLOT_SCRIPT;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <boost/dll/runtime_symbol_info.hpp>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -179,6 +180,27 @@ Status write_file_atomically(const fs::path& path, const std::string& contents, 
     if (ec) return system_error("write", path, ec.value());
   }
   return write_existing(path, target, status, contents, force);
+}
+
+namespace {
+
+std::optional<std::filesystem::path>& prefix_set_by_host() {
+  static std::optional<std::filesystem::path> prefix;
+  return prefix;
+}
+
+}  // namespace
+
+std::optional<std::filesystem::path> install_prefix() {
+  if (prefix_set_by_host()) return prefix_set_by_host();
+  boost::dll::fs::error_code ec;
+  auto exe = boost::dll::program_location(ec);
+  if (ec) return std::nullopt;
+  return std::filesystem::path(exe.string()).parent_path() / "..";
+}
+
+void set_install_prefix(std::filesystem::path prefix) {
+  prefix_set_by_host() = std::move(prefix);
 }
 
 }  // namespace tessera

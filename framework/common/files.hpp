@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,5 +43,13 @@ Result<std::string> read_file(const std::filesystem::path& path, size_t max_byte
 // error naming the path and the system's reason (permission denied, no space left on device).
 Status write_file_atomically(const std::filesystem::path& path, const std::string& contents,
                              bool force);
+
+// The install prefix this process runs from: the directory above the running tessera binary
+// (PREFIX/bin/tessera), or the one a host that is not that binary set (the Python module, whose
+// interpreter is elsewhere); nullopt when neither is known. Installed data lives under it:
+// share/tessera (chips, zoo, plot script) and lib/tessera/plugins.
+std::optional<std::filesystem::path> install_prefix();
+// Called once, before any other call of this library (not thread-safe with install_prefix).
+void set_install_prefix(std::filesystem::path prefix);
 
 }  // namespace tessera

@@ -1,12 +1,12 @@
 #include "framework/plugin/registry.hpp"
 
 #include <algorithm>
-#include <boost/dll/runtime_symbol_info.hpp>
 #include <cstdlib>
 #include <cstring>
 #include <set>
 #include <tessera/sdk/nearest.hpp>
 
+#include "framework/common/files.hpp"
 #include "framework/common/reference.hpp"
 
 #ifndef TESSERA_BUILD_PLUGIN_DIR
@@ -43,10 +43,7 @@ std::vector<fs::path> plugin_search_dirs(const std::vector<fs::path>& cli_dirs) 
       start = end + 1;
     }
   }
-  boost::dll::fs::error_code ec;
-  auto exe = boost::dll::program_location(ec);
-  if (!ec)
-    add_unique(dirs, fs::path(exe.string()).parent_path() / ".." / "lib" / "tessera" / "plugins");
+  if (auto prefix = install_prefix()) add_unique(dirs, *prefix / "lib" / "tessera" / "plugins");
   add_unique(dirs, TESSERA_BUILD_PLUGIN_DIR);
   return dirs;
 }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "framework/dse/evaluate_point.hpp"
+#include "framework/dse/point_json.hpp"
 #include "framework/report/table.hpp"
 #include "framework/report/units.hpp"
 
@@ -86,6 +88,38 @@ std::string simulated_table(const driver::Compilation& c, sim::MemoryDetail memo
   return "simulated (event-driven, " +
          std::string(memory == sim::MemoryDetail::full ? "full" : "fast") + " HBM model)\n" +
          table.render();
+}
+
+// The run as one JSON document (docs/formats.md, "tessera compile --format json"): the tables'
+// numbers unrounded, in seconds, fractions and FLOP/s, under the sweep results' field names.
+std::string compile_json(const driver::Compilation& c, const Machine& machine,
+                         sim::MemoryDetail memory) {
+  nlohmann::json designs = nlohmann::json::array();
+  std::vector<dse::DesignRow> rows = dse::design_rows(c);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    nlohmann::json d = rows[i];
+    d["search_s"] = c.designs[i].plan.result.search_s;
+    designs.push_back(std::move(d));
+  }
+  nlohmann::json splits = nlohmann::json::array();
+  for (const auto& d : c.splits)
+    splits.push_back({{"op", d.split.op},
+                      {"ops", d.ops},
+                      {"rank", d.split.rank},
+                      {"slices", d.split.slices},
+                      {"estimated_s", d.estimated_s},
+                      {"unsplit_bytes_per_core", d.unsplit_bytes_per_core},
+                      {"unsplit_s", d.unsplit_s}});
+  nlohmann::json out = {{"format", "tessera-compile-1"},
+                        {"model", c.graph->name()},
+                        {"ops", c.graph->ops().size()},
+                        {"op_classes", c.op_classes},
+                        {"chip", machine.chip},
+                        {"cores", machine.cores},
+                        {"memory_detail", memory == sim::MemoryDetail::full ? "full" : "fast"},
+                        {"designs", std::move(designs)},
+                        {"splits", std::move(splits)}};
+  return out.dump(1) + "\n";
 }
 
 }  // namespace tessera

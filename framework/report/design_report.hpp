@@ -19,6 +19,12 @@ std::string planned_table(const driver::Compilation& compilation);
 // the SRAM large enough). Empty when nothing was split.
 std::string splits_table(const driver::Compilation& compilation);
 
+// The run as one JSON document (`compile --format json`, docs/formats.md): the tables' numbers
+// unrounded, in seconds, fractions and FLOP/s, under the sweep results' field names (the Python
+// module returns the same document).
+std::string compile_json(const driver::Compilation& compilation, const Machine& machine,
+                         sim::MemoryDetail memory);
+
 // Designs that were not simulated are left out; `memory` names the HBM model in the heading.
 std::string simulated_table(const driver::Compilation& compilation, sim::MemoryDetail memory);
 

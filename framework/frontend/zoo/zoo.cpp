@@ -1,6 +1,5 @@
 #include "framework/frontend/zoo/zoo.hpp"
 
-#include <boost/dll/runtime_symbol_info.hpp>
 #include <set>
 #include <tessera/sdk/nearest.hpp>
 
@@ -16,11 +15,8 @@ namespace fs = std::filesystem;
 
 std::vector<fs::path> zoo_dirs() {
   std::vector<fs::path> dirs;
-  boost::dll::fs::error_code ec;
-  auto exe = boost::dll::program_location(ec);
-  if (!ec)
-    dirs.push_back(fs::path(exe.string()).parent_path() / ".." / "share" / "tessera" / "models" /
-                   "zoo");
+  if (auto prefix = install_prefix())
+    dirs.push_back(*prefix / "share" / "tessera" / "models" / "zoo");
   dirs.push_back(TESSERA_SOURCE_ZOO_DIR);
   return dirs;
 }

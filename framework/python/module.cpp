@@ -1,0 +1,273 @@
+// The `tessera` Python module's native part (_tessera; tessera/__init__.py is the package). It
+// calls the driver — the pipeline every CLI command uses — and gives back what the CLI's
+// `--format json` prints, as Python objects (json.loads of the same text: the same field names,
+// the same numbers). Errors are exceptions carrying the CLI's message: tessera.UsageError,
+// InputError, PluginError and InternalError, all tessera.Error. The GIL is released while the
+// pipeline runs; each call opens its own plugins and chip, so calls from several Python threads
+// share nothing (a Plan is immutable).
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "framework/common/files.hpp"
+#include "framework/driver/driver.hpp"
+#include "framework/planner/plan_yaml.hpp"
+#include "framework/plugin/registry.hpp"
+#include "framework/report/design_report.hpp"
+#include "framework/report/topology_report.hpp"
+#include "framework/report/workload_report.hpp"
+#include "framework/sim/sim_report.hpp"
+
+namespace py = pybind11;
+
+namespace tessera::python {
+
+namespace {
+
+// The C++ side of the exception classes (registered below under the Python names).
+struct TesseraError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+struct UsageError : TesseraError {
+  using TesseraError::TesseraError;
+};
+struct InputError : TesseraError {
+  using TesseraError::TesseraError;
+};
+struct PluginError : TesseraError {
+  using TesseraError::TesseraError;
+};
+struct InternalError : TesseraError {
+  using TesseraError::TesseraError;
+};
+
+[[noreturn]] void raise(const Error& e) {
+  switch (e.kind) {
+    case ErrorKind::usage:
+      throw UsageError(e.message);
+    case ErrorKind::input:
+      throw InputError(e.message);
+    case ErrorKind::plugin:
+      throw PluginError(e.message);
+    case ErrorKind::internal:
+      break;
+  }
+  throw InternalError(e.message);
+}
+
+// Runs `f` without the GIL: what it returns (a Result's value), or its error raised as the
+// exception of its kind; a Failure the stages throw likewise, anything else as the CLI reports it
+// (an internal error).
+template <class F>
+auto run(F&& f) {
+  try {
+    py::gil_scoped_release unlocked;
+    auto r = f();
+    if constexpr (requires { r.ok(); }) {
+      if (!r.ok()) raise(r.error());
+      return std::move(r).take();
+    } else {
+      return r;
+    }
+  } catch (const Failure& failure) {
+    raise(failure.error());
+  } catch (const TesseraError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw InternalError(std::string("internal error: ") + e.what());
+  }
+}
+
+sim::MemoryDetail memory_detail_of(const std::string& text) {
+  if (text != "full" && text != "fast")
+    throw UsageError("memory_detail '" + text + "': expected fast or full");
+  return text == "full" ? sim::MemoryDetail::full : sim::MemoryDetail::fast;
+}
+
+py::object from_json(const std::string& text) {
+  return py::module_::import("json").attr("loads")(text);
+}
+
+Registry registry() {
+  return Registry::discover(plugin_search_dirs({}));
+}
+
+struct Shape {
+  std::optional<int64_t> batch, seq;
+  std::optional<std::string> mode, dtype, weight_dtype;
+};
+
+ModelRequest model_request(const std::string& model, const Shape& s) {
+  ModelRequest r;
+  r.model = model;
+  if (s.batch) r.shape.batch = *s.batch;
+  r.shape.seq = s.seq;
+  auto dtype = [](const std::string& field, const std::string& text) {
+    auto d = ir::parse_dtype(text);
+    if (!d) throw UsageError(field + " '" + text + "': expected fp32, fp16, bf16, fp8 or bfp8");
+    return *d;
+  };
+  if (s.mode) {
+    if (*s.mode != "decode" && *s.mode != "prefill")
+      throw UsageError("mode '" + *s.mode + "': expected decode or prefill");
+    r.shape.mode = *s.mode == "decode" ? zoo::Mode::decode : zoo::Mode::prefill;
+  }
+  if (s.dtype) r.shape.dtype = dtype("dtype", *s.dtype);
+  if (s.weight_dtype) r.shape.weight_dtype = dtype("weight_dtype", *s.weight_dtype);
+  r.shape_given = s.batch || s.seq || s.mode;
+  return r;
+}
+
+// One design's plan, as plan.yaml holds it.
+struct Plan {
+  planner::Plan plan;
+  std::string design() const { return planner::to_string(plan.result.design); }
+  std::string yaml() const { return planner::write_plan_yaml(plan); }
+};
+
+py::dict compile(const std::string& model, const std::string& target, const std::string& chip,
+                 const std::string& design, bool simulate, const Shape& shape, unsigned threads,
+                 const std::string& memory_detail) {
+  driver::DesignChoice choice = run([&] { return driver::parse_design_choice(design); });
+  sim::MemoryDetail memory = memory_detail_of(memory_detail);
+  ModelRequest request = model_request(model, shape);
+  auto [text, plans] = run([&] {
+    Registry found = registry();
+    PluginSet plugins(found);
+    driver::OpenChip open = driver::open_chip(plugins, driver::ChipChoice{target, chip}).take();
+    driver::LoadedModel loaded = driver::load(request).take();
+    driver::CompileOptions options;
+    options.designs = choice.planned;
+    options.threads = threads;
+    options.simulate = simulate;
+    options.sim.memory = memory;
+    driver::Compilation c = driver::compile(open, loaded, options).take();
+    std::vector<Plan> kept;
+    for (auto& d : c.designs) kept.push_back({std::move(d.plan)});
+    return std::pair{compile_json(c, open.models.machine, memory), std::move(kept)};
+  });
+  py::dict out = from_json(text);
+  py::dict by_design;
+  for (Plan& p : plans) by_design[py::str(p.design())] = py::cast(std::move(p));
+  out["plans"] = by_design;
+  return out;
+}
+
+// A saved plan.yaml (read_plan_yaml's input errors).
+Plan load_plan(const std::string& path) {
+  return {run([&] { return planner::read_plan_yaml(path); })};
+}
+
+// The plan's program on the simulator, as `tessera simulate --format json`; `trace`: also write
+// the Chrome trace there (never over an existing file unless `force`).
+py::dict simulate(const Plan& plan, const std::string& memory_detail, const std::string& trace,
+                  bool force) {
+  sim::MemoryDetail memory = memory_detail_of(memory_detail);
+  std::string text = run([&] {
+    Registry found = registry();
+    PluginSet plugins(found);
+    driver::Reopened reopened = driver::reopen(plugins, plan.plan, "the plan").take();
+    sim::SimOptions options;
+    options.memory = memory;
+    options.record_trace = !trace.empty();
+    driver::SimulatedDesign run =
+        driver::simulate(plan.plan, reopened.chip, *reopened.graph, options).take();
+    if (!trace.empty())
+      write_file_atomically(trace, sim::trace_json(run.result, run.program), force).take();
+    return sim::sim_report_json(run.result, run.program, reopened.chip.models.machine);
+  });
+  return from_json(text);
+}
+
+py::dict inspect(const std::string& model, const Shape& shape) {
+  ModelRequest request = model_request(model, shape);
+  return from_json(run([&] {
+    driver::LoadedModel loaded = driver::load(request).take();
+    return workload_json(*loaded.graph, "");
+  }));
+}
+
+// The chip's topology summary (as `tessera topology --format json` without routes) and the
+// Machine the planner reads off it.
+py::dict chip(const std::string& target, const std::string& chip_name) {
+  std::string text = run([&] {
+    Registry found = registry();
+    PluginSet plugins(found);
+    driver::OpenChip open =
+        driver::open_chip(plugins, driver::ChipChoice{target, chip_name}).take();
+    nlohmann::json j = render_json(summarize(open.models.topology, {}).take());
+    const Machine& m = open.models.machine;
+    j["target"] = open.target.name;
+    j["machine"] = {{"chip", m.chip},
+                    {"cores", m.cores},
+                    {"chips", m.chips},
+                    {"sram_bytes_per_core", m.sram_bytes_per_core},
+                    {"clock_hz", m.clock_hz},
+                    {"peak_flops_per_s", m.peak_flops_per_s},
+                    {"hbm_bytes_per_s", m.hbm_bytes_per_s},
+                    {"hbm_peak_bytes_per_s", m.hbm_peak_bytes_per_s},
+                    {"hbm_controllers", m.hbm_controllers},
+                    {"off_chip_bytes", m.off_chip_bytes},
+                    {"interconnect_bytes_per_s", m.interconnect_bytes_per_s}};
+    return j.dump();
+  });
+  return from_json(text);
+}
+
+}  // namespace
+
+}  // namespace tessera::python
+
+PYBIND11_MODULE(_tessera, m) {
+  using namespace tessera;
+  using namespace tessera::python;
+  // The plugins, chips and zoo are under the prefix the module sits in, not the interpreter's:
+  // PREFIX/lib/python3/dist-packages/tessera/ installed, BUILD/python/tessera/ in a build tree
+  // (whose lib/tessera/plugins the CLI finds from BUILD/bin).
+  namespace fs = std::filesystem;
+  boost::dll::fs::error_code ec;
+  fs::path package = fs::path(boost::dll::this_line_location(ec).string()).parent_path();
+  for (fs::path prefix : {package / ".." / ".." / ".." / "..", package / ".." / ".."})
+    if (!ec && fs::exists(prefix / "lib" / "tessera" / "plugins")) {
+      set_install_prefix(prefix.lexically_normal());
+      break;
+    }
+
+  m.doc() = "Tessera's compile and simulate pipeline (see the tessera package)";
+  // Shown as tessera.InputError etc. in tracebacks (the package re-exports them).
+  auto error = py::register_exception<TesseraError>(m, "Error");
+  error.attr("__module__") = "tessera";
+  py::object kinds[] = {py::register_exception<UsageError>(m, "UsageError", error.ptr()),
+                        py::register_exception<InputError>(m, "InputError", error.ptr()),
+                        py::register_exception<PluginError>(m, "PluginError", error.ptr()),
+                        py::register_exception<InternalError>(m, "InternalError", error.ptr())};
+  for (py::object& kind : kinds) kind.attr("__module__") = "tessera";
+
+  py::class_<Shape>(m, "Shape")
+      .def(py::init<std::optional<int64_t>, std::optional<int64_t>, std::optional<std::string>,
+                    std::optional<std::string>, std::optional<std::string>>(),
+           py::arg("batch") = py::none(), py::arg("seq") = py::none(), py::arg("mode") = py::none(),
+           py::arg("dtype") = py::none(), py::arg("weight_dtype") = py::none());
+  py::class_<Plan>(m, "Plan")
+      .def_property_readonly("design", &Plan::design)
+      .def("yaml", &Plan::yaml)
+      .def(
+          "write",
+          [](const Plan& p, const std::string& path, bool force) {
+            run([&] { return write_file_atomically(path, p.yaml(), force); });
+          },
+          py::arg("path"), py::arg("force") = false);
+  m.def("load_plan", &load_plan, py::arg("path"));
+  m.def("compile", &compile, py::arg("model"), py::arg("target"), py::arg("chip"),
+        py::arg("design"), py::arg("simulate"), py::arg("shape"), py::arg("threads"),
+        py::arg("memory_detail"));
+  m.def("simulate", &simulate, py::arg("plan"), py::arg("memory_detail"), py::arg("trace"),
+        py::arg("force"));
+  m.def("inspect", &inspect, py::arg("model"), py::arg("shape"));
+  m.def("chip", &chip, py::arg("target"), py::arg("chip"));
+}

@@ -1,0 +1,68 @@
+"""Tessera from Python: compile and simulate deep-learning models on inter-core-connected AI chips.
+
+The same pipeline as the `tessera` command line (its driver, not a copy), with its results as Python
+objects whose fields are those of the CLI's ``--format json`` documents (docs/formats.md), and its
+errors as exceptions carrying the CLI's messages::
+
+    import tessera
+    r = tessera.compile("llama2-7b", target="ipu_alltoall", chip="ipu-mk2-hbm3e", batch=1, seq=512)
+    for d in r["designs"]:
+        print(d["design"], d["planned"]["latency_s"], d["simulated_metrics"]["latency_s"])
+    r["plans"]["elk-full"].write("plan.yaml")
+    again = tessera.simulate(r["plans"]["elk-full"], memory_detail="full")
+
+Threads: every call opens its own plugins and chip, so calls from several Python threads share
+nothing, and each releases the GIL while the pipeline runs; a Plan is immutable and may be shared.
+"""
+
+from ._tessera import (  # noqa: F401 (the package's API)
+    Error,
+    InputError,
+    InternalError,
+    Plan,
+    PluginError,
+    UsageError,
+    load_plan,
+)
+from . import _tessera
+
+__all__ = ["compile", "simulate", "inspect", "chip", "load_plan", "Plan", "Error", "UsageError",
+           "InputError", "PluginError", "InternalError"]
+
+
+def _shape(batch, seq, mode, dtype, weight_dtype):
+    return _tessera.Shape(batch=batch, seq=seq, mode=mode, dtype=dtype, weight_dtype=weight_dtype)
+
+
+def compile(model, target, chip="", design="elk-full", simulate=True, batch=None, seq=None, mode=None,
+            dtype=None, weight_dtype=None, threads=0, memory_detail="fast"):
+    """Plan `model` (a zoo name, or a .onnx / workload .yaml path) on `target`'s `chip` (a preset
+    or chip file; "" the target's default), as `tessera compile --format json [--simulate]`.
+
+    design: "elk-full", "elk-dyn", "static", "basic", "ideal" or "all" (Basic and Ideal are always
+    planned, as the table's yardsticks). Returns the compile document (format tessera-compile-1:
+    one entry per design under "designs", with "planned" and, when simulated, "simulated_metrics";
+    seconds, fractions, FLOP/s), plus "plans": each design's Plan by name.
+    """
+    return _tessera.compile(model, target, chip, design, simulate,
+                            _shape(batch, seq, mode, dtype, weight_dtype), threads, memory_detail)
+
+
+def simulate(plan, memory_detail="fast", trace=None, force=False):
+    """Run a Plan (from compile, or load_plan("plan.yaml")) on the event-driven simulator, as
+    `tessera simulate --format json` (format tessera-simulate-1, every op listed). memory_detail:
+    "fast" or "full"; trace: also write a Chrome/Perfetto trace.json there (an existing file only
+    with force=True)."""
+    return _tessera.simulate(plan, memory_detail, trace or "", force)
+
+
+def inspect(model, batch=None, seq=None, mode=None, dtype=None, weight_dtype=None):
+    """The model's ops as Einsums with FLOPs and bytes, as `tessera inspect --format json`
+    (format tessera-inspect-1)."""
+    return _tessera.inspect(model, _shape(batch, seq, mode, dtype, weight_dtype))
+
+
+def chip(target, chip=""):
+    """The chip's topology summary (as `tessera topology --format json`, without routes) and, under
+    "machine", the figures the planner reads off it (cores, SRAM, clock, FLOP/s, HBM, links)."""
+    return _tessera.chip(target, chip)

@@ -1,0 +1,92 @@
+"""The tessera Python module against the CLI (run by ctest: python.module). TESSERA_CLI names the
+tessera binary of the same build; PYTHONPATH holds the module's build directory."""
+import json
+import os
+import subprocess
+
+import pytest
+import tessera
+
+CLI = os.environ["TESSERA_CLI"]
+
+# model, target, chip, shape: small cases of each family.
+CASES = [
+    ("llama2-7b", "ipu_alltoall", "ipu-mk2-hbm3e", {"batch": 1, "seq": 128}),
+    ("dit-xl", "mesh_tenstorrent", "wormhole-n150", {}),
+    ("dit-xl", "tree_simd", "mncore2", {}),
+]
+
+
+def cli(*args):
+    done = subprocess.run([CLI, *args], capture_output=True, text=True)
+    return done.returncode, done.stdout, done.stderr
+
+
+def shape_args(shape):
+    return [a for k, v in shape.items() for a in (f"--{k}", str(v))]
+
+
+def without(document, *keys):
+    return {k: v for k, v in document.items() if k not in keys}
+
+
+@pytest.mark.parametrize("model,target,chip,shape", CASES)
+def test_compile_gives_the_clis_json(model, target, chip, shape):
+    got = tessera.compile(model, target=target, chip=chip, design="all", threads=2, **shape)
+    code, out, err = cli("compile", model, "--target", target, "--chip", chip, "--design", "all",
+                         "--simulate", "--format", "json", "--threads", "2", *shape_args(shape))
+    assert code == 0, err
+    want = json.loads(out)
+    # Everything but the planner's wall time (search_s) is the same number.
+    for d in got["designs"] + want["designs"]:
+        d.pop("search_s")
+    assert without(got, "plans") == want
+    assert sorted(got["plans"]) == sorted(d["design"] for d in want["designs"])
+    elk = [d for d in got["designs"] if d["design"] == "elk-full"][0]
+    assert elk["simulated"] and elk["simulated_metrics"]["latency_s"] > 0
+
+
+def test_a_plan_written_and_simulated_again_matches_the_cli(tmp_path):
+    r = tessera.compile("llama2-7b", target="ipu_alltoall", chip="ipu-mk2-hbm3e", batch=1, seq=128,
+                        simulate=False, threads=2)
+    plan = r["plans"]["elk-full"]
+    assert plan.design == "elk-full"
+    path = tmp_path / "plan.yaml"
+    plan.write(str(path))
+    with pytest.raises(tessera.InputError, match="already exists; pass --force"):
+        plan.write(str(path))
+    got = tessera.simulate(tessera.load_plan(str(path)), trace=str(tmp_path / "trace.json"))
+    code, out, err = cli("simulate", str(path), "--format", "json")
+    assert code == 0, err
+    assert without(got, "wall_s") == without(json.loads(out), "wall_s")
+    assert json.load(open(tmp_path / "trace.json"))["traceEvents"]
+
+
+def test_inspect_and_chip_give_the_clis_figures():
+    got = tessera.inspect("llama2-7b", batch=1, seq=128)
+    code, out, err = cli("inspect", "llama2-7b", "--batch", "1", "--seq", "128", "--format", "json")
+    assert code == 0, err
+    assert got == json.loads(out)
+    c = tessera.chip("tree_simd", "mncore2")
+    assert c["machine"]["cores"] == 4096 and c["target"] == "tree_simd"
+    code, out, err = cli("topology", "--target", "tree_simd", "--chip", "mncore2", "--format", "json")
+    assert code == 0, err
+    # The CLI adds example routes and the chip file; the rest is the same summary.
+    assert without(c, "machine") == without(json.loads(out), "routes", "chip_file")
+
+
+@pytest.mark.parametrize("call,args,kind", [
+    (tessera.compile, ("llama2-7b",), {"target": "ipu_alltoall", "chip": "ipu-mk3"}),
+    (tessera.compile, ("llama2-7b",), {"target": "ipu_alltoall", "design": "elk-fast"}),
+    (tessera.compile, ("no-such-model",), {"target": "ipu_alltoall"}),
+    (tessera.compile, ("llama2-7b",), {"target": "no_such_target"}),
+])
+def test_a_bad_input_raises_the_clis_message(call, args, kind):
+    with pytest.raises(tessera.Error) as raised:
+        call(*args, simulate=False, **kind)
+    flags = [a for k, v in kind.items() for a in ("--" + k, v)]
+    code, out, err = cli("compile", *args, *flags)
+    assert code in (2, 3, 4), err
+    assert str(raised.value) == err.strip().splitlines()[-1].removeprefix("error: ")
+    expected = {2: tessera.UsageError, 3: tessera.InputError, 4: tessera.PluginError}[code]
+    assert type(raised.value) is expected
