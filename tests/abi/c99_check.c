@@ -32,15 +32,14 @@
 #undef TESSERA_ABI_STRUCT
 #undef TESSERA_C99_TABLE
 
-/* 1.1: the grown structs' 1.0 part ends where their first new field begins; the full sizes. */
+/* 1.1 (and 1.3): the grown structs' 1.0 part ends where their first new field begins; the full
+ * sizes. */
 #define TESSERA_C99_TABLE 1_1
 #define TESSERA_ABI_GROWN(type, size_before, first_field) \
   TESSERA_C99_ASSERT_AT(offsetof(type, first_field) == (size_before), grown, __LINE__)
 #define TESSERA_ABI_STRUCT(type, size, align) \
   TESSERA_C99_ASSERT_AT(sizeof(type) == (size), sz, __LINE__)
 #include "abi_1_1.h"
-#undef TESSERA_ABI_GROWN
-#undef TESSERA_ABI_STRUCT
 #undef TESSERA_C99_TABLE
 
 /* 1.2: one enumerator. */
@@ -48,12 +47,9 @@
 #include "abi_1_2.h"
 #undef TESSERA_C99_TABLE
 
-/* 1.3: tessera_core_digit, and tessera_partition_plan's core_digits after its 1.2 part. */
+/* 1.3: tessera_core_digit, and tessera_partition_plan's core_digits after its 1.2 part (checked
+ * as 1.1's grown structs are). */
 #define TESSERA_C99_TABLE 1_3
-#define TESSERA_ABI_GROWN(type, size_before, first_field) \
-  TESSERA_C99_ASSERT_AT(offsetof(type, first_field) == (size_before), grown, __LINE__)
-#define TESSERA_ABI_STRUCT(type, size, align) \
-  TESSERA_C99_ASSERT_AT(sizeof(type) == (size), sz, __LINE__)
 #include "abi_1_3.h"
 #undef TESSERA_ABI_GROWN
 #undef TESSERA_ABI_STRUCT
