@@ -16,6 +16,9 @@
 
 #include "framework/common/files.hpp"
 #include "framework/driver/driver.hpp"
+#include "framework/dse/results_table.hpp"
+#include "framework/dse/sweep_run.hpp"
+#include "framework/dse/sweep_spec.hpp"
 #include "framework/planner/plan_yaml.hpp"
 #include "framework/plugin/registry.hpp"
 #include "framework/report/design_report.hpp"
@@ -219,6 +222,24 @@ py::dict chip(const std::string& target, const std::string& chip_name) {
   return from_json(text);
 }
 
+// A sweep (a file, or its text: JSON is YAML too) run here into `run_dir`, resumable as
+// `tessera sweep`'s; its results.json document.
+py::dict sweep(const std::string& file, const std::string& text, const std::string& run_dir,
+               unsigned threads, bool force) {
+  return from_json(run([&] {
+    dse::SweepSpec spec = text.empty() ? dse::read_sweep(file).take()
+                                       : dse::parse_sweep_text(text, "the sweep").take();
+    Registry found = registry();
+    dse::RunOptions options;
+    options.force = force;
+    options.threads = threads;
+    auto session = dse::SweepSession::start(spec, found, run_dir, options).take();
+    driver::OpPlanCache cache;
+    dse::run_local(*session, found, cache, threads).take();
+    return dse::results_json(spec, session->results());
+  }));
+}
+
 }  // namespace
 
 }  // namespace tessera::python
@@ -270,4 +291,6 @@ PYBIND11_MODULE(_tessera, m) {
         py::arg("force"));
   m.def("inspect", &inspect, py::arg("model"), py::arg("shape"));
   m.def("chip", &chip, py::arg("target"), py::arg("chip"));
+  m.def("sweep", &sweep, py::arg("file"), py::arg("text"), py::arg("run_dir"), py::arg("threads"),
+        py::arg("force"));
 }

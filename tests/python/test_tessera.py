@@ -75,6 +75,25 @@ def test_inspect_and_chip_give_the_clis_figures():
     assert without(c, "machine") == without(json.loads(out), "routes", "chip_file")
 
 
+def test_a_sweep_gives_the_clis_rows_and_resumes(tmp_path):
+    spec = {"name": "tiny", "base": {"model": "llama2-7b", "target": "ipu_alltoall",
+                                     "chip": "ipu-mk2-hbm3e", "batch": 1, "seq": 128,
+                                     "designs": ["static", "elk-full"]},
+            "axes": [{"path": "memory.bandwidth_bytes_per_s", "values": [2e12, 4e12]}]}
+    got = tessera.sweep(spec, run_dir=tmp_path / "py", threads=2)
+    (tmp_path / "tiny.yaml").write_text(json.dumps(spec))  # JSON is YAML
+    code, out, err = cli("sweep", str(tmp_path / "tiny.yaml"), "-o", str(tmp_path / "cli"),
+                         "--threads", "2")
+    assert code == 0, err
+    want = json.load(open(tmp_path / "cli" / "results.json"))
+    assert got["rows"] == want["rows"] and got["columns"] == want["columns"]
+    assert len(got.rows) == 4 and all(r["status"] == "ok" for r in got.rows)
+    # Run again into the same directory: every point is already there, the same rows come back.
+    assert tessera.sweep(spec, run_dir=tmp_path / "py").rows == got.rows
+    with pytest.raises(tessera.InputError, match="unknown path 'memory.bandwith'"):
+        tessera.sweep(dict(spec, axes=[{"path": "memory.bandwith", "values": [1]}]))
+
+
 @pytest.mark.parametrize("call,args,kind", [
     (tessera.compile, ("llama2-7b",), {"target": "ipu_alltoall", "chip": "ipu-mk3"}),
     (tessera.compile, ("llama2-7b",), {"target": "ipu_alltoall", "design": "elk-fast"}),

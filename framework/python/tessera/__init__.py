@@ -15,6 +15,10 @@ Threads: every call opens its own plugins and chip, so calls from several Python
 nothing, and each releases the GIL while the pipeline runs; a Plan is immutable and may be shared.
 """
 
+import json as _json
+import os as _os
+import tempfile as _tempfile
+
 from ._tessera import (  # noqa: F401 (the package's API)
     Error,
     InputError,
@@ -26,8 +30,8 @@ from ._tessera import (  # noqa: F401 (the package's API)
 )
 from . import _tessera
 
-__all__ = ["compile", "simulate", "inspect", "chip", "load_plan", "Plan", "Error", "UsageError",
-           "InputError", "PluginError", "InternalError"]
+__all__ = ["compile", "simulate", "inspect", "chip", "sweep", "SweepResult", "load_plan", "Plan",
+           "Error", "UsageError", "InputError", "PluginError", "InternalError"]
 
 
 def _shape(batch, seq, mode, dtype, weight_dtype):
@@ -66,3 +70,35 @@ def chip(target, chip=""):
     """The chip's topology summary (as `tessera topology --format json`, without routes) and, under
     "machine", the figures the planner reads off it (cores, SRAM, clock, FLOP/s, HBM, links)."""
     return _tessera.chip(target, chip)
+
+
+class SweepResult(dict):
+    """A sweep's results.json document (docs/dse.md): "sweep", "axes", "columns" and "rows" (one
+    dict per point and design, the results.csv columns); `run_dir` is where it was written."""
+
+    def __init__(self, document, run_dir):
+        super().__init__(document)
+        self.run_dir = run_dir
+
+    @property
+    def rows(self):
+        return self["rows"]
+
+    def to_pandas(self):
+        """The rows as a pandas DataFrame, columns in results.csv's order (needs pandas)."""
+        import pandas
+        return pandas.DataFrame(self["rows"], columns=self["columns"])
+
+
+def sweep(spec, run_dir=None, threads=0, force=False):
+    """Run a design-space sweep as `tessera sweep` does (docs/dse.md): `spec` is a sweep file's
+    path or the same content as a dict. Points already in `run_dir` are kept (a killed run
+    resumes); run_dir None: a new temporary directory. force=True discards another sweep's
+    results there. Returns a SweepResult."""
+    if run_dir is None:
+        run_dir = _tempfile.mkdtemp(prefix="tessera-sweep-")
+    if isinstance(spec, dict):
+        document = _tessera.sweep("", _json.dumps(spec), str(run_dir), threads, force)
+    else:
+        document = _tessera.sweep(_os.fspath(spec), "", str(run_dir), threads, force)
+    return SweepResult(document, str(run_dir))
