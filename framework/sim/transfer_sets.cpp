@@ -66,11 +66,13 @@ Status make_set(const SimNetwork& net, double hbm_latency_s, const TrafficKey& k
   std::vector<std::vector<uint32_t>> used(chips);
   if (key.plan != nullptr && !key.plan->physical.empty()) {
     physical = key.plan->physical;
-    for (uint32_t u : physical)
+    for (uint32_t u : physical) {
       if (u >= cores.size())
         return input_error("exec.core_digits: a tile on core " + std::to_string(u) +
                            ", beyond the chip's " + std::to_string(cores.size()) +
                            " cores; re-run tessera compile for this chip");
+      used[cores[u].chip].push_back(u);  // the even patterns' rings, on these cores too
+    }
   } else {
     for (uint32_t k = 0; k < key.cores; ++k) {
       uint32_t c = planner::chip_of(k, key.cores, chips);

@@ -82,9 +82,13 @@ Status adopt_placement(const OpShape& shape, ExecPlan& e, PreloadPlan& p) {
     if (shape.combined[r]) parts *= e.factors[r];
   const OperandShape& out = shape.operands.back();
   const double cores = e.cores_used;
-  e.combine_bytes = parts > 1 ? (cores - cores / static_cast<double>(parts)) *
-                                    tile_elements(shape, out, e.tile) * out.element_bytes
-                              : 0;
+  // Softmax and normalisation send the merged result back down: two passes (traffic.hpp).
+  const bool two_passes =
+      shape.kind == ir::OpKind::softmax || shape.kind == ir::OpKind::normalization;
+  e.combine_bytes = parts > 1
+                        ? (two_passes ? 2 : 1) * (cores - cores / static_cast<double>(parts)) *
+                              tile_elements(shape, out, e.tile) * out.element_bytes
+                        : 0;
   e.shift_bytes = e.combine_bytes;
   p.hbm_to_core_bytes = cores * p.preload_bytes_per_core;
   p.distribute_s = 0;

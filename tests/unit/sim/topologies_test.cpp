@@ -140,7 +140,8 @@ TEST_P(Topologies, ProgramsFinishConserveBytesAndRespectTheHbmBound) {
 
 // An op whose plan names its cores (a plugin's core_digits) moves its bytes to and from those
 // cores: the preload and the writes between them and their chip's controllers, the combine tree
-// between them level by level — per link class what link_load gives for the same transfers.
+// between them level by level, and a distribute its description has no ring for round them —
+// per link class what link_load gives for the same transfers.
 TEST_P(Topologies, AnOpOnTheCoresItsPlanNamesMovesItsBytesThere) {
   PluginSet plugins{Registry::discover(plugin_search_dirs({}))};
   auto manifest = plugins.library(GetParam().target);
@@ -165,6 +166,7 @@ TEST_P(Topologies, AnOpOnTheCoresItsPlanNamesMovesItsBytesThere) {
   op.hbm_write_bytes = 4e5;
   op.compute_s = 1e-6;
   op.shift_bytes = traffic->combine_bytes;
+  op.distribute_bytes = 2e5;  // no gather ring in the description: the even ring, on its cores
   op.traffic = traffic;
   p.ops = {op};
   p.instructions = {{InstructionKind::preload_async, 0, 1}, {InstructionKind::execute, 0, 2}};
@@ -183,6 +185,13 @@ TEST_P(Topologies, AnOpOnTheCoresItsPlanNamesMovesItsBytesThere) {
       transfers.push_back({core.endpoint, c, op.hbm_write_bytes / 4 / feeding.size()});
     }
   }
+  std::vector<std::vector<uint32_t>> ring(network.chips());
+  for (uint32_t u : traffic->physical) ring[network.cores()[u].chip].push_back(u);
+  for (const auto& members : ring)
+    for (size_t i = 0; members.size() > 1 && i < members.size(); ++i)
+      transfers.push_back({network.cores()[members[i]].endpoint,
+                           network.cores()[members[(i + 1) % members.size()]].endpoint,
+                           op.distribute_bytes / 4});
   for (int level = 0; level < traffic->combine_levels(); ++level) {
     auto pairs = planner::combine_transfers(*traffic, level);
     for (auto [a, b] : pairs)
