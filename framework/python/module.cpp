@@ -19,9 +19,11 @@
 #include "framework/dse/results_table.hpp"
 #include "framework/dse/sweep_run.hpp"
 #include "framework/dse/sweep_spec.hpp"
+#include "framework/memsim/memsim.hpp"
 #include "framework/planner/plan_yaml.hpp"
 #include "framework/plugin/registry.hpp"
 #include "framework/report/design_report.hpp"
+#include "framework/report/memory_report.hpp"
 #include "framework/report/topology_report.hpp"
 #include "framework/report/workload_report.hpp"
 #include "framework/sim/sim_report.hpp"
@@ -240,6 +242,17 @@ py::dict sweep(const std::string& file, const std::string& text, const std::stri
   }));
 }
 
+// A memory model alone on generated traffic or a trace, as `tessera memsim --format json`.
+py::dict run_memsim(const memsim::MemsimOptions& options) {
+  if (options.generator.empty() == options.trace.empty())
+    throw UsageError("memsim needs gen='stream' or 'random', or trace=FILE");
+  return from_json(run([&] {
+    Registry found = registry();
+    PluginSet plugins(found);
+    return render_json(memsim::run_memsim(plugins, options)).dump();
+  }));
+}
+
 }  // namespace
 
 }  // namespace tessera::python
@@ -291,6 +304,20 @@ PYBIND11_MODULE(_tessera, m) {
         py::arg("force"));
   m.def("inspect", &inspect, py::arg("model"), py::arg("shape"));
   m.def("chip", &chip, py::arg("target"), py::arg("chip"));
+  py::class_<memsim::MemsimOptions>(m, "MemsimOptions")
+      .def(py::init<>())
+      .def_readwrite("target", &memsim::MemsimOptions::target)
+      .def_readwrite("config", &memsim::MemsimOptions::config)
+      .def_readwrite("stacks", &memsim::MemsimOptions::stacks)
+      .def_readwrite("strict", &memsim::MemsimOptions::strict)
+      .def_readwrite("generator", &memsim::MemsimOptions::generator)
+      .def_readwrite("trace", &memsim::MemsimOptions::trace)
+      .def_readwrite("rate", &memsim::MemsimOptions::rate)
+      .def_readwrite("streams", &memsim::MemsimOptions::streams)
+      .def_readwrite("write_fraction", &memsim::MemsimOptions::write_fraction)
+      .def_readwrite("seed", &memsim::MemsimOptions::seed)
+      .def_readwrite("cycles", &memsim::MemsimOptions::cycles);
+  m.def("memsim", &tessera::python::run_memsim, py::arg("options"));
   m.def("sweep", &sweep, py::arg("file"), py::arg("text"), py::arg("run_dir"), py::arg("threads"),
         py::arg("force"));
 }

@@ -75,6 +75,16 @@ def test_inspect_and_chip_give_the_clis_figures():
     assert without(c, "machine") == without(json.loads(out), "routes", "chip_file")
 
 
+def test_memsim_gives_the_clis_json():
+    got = tessera.memsim(3000, gen="random", config="hbm3_6400.ini", write_fraction=0.3)
+    code, out, err = cli("memsim", "--config", "hbm3_6400.ini", "--gen", "random",
+                         "--write-fraction", "0.3", "--cycles", "3000", "--format", "json")
+    assert code == 0, err
+    assert got == json.loads(out) and got["total"]["bytes_per_s"] > 0
+    with pytest.raises(tessera.UsageError, match="memsim needs gen="):
+        tessera.memsim(3000)
+
+
 def test_a_sweep_gives_the_clis_rows_and_resumes(tmp_path):
     spec = {"name": "tiny", "base": {"model": "llama2-7b", "target": "ipu_alltoall",
                                      "chip": "ipu-mk2-hbm3e", "batch": 1, "seq": 128,

@@ -30,7 +30,7 @@ from ._tessera import (  # noqa: F401 (the package's API)
 )
 from . import _tessera
 
-__all__ = ["compile", "simulate", "inspect", "chip", "sweep", "SweepResult", "load_plan", "Plan",
+__all__ = ["compile", "simulate", "inspect", "chip", "memsim", "sweep", "SweepResult", "load_plan", "Plan",
            "Error", "UsageError", "InputError", "PluginError", "InternalError"]
 
 
@@ -102,3 +102,19 @@ def sweep(spec, run_dir=None, threads=0, force=False):
     else:
         document = _tessera.sweep(_os.fspath(spec), "", str(run_dir), threads, force)
     return SweepResult(document, str(run_dir))
+
+
+def memsim(cycles, gen=None, trace=None, target="hbm_dramsim", config=None, stacks=None,
+           strict=False, rate=0.0, streams=1, write_fraction=0.0, seed=1):
+    """A memory model alone, as `tessera memsim --format json`: `gen` "stream" or "random"
+    (generated requests), or `trace` a DRAMsim3 trace file; `config` the model's configuration
+    (hbm_dramsim: a DRAMsim3 .ini path or a name in configs/memory); `rate` requests per cycle
+    (0: as fast as accepted). Returns the bandwidth, latency histogram, per-channel statistics
+    and energy document."""
+    o = _tessera.MemsimOptions()
+    o.cycles, o.target, o.strict = cycles, target, strict
+    o.generator, o.trace = gen or "", _os.fspath(trace) if trace else ""
+    o.config = config or ""
+    o.stacks = stacks
+    o.rate, o.streams, o.write_fraction, o.seed = rate, streams, write_fraction, seed
+    return _tessera.memsim(o)
