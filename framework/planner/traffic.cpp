@@ -346,10 +346,10 @@ Result<OpTraffic> op_traffic_at(const partition::OpShape& op, const ExecPlan& ex
 Result<std::optional<OpTraffic>> op_traffic(const partition::OpShape& op, const ExecPlan& exec,
                                             double distribute_bytes, uint32_t chips) {
   if (exec.factors.empty()) return std::optional<OpTraffic>{};
-  if (!exec.core_digits.empty()) {
-    if (auto bad = check_fields(op, exec); !bad) return bad.error();
+  if (!exec.core_digits.empty()) {  // the digits first: they make the factors
     auto physical = cores_of(op, exec);
     if (!physical) return physical.error();
+    if (auto bad = check_fields(op, exec); !bad) return bad.error();
     auto placed = place(op, exec, digits_of(exec.core_digits), largest_hbm_input(op, exec));
     if (!placed) return placed.error();
     placed->physical = std::move(*physical);

@@ -119,3 +119,14 @@ def test_a_bad_input_raises_the_clis_message(call, args, kind):
     assert str(raised.value) == err.strip().splitlines()[-1].removeprefix("error: ")
     expected = {2: tessera.UsageError, 3: tessera.InputError, 4: tessera.PluginError}[code]
     assert type(raised.value) is expected
+
+
+@pytest.mark.parametrize("kind,message", [
+    ({"memory_detail": "exact"}, "memory_detail 'exact': expected fast or full"),
+    ({"mode": "train"}, "mode 'train': expected decode or prefill"),
+    ({"dtype": "fp64x"}, "dtype 'fp64x': expected fp32, fp16, bf16, fp8 or bfp8"),
+])
+def test_a_keyword_out_of_its_words_is_a_usage_error(kind, message):
+    with pytest.raises(tessera.UsageError) as raised:
+        tessera.compile("llama2-7b", target="ipu_alltoall", simulate=False, **kind)
+    assert str(raised.value) == message

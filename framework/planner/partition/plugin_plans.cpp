@@ -67,16 +67,12 @@ int collect(void* context, const tessera_partition_plan* plan) noexcept try {
 }
 
 // A plan placed by its core_digits in the host's terms: factors per rank, every copy of its HBM
-// tiles sent by the controllers, its split reductions' partials merged per output tile. Errors:
-// digits that name a rank the op does not have.
-Status adopt_placement(const OpShape& shape, ExecPlan& e, PreloadPlan& p) {
+// tiles sent by the controllers, its split reductions' partials merged per output tile. A digit
+// of a rank the op does not have counts for none; op_traffic refuses it, naming the digit.
+void adopt_placement(const OpShape& shape, ExecPlan& e, PreloadPlan& p) {
   e.factors.assign(shape.extents.size(), 1);
-  for (const CoreDigit& d : e.core_digits) {
-    if (d.rank < 0 || d.rank >= static_cast<int>(e.factors.size()))
-      return input_error("plan '" + e.label + "': core digit of rank " + std::to_string(d.rank) +
-                         ", but the op has " + std::to_string(e.factors.size()) + " ranks");
-    e.factors[d.rank] *= d.count;
-  }
+  for (const CoreDigit& d : e.core_digits)
+    if (d.rank >= 0 && d.rank < static_cast<int>(e.factors.size())) e.factors[d.rank] *= d.count;
   int64_t parts = 1;
   for (size_t r = 0; r < e.factors.size(); ++r)
     if (shape.combined[r]) parts *= e.factors[r];
@@ -92,7 +88,6 @@ Status adopt_placement(const OpShape& shape, ExecPlan& e, PreloadPlan& p) {
   e.shift_bytes = e.combine_bytes;
   p.hbm_to_core_bytes = cores * p.preload_bytes_per_core;
   p.distribute_s = 0;
-  return ok_status();
 }
 
 }  // namespace
@@ -139,8 +134,7 @@ Result<PluginAnswer> plugin_plans(const Partitioner& partitioner, const ir::Grap
   if (collected.plans.empty()) return PluginAnswer{};
   for (auto& [e, p] : collected.plans) {
     if (e.tile.size() != shape.extents.size()) e.core_digits.clear();  // cannot be placed
-    if (e.core_digits.empty()) continue;
-    if (Status adopted = adopt_placement(shape, e, p); !adopted) return adopted.error();
+    if (!e.core_digits.empty()) adopt_placement(shape, e, p);
   }
   return PluginAnswer{std::move(collected.plans)};
 }

@@ -475,6 +475,36 @@ class EvenPricer : public NetworkPricer {
   mutable std::atomic<size_t> calls = 0;
 };
 
+// A plan that names its cores (a plugin's core_digits) is priced there: its combine tree on the
+// network, its preload's network time; digits that put two tiles on one core are the plan's
+// error, naming the op and the plan.
+TEST(PricePlaced, PricesAPlacedPlanAndNamesABadOne) {
+  ir::Graph g = oproj_graph(1, 16, 1024, 1024);
+  auto shape = partition::describe_op(g, g.ops()[1]);
+  ASSERT_TRUE(shape.ok()) << shape.error().message;
+  ExecPlan e;
+  e.label = "k/4 placed";
+  e.cores_used = 4;
+  e.tile = {16, 256, 1024};
+  e.factors = {1, 4, 1};                        // k, a reduction: 4 partials per output tile
+  e.core_digits = {{1, 2, 1}, {1, 2, 100}};     // on cores 0, 1, 100, 101
+  e.combine_bytes = e.shift_bytes = 3 * 32768;  // 3 of 4 partials of 16 x 1024 fp16
+  PreloadPlan p;
+  p.hbm_to_core_bytes = 4 * 2.0 * 256 * 1024;
+  EvenPricer pricer;
+  ASSERT_TRUE(partition::price_placed(*shape, e, p, 1, pricer).ok());
+  EXPECT_GT(pricer.calls, 0u);  // two combine levels
+  EXPECT_GT(e.shift_s, 0);
+  ASSERT_TRUE(p.network_s.has_value());
+  EXPECT_DOUBLE_EQ(*p.network_s, p.hbm_to_core_bytes / (4 * 1e9));  // EvenPricer's preload
+  e.core_digits[1].core_stride = 0;
+  Status bad = partition::price_placed(*shape, e, p, 1, pricer);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message,
+            "op 'layers.0.down_proj', plan 'k/4 placed': exec.core_digits: two tiles on core 0; "
+            "every tile needs its own core");
+}
+
 TEST_F(Partition, PricingOnlyWhatCanLeadKeepsTheFrontOfPricingEverything) {
   ir::Graph g = oproj_graph(1, 16, 1024, 1024);
   EvenPricer pricer;

@@ -36,6 +36,7 @@ Plan sample_plan() {
   plan.result = plan_design(in, Design::elk_full, options).take();
   plan.result.ops[1].exec.label = "b/16 n/368 · rotate k×4";
   plan.result.ops[2].name = "null";  // a name YAML would otherwise read as nothing
+  plan.result.ops[1].exec.core_digits = {{0, 2, 1}, {1, 3, 2}};  // a plugin's placement
   return plan;
 }
 
@@ -47,6 +48,7 @@ void expect_same_op(const OpSchedule& a, const OpSchedule& b) {
   EXPECT_EQ(a.exec.tile, b.exec.tile);
   EXPECT_EQ(a.exec.compute_s, b.exec.compute_s);
   EXPECT_EQ(a.exec.exec_bytes_per_core, b.exec.exec_bytes_per_core);
+  EXPECT_EQ(a.exec.core_digits, b.exec.core_digits);
   EXPECT_EQ(a.preload.distribute_s, b.preload.distribute_s);
   EXPECT_EQ(a.preload.preload_bytes_per_core, b.preload.preload_bytes_per_core);
   EXPECT_EQ(a.preload_position, b.preload_position);
@@ -108,6 +110,12 @@ TEST(PlanYaml, BadNumberNamesTheField) {
   Error e = parse_edited("  latency_s: ", "  latency_s: fast #");
   EXPECT_EQ(e.message, "p.yaml:" + std::to_string(line_of("  latency_s:")) +
                            ": 'totals.latency_s': expected a number (e.g. 1.5e-3), got 'fast'");
+}
+
+TEST(PlanYaml, ACoreDigitIsThreeNumbers) {
+  Error e = parse_edited("core_digits: [[0, 2, 1], [1, 3, 2]]", "core_digits: [[0, 2, 1], [1, 3]]");
+  EXPECT_EQ(e.message, "p.yaml:" + std::to_string(line_of("core_digits: [[0, 2, 1]")) +
+                           ": 'ops[1].exec.core_digits[1]': expected [rank, count, core_stride]");
 }
 
 TEST(PlanYaml, MissingKeyAndNegativeValue) {

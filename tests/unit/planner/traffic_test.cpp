@@ -206,6 +206,12 @@ TEST(OpTraffic, CoreDigitsThatDoNotMakeTheFactorsOrShareACoreAreRefused) {
   EXPECT_EQ(t.error().message,
             "exec.core_digits: two tiles on core 0; every tile needs its own core");
   e = tree_plan();
+  e.core_digits[1].core_stride = e.core_digits[2].core_stride = 3'000'000'000;  // 6e9: no chip
+  t = op_traffic(matmul(), e, 0, 1);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.error().message,
+            "exec.core_digits: a tile's core is beyond any chip's; re-run tessera compile");
+  e = tree_plan();
   e.core_digits[0].rank = 3;
   t = op_traffic(matmul(), e, 0, 1);
   ASSERT_FALSE(t.ok());

@@ -134,6 +134,13 @@ TEST(NetworkPricer, PricesAndSimulatesAPreloadOnThePlansOwnCores) {
   EXPECT_NEAR(near->seconds(1e6), 20e-9 + 5e5 / 32e9, 1e-15);
   EXPECT_NEAR(far->seconds(1e6), 70e-9 + 1e6 / 32e9, 1e-15);
   EXPECT_NEAR(far->floor_latency_s, 80e-9, 1e-15);  // the memory link and 7 hops to core 7
+  planner::OpTraffic beyond = *placed;
+  beyond.physical = {6, 8};  // a plan made for a larger chip
+  auto refused = p->preload(2, &beyond);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message,
+            "exec.core_digits: a tile on core 8, beyond the chip's 8 cores; re-run tessera "
+            "compile for this chip");
 
   codegen::Program program;
   codegen::ProgramOp op;
