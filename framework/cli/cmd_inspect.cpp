@@ -50,7 +50,7 @@ std::string off_chip_report_text(const std::string& line) {
 
 int run_inspect(const GlobalOptions& global, const InspectOptions& o) {
   if (o.list) return list_zoo();
-  if (o.model->model.empty())
+  if (o.model->words.model.empty())
     throw Failure(
         usage_error("inspect needs MODEL (a zoo name, a .onnx or a .yaml file) or "
                     "--list"));

@@ -1,13 +1,11 @@
 // `tessera targets`: the plugins found on the search path, with what each provides and whether it
 // loads. Exit 4 when one of them cannot be used, each with a warning saying why.
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "framework/chip/chip_spec.hpp"
 #include "framework/cli/options.hpp"
-#include "framework/plugin/child_process.hpp"
-#include "framework/plugin/library.hpp"
 #include "framework/report/table.hpp"
+#include "framework/report/targets_report.hpp"
 
 namespace tessera::cli {
 
@@ -32,22 +30,6 @@ std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
-// Loads the library to prove it is usable (the manifest alone could lie), in a child process: a
-// plugin whose initialisers or query crash is reported as broken, and the listing goes on.
-std::string load_status(const Manifest& m) {
-  auto outcome = run_in_child([&m](const ChildReporter& reporter) {
-    auto lib = PluginLibrary::load(m);
-    reporter.send({lib ? "ok" : lib.error().message});
-    return 0;
-  });
-  if (!outcome) return outcome.error().message;
-  if (outcome->exited && outcome->exit_status == 0 && outcome->records.size() == 1 &&
-      outcome->records[0].size() == 1)
-    return outcome->records[0][0];
-  return "plugin '" + m.name + "': library '" + m.library.string() + "' " +
-         outcome->how_it_ended() + " while being loaded";
-}
-
 // The closing line when some plugins cannot be used, and the exit code.
 int verdict(const std::vector<std::string>& unusable) {
   if (unusable.empty()) return kExitOk;
@@ -57,29 +39,8 @@ int verdict(const std::vector<std::string>& unusable) {
 }
 
 int print_json(const Registry& registry) {
-  nlohmann::json out = nlohmann::json::array();
   std::vector<std::string> unusable;
-  for (const auto& m : registry.manifests()) {
-    std::string status = load_status(m);
-    if (status != "ok") unusable.push_back(m.name);
-    nlohmann::json provides = nlohmann::json::array();
-    for (Interface i : m.provides) provides.push_back(std::string(to_string(i)));
-    out.push_back({{"name", m.name},
-                   {"version", m.version},
-                   {"description", m.description},
-                   {"aliases", m.aliases},
-                   {"abi", std::to_string(m.abi_major) + "." + std::to_string(m.abi_minor)},
-                   {"provides", provides},
-                   {"default_chip", m.default_chip},
-                   {"chips", chip_presets(m)},
-                   {"library", m.library.string()},
-                   {"status", status}});
-  }
-  for (const auto& b : registry.broken()) {
-    out.push_back({{"name", b.name}, {"file", b.file.string()}, {"status", b.reason}});
-    unusable.push_back(b.name);
-  }
-  std::cout << out.dump(2) << "\n";
+  std::cout << targets_json(registry, unusable).dump(2) << "\n";
   return verdict(unusable);
 }
 

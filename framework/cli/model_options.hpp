@@ -8,25 +8,22 @@
 #include <string>
 #include <vector>
 
+#include "framework/driver/choices.hpp"
 #include "framework/frontend/model_source.hpp"
 
 namespace tessera::cli {
 
 using zoo::kMaxBatch;  // the bounds of --batch and --seq
 using zoo::kMaxSeq;
-// A symbolic ONNX dimension (a batch, a sequence) is bound to at most what --seq takes.
-inline constexpr int64_t kMaxDim = kMaxSeq;
 
+// The words as given; the zoo-only options land in `words` (when given) in finish().
 struct ModelOptions {
-  std::string model;
-  std::vector<std::string> dims;
+  driver::ModelWords words;
   int64_t batch = 1;
   int64_t seq = 0;
   std::string mode;
   std::string dtype;
   std::string weight_dtype;
-  bool skip_unsupported = false;
-  bool shape_given = false;  // set by finish_model_options
 };
 
 // Adds MODEL (required when `model_required`) and the model options to `cmd`. Call
@@ -34,15 +31,16 @@ struct ModelOptions {
 class ModelOptionSet {
  public:
   ModelOptionSet(CLI::App* cmd, std::shared_ptr<ModelOptions> options, bool model_required);
-  // Records whether a zoo-only option was given (to reject it for ONNX/graph files).
+  // Copies the zoo-only options that were given into the words (the others keep the model's
+  // defaults, and an ONNX or graph file refuses those given).
   void finish() const;
 
  private:
   std::shared_ptr<ModelOptions> options_;
-  std::vector<CLI::Option*> zoo_only_;
+  CLI::Option *batch_, *seq_, *mode_, *dtype_, *weight_dtype_;
 };
 
-// The request load_model takes. Usage error: a malformed --dim or one given twice.
+// The request load_model takes (driver::parse_model_request's usage errors).
 ModelRequest model_request(const ModelOptions& options);
 
 }  // namespace tessera::cli

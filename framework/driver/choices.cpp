@@ -1,10 +1,44 @@
 #include "framework/driver/choices.hpp"
 
+#include <algorithm>
+#include <charconv>
+
+#include "framework/common/user_text.hpp"
 #include "framework/planner/planner.hpp"
 
 namespace tessera::driver {
 
 using planner::Design;
+
+namespace {
+
+// A symbolic ONNX dimension (a batch, a sequence) is bound to at most what a zoo --seq takes.
+constexpr int64_t kMaxDim = zoo::kMaxSeq;
+
+Result<std::pair<std::string, int64_t>> parse_dim(const std::string& text) {
+  size_t eq = text.find('=');
+  int64_t value = 0;
+  if (eq != std::string::npos && eq > 0) {
+    const char* end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(text.data() + eq + 1, end, value);
+    if (ec == std::errc() && ptr == end && value >= 1 && value <= kMaxDim)
+      return std::pair{text.substr(0, eq), value};
+  }
+  return usage_error("--dim " + in_quotes(text) + ": expected NAME=VALUE with VALUE in [1, " +
+                     std::to_string(kMaxDim) + "], e.g. --dim batch=16");
+}
+
+// `valid`: the spellings the field takes (the CLI's choices), the last after "or".
+Result<ir::DType> parse_dtype_word(const std::string& field, const std::string& text,
+                                   const std::vector<std::string>& valid) {
+  if (std::find(valid.begin(), valid.end(), text) != valid.end()) return *ir::parse_dtype(text);
+  std::string names;
+  for (size_t i = 0; i < valid.size(); ++i)
+    names += (i == 0 ? "" : i + 1 == valid.size() ? " or " : ", ") + valid[i];
+  return usage_error(field + " " + in_quotes(text) + ": expected " + names);
+}
+
+}  // namespace
 
 Result<DesignChoice> parse_design_choice(const std::string& text) {
   DesignChoice choice;
@@ -23,6 +57,38 @@ Result<DesignChoice> parse_design_choice(const std::string& text) {
   if (*design != Design::basic && *design != Design::ideal) choice.planned.push_back(*design);
   choice.planned.push_back(Design::ideal);
   return choice;
+}
+
+Result<ModelRequest> parse_model_request(const ModelWords& words) {
+  ModelRequest request;
+  request.model = words.model;
+  for (const auto& text : words.dims) {
+    auto dim = parse_dim(text);
+    if (!dim) return dim.error();
+    if (!request.onnx.dims.emplace(dim->first, dim->second).second)
+      return usage_error("--dim " + dim->first + " is given twice");
+  }
+  request.onnx.skip_unsupported = words.skip_unsupported;
+  if (words.batch) request.shape.batch = *words.batch;
+  request.shape.seq = words.seq;
+  if (words.mode) {
+    if (*words.mode != "decode" && *words.mode != "prefill")
+      return usage_error("mode " + in_quotes(*words.mode) + ": expected decode or prefill");
+    request.shape.mode = *words.mode == "decode" ? zoo::Mode::decode : zoo::Mode::prefill;
+  }
+  if (words.dtype) {
+    auto dtype = parse_dtype_word("dtype", *words.dtype, {"fp32", "fp16", "bf16", "fp8"});
+    if (!dtype) return dtype.error();
+    request.shape.dtype = *dtype;
+  }
+  if (words.weight_dtype) {
+    auto dtype =
+        parse_dtype_word("weight_dtype", *words.weight_dtype, {"fp16", "bf16", "fp8", "bfp8"});
+    if (!dtype) return dtype.error();
+    request.shape.weight_dtype = *dtype;
+  }
+  request.shape_given = words.batch || words.seq || words.mode || words.dtype || words.weight_dtype;
+  return request;
 }
 
 }  // namespace tessera::driver

@@ -2,10 +2,13 @@
 // sweep file), then passed down; nothing below re-reads the words.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "framework/common/status.hpp"
+#include "framework/frontend/model_source.hpp"
 #include "framework/planner/plan.hpp"
 
 namespace tessera::driver {
@@ -27,5 +30,22 @@ struct DesignChoice {
 
 // Usage error for an unknown name, listing the valid ones.
 Result<DesignChoice> parse_design_choice(const std::string& text);
+
+// MODEL and the options that shape it, as words: the CLI's MODEL, --dim, --batch, --seq, --mode,
+// --dtype, --weight-dtype and --skip-unsupported, or the Python module's keyword arguments.
+// Absent options keep the model's defaults.
+struct ModelWords {
+  std::string model;              // zoo name, or a .onnx or workload .yaml file
+  std::vector<std::string> dims;  // NAME=VALUE, binding a symbolic ONNX dimension
+  std::optional<int64_t> batch, seq;
+  std::optional<std::string> mode, dtype, weight_dtype;
+  bool skip_unsupported = false;
+};
+
+// The request load_model takes. Usage errors: a malformed dim or one given twice (naming
+// `--dim`), a mode other than decode/prefill, an unknown dtype (each naming the field and what it
+// takes). A batch, seq, mode or dtype given marks the shape as given (refused for ONNX and graph
+// files by load_model).
+Result<ModelRequest> parse_model_request(const ModelWords& words);
 
 }  // namespace tessera::driver

@@ -16,6 +16,8 @@
 
 #include "framework/common/files.hpp"
 #include "framework/driver/driver.hpp"
+#include "framework/driver/layout.hpp"
+#include "framework/driver/map.hpp"
 #include "framework/dse/results_table.hpp"
 #include "framework/dse/sweep_run.hpp"
 #include "framework/dse/sweep_spec.hpp"
@@ -23,7 +25,10 @@
 #include "framework/planner/plan_yaml.hpp"
 #include "framework/plugin/registry.hpp"
 #include "framework/report/design_report.hpp"
+#include "framework/report/layout_report.hpp"
+#include "framework/report/map_report.hpp"
 #include "framework/report/memory_report.hpp"
+#include "framework/report/targets_report.hpp"
 #include "framework/report/topology_report.hpp"
 #include "framework/report/workload_report.hpp"
 #include "framework/sim/sim_report.hpp"
@@ -102,31 +107,35 @@ Registry registry() {
   return Registry::discover(plugin_search_dirs({}));
 }
 
-struct Shape {
-  std::optional<int64_t> batch, seq;
-  std::optional<std::string> mode, dtype, weight_dtype;
-};
-
-ModelRequest model_request(const std::string& model, const Shape& s) {
-  ModelRequest r;
-  r.model = model;
-  if (s.batch) r.shape.batch = *s.batch;
-  r.shape.seq = s.seq;
-  auto dtype = [](const std::string& field, const std::string& text) {
-    auto d = ir::parse_dtype(text);
-    if (!d) throw UsageError(field + " '" + text + "': expected fp32, fp16, bf16, fp8 or bfp8");
-    return *d;
-  };
-  if (s.mode) {
-    if (*s.mode != "decode" && *s.mode != "prefill")
-      throw UsageError("mode '" + *s.mode + "': expected decode or prefill");
-    r.shape.mode = *s.mode == "decode" ? zoo::Mode::decode : zoo::Mode::prefill;
-  }
-  if (s.dtype) r.shape.dtype = dtype("dtype", *s.dtype);
-  if (s.weight_dtype) r.shape.weight_dtype = dtype("weight_dtype", *s.weight_dtype);
-  r.shape_given = s.batch || s.seq || s.mode;
-  return r;
+ModelRequest model_request(const std::string& model, driver::ModelWords words) {
+  words.model = model;
+  return run([&] { return driver::parse_model_request(words); });
 }
+
+// A Python callable progress(stage, done, total), called with the GIL from whichever thread
+// reports; the first exception it raises is kept and raised once the call returns (the pipeline
+// goes on: a stage cannot be interrupted halfway).
+class ProgressHook {
+ public:
+  explicit ProgressHook(py::object callback) : callback_(std::move(callback)) {}
+  bool empty() const { return callback_.is_none(); }
+  void operator()(const std::string& stage, double done, double total) {
+    py::gil_scoped_acquire locked;
+    if (raised_) return;
+    try {
+      callback_(stage, done, total);
+    } catch (py::error_already_set& e) {
+      raised_ = std::make_unique<py::error_already_set>(std::move(e));
+    }
+  }
+  void rethrow() {
+    if (raised_) throw std::move(*raised_);
+  }
+
+ private:
+  py::object callback_;
+  std::unique_ptr<py::error_already_set> raised_;
+};
 
 // One design's plan, as plan.yaml holds it.
 struct Plan {
@@ -136,11 +145,12 @@ struct Plan {
 };
 
 py::dict compile(const std::string& model, const std::string& target, const std::string& chip,
-                 const std::string& design, bool simulate, const Shape& shape, unsigned threads,
-                 const std::string& memory_detail) {
+                 const std::string& design, bool simulate, const driver::ModelWords& words,
+                 unsigned threads, const std::string& memory_detail, py::object progress) {
   driver::DesignChoice choice = run([&] { return driver::parse_design_choice(design); });
   sim::MemoryDetail memory = memory_detail_of(memory_detail);
-  ModelRequest request = model_request(model, shape);
+  ModelRequest request = model_request(model, words);
+  ProgressHook hook(std::move(progress));
   auto [text, plans] = run([&] {
     Registry found = registry();
     PluginSet plugins(found);
@@ -151,11 +161,16 @@ py::dict compile(const std::string& model, const std::string& target, const std:
     options.threads = threads;
     options.simulate = simulate;
     options.sim.memory = memory;
+    if (!hook.empty())
+      options.progress = [&hook](const std::string& stage) -> driver::Progress {
+        return [&hook, stage](double done, double total) { hook(stage, done, total); };
+      };
     driver::Compilation c = driver::compile(open, loaded, options).take();
     std::vector<Plan> kept;
     for (auto& d : c.designs) kept.push_back({std::move(d.plan)});
     return std::pair{compile_json(c, open.models.machine, memory), std::move(kept)};
   });
+  hook.rethrow();
   py::dict out = from_json(text);
   py::dict by_design;
   for (Plan& p : plans) by_design[py::str(p.design())] = py::cast(std::move(p));
@@ -189,8 +204,8 @@ py::dict simulate(const Plan& plan, const std::string& memory_detail, const std:
   return from_json(text);
 }
 
-py::dict inspect(const std::string& model, const Shape& shape) {
-  ModelRequest request = model_request(model, shape);
+py::dict inspect(const std::string& model, const driver::ModelWords& words) {
+  ModelRequest request = model_request(model, words);
   return from_json(run([&] {
     driver::LoadedModel loaded = driver::load(request).take();
     return workload_json(*loaded.graph, "");
@@ -253,6 +268,48 @@ py::dict run_memsim(const memsim::MemsimOptions& options) {
   }));
 }
 
+// The plugins found, as `tessera targets --format json` (each loaded once, in a child process,
+// to prove it usable: "status" says why one is not).
+py::list targets() {
+  return from_json(run([&] {
+    std::vector<std::string> unusable;
+    return targets_json(registry(), unusable).dump();
+  }));
+}
+
+// TCM's optimal mapping (or random sampling) of one Einsum, as `tessera map --format json`;
+// `output`: also write the mapping file there, as `tessera map -o` does.
+py::dict map(driver::MapRequest request, const std::string& output, bool force,
+             py::object progress) {
+  ProgressHook hook(std::move(progress));
+  if (!hook.empty())
+    request.progress = [&hook](const mapper::MapperProgress& p) {
+      hook("mapping (dataplacements)", static_cast<double>(p.dataplacements_done),
+           static_cast<double>(p.dataplacements));
+    };
+  std::string text = run([&] {
+    driver::Mapping m = driver::map_einsum(request).take();
+    if (!output.empty()) write_file_atomically(output, driver::mapping_file_text(m), force).take();
+    return map_json(m);
+  });
+  hook.rethrow();
+  return from_json(text);
+}
+
+// A saved mapping file evaluated, as `tessera map --evaluate FILE --format json`.
+py::dict evaluate_mapping(const std::string& path) {
+  return from_json(run([&] { return map_json(driver::evaluate_mapping_file(path).take()); }));
+}
+
+// A tree layout through the target's LayoutMapper, as `tessera layout --format json`.
+py::dict layout(const driver::LayoutRequest& request) {
+  return from_json(run([&] {
+    Registry found = registry();
+    PluginSet plugins(found);
+    return layout_json(driver::query_layout(plugins, request).take());
+  }));
+}
+
 }  // namespace
 
 }  // namespace tessera::python
@@ -282,11 +339,16 @@ PYBIND11_MODULE(_tessera, m) {
                         py::register_exception<InternalError>(m, "InternalError", error.ptr())};
   for (py::object& kind : kinds) kind.attr("__module__") = "tessera";
 
-  py::class_<Shape>(m, "Shape")
-      .def(py::init<std::optional<int64_t>, std::optional<int64_t>, std::optional<std::string>,
-                    std::optional<std::string>, std::optional<std::string>>(),
-           py::arg("batch") = py::none(), py::arg("seq") = py::none(), py::arg("mode") = py::none(),
-           py::arg("dtype") = py::none(), py::arg("weight_dtype") = py::none());
+  py::class_<driver::ModelWords>(m, "ModelWords")
+      .def(py::init<>())
+      .def_readwrite("model", &driver::ModelWords::model)
+      .def_readwrite("dims", &driver::ModelWords::dims)
+      .def_readwrite("batch", &driver::ModelWords::batch)
+      .def_readwrite("seq", &driver::ModelWords::seq)
+      .def_readwrite("mode", &driver::ModelWords::mode)
+      .def_readwrite("dtype", &driver::ModelWords::dtype)
+      .def_readwrite("weight_dtype", &driver::ModelWords::weight_dtype)
+      .def_readwrite("skip_unsupported", &driver::ModelWords::skip_unsupported);
   py::class_<Plan>(m, "Plan")
       .def_property_readonly("design", &Plan::design)
       .def("yaml", &Plan::yaml)
@@ -298,11 +360,12 @@ PYBIND11_MODULE(_tessera, m) {
           py::arg("path"), py::arg("force") = false);
   m.def("load_plan", &load_plan, py::arg("path"));
   m.def("compile", &compile, py::arg("model"), py::arg("target"), py::arg("chip"),
-        py::arg("design"), py::arg("simulate"), py::arg("shape"), py::arg("threads"),
-        py::arg("memory_detail"));
+        py::arg("design"), py::arg("simulate"), py::arg("words"), py::arg("threads"),
+        py::arg("memory_detail"), py::arg("progress"));
   m.def("simulate", &simulate, py::arg("plan"), py::arg("memory_detail"), py::arg("trace"),
         py::arg("force"));
-  m.def("inspect", &inspect, py::arg("model"), py::arg("shape"));
+  m.def("inspect", &inspect, py::arg("model"), py::arg("words"));
+  m.def("targets", &targets);
   m.def("chip", &chip, py::arg("target"), py::arg("chip"));
   py::class_<memsim::MemsimOptions>(m, "MemsimOptions")
       .def(py::init<>())
@@ -318,6 +381,45 @@ PYBIND11_MODULE(_tessera, m) {
       .def_readwrite("seed", &memsim::MemsimOptions::seed)
       .def_readwrite("cycles", &memsim::MemsimOptions::cycles);
   m.def("memsim", &tessera::python::run_memsim, py::arg("options"));
+  py::class_<driver::MapRequest>(m, "MapRequest")
+      .def(py::init<>())
+      .def_readwrite("arch", &driver::MapRequest::arch)
+      .def_readwrite("workload", &driver::MapRequest::workload)
+      .def_readwrite("model", &driver::MapRequest::model)
+      .def_readwrite("op", &driver::MapRequest::op)
+      .def_readwrite("pareto_level", &driver::MapRequest::pareto_level)
+      .def_readwrite("time_limit_seconds", &driver::MapRequest::time_limit_seconds)
+      .def_readwrite("seed", &driver::MapRequest::seed)
+      .def_readwrite("threads", &driver::MapRequest::threads)
+      .def(
+          "set_objective",
+          [](driver::MapRequest& r, const std::string& text) {
+            auto objective = mapper::parse_objective(text);
+            if (!objective)
+              throw UsageError("objective '" + text + "': expected energy, latency, edp or pareto");
+            r.objective = *objective;
+          })
+      .def("set_search", [](driver::MapRequest& r, const std::string& text) {
+        if (text != "tcm" && text != "random")
+          throw UsageError("search '" + text + "': expected tcm or random");
+        r.search = text == "tcm" ? driver::MapSearch::tcm : driver::MapSearch::random;
+      });
+  m.def("map", &tessera::python::map, py::arg("request"), py::arg("output"), py::arg("force"),
+        py::arg("progress"));
+  m.def("evaluate_mapping", &evaluate_mapping, py::arg("path"));
+  py::class_<driver::LayoutRequest>(m, "LayoutRequest")
+      .def(py::init<>())
+      .def_readwrite("chip", &driver::LayoutRequest::chip)
+      .def_readwrite("layout", &driver::LayoutRequest::layout)
+      .def_readwrite("choose", &driver::LayoutRequest::choose)
+      .def_readwrite("shape", &driver::LayoutRequest::shape)
+      .def_readwrite("locate", &driver::LayoutRequest::locate)
+      .def_readwrite("inverse", &driver::LayoutRequest::inverse)
+      .def_readwrite("map", &driver::LayoutRequest::map)
+      .def_readwrite("candidates", &driver::LayoutRequest::candidates);
+  py::class_<driver::ChipChoice>(m, "ChipChoice")
+      .def(py::init<std::string, std::string>(), py::arg("target"), py::arg("chip"));
+  m.def("layout", &layout, py::arg("request"));
   m.def("sweep", &sweep, py::arg("file"), py::arg("text"), py::arg("run_dir"), py::arg("threads"),
         py::arg("force"));
 }

@@ -124,9 +124,104 @@ def test_a_bad_input_raises_the_clis_message(call, args, kind):
 @pytest.mark.parametrize("kind,message", [
     ({"memory_detail": "exact"}, "memory_detail 'exact': expected fast or full"),
     ({"mode": "train"}, "mode 'train': expected decode or prefill"),
-    ({"dtype": "fp64x"}, "dtype 'fp64x': expected fp32, fp16, bf16, fp8 or bfp8"),
+    ({"dtype": "fp64x"}, "dtype 'fp64x': expected fp32, fp16, bf16 or fp8"),
+    ({"weight_dtype": "fp32"}, "weight_dtype 'fp32': expected fp16, bf16, fp8 or bfp8"),
+    ({"dims": {"batch": 0}}, "--dim 'batch=0': expected NAME=VALUE with VALUE in [1, 16777216], e.g. --dim batch=16"),
 ])
 def test_a_keyword_out_of_its_words_is_a_usage_error(kind, message):
     with pytest.raises(tessera.UsageError) as raised:
         tessera.compile("llama2-7b", target="ipu_alltoall", simulate=False, **kind)
     assert str(raised.value) == message
+
+
+def test_targets_gives_the_clis_json():
+    code, out, err = cli("targets", "--format", "json")
+    assert code == 0, err
+    assert tessera.targets() == json.loads(out)
+    assert {t["name"] for t in tessera.targets()} >= {"ipu_alltoall", "mesh_tenstorrent", "tree_simd"}
+
+
+MATMUL = os.path.join(os.path.dirname(__file__), "..", "e2e", "data", "mapper", "matmul.yaml")
+
+
+@pytest.mark.parametrize("py,flags", [
+    ({"workload": "resnet18-conv3_x"}, ["-w", "resnet18-conv3_x"]),
+    ({"workload": MATMUL, "objective": "pareto", "pareto_level": "LocalBuffer"},
+     ["-w", MATMUL, "--objective", "pareto", "--pareto-level", "LocalBuffer"]),
+    ({"model": "llama2-7b", "op": "layers.0.q_proj", "seq": 128, "arch": "simba_like"},
+     ["--model", "llama2-7b", "--op", "layers.0.q_proj", "--seq", "128", "--arch", "simba_like"]),
+])
+def test_map_gives_the_clis_json(py, flags):
+    # One thread each: how many tile shapes the search evaluates depends on the threads' timing.
+    got = tessera.map(threads=1, **py)
+    code, out, err = cli("map", *flags, "--format", "json", "-j", "1")
+    assert code == 0, err
+    want = json.loads(out)
+    assert without(got, "times") == without(want, "times")
+    assert got["times"]["wall_s"] > 0 and got["mappings"][0]["valid"]
+
+
+def test_a_mapping_written_from_python_evaluates_as_the_cli_does(tmp_path):
+    path = tmp_path / "mapping.yaml"
+    best = tessera.map("resnet18-conv3_x", objective="latency", threads=2, output=path)
+    with pytest.raises(tessera.InputError, match="already exists; pass --force"):
+        tessera.map("resnet18-conv3_x", threads=2, output=path)
+    got = tessera.evaluate_mapping(path)
+    code, out, err = cli("map", "--evaluate", str(path), "--format", "json")
+    assert code == 0, err
+    assert got == json.loads(out)
+    assert got["mappings"][0]["latency_s"] == best["mappings"][0]["latency_s"]
+
+
+FIG7 = "((4_A:1, 25_Addr:25), (4_B:1, 25_Addr:1))"
+
+
+def test_layout_gives_the_clis_json():
+    got = tessera.layout("tree_simd", (100, 100), FIG7, chip="patent-2level",
+                         locate=[(91, 36)], inverse=["A3,B1,411"], map=True)
+    code, out, err = cli("layout", "--target", "tree_simd", "--chip", "patent-2level", FIG7,
+                         "--shape", "100x100", "--locate", "91,36", "--inverse", "A3,B1,411",
+                         "--map", "--format", "json")
+    assert code == 0, err
+    assert got == json.loads(out)
+    assert got["description"]["locate"][0]["place"]["address"] == 411
+    chosen = tessera.layout("tree_simd", (100, 100), chip="patent-2level", choose="row-reduce",
+                            candidates=3)["choice"]
+    assert len(chosen["candidates"]) == 3 and chosen["chosen"] == FIG7
+
+
+@pytest.mark.parametrize("call,flags", [
+    (lambda: tessera.map("no-such-workload"), ["map", "-w", "no-such-workload"]),
+    (lambda: tessera.map(MATMUL, pareto_level="L9"), ["map", "-w", MATMUL, "--pareto-level", "L9"]),
+    (lambda: tessera.map(model="llama2-7b"), ["map", "--model", "llama2-7b"]),
+    (lambda: tessera.layout("tree_simd", (100, 100), "((2_A:2, 2_C:2, 25_Addr:25), (2_A:1, 2_B:1, 25_Addr:1))",
+                            chip="patent-2level"),
+     ["layout", "--target", "tree_simd", "--chip", "patent-2level",
+      "((2_A:2, 2_C:2, 25_Addr:25), (2_A:1, 2_B:1, 25_Addr:1))", "--shape", "100x100"]),
+    (lambda: tessera.layout("tree_simd", (100, 100), FIG7, chip="patent-2level", inverse=["Q1,4"]),
+     ["layout", "--target", "tree_simd", "--chip", "patent-2level", FIG7, "--shape", "100x100",
+      "--inverse", "Q1,4"]),
+])
+def test_map_and_layout_raise_the_clis_message(call, flags):
+    with pytest.raises(tessera.Error) as raised:
+        call()
+    code, out, err = cli(*flags)
+    assert code in (2, 3), err
+    assert str(raised.value) == err.strip().splitlines()[-1].removeprefix("error: ")
+    assert type(raised.value) is {2: tessera.UsageError, 3: tessera.InputError}[code]
+
+
+def test_progress_reports_each_stage_and_its_exceptions_surface():
+    seen = []
+    tessera.compile("llama2-7b", target="ipu_alltoall", chip="ipu-mk2-hbm3e", batch=1, seq=128,
+                    simulate=False, threads=2, progress=lambda *a: seen.append(a))
+    stages = {stage for stage, _, _ in seen}
+    assert "per-op plans (classes)" in stages and "elk-full (preload orders)" in stages
+    assert all(0 <= done <= total for _, done, total in seen)
+    assert ("per-op plans (classes)", 14.0, 14.0) in seen
+
+    def stop(stage, done, total):
+        raise KeyboardInterrupt("stopped at " + stage)
+    with pytest.raises(KeyboardInterrupt, match="stopped at per-op plans"):
+        tessera.compile("llama2-7b", target="ipu_alltoall", chip="ipu-mk2-hbm3e", batch=1, seq=128,
+                        simulate=False, threads=2, progress=stop)

@@ -30,26 +30,45 @@ from ._tessera import (  # noqa: F401 (the package's API)
 )
 from . import _tessera
 
-__all__ = ["compile", "simulate", "inspect", "chip", "memsim", "sweep", "SweepResult", "load_plan", "Plan",
+__all__ = ["targets", "chip", "inspect", "compile", "simulate", "load_plan", "Plan", "map",
+           "evaluate_mapping", "layout", "memsim", "sweep", "SweepResult",
            "Error", "UsageError", "InputError", "PluginError", "InternalError"]
 
 
-def _shape(batch, seq, mode, dtype, weight_dtype):
-    return _tessera.Shape(batch=batch, seq=seq, mode=mode, dtype=dtype, weight_dtype=weight_dtype)
+def _words(batch, seq, mode, dtype, weight_dtype, dims=None, skip_unsupported=False):
+    w = _tessera.ModelWords()
+    w.batch, w.seq, w.mode, w.dtype, w.weight_dtype = batch, seq, mode, dtype, weight_dtype
+    w.dims = [f"{name}={value}" for name, value in (dims or {}).items()]
+    w.skip_unsupported = skip_unsupported
+    return w
+
+
+def targets():
+    """The target plugins found, as `tessera targets --format json`: one dict per plugin (name,
+    version, abi, provides, default_chip, chips, library, "status": "ok" or why it cannot be
+    used), then one per broken manifest (name, file, status)."""
+    return _tessera.targets()
 
 
 def compile(model, target, chip="", design="elk-full", simulate=True, batch=None, seq=None, mode=None,
-            dtype=None, weight_dtype=None, threads=0, memory_detail="fast"):
+            dtype=None, weight_dtype=None, dims=None, skip_unsupported=False, threads=0,
+            memory_detail="fast", progress=None):
     """Plan `model` (a zoo name, or a .onnx / workload .yaml path) on `target`'s `chip` (a preset
     or chip file; "" the target's default), as `tessera compile --format json [--simulate]`.
 
     design: "elk-full", "elk-dyn", "static", "basic", "ideal" or "all" (Basic and Ideal are always
-    planned, as the table's yardsticks). Returns the compile document (format tessera-compile-1:
-    one entry per design under "designs", with "planned" and, when simulated, "simulated_metrics";
-    seconds, fractions, FLOP/s), plus "plans": each design's Plan by name.
+    planned, as the table's yardsticks). batch, seq, mode, dtype, weight_dtype: zoo models' shape
+    (the CLI's --batch ...); dims: an ONNX model's symbolic dimensions, {"batch": 16}.
+    progress: a callable progress(stage, done, total), called now and then with the GIL held
+    (an exception it raises is raised when compile returns).
+
+    Returns the compile document (format tessera-compile-1: one entry per design under "designs",
+    with "planned" and, when simulated, "simulated_metrics"; seconds, fractions, FLOP/s), plus
+    "plans": each design's Plan by name.
     """
     return _tessera.compile(model, target, chip, design, simulate,
-                            _shape(batch, seq, mode, dtype, weight_dtype), threads, memory_detail)
+                            _words(batch, seq, mode, dtype, weight_dtype, dims, skip_unsupported),
+                            threads, memory_detail, progress)
 
 
 def simulate(plan, memory_detail="fast", trace=None, force=False):
@@ -60,10 +79,71 @@ def simulate(plan, memory_detail="fast", trace=None, force=False):
     return _tessera.simulate(plan, memory_detail, trace or "", force)
 
 
-def inspect(model, batch=None, seq=None, mode=None, dtype=None, weight_dtype=None):
+def inspect(model, batch=None, seq=None, mode=None, dtype=None, weight_dtype=None, dims=None,
+            skip_unsupported=False):
     """The model's ops as Einsums with FLOPs and bytes, as `tessera inspect --format json`
     (format tessera-inspect-1)."""
-    return _tessera.inspect(model, _shape(batch, seq, mode, dtype, weight_dtype))
+    return _tessera.inspect(model, _words(batch, seq, mode, dtype, weight_dtype, dims,
+                                          skip_unsupported))
+
+
+def map(workload=None, arch="tpu_v4i_like", objective="edp", model=None, op=None, batch=None,
+        seq=None, mode=None, pareto_level=None, search="tcm", time_limit=10.0, seed=1, threads=0,
+        output=None, force=False, progress=None):
+    """The optimal mapping of one Einsum onto an accelerator's memory hierarchy (TCM, docs/mapper.md),
+    as `tessera map --format json` (format tessera-map-1).
+
+    The Einsum: `workload` (a preset name or workload file), or `op` of `model` (a zoo name or
+    file, shaped by batch, seq, mode). arch: a preset or spec file. objective: "energy", "latency",
+    "edp" or "pareto" (the front of latency against `pareto_level`'s usage). search: "tcm" or
+    "random" (sampling for `time_limit` seconds from `seed`). output: also write the mapping file
+    (`tessera map -o`; an existing file only with force=True). progress: progress(stage, done,
+    total) about once a second, done and total counting dataplacements.
+
+    Returns the document: "workload", "arch", "mappings" (the best, or the Pareto front by latency),
+    each with "looptree" (nested objects: a loop's "body" holds what it encloses), "energy_j",
+    "latency_s", "edp_j_s", "utilisation", and the per-tensor "nodes" and per-level "levels" tables;
+    "mapspace" and "times" for TCM, "random" for sampling.
+    """
+    r = _tessera.MapRequest()
+    r.arch, r.workload, r.op = _os.fspath(arch), _os.fspath(workload) if workload else "", op or ""
+    if model is not None:
+        words = _words(batch, seq, mode, None, None)
+        words.model = _os.fspath(model)
+        r.model = words
+    r.set_objective(objective)
+    r.set_search(search)
+    r.pareto_level = pareto_level or ""
+    r.time_limit_seconds, r.seed, r.threads = time_limit, seed, threads
+    return _tessera.map(r, _os.fspath(output) if output else "", force, progress)
+
+
+def evaluate_mapping(path):
+    """A mapping file (from `tessera map -o` or map(output=...)) evaluated on the architecture it
+    names, as `tessera map --evaluate FILE --format json`: "mappings" in the file's order, each
+    with "valid" and, when not, "reason"."""
+    return _tessera.evaluate_mapping(_os.fspath(path))
+
+
+def layout(target, shape, layout=None, chip="", locate=(), inverse=(), map=False, choose=None,
+           candidates=10):
+    """A tree layout through `target`'s LayoutMapper (docs/tree-layouts.md), as `tessera layout
+    --format json` (format tessera-layout-1). shape: the tensor's extents, e.g. (100, 100).
+
+    Give `layout` (a description such as "((2_A:2, 2_B:2, 25_Addr:25), (2_A:1, 2_B:1, 25_Addr:1))")
+    with `locate` (indices, e.g. [(91, 36)]), `inverse` (places "A2,B3,411") and `map` (which block
+    holds which index range): the answer is under "description". Or give `choose` (an access
+    pattern: stencil3x3, row-reduce, col-reduce, matmul-lhs, matmul-rhs, elementwise): the
+    `candidates` cheapest layouts with their estimates are under "choice".
+    """
+    r = _tessera.LayoutRequest()
+    r.chip = _tessera.ChipChoice(target, chip)
+    r.layout, r.choose = layout or "", choose or ""
+    r.shape = list(shape)
+    r.locate = [list(index) for index in locate]
+    r.inverse = list(inverse)
+    r.map, r.candidates = map, candidates
+    return _tessera.layout(r)
 
 
 def chip(target, chip=""):
