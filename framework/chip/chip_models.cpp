@@ -140,6 +140,24 @@ Result<Object> create_for(PluginSet& plugins, const ChipSpec& chip, Interface i,
   return object;
 }
 
+// The energy section's rates; the off-chip memory's from a fresh memory model object when the
+// section gives none (the chip's own object stays untouched for the simulator).
+Result<EnergyRates> build_energy(PluginSet& plugins, const ChipSpec& chip, uint32_t chips) {
+  std::optional<double> measured;
+  std::string source;
+  if (!chip.energy->off_chip_pj_per_byte && chip.sections.count(Interface::memory_model) != 0) {
+    auto memory =
+        create_for<MemoryModel>(plugins, chip, Interface::memory_model, &create_memory_model);
+    if (!memory) return memory.error();
+    auto rate = streaming_read_j_per_byte(*memory);
+    if (!rate) return rate.error();
+    measured = *rate;
+    source =
+        "the memory model (" + chip.plugin_for(Interface::memory_model) + ") on a streaming read";
+  }
+  return energy_rates(*chip.energy, chips, measured, source);
+}
+
 }  // namespace
 
 Result<Topology> build_topology(PluginSet& plugins, const ChipSpec& chip) {
@@ -156,7 +174,7 @@ Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip) {
   auto cost_model = create_for<CostModel>(plugins, chip, Interface::cost_model, &create_cost_model);
   if (!cost_model) return cost_model.error();
   ChipModels models{
-      std::move(*topology), std::move(*cost_model), std::nullopt, std::nullopt, {}, {}, {}};
+      std::move(*topology), std::move(*cost_model), std::nullopt, std::nullopt, {}, {}, {}, {}};
   if (chip.sections.count(Interface::memory_model) != 0) {
     auto memory =
         create_for<MemoryModel>(plugins, chip, Interface::memory_model, &create_memory_model);
@@ -193,6 +211,11 @@ Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip) {
   auto links = scale_machine(m, chip.scale, models.partitioner.has_value());
   if (!links) return in_chip_file(chip, links.error());
   models.link_scale = *links;
+  if (chip.energy) {
+    auto energy = build_energy(plugins, chip, m.chips);
+    if (!energy) return in_chip_file(chip, energy.error());
+    models.energy = std::move(*energy);
+  }
   return models;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "framework/chip/chip_spec.hpp"
+#include "framework/chip/energy.hpp"
 #include "framework/chip/machine.hpp"
 #include "framework/common/status.hpp"
 #include "framework/plugin/objects.hpp"
@@ -31,6 +32,8 @@ struct ChipModels {
   // above 0 (the chip file's flops_per_cycle.<dtype>), within the topology plugin's ABI version.
   // What --weight-dtype may ask for.
   std::vector<uint32_t> dtypes;
+  // The chip file's energy section as charged (energy.hpp); absent: the chip states none.
+  std::optional<EnergyRates> energy;
 };
 
 // The chip's topology alone, from the plugin its `topology` section names (or its target): what
@@ -41,7 +44,8 @@ Result<LayoutMapper> build_layout_mapper(PluginSet& plugins, const ChipSpec& chi
 
 // Errors: a plugin the chip names cannot be loaded or lacks Topology/CostModel (plugin error);
 // a parameter the plugin rejects (its message, naming the parameter); a scale the chip cannot take
-// (scale.hbm_bytes_per_s without HBM, scale.flops with a plugin Partitioner: input errors).
+// (scale.hbm_bytes_per_s without HBM, scale.flops with a plugin Partitioner: input errors); an
+// energy section without the off-chip rate on a chip whose memory model reports no energy.
 Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip);
 
 // Applies a chip file's scale section (ChipScale) to the Machine read off the plugins and returns

@@ -9,6 +9,7 @@
 #include "framework/common/reference.hpp"
 #include "framework/common/user_text.hpp"
 #include "framework/common/yaml_reader.hpp"
+#include "framework/plugin/objects.hpp"
 
 #ifndef TESSERA_SOURCE_CHIPS_DIR
 #error "TESSERA_SOURCE_CHIPS_DIR must be defined by the build"
@@ -69,8 +70,55 @@ ChipScale parse_scale(const YamlNode& section) {
   return scale;
 }
 
+// A number ≥ 0 (energies and powers may be 0: a part that costs nothing, stated).
+double non_negative(const YamlNode& node) {
+  try {
+    size_t used = 0;
+    std::string text = node.as_string();
+    double value = std::stod(text, &used);
+    if (used == text.size() && value >= 0 && std::isfinite(value)) return value;
+  } catch (const std::logic_error&) {
+  }
+  throw node.fail("expected a number >= 0, got " + in_quotes(node.as_string()));
+}
+
+std::map<std::string, double> parse_pj_per_flop(const YamlNode& node) {
+  std::vector<std::string> names;
+  for (uint32_t d = 0; d < TESSERA_DTYPE_COUNT; ++d) names.emplace_back(dtype_name(d));
+  if (!node.is_map() || node.raw().size() == 0)
+    throw node.fail("expected a map of compute types to pJ per FLOP, e.g. {fp16: 0.4}");
+  node.only_keys(names);
+  std::map<std::string, double> out;
+  for (const auto& [dtype, value] : node.entries()) out[dtype] = non_negative(value);
+  return out;
+}
+
+EnergySpec parse_energy(const YamlNode& section) {
+  static const std::vector<std::string> required = {
+      "pj_per_flop",         "sram_read_pj_per_byte", "sram_write_pj_per_byte",
+      "noc_pj_per_byte_hop", "chip_link_pj_per_byte", "static_w"};
+  if (!section.is_map())
+    throw section.fail(
+        "expected a map: pj_per_flop, sram_read_pj_per_byte, sram_write_pj_per_byte, "
+        "noc_pj_per_byte_hop, chip_link_pj_per_byte, static_w and optionally "
+        "off_chip_pj_per_byte");
+  std::vector<std::string> allowed = required;
+  allowed.emplace_back("off_chip_pj_per_byte");
+  section.only_keys(allowed);
+  EnergySpec e;
+  e.pj_per_flop = parse_pj_per_flop(section.child("pj_per_flop"));
+  e.sram_read_pj_per_byte = non_negative(section.child("sram_read_pj_per_byte"));
+  e.sram_write_pj_per_byte = non_negative(section.child("sram_write_pj_per_byte"));
+  e.noc_pj_per_byte_hop = non_negative(section.child("noc_pj_per_byte_hop"));
+  e.chip_link_pj_per_byte = non_negative(section.child("chip_link_pj_per_byte"));
+  e.static_w = non_negative(section.child("static_w"));
+  if (section.has("off_chip_pj_per_byte"))
+    e.off_chip_pj_per_byte = non_negative(section.child("off_chip_pj_per_byte"));
+  return e;
+}
+
 ChipSpec parse_chip(const YamlNode& root, const fs::path& file, const std::string& default_target) {
-  std::vector<std::string> allowed = {"name", "description", "target", "scale"};
+  std::vector<std::string> allowed = {"name", "description", "target", "scale", "energy"};
   for (Interface i : kAllInterfaces) allowed.emplace_back(to_string(i));
   if (!root.is_map()) throw root.fail("a chip file must be a YAML map");
   root.only_keys(allowed);
@@ -80,6 +128,7 @@ ChipSpec parse_chip(const YamlNode& root, const fs::path& file, const std::strin
   chip.description = root.get_string("description", "");
   chip.target = root.get_string("target", default_target);
   if (root.has("scale")) chip.scale = parse_scale(root.child("scale"));
+  if (root.has("energy")) chip.energy = parse_energy(root.child("energy"));
   for (Interface i : kAllInterfaces) {
     std::string key(to_string(i));
     if (!root.has(key)) continue;

@@ -8,10 +8,12 @@
 //   topology: {cores_per_chip: 1472, hbm: {controllers: 4}}   # params, flattened: hbm.controllers
 //   memory_model: {plugin: hbm_dramsim, config: hbm3e_8hi.ini} # `plugin` overrides `target`
 //   scale: {hbm_bytes_per_s: 8e12, interconnect: 2, flops: 0.5}  # design-space knobs (ChipScale)
+//   energy: {pj_per_flop: {fp16: 0.4}, ...}  # energy per token (energy.hpp, docs/energy.md)
 #pragma once
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,19 @@ struct ChipScale {
   bool operator==(const ChipScale&) const = default;
 };
 
+// The chip file's `energy:` section as written (picojoules, watts); energy.hpp turns it into the
+// rates charged.
+struct EnergySpec {
+  std::map<std::string, double> pj_per_flop;  // by compute type name (fp32, fp16, ...)
+  double sram_read_pj_per_byte = 0;
+  double sram_write_pj_per_byte = 0;
+  double noc_pj_per_byte_hop = 0;
+  double chip_link_pj_per_byte = 0;
+  std::optional<double> off_chip_pj_per_byte;
+  double static_w = 0;  // per chip
+  bool operator==(const EnergySpec&) const = default;
+};
+
 struct ChipSpec {
   std::filesystem::path file;  // empty for the built-in empty chip
   std::string name;
@@ -48,6 +63,7 @@ struct ChipSpec {
   std::string target;
   std::map<Interface, ChipSection> sections;
   ChipScale scale;
+  std::optional<EnergySpec> energy;  // absent: energy is not reported (and cannot be optimised)
 
   // The plugin that serves `i` (the section's override or the target).
   std::string plugin_for(Interface i) const;

@@ -13,6 +13,7 @@
 #include "framework/ir/repeats.hpp"
 #include "framework/planner/planner.hpp"
 #include "framework/sim/network_pricer.hpp"
+#include "framework/sim/sim_energy.hpp"
 
 namespace tessera::driver {
 
@@ -240,7 +241,15 @@ Result<SimulatedDesign> simulate(const planner::Plan& plan, OpenChip& chip, cons
   auto result = sim::simulate_program(*program, chip.models, options);
   if (!result) return result.error();
   sim::SimSummary summary = sim::summarize(*result, *program, chip.models.machine);
-  return SimulatedDesign{std::move(*program), std::move(*result), summary};
+  SimulatedDesign simulated{std::move(*program), std::move(*result), summary, std::nullopt};
+  if (chip.models.energy) {
+    auto counts = sim::simulated_counts(simulated.result, simulated.program, graph);
+    if (!counts) return counts.error();
+    auto energy = energy_of(*chip.models.energy, *counts);
+    if (!energy) return energy.error();
+    simulated.energy = *energy;
+  }
+  return simulated;
 }
 
 }  // namespace tessera::driver

@@ -94,6 +94,9 @@ struct SimulatedDesign {
   codegen::Program program;
   sim::SimResult result;
   sim::SimSummary summary;
+  // From what the simulation moved and ran (sim_energy.hpp); absent when the chip file has no
+  // energy section.
+  std::optional<EnergyBreakdown> energy;
 };
 
 struct CompiledDesign {

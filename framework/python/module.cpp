@@ -199,7 +199,7 @@ py::dict simulate(const Plan& plan, const std::string& memory_detail, const std:
         driver::simulate(plan.plan, reopened.chip, *reopened.graph, options).take();
     if (!trace.empty())
       write_file_atomically(trace, sim::trace_json(run.result, run.program), force).take();
-    return sim::sim_report_json(run.result, run.program, reopened.chip.models.machine);
+    return sim::sim_report_json(run.result, run.program, reopened.chip.models.machine, run.energy);
   });
   return from_json(text);
 }

@@ -4,6 +4,7 @@
 
 #include "framework/dse/evaluate_point.hpp"
 #include "framework/dse/point_json.hpp"
+#include "framework/report/energy_report.hpp"
 #include "framework/report/table.hpp"
 #include "framework/report/units.hpp"
 
@@ -69,11 +70,14 @@ std::string splits_table(const driver::Compilation& c) {
 
 std::string simulated_table(const driver::Compilation& c, sim::MemoryDetail memory) {
   Table table({"design", "planned ms", "simulated ms", "diff", "HBM util", "NoC util", "SRAM util",
-               "TFLOP/s", "exec only ms", "overlap ms", "stall ms", "congest ms"},
-              numbers_after_name(12));
+               "TFLOP/s", "exec only ms", "overlap ms", "stall ms", "congest ms", "mJ/token", "W"},
+              numbers_after_name(14));
+  bool energy = false;
   for (const auto& d : c.designs) {
     if (!d.simulated) continue;
     const sim::SimSummary& s = d.simulated->summary;
+    const auto& e = d.simulated->energy;
+    energy = energy || e.has_value();
     std::string diff =
         s.estimated_latency_s > 0
             ? fmt::format("{:+.1f}%", 100 * (s.latency_s / s.estimated_latency_s - 1))
@@ -83,11 +87,15 @@ std::string simulated_table(const driver::Compilation& c, sim::MemoryDetail memo
                    percent(s.sram_utilisation),
                    fmt::format("{:.1f}", s.achieved_flops_per_s / 1e12),
                    ms(s.breakdown.execution_only_s), ms(s.breakdown.overlapped_s),
-                   ms(s.breakdown.preload_stall_s), ms(s.breakdown.congestion_s)});
+                   ms(s.breakdown.preload_stall_s), ms(s.breakdown.congestion_s),
+                   e ? fmt::format("{:.3f}", e->total_j() * 1e3) : "-",
+                   e ? fmt::format("{:.1f}", e->watts(s.latency_s)) : "-"});
   }
   return "simulated (event-driven, " +
-         std::string(memory == sim::MemoryDetail::full ? "full" : "fast") + " HBM model)\n" +
-         table.render();
+         std::string(memory == sim::MemoryDetail::full ? "full" : "fast") + " HBM model" +
+         (energy ? "; energy from what moved and ran, docs/energy.md"
+                 : "; no energy: the chip file has no energy section") +
+         ")\n" + table.render();
 }
 
 // The run as one JSON document (docs/formats.md, "tessera compile --format json"): the tables'
@@ -99,6 +107,9 @@ std::string compile_json(const driver::Compilation& c, const Machine& machine,
   for (size_t i = 0; i < rows.size(); ++i) {
     nlohmann::json d = rows[i];
     d["search_s"] = c.designs[i].plan.result.search_s;
+    const auto& simulated = c.designs[i].simulated;
+    d["simulated_energy"] = simulated ? energy_json(simulated->energy, simulated->summary.latency_s)
+                                      : nlohmann::json(nullptr);
     designs.push_back(std::move(d));
   }
   nlohmann::json splits = nlohmann::json::array();
@@ -110,7 +121,7 @@ std::string compile_json(const driver::Compilation& c, const Machine& machine,
                       {"estimated_s", d.estimated_s},
                       {"unsplit_bytes_per_core", d.unsplit_bytes_per_core},
                       {"unsplit_s", d.unsplit_s}});
-  nlohmann::json out = {{"format", "tessera-compile-1"},
+  nlohmann::json out = {{"format", "tessera-compile-2"},
                         {"model", c.graph->name()},
                         {"ops", c.graph->ops().size()},
                         {"op_classes", c.op_classes},

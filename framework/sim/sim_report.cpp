@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "framework/planner/split.hpp"
+#include "framework/report/energy_report.hpp"
 #include "framework/report/table.hpp"
 #include "framework/report/units.hpp"
 
@@ -150,7 +151,8 @@ SimSummary summarize(const SimResult& r, const codegen::Program& program, const 
 }
 
 std::string render_sim_report(const SimResult& r, const codegen::Program& program,
-                              const Machine& machine, size_t op_rows) {
+                              const Machine& machine, size_t op_rows,
+                              const std::optional<EnergyBreakdown>& energy) {
   SimSummary s = summarize(r, program, machine);
   std::string diff =
       s.estimated_latency_s > 0
@@ -171,6 +173,10 @@ std::string render_sim_report(const SimResult& r, const codegen::Program& progra
          format_seconds(s.estimated_latency_s) + diff + ")\n";
   out += "breakdown    " + breakdown_line(s.breakdown, s.latency_s) + "\n";
   out += "achieved     " + format_flops_per_s(s.achieved_flops_per_s) + "\n";
+  out += "energy       " +
+         (energy ? energy_line(*energy, s.latency_s)
+                 : std::string("not reported: the chip file has no energy section")) +
+         "\n";
   out += "utilisation  HBM " + percent(s.hbm_utilisation) + ", interconnect " +
          percent(s.interconnect_utilisation) + ", SRAM ports " + percent(s.sram_utilisation) +
          "\n\nutilisation over time (per link class)\n" + time_table(r);
@@ -189,7 +195,7 @@ nlohmann::json time_or_null(double s) {
 }  // namespace
 
 std::string sim_report_json(const SimResult& r, const codegen::Program& program,
-                            const Machine& machine) {
+                            const Machine& machine, const std::optional<EnergyBreakdown>& energy) {
   using nlohmann::json;
   SimSummary s = summarize(r, program, machine);
   json ops = json::array();
@@ -207,7 +213,7 @@ std::string sim_report_json(const SimResult& r, const codegen::Program& program,
          {"preload_start_s", time_or_null(op.preload_start_s)},
          {"preload_end_s", time_or_null(op.preload_end_s)}});
   }
-  json out = {{"format", "tessera-simulate-1"},
+  json out = {{"format", "tessera-simulate-2"},
               {"program", program.name},
               {"cores", r.cores},
               {"controllers", r.controllers},
@@ -225,6 +231,7 @@ std::string sim_report_json(const SimResult& r, const codegen::Program& program,
               {"overlapped_s", s.breakdown.overlapped_s},
               {"preload_stall_s", s.breakdown.preload_stall_s},
               {"congestion_s", s.breakdown.congestion_s},
+              {"energy", energy_json(energy, s.latency_s)},
               {"ops", std::move(ops)}};
   return out.dump(1) + "\n";
 }

@@ -4,8 +4,10 @@
 // counter per link class).
 #pragma once
 
+#include <optional>
 #include <string>
 
+#include "framework/chip/energy.hpp"
 #include "framework/chip/machine.hpp"
 #include "framework/codegen/program.hpp"
 #include "framework/sim/sim_result.hpp"
@@ -27,13 +29,16 @@ SimSummary summarize(const SimResult& result, const codegen::Program& program,
 // Latency next to the estimate, breakdown, utilisation in total and over time (10 rows), achieved
 // FLOP/s, and the `op_rows` ops whose simulated execute differs most from the estimate (all ops
 // when op_rows is 0).
+// `energy`: the step's energy (sim_energy.hpp), a line of its own; absent when the chip states
+// none.
 std::string render_sim_report(const SimResult& result, const codegen::Program& program,
-                              const Machine& machine, size_t op_rows);
+                              const Machine& machine, size_t op_rows,
+                              const std::optional<EnergyBreakdown>& energy);
 
 // The report as one JSON document (`tessera simulate --format json`, docs/formats.md): the
 // summary's numbers unrounded under the sweep results' names, and every op's row.
 std::string sim_report_json(const SimResult& result, const codegen::Program& program,
-                            const Machine& machine);
+                            const Machine& machine, const std::optional<EnergyBreakdown>& energy);
 
 // The trace; `result` must have been recorded with SimOptions::record_trace.
 std::string trace_json(const SimResult& result, const codegen::Program& program);

@@ -40,7 +40,7 @@ def near(a, b, tol, what):
     assert abs(a - b) <= tol, f"{what}: json {a} against table {b}"
 
 c = json.load(open(f"{d}/compile.json"))
-assert c["format"] == "tessera-compile-1", c["format"]
+assert c["format"] == "tessera-compile-2", c["format"]
 assert c["chip"] == "ipu-mk2-hbm3e" and c["cores"] == 1472 and c["ops"] > 0, c
 text = open(f"{d}/compile.txt").read().split("\nsimulated")
 rows = lambda t: {l.split()[0]: l.split() for l in t.splitlines() if l.split() and l.split()[0] in
@@ -59,17 +59,26 @@ for x in c["designs"]:
     near(x["simulated_metrics"]["latency_s"] * 1e3, float(s[2]), 5e-4, name + " simulated ms")
     near(x["simulated_metrics"]["sram_utilisation"], pct(s[6]), 5e-4, name + " SRAM util")
     near(x["simulated_metrics"]["preload_stall_s"] * 1e3, float(s[10]), 5e-4, name + " stall ms")
+    e = x["simulated_energy"]   # ipu-mk2-hbm3e states its energy
+    near(e["energy_j"] * 1e3, float(s[12]), 5e-4, name + " mJ/token")
+    near(e["power_w"], float(s[13]), 0.05, name + " W")
+    parts = sum(e[k] for k in ("compute_j", "sram_j", "network_j", "chip_to_chip_j", "off_chip_j", "static_j"))
+    near(parts, e["energy_j"], 1e-9 * e["energy_j"], name + " parts")
+    near(e["power_w"], e["energy_j"] / x["simulated_metrics"]["latency_s"], 1e-6 * e["power_w"], name + " W = J/s")
 
 UNIT = {"s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
 def seconds(value, unit):
     return float(value) * UNIT[unit]
 
 s = json.load(open(f"{d}/simulate.json"))
-assert s["format"] == "tessera-simulate-1", s["format"]
+assert s["format"] == "tessera-simulate-2", s["format"]
 report = open(f"{d}/simulate.txt").read()
 m = re.search(r"^latency +([0-9.]+) (m?u?n?s) per token \(planner estimate ([0-9.]+) (m?u?n?s)", report, re.M)
 near(s["latency_s"], seconds(m[1], m[2]), 5e-3 * s["latency_s"], "latency")
 near(s["estimated_latency_s"], seconds(m[3], m[4]), 5e-3 * s["estimated_latency_s"], "estimate")
+m = re.search(r"^energy +([0-9.]+) (m?u?J) per token, ([0-9.]+) W: compute ", report, re.M)
+near(s["energy"]["energy_j"], float(m[1]) * {"J": 1, "mJ": 1e-3, "uJ": 1e-6}[m[2]], 5e-3 * s["energy"]["energy_j"], "energy")
+near(s["energy"]["power_w"], float(m[3]), 5e-3 * s["energy"]["power_w"], "power")
 m = re.search(r"^simulated +(\d+) cores, (\d+) HBM controllers, (\d+) links, (\d+) flows, (\d+) events", report, re.M)
 assert [s["cores"], s["controllers"], s["links"], s["flows"], s["events"]] == [int(g) for g in m.groups()], m.groups()
 table = report.split("ops, simulated next to the planner's estimate\n")[1].splitlines()[2:]

@@ -62,7 +62,7 @@ def compile(model, target, chip="", design="elk-full", simulate=True, batch=None
     progress: a callable progress(stage, done, total), called now and then with the GIL held
     (an exception it raises is raised when compile returns).
 
-    Returns the compile document (format tessera-compile-1: one entry per design under "designs",
+    Returns the compile document (format tessera-compile-2: one entry per design under "designs",
     with "planned" and, when simulated, "simulated_metrics"; seconds, fractions, FLOP/s), plus
     "plans": each design's Plan by name.
     """
@@ -73,7 +73,7 @@ def compile(model, target, chip="", design="elk-full", simulate=True, batch=None
 
 def simulate(plan, memory_detail="fast", trace=None, force=False):
     """Run a Plan (from compile, or load_plan("plan.yaml")) on the event-driven simulator, as
-    `tessera simulate --format json` (format tessera-simulate-1, every op listed). memory_detail:
+    `tessera simulate --format json` (format tessera-simulate-2, every op listed). memory_detail:
     "fast" or "full"; trace: also write a Chrome/Perfetto trace.json there (an existing file only
     with force=True)."""
     return _tessera.simulate(plan, memory_detail, trace or "", force)

@@ -308,3 +308,44 @@ TEST(OpPlanCache, ConcurrentPointsComputeAKeyOnce) {
 
 }  // namespace
 }  // namespace tessera::driver
+
+namespace tessera::driver {
+namespace {
+
+// The simulator's energy of a compiled design (ipu-mk2-hbm3e: the chip file's rates, HBM from
+// the hbm_dramsim model): each part is what moved and ran times its rate.
+TEST(Energy, ASimulatedDesignIsChargedForWhatMovedAndRan) {
+  OpenChip chip = mk2();
+  ASSERT_TRUE(chip.models.energy.has_value());
+  const EnergyRates& rates = *chip.models.energy;
+  EXPECT_EQ(rates.off_chip_source, "the memory model (hbm_dramsim) on a streaming read");
+  // DRAM dies only (IDD currents, no PHY): a few pJ per byte on a streaming read.
+  EXPECT_GT(rates.off_chip_j_per_byte, 3e-12);
+  EXPECT_LT(rates.off_chip_j_per_byte, 15e-12);
+  CompileOptions options;
+  options.designs = {Design::elk_full};
+  options.simulate = true;
+  Compilation c = compile(chip, llama(1), options).take();
+  const SimulatedDesign& s = *c.designs.at(0).simulated;
+  ASSERT_TRUE(s.energy.has_value());
+  const EnergyBreakdown& e = *s.energy;
+  const sim::SimResult& r = s.result;
+  auto by_class = [&](sim::LinkClass k) { return r.link_bytes_by_class[static_cast<size_t>(k)]; };
+  EXPECT_DOUBLE_EQ(e.static_j, rates.static_w * s.summary.latency_s);
+  double written = 0;
+  for (const auto& op : s.program.ops) written += op.hbm_write_bytes;
+  EXPECT_GT(written, 0) << "a decode step writes one KV slot per layer";
+  EXPECT_DOUBLE_EQ(e.off_chip_j, (r.hbm_read_bytes + written) * rates.off_chip_j_per_byte);
+  EXPECT_GT(by_class(sim::LinkClass::hbm), r.hbm_read_bytes)
+      << "replicated preload bytes cross the HBM links once per copy, the DRAM reads them once";
+  EXPECT_DOUBLE_EQ(e.compute_j, r.flops * rates.j_per_flop.at("fp16"));
+  EXPECT_DOUBLE_EQ(e.chip_to_chip_j, 0) << "one chip";
+  EXPECT_GT(e.network_j, 0);
+  EXPECT_GT(e.sram_j, 0);
+  EXPECT_NEAR(e.total_j(),
+              e.compute_j + e.sram_j + e.network_j + e.chip_to_chip_j + e.off_chip_j + e.static_j,
+              1e-12 * e.total_j());
+}
+
+}  // namespace
+}  // namespace tessera::driver

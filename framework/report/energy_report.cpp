@@ -1,0 +1,38 @@
+#include "framework/report/energy_report.hpp"
+
+#include <fmt/format.h>
+
+namespace tessera {
+
+namespace {
+
+// 41.2 mJ, 3.10 J, 812 uJ: three significant figures.
+std::string joules(double j) {
+  if (j >= 1) return fmt::format("{:.3g} J", j);
+  if (j >= 1e-3) return fmt::format("{:.3g} mJ", j * 1e3);
+  if (j >= 1e-6) return fmt::format("{:.3g} uJ", j * 1e6);
+  return fmt::format("{:.3g} nJ", j * 1e9);
+}
+
+}  // namespace
+
+std::string energy_line(const EnergyBreakdown& e, double latency_s) {
+  const double total = e.total_j();
+  auto part = [&](const char* name, double j) {
+    return fmt::format("{} {} ({:.0f} %)", name, joules(j), total > 0 ? 100 * j / total : 0.0);
+  };
+  return joules(total) + " per token, " + fmt::format("{:.3g} W", e.watts(latency_s)) + ": " +
+         part("compute", e.compute_j) + ", " + part("SRAM", e.sram_j) + ", " +
+         part("network", e.network_j) + ", " + part("chip-to-chip", e.chip_to_chip_j) + ", " +
+         part("off-chip", e.off_chip_j) + ", " + part("static", e.static_j);
+}
+
+nlohmann::json energy_json(const std::optional<EnergyBreakdown>& e, double latency_s) {
+  if (!e) return nullptr;
+  return {{"energy_j", e->total_j()},    {"power_w", e->watts(latency_s)},
+          {"compute_j", e->compute_j},   {"sram_j", e->sram_j},
+          {"network_j", e->network_j},   {"chip_to_chip_j", e->chip_to_chip_j},
+          {"off_chip_j", e->off_chip_j}, {"static_j", e->static_j}};
+}
+
+}  // namespace tessera

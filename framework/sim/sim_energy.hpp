@@ -1,0 +1,21 @@
+// What a simulated step did, counted for its energy (chip/energy.hpp): every program op's FLOPs in
+// the type it computes in, SRAM bytes read and written (each flow kind's bytes: compute reads its
+// operands; a preload writes what lands; a writeback reads what leaves; a core-to-core exchange
+// reads at one end and writes at the other), bytes × links crossed on chip and between chips as
+// the flows moved them, bytes read from HBM (a replicated byte once) and written back, and the
+// latency.
+#pragma once
+
+#include "framework/chip/energy.hpp"
+#include "framework/codegen/program.hpp"
+#include "framework/ir/graph.hpp"
+#include "framework/sim/sim_result.hpp"
+
+namespace tessera::sim {
+
+// `graph` is the one the program was lowered from. Input error: an op in a type no core computes
+// in (describe_op's).
+Result<EnergyCounts> simulated_counts(const SimResult& result, const codegen::Program& program,
+                                      const ir::Graph& graph);
+
+}  // namespace tessera::sim
