@@ -11,6 +11,7 @@
 
 #include "framework/driver/driver.hpp"
 #include "framework/ir/repeats.hpp"
+#include "framework/planner/energy_estimate.hpp"
 #include "framework/planner/planner.hpp"
 #include "framework/sim/network_pricer.hpp"
 #include "framework/sim/sim_energy.hpp"
@@ -60,6 +61,9 @@ class ClassPlanner {
     return out;
   }
 
+  // The pricer, for what comes after the per-op plans (the designs' energy estimates).
+  std::unique_ptr<sim::NetworkPricer> take_pricer() { return std::move(pricer_); }
+
  private:
   Result<planner::ClassOutcomes> plan(const ir::Graph& graph, const ir::OpClasses& classes,
                                       const std::vector<int>& wanted,
@@ -103,6 +107,7 @@ struct Prepared {
   std::vector<planner::SplitDecision> decisions;
   std::vector<planner::OpSplit> splits;  // every split op, in graph order
   std::vector<planner::OpPlans> class_plans;
+  std::unique_ptr<sim::NetworkPricer> pricer;  // null: the Machine's rates price transfers
 };
 
 // Every op of a decided class, split alike.
@@ -123,7 +128,7 @@ Result<Prepared> prepare(const OpenChip& chip, const LoadedModel& model, const C
   ClassPlanner plan_classes(chip, o);
   auto outcomes = plan_classes(*model.graph, {}, progress_of(o, "per-op plans (classes)"));
   if (!outcomes) return outcomes.error();
-  Prepared p{model.graph, {}, {}, {}};
+  Prepared p{model.graph, {}, {}, {}, nullptr};
   auto decisions = planner::choose_splits(
       *model.graph, *outcomes, chip.models.machine,
       [&](const ir::Graph& g, const std::vector<int>& ops) { return plan_classes(g, ops); });
@@ -143,7 +148,18 @@ Result<Prepared> prepare(const OpenChip& chip, const LoadedModel& model, const C
                    "internal error: class " + std::to_string(c) + " fits no plan after splitting"};
     p.class_plans.push_back((*outcomes)[c]->plans);
   }
+  p.pricer = plan_classes.take_pricer();
   return p;
+}
+
+// The design's planned energy (planner/energy_estimate.hpp), when the chip states its rates.
+Status estimate_energy(planner::DesignResult& result, const ir::Graph& graph, const OpenChip& chip,
+                       const planner::NetworkPricer* pricer) {
+  if (!chip.models.energy) return ok_status();
+  auto counts = planner::planned_counts(result, graph, chip.models.machine, pricer);
+  if (!counts) return counts.error();
+  result.energy = reported_energy(*chip.models.energy, *counts, chip);
+  return ok_status();
 }
 
 // Per op of the split graph, the first op of its unit: a split op's slices (consecutive, named by
@@ -163,6 +179,15 @@ std::vector<int> units_of(const ir::Graph& graph, const std::vector<planner::OpS
 }
 
 }  // namespace
+
+std::optional<EnergyBreakdown> reported_energy(const EnergyRates& rates, const EnergyCounts& counts,
+                                               const OpenChip& chip) {
+  auto energy = energy_of(rates, counts);
+  if (energy) return *energy;
+  // The latency stands without it: the energy is left out of the reports, saying why once.
+  spdlog::warn("chip '{}': {}", chip.models.machine.chip, energy.error().message);
+  return std::nullopt;
+}
 
 std::string class_key(const OpenChip& chip, const ir::Graph& graph, int op) {
   const ChipModels& models = chip.models;
@@ -216,6 +241,9 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
     planning.progress = progress_of(o, fmt::format("{} (preload orders)", to_string(design)));
     auto result = planner::plan_design(input, design, planning);
     if (!result) return result.error();
+    if (Status estimated = estimate_energy(*result, graph, chip, prepared->pricer.get());
+        !estimated)
+      return estimated.error();
     CompiledDesign compiled{
         planner::Plan{source, input.machine, prepared->splits, std::move(*result)}, {}};
     if (o.simulate) {
@@ -245,9 +273,7 @@ Result<SimulatedDesign> simulate(const planner::Plan& plan, OpenChip& chip, cons
   if (chip.models.energy) {
     auto counts = sim::simulated_counts(simulated.result, simulated.program, graph);
     if (!counts) return counts.error();
-    auto energy = energy_of(*chip.models.energy, *counts);
-    if (!energy) return energy.error();
-    simulated.energy = *energy;
+    simulated.energy = reported_energy(*chip.models.energy, *counts, chip);
   }
   return simulated;
 }

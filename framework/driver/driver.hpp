@@ -90,6 +90,11 @@ struct CompileOptions {
   std::function<Progress(const std::string& stage)> progress;
 };
 
+// The energy of `counts` at `rates`; when it cannot be charged (a compute type the chip file
+// prices not), a warning saying why and nullopt: the latency stands without it.
+std::optional<EnergyBreakdown> reported_energy(const EnergyRates& rates, const EnergyCounts& counts,
+                                               const OpenChip& chip);
+
 struct SimulatedDesign {
   codegen::Program program;
   sim::SimResult result;

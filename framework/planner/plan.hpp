@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "framework/chip/energy.hpp"
 #include "framework/chip/machine.hpp"
 #include "framework/planner/op_plans.hpp"
 
@@ -54,6 +56,9 @@ struct DesignResult {
   double achieved_flops_per_s = 0;
   uint64_t orders_tried = 1;  // preload orders evaluated (Elk-Full; 1 for the others)
   double search_s = 0;        // wall time the planner spent on this design
+  // The planner's estimate of the step's energy (energy_estimate.hpp); absent when the chip file
+  // states no energy rates.
+  std::optional<EnergyBreakdown> energy;
 };
 
 // Where the plan came from, so `tessera simulate plan.yaml` can rebuild the same model and chip

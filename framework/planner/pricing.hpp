@@ -43,6 +43,10 @@ struct SetPrice {
   // each link the set gets what the preload leaves, and never less than its fair share of the
   // link per transfer (the simulator's max-min sharing). 0: not priced (s_per_byte stands).
   BesideSeconds beside_s_per_byte{};
+  // Links the set's bytes cross, per byte of its total: inside a chip (core-to-core and
+  // controller-to-core) and between chips. What its energy is charged on (chip/energy.hpp).
+  double on_chip_links_per_byte = 0;
+  double chip_links_per_byte = 0;
   double seconds(double bytes) const { return seconds_at(bytes, s_per_byte); }
   BesideSeconds seconds_beside(double bytes) const {
     BesideSeconds out{};

@@ -27,6 +27,14 @@ const planner::DesignResult* find(const driver::Compilation& c, Design design) {
   return nullptr;
 }
 
+// The energy columns: "-" when the chip states no energy rates.
+std::string millijoules(const std::optional<EnergyBreakdown>& e) {
+  return e ? fmt::format("{:.3f}", e->total_j() * 1e3) : "-";
+}
+std::string watts(const std::optional<EnergyBreakdown>& e, double latency_s) {
+  return e ? fmt::format("{:.1f}", e->watts(latency_s)) : "-";
+}
+
 std::vector<Table::Align> numbers_after_name(size_t columns) {
   std::vector<Table::Align> align(columns, Table::Align::right);
   align.front() = Table::Align::left;
@@ -39,8 +47,9 @@ std::string planned_table(const driver::Compilation& c) {
   const planner::DesignResult* basic = find(c, Design::basic);
   const planner::DesignResult* ideal = find(c, Design::ideal);
   Table table({"design", "ms/token", "vs basic", "of ideal", "HBM util", "NoC util", "TFLOP/s",
-               "exec only ms", "overlap ms", "stall ms", "congest ms", "orders", "search s"},
-              numbers_after_name(13));
+               "exec only ms", "overlap ms", "stall ms", "congest ms", "orders", "search s",
+               "mJ/token", "W"},
+              numbers_after_name(15));
   for (const auto& d : c.designs) {
     const planner::DesignResult& r = d.plan.result;
     const planner::Breakdown& b = r.breakdown;
@@ -50,7 +59,8 @@ std::string planned_table(const driver::Compilation& c) {
                    percent(r.hbm_utilisation), percent(r.interconnect_utilisation),
                    fmt::format("{:.1f}", r.achieved_flops_per_s / 1e12), ms(b.execution_only_s),
                    ms(b.overlapped_s), ms(b.preload_stall_s), ms(b.congestion_s),
-                   fmt::format("{}", r.orders_tried), fmt::format("{:.2f}", r.search_s)});
+                   fmt::format("{}", r.orders_tried), fmt::format("{:.2f}", r.search_s),
+                   millijoules(r.energy), watts(r.energy, r.latency_s)});
   }
   return table.render();
 }
@@ -87,9 +97,8 @@ std::string simulated_table(const driver::Compilation& c, sim::MemoryDetail memo
                    percent(s.sram_utilisation),
                    fmt::format("{:.1f}", s.achieved_flops_per_s / 1e12),
                    ms(s.breakdown.execution_only_s), ms(s.breakdown.overlapped_s),
-                   ms(s.breakdown.preload_stall_s), ms(s.breakdown.congestion_s),
-                   e ? fmt::format("{:.3f}", e->total_j() * 1e3) : "-",
-                   e ? fmt::format("{:.1f}", e->watts(s.latency_s)) : "-"});
+                   ms(s.breakdown.preload_stall_s), ms(s.breakdown.congestion_s), millijoules(e),
+                   watts(e, s.latency_s)});
   }
   return "simulated (event-driven, " +
          std::string(memory == sim::MemoryDetail::full ? "full" : "fast") + " HBM model" +
@@ -106,7 +115,9 @@ std::string compile_json(const driver::Compilation& c, const Machine& machine,
   std::vector<dse::DesignRow> rows = dse::design_rows(c);
   for (size_t i = 0; i < rows.size(); ++i) {
     nlohmann::json d = rows[i];
-    d["search_s"] = c.designs[i].plan.result.search_s;
+    const planner::DesignResult& planned = c.designs[i].plan.result;
+    d["search_s"] = planned.search_s;
+    d["planned_energy"] = energy_json(planned.energy, planned.latency_s);
     const auto& simulated = c.designs[i].simulated;
     d["simulated_energy"] = simulated ? energy_json(simulated->energy, simulated->summary.latency_s)
                                       : nlohmann::json(nullptr);

@@ -105,6 +105,11 @@ Result<planner::SetPrice> NetworkPricer::price(const TrafficKey& key) const {
   }
   p.latency_s = set.join_latency_s;
   p.floor_latency_s = set.floor_latency_s;
+  auto links = [&](LinkClass c) {
+    return set.class_weight[static_cast<size_t>(c)] * set.transfer_per_byte;
+  };
+  p.on_chip_links_per_byte = links(LinkClass::on_chip) + links(LinkClass::memory);
+  p.chip_links_per_byte = links(LinkClass::chip_to_chip);
   // A preload's slowest transfer is at its controller's link, which the price leaves out.
   if (key.kind != Traffic::preload) {
     p.floor_s_per_byte = set.floor_s_per_byte * set.transfer_per_byte;

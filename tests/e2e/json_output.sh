@@ -55,6 +55,8 @@ for x in c["designs"]:
     near(x["planned"]["flops_per_s"] / 1e12, float(p[6]), 0.05, name + " TFLOP/s")
     near(x["planned"]["congestion_s"] * 1e3, float(p[10]), 5e-4, name + " congest ms")
     assert x["orders_tried"] == int(p[11]), name
+    near(x["planned_energy"]["energy_j"] * 1e3, float(p[13]), 5e-4, name + " planned mJ/token")
+    near(x["planned_energy"]["power_w"], float(p[14]), 0.05, name + " planned W")
     assert x["simulated"], name
     near(x["simulated_metrics"]["latency_s"] * 1e3, float(s[2]), 5e-4, name + " simulated ms")
     near(x["simulated_metrics"]["sram_utilisation"], pct(s[6]), 5e-4, name + " SRAM util")

@@ -74,6 +74,10 @@ void PrintTo(const Row& r, std::ostream* os) {
 
 struct Measured {
   double worst_gap = 0, full_vs_simple = 0;
+  // Issue 22: the planner's energy against the simulator's, over the same designs (every chip of
+  // the matrix states its energy rates).
+  double worst_energy_gap = 0;
+  bool every_energy = true;
   std::string table;
 };
 
@@ -98,8 +102,15 @@ Measured measure(const Row& r) {
     double planned_s = d.plan.result.latency_s, simulated_s = d.simulated->result.latency_s;
     m.worst_gap = std::max(m.worst_gap, std::abs(simulated_s / planned_s - 1));
     simulated.push_back(simulated_s);
-    m.table += fmt::format("  {:8} planned {:.4g} ms, simulated {:.4g} ms\n",
-                           to_string(d.plan.result.design), planned_s * 1e3, simulated_s * 1e3);
+    const auto &planned_e = d.plan.result.energy, &simulated_e = d.simulated->energy;
+    m.every_energy = m.every_energy && planned_e && simulated_e;
+    double planned_j = planned_e ? planned_e->total_j() : 0;
+    double simulated_j = simulated_e ? simulated_e->total_j() : 0;
+    if (planned_j > 0)
+      m.worst_energy_gap = std::max(m.worst_energy_gap, std::abs(simulated_j / planned_j - 1));
+    m.table += fmt::format("  {:8} planned {:.4g} ms {:.4g} mJ, simulated {:.4g} ms {:.4g} mJ\n",
+                           to_string(d.plan.result.design), planned_s * 1e3, planned_j * 1e3,
+                           simulated_s * 1e3, simulated_j * 1e3);
   }
   m.full_vs_simple = simulated[3] / std::min(simulated[0], simulated[1]) - 1;
   return m;
@@ -110,8 +121,12 @@ class Agreement : public testing::TestWithParam<Row> {};
 TEST_P(Agreement, PlannedMatchesSimulatedAndElkFullIsNotSlowerThanStaticOrBasic) {
   const Row& r = GetParam();
   Measured m = measure(r);
-  std::cout << fmt::format("{}: worst gap {:.1f} %, Elk-Full vs Static/Basic {:+.1f} %\n{}", r.name,
-                           100 * m.worst_gap, 100 * m.full_vs_simple, m.table);
+  std::cout << fmt::format(
+      "{}: worst gap {:.1f} %, energy {:.1f} %, Elk-Full vs Static/Basic {:+.1f} %\n{}", r.name,
+      100 * m.worst_gap, 100 * m.worst_energy_gap, 100 * m.full_vs_simple, m.table);
+  EXPECT_TRUE(m.every_energy) << "every chip of the matrix states its energy";
+  EXPECT_LE(m.worst_energy_gap, std::max(kGapBound, r.worst_gap + kHeld))
+      << "the planned energy no longer matches the simulated within the latencies' bound";
   if (r.worst_gap <= kGapBound)
     EXPECT_LE(m.worst_gap, kGapBound) << "a design's plan no longer matches its simulation";
   else
