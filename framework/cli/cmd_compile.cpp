@@ -30,6 +30,7 @@ struct CompileOptions {
   int max_preloads = 0;
   bool simulate = false;  // add the simulator's columns
   std::string format = "table";
+  std::string objective = "latency";
 };
 
 // Progress on stderr: on a terminal one line rewritten in place; with -v and no terminal, a
@@ -82,6 +83,7 @@ int run_compile(const GlobalOptions& global, const CompileOptions& o) {
   options.max_displacement = o.max_displacement;
   options.max_preload_ops = o.max_preloads;
   options.simulate = o.simulate;
+  options.objective = driver::parse_plan_objective(o.objective).take();
   const bool verbose = global.verbose > 0;
   options.progress = [verbose](const std::string& stage) {
     return progress_printer(stage, verbose);
@@ -128,6 +130,11 @@ void add_compile_command(CLI::App& app, const GlobalOptions& global, Action& act
   cmd->add_option("--format", o->format,
                   "table, or json: the same figures as one JSON document on standard output")
       ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--objective", o->objective,
+                  "What each design's search minimises: latency (Elk's), or the planned energy "
+                  "or energy x latency (edp), from the chip file's energy rates (docs/energy.md)")
+      ->check(CLI::IsMember({"latency", "energy", "edp"}))
       ->capture_default_str();
   cmd->add_option("--threads", o->threads, "Worker threads (default: all)")
       ->check(whole_in(1, 1024));

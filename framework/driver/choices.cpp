@@ -59,6 +59,24 @@ Result<DesignChoice> parse_design_choice(const std::string& text) {
   return choice;
 }
 
+Result<PlanObjective> parse_plan_objective(const std::string& text) {
+  for (PlanObjective o : {PlanObjective::latency, PlanObjective::energy, PlanObjective::edp})
+    if (text == to_string(o)) return o;
+  return usage_error("--objective " + in_quotes(text) + ": expected latency, energy or edp");
+}
+
+const char* to_string(PlanObjective objective) {
+  switch (objective) {
+    case PlanObjective::energy:
+      return "energy";
+    case PlanObjective::edp:
+      return "edp";
+    case PlanObjective::latency:
+      break;
+  }
+  return "latency";
+}
+
 Result<ModelRequest> parse_model_request(const ModelWords& words) {
   ModelRequest request;
   request.model = words.model;

@@ -31,6 +31,12 @@ struct DesignChoice {
 // Usage error for an unknown name, listing the valid ones.
 Result<DesignChoice> parse_design_choice(const std::string& text);
 
+// --objective: what the planner minimises among the schedules it compares (planner.hpp's cost).
+enum class PlanObjective { latency, energy, edp };
+// Usage error for anything but latency, energy or edp.
+Result<PlanObjective> parse_plan_objective(const std::string& text);
+const char* to_string(PlanObjective objective);
+
 // MODEL and the options that shape it, as words: the CLI's MODEL, --dim, --batch, --seq, --mode,
 // --dtype, --weight-dtype and --skip-unsupported, or the Python module's keyword arguments.
 // Absent options keep the model's defaults.

@@ -152,6 +152,27 @@ Result<Prepared> prepare(const OpenChip& chip, const LoadedModel& model, const C
   return p;
 }
 
+// The planner's cost for an energy or EDP objective: the schedule's planned energy (× latency).
+using ScheduleCost = std::function<Result<double>(const planner::DesignResult&)>;
+
+Result<ScheduleCost> objective_cost(PlanObjective objective, const ir::Graph& graph,
+                                    const OpenChip& chip, const planner::NetworkPricer* pricer) {
+  if (objective == PlanObjective::latency) return ScheduleCost{};
+  if (!chip.models.energy)
+    return input_error(std::string("--objective ") + to_string(objective) + ": chip '" +
+                       chip.models.machine.chip +
+                       "' states no energy rates; add an energy section to its chip file "
+                       "(docs/energy.md) or plan for latency");
+  return ScheduleCost([objective, &graph, &chip,
+                       pricer](const planner::DesignResult& r) -> Result<double> {
+    auto counts = planner::planned_counts(r, graph, chip.models.machine, pricer);
+    if (!counts) return counts.error();
+    auto energy = energy_of(*chip.models.energy, *counts);
+    if (!energy) return energy.error();
+    return objective == PlanObjective::energy ? energy->total_j() : energy->total_j() * r.latency_s;
+  });
+}
+
 // The design's planned energy (planner/energy_estimate.hpp), when the chip states its rates.
 Status estimate_energy(planner::DesignResult& result, const ir::Graph& graph, const OpenChip& chip,
                        const planner::NetworkPricer* pricer) {
@@ -234,6 +255,9 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
   planning.threads = o.threads;
   planning.max_displacement = o.max_displacement;
   planning.max_preload_ops = o.max_preload_ops;
+  auto cost = objective_cost(o.objective, graph, chip, prepared->pricer.get());
+  if (!cost) return cost.error();
+  planning.cost = std::move(*cost);
   Compilation out{
       prepared->graph, std::move(prepared->decisions), input.classes.first_op.size(), {}};
   const planner::PlanSource source = plan_source(model, chip, graph);

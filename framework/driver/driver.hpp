@@ -81,6 +81,9 @@ struct CompileOptions {
   unsigned threads = 0;                  // 0: all hardware threads
   int max_displacement = 4;              // Elk-Full: slots a preload may move from program order
   int max_preload_ops = 0;               // K; 0: the ops of one repeated layer
+  // What each design's search minimises: latency (Elk's), or the planned energy or energy ×
+  // latency (planner/energy_estimate.hpp), which need the chip's energy rates.
+  PlanObjective objective = PlanObjective::latency;
   bool simulate = false;                 // also lower and simulate every design
   sim::SimOptions sim;
   // Per-op plans shared with other compiles (a sweep's points); nullptr: this compile's own.

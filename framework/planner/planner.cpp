@@ -103,6 +103,12 @@ double order_latency(const CostContext& costs, const ir::RepeatedLayers* layers,
   return latency_s;
 }
 
+// The schedule's cost under options.cost (latency without one).
+Result<double> cost_of(const DesignResult& r, const PlannerOptions& options) {
+  if (!options.cost) return r.latency_s;
+  return options.cost(r);
+}
+
 // Orders are ranked on a slice of the model — the ops before the repeated layers and the first
 // kScreenLayers layers, which every order treats alike — and the kFinalists best, with program
 // order, are then scheduled on the whole model. Identical layers make the slice's ranking the
@@ -168,25 +174,41 @@ Result<DesignResult> elk_full(const PlannerInput& input, const CostContext& cost
   if (search.permutations.size() > 1)
     candidates = finalists(screen_orders(input, search, k, options));
   const ir::RepeatedLayers* layers = input.layers ? &*input.layers : nullptr;
-  size_t best = 0;
-  double best_s = kNever;
+  std::optional<DesignResult> best;
+  double best_cost = kNever;
+  size_t best_index = 0;
   for (size_t index : candidates) {
-    double latency_s = order_latency(costs, layers, search, index, k, nullptr);
-    if (latency_s < best_s || (latency_s == best_s && index < best))
-      best_s = latency_s, best = index;
+    Decisions decisions;
+    if (order_latency(costs, layers, search, index, k, &decisions) == kNever) continue;
+    DesignResult r = evaluate_timeline(input.graph, costs, decisions, TimelineMode::shared);
+    auto cost = cost_of(r, options);
+    if (!cost) return cost.error();
+    if (*cost < best_cost || (*cost == best_cost && index < best_index))  // ties: lower index
+      best_cost = *cost, best_index = index, best = std::move(r);
   }
-  if (best_s == kNever) {
+  if (!best) {
     InductiveResult r = schedule_inductively(costs, program_order(costs), k);
     return cannot_place(input, Design::elk_full, r);
   }
-  Decisions decisions;
-  order_latency(costs, layers, search, best, k, &decisions);
-  DesignResult result = evaluate_timeline(input.graph, costs, decisions, TimelineMode::shared);
-  result.orders_tried = std::max<size_t>(1, search.permutations.size());
-  return result;
+  best->orders_tried = std::max<size_t>(1, search.permutations.size());
+  return std::move(*best);
 }
 
-DesignResult static_split(const PlannerInput& input, const CostContext& costs) {
+Result<DesignResult> static_split(const PlannerInput& input, const CostContext& costs,
+                                  const PlannerOptions& options) {
+  if (options.cost) {  // every split's whole schedule, for its cost
+    std::optional<DesignResult> best;
+    double best_cost = kNever;
+    for (double region : static_regions(costs))
+      for (bool largest : {false, true}) {
+        DesignResult r = evaluate_timeline(
+            input.graph, costs, static_decisions(costs, region, largest), TimelineMode::shared);
+        auto cost = options.cost(r);
+        if (!cost) return cost.error();
+        if (*cost < best_cost) best_cost = *cost, best = std::move(r);
+      }
+    return std::move(*best);
+  }
   Decisions best;
   double best_s = kNever;
   for (double region : static_regions(costs)) {
@@ -203,15 +225,22 @@ DesignResult static_split(const PlannerInput& input, const CostContext& costs) {
 // so a search that ends slower than those schedules by its own estimate takes theirs: the orders
 // it tries start from program order, and Static's fixed split can beat the first dynamic
 // allocation the inductive scheduler settles on.
-void keep_simpler_if_faster(const PlannerInput& input, const CostContext& costs,
-                            DesignResult& result) {
+Status keep_simpler_if_faster(const PlannerInput& input, const CostContext& costs,
+                              const PlannerOptions& options, DesignResult& result) {
   const uint64_t orders = result.orders_tried;
+  auto result_cost = cost_of(result, options);
+  if (!result_cost) return result_cost.error();
+  auto split = static_split(input, costs, options);
+  if (!split) return split.error();
   for (DesignResult simpler :
-       {static_split(input, costs),
+       {std::move(*split),
         evaluate_timeline(input.graph, costs, basic_decisions(costs), TimelineMode::shared)}) {
-    if (simpler.latency_s < result.latency_s) result = std::move(simpler);
+    auto cost = cost_of(simpler, options);
+    if (!cost) return cost.error();
+    if (*cost < *result_cost) result_cost = *cost, result = std::move(simpler);
   }
   result.orders_tried = orders;
+  return ok_status();
 }
 
 }  // namespace
@@ -228,7 +257,7 @@ Result<DesignResult> plan_design(const PlannerInput& input, Design design,
       result = evaluate_timeline(input.graph, costs, basic_decisions(costs), TimelineMode::shared);
       break;
     case Design::static_split:
-      result = static_split(input, costs);
+      result = static_split(input, costs, options);
       break;
     case Design::elk_dyn:
       result = elk_dynamic(input, costs, k);
@@ -243,7 +272,8 @@ Result<DesignResult> plan_design(const PlannerInput& input, Design design,
   }
   if (!result.ok()) return result;
   if (design == Design::elk_dyn || design == Design::elk_full)
-    keep_simpler_if_faster(input, costs, *result);
+    if (Status kept = keep_simpler_if_faster(input, costs, options, *result); !kept)
+      return kept.error();
   result->design = design;
   result->search_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

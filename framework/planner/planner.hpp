@@ -37,6 +37,11 @@ struct PlannerOptions {
   unsigned threads = 0;      // 0: all hardware threads
   // Called now and then on long searches with (done, total) units of work; may be empty.
   std::function<void(double done, double total)> progress;
+  // What the search minimises among the schedules it compares (Elk-Full's finalist orders,
+  // Static's splits, and the simpler schedules Elk-Dyn and Elk-Full fall back to): a complete
+  // schedule's cost, lower is better. Empty: its latency (Elk's objective). Screening ranks the
+  // preload orders by latency either way (issue 22: energy and EDP objectives, docs/energy.md).
+  std::function<Result<double>(const DesignResult&)> cost;
 };
 
 Result<DesignResult> plan_design(const PlannerInput& input, Design design,

@@ -146,8 +146,10 @@ struct Plan {
 
 py::dict compile(const std::string& model, const std::string& target, const std::string& chip,
                  const std::string& design, bool simulate, const driver::ModelWords& words,
-                 unsigned threads, const std::string& memory_detail, py::object progress) {
+                 unsigned threads, const std::string& memory_detail, const std::string& objective,
+                 py::object progress) {
   driver::DesignChoice choice = run([&] { return driver::parse_design_choice(design); });
+  driver::PlanObjective goal = run([&] { return driver::parse_plan_objective(objective); });
   sim::MemoryDetail memory = memory_detail_of(memory_detail);
   ModelRequest request = model_request(model, words);
   ProgressHook hook(std::move(progress));
@@ -161,6 +163,7 @@ py::dict compile(const std::string& model, const std::string& target, const std:
     options.threads = threads;
     options.simulate = simulate;
     options.sim.memory = memory;
+    options.objective = goal;
     if (!hook.empty())
       options.progress = [&hook](const std::string& stage) -> driver::Progress {
         return [&hook, stage](double done, double total) { hook(stage, done, total); };
@@ -361,7 +364,7 @@ PYBIND11_MODULE(_tessera, m) {
   m.def("load_plan", &load_plan, py::arg("path"));
   m.def("compile", &compile, py::arg("model"), py::arg("target"), py::arg("chip"),
         py::arg("design"), py::arg("simulate"), py::arg("words"), py::arg("threads"),
-        py::arg("memory_detail"), py::arg("progress"));
+        py::arg("memory_detail"), py::arg("objective"), py::arg("progress"));
   m.def("simulate", &simulate, py::arg("plan"), py::arg("memory_detail"), py::arg("trace"),
         py::arg("force"));
   m.def("inspect", &inspect, py::arg("model"), py::arg("words"));

@@ -349,3 +349,73 @@ TEST(Energy, ASimulatedDesignIsChargedForWhatMovedAndRan) {
 
 }  // namespace
 }  // namespace tessera::driver
+
+namespace tessera::driver {
+namespace {
+
+// ipu-mk2-hbm3e with no static power and a network 250x dearer: where the schedules Elk compares
+// trade latency against network traffic (Static's splits, Elk-Dyn's and Elk-Full's fallbacks).
+OpenChip mk2_noisy_network() {
+  ResolvedChip chip = resolve_chip(plugins(), ChipChoice{"ipu_alltoall", "ipu-mk2-hbm3e"}).take();
+  chip.spec.energy->static_w = 0;
+  chip.spec.energy->noc_pj_per_byte_hop = 200;
+  return open_chip(plugins(), std::move(chip)).take();
+}
+
+std::vector<planner::DesignResult> planned(OpenChip& chip, PlanObjective objective) {
+  ModelRequest request;
+  request.model = "llama2-7b";
+  request.shape.batch = 16;
+  request.shape.seq = 2048;
+  request.shape_given = true;
+  CompileOptions options;
+  options.designs = {Design::static_split, Design::elk_dyn, Design::elk_full};
+  options.objective = objective;
+  std::vector<planner::DesignResult> out;
+  for (auto& d : compile(chip, load(request).take(), options).take().designs)
+    out.push_back(d.plan.result);
+  return out;
+}
+
+TEST(Objective, EnergyAndEdpPlansAreNoWorseThanTheLatencyPlanAtWhatTheyMinimise) {
+  OpenChip chip = mk2_noisy_network();
+  auto fast = planned(chip, PlanObjective::latency);
+  auto frugal = planned(chip, PlanObjective::energy);
+  auto balanced = planned(chip, PlanObjective::edp);
+  bool energy_moved = false, edp_moved = false;
+  for (size_t d = 0; d < fast.size(); ++d) {
+    double fast_j = fast[d].energy->total_j(), frugal_j = frugal[d].energy->total_j();
+    EXPECT_LE(frugal_j, fast_j) << to_string(fast[d].design);
+    EXPECT_GE(frugal[d].latency_s, fast[d].latency_s) << "latency is what the default minimises";
+    double fast_edp = fast_j * fast[d].latency_s;
+    double balanced_edp = balanced[d].energy->total_j() * balanced[d].latency_s;
+    EXPECT_LE(balanced_edp, fast_edp) << to_string(fast[d].design);
+    energy_moved = energy_moved || frugal_j < fast_j;
+    edp_moved = edp_moved || balanced_edp < fast_edp;
+  }
+  EXPECT_TRUE(energy_moved) << "on this chip some design trades latency for energy";
+  EXPECT_TRUE(edp_moved) << "and some design a better energy x latency";
+}
+
+TEST(Objective, AnEnergyObjectiveNeedsTheChipsEnergyRates) {
+  ResolvedChip resolved =
+      resolve_chip(plugins(), ChipChoice{"ipu_alltoall", "ipu-mk2-hbm3e"}).take();
+  resolved.spec.energy.reset();
+  OpenChip chip = open_chip(plugins(), std::move(resolved)).take();
+  CompileOptions options;
+  options.designs = {Design::elk_full};
+  options.objective = PlanObjective::edp;
+  auto compiled = compile(chip, llama(1), options);
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_EQ(compiled.error().message,
+            "--objective edp: chip 'ipu-mk2-hbm3e' states no energy rates; add an energy section "
+            "to its chip file (docs/energy.md) or plan for latency");
+  options.objective = PlanObjective::latency;
+  auto plain = compile(chip, llama(1), options).take();
+  EXPECT_FALSE(plain.designs[0].plan.result.energy.has_value()) << "no rates, no energy";
+  EXPECT_EQ(parse_plan_objective("power").error().message,
+            "--objective 'power': expected latency, energy or edp");
+}
+
+}  // namespace
+}  // namespace tessera::driver
