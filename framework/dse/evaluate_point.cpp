@@ -12,6 +12,13 @@ namespace tessera::dse {
 
 namespace {
 
+double joules(const std::optional<EnergyBreakdown>& e) {
+  return e ? e->total_j() : 0;
+}
+double watts(const std::optional<EnergyBreakdown>& e, double latency_s) {
+  return e ? e->watts(latency_s) : 0;
+}
+
 Metrics planned_metrics(const planner::DesignResult& d) {
   return {d.latency_s,
           d.hbm_utilisation,
@@ -21,10 +28,13 @@ Metrics planned_metrics(const planner::DesignResult& d) {
           d.breakdown.execution_only_s,
           d.breakdown.overlapped_s,
           d.breakdown.preload_stall_s,
-          d.breakdown.congestion_s};
+          d.breakdown.congestion_s,
+          joules(d.energy),
+          watts(d.energy, d.latency_s)};
 }
 
-Metrics simulated_metrics(const sim::SimSummary& s) {
+Metrics simulated_metrics(const driver::SimulatedDesign& d) {
+  const sim::SimSummary& s = d.summary;
   return {s.latency_s,
           s.hbm_utilisation,
           s.interconnect_utilisation,
@@ -33,7 +43,17 @@ Metrics simulated_metrics(const sim::SimSummary& s) {
           s.breakdown.execution_only_s,
           s.breakdown.overlapped_s,
           s.breakdown.preload_stall_s,
-          s.breakdown.congestion_s};
+          s.breakdown.congestion_s,
+          joules(d.energy),
+          watts(d.energy, s.latency_s)};
+}
+
+// A zoo decoder's mode when the sweep left it to the entry ("llama2-7b decode b16 s2048"): the
+// results say what ran, and the plots count a step's tokens by it. Empty for other graphs.
+std::string step_mode(const std::string& graph_name) {
+  for (const char* mode : {"decode", "prefill"})
+    if (graph_name.find(std::string(" ") + mode + " ") != std::string::npos) return mode;
+  return "";
 }
 
 void describe_machine(PointResult& r, const Machine& m) {
@@ -60,6 +80,7 @@ Status run(const SweepSpec& spec, const Point& point, const Registry& registry,
   describe_machine(r, chip->models.machine);
   auto model = driver::load(setup->request);
   if (!model) return model.error();
+  if (r.mode.empty()) r.mode = step_mode(model->graph->name());
 
   driver::CompileOptions compile;
   compile.designs = spec.base.designs;
@@ -83,7 +104,7 @@ std::vector<DesignRow> design_rows(const driver::Compilation& compilation) {
         to_string(planned.design), planned_metrics(planned), planned.orders_tried, false, {}};
     if (d.simulated) {
       row.simulated = true;
-      row.simulated_metrics = simulated_metrics(d.simulated->summary);
+      row.simulated_metrics = simulated_metrics(*d.simulated);
     }
     rows.push_back(std::move(row));
   }

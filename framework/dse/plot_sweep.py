@@ -25,6 +25,11 @@ Plots (the figure of the Elk paper each reproduces, and the sweep axes it needs)
   latency_vs_cores    Fig. 23   latency vs core count             cores
   flops_vs_bandwidth  Fig. 24   achieved FLOP/s vs HBM bandwidth  memory.bandwidth_bytes_per_s,
                                 per FLOP/s scale (Elk-Full)         flops_scale
+  energy              -         energy per token vs the first     any numeric axis
+                                numeric axis (docs/energy.md)
+  tokens_per_joule    -         tokens per joule vs it: a decode  any numeric axis
+                                step makes batch tokens, a prefill
+                                or DiT step batch x seq
 Sweep axes a plot does not draw on its own axes split it into panels (one per value, or per
 combination of values); axes zipped with a drawn axis vary with it and label its ticks instead.
 Panels of the same model share their y scale (heat maps: their colour scale); a failed point
@@ -434,6 +439,7 @@ class Metric:
         self.noc_util = p + "noc_util"
         self.tflops = p + "tflops"
         self.parts = [p + col for col, _, _ in PARTS]
+        self.energy = "sim_mj" if simulated else "planned_mj"
 
 
 def choose_metric(sweep, requested):
@@ -773,6 +779,62 @@ def _latency_lines(ctx, x_path, what):
     return fig
 
 
+def numeric_axis(sweep):
+    """The first axis every value of which is a number: what the energy plots draw against."""
+    for a in sweep.axes:
+        values = list(a.values) + [r["__axes"][a.path] for r in sweep.ok_rows]
+        if values and all(v is None or isinstance(v, float) for v in values):
+            return a.path
+    raise PlotError("the energy plots draw against a numeric axis; this sweep has %s"
+                    % (", ".join(sweep.axis_paths()) or "no axes"))
+
+
+def tokens_per_step(row):
+    """Tokens one step makes: a decode step one per sequence, a prefill or DiT step its
+    sequence's tokens (the entry's default sequence, not in the results: counted as one)."""
+    batch = to_float(row.get("batch")) or 1.0
+    if (row.get("mode") or "").strip() == "decode":
+        return batch
+    return batch * (to_float(row.get("seq")) or 1.0)
+
+
+def _energy_lines(ctx, ylabel, what, column, per_row=None):
+    sweep, m = ctx.sweep, ctx.metric
+    x_path = numeric_axis(sweep)
+    if not designs_with(ctx, m.energy):
+        raise PlotError("%s: no successful row has a %s value; the chip states no energy rates "
+                        "(docs/energy.md)" % (sweep.run_dir, m.energy))
+    panels, _ = ctx.panels([x_path])
+    fig, axs = grid(len(panels))
+    scale = axis_scale(x_path, sweep.ordered_values(x_path))
+    for ax, (title, rows, failed) in zip(axs, panels):
+        if per_row is not None:  # a column derived per row
+            rows = [dict(r, __derived=per_row(r)) for r in rows]
+        design_lines(ctx, ax, rows, x_path, column, scale, failed=failed)
+        mark_failed(ax, failed, x_path, scale)
+        x_ticks(ax, sweep, x_path, rows, scale)
+        ax.set_xlabel(xlabel(sweep, x_path, rows))
+        ax.set_ylabel(ylabel)
+        if title:
+            ax.set_title(title, fontsize=10)
+    common_ylim(axs, panels)
+    design_legend(ctx, fig, designs_with(ctx, m.energy))
+    ctx.title(fig, what % SHORT_NAMES.get(x_path, x_path))
+    return fig
+
+
+def plot_energy(ctx):
+    return _energy_lines(ctx, "energy (mJ/token)", "energy per token vs %s", ctx.metric.energy)
+
+
+def plot_tokens_per_joule(ctx):
+    def tokens_per_joule(row):  # a CSV cell, as the other columns are
+        mj = to_float(row.get(ctx.metric.energy))
+        return repr(tokens_per_step(row) / (mj / 1e3)) if mj else ""
+    return _energy_lines(ctx, "tokens per joule", "tokens per joule vs %s", "__derived",
+                         per_row=tokens_per_joule)
+
+
 def plot_utilisation_vs_hbm(ctx):
     sweep, m = ctx.sweep, ctx.metric
     panels, _ = ctx.panels([HBM])
@@ -955,6 +1017,8 @@ PLOTS = {
     "noc_hbm_heatmap": (plot_noc_hbm_heatmap, [HBM, NOC_SCALE]),
     "latency_vs_cores": (plot_latency_vs_cores, [CORES]),
     "flops_vs_bandwidth": (plot_flops_vs_bandwidth, [HBM, FLOPS_SCALE]),
+    "energy": (plot_energy, []),
+    "tokens_per_joule": (plot_tokens_per_joule, []),
 }
 
 

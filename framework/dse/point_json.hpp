@@ -12,7 +12,7 @@ namespace tessera::dse {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Metrics, latency_s, hbm_utilisation, interconnect_utilisation,
                                    sram_utilisation, flops_per_s, execution_only_s, overlapped_s,
-                                   preload_stall_s, congestion_s)
+                                   preload_stall_s, congestion_s, energy_j, power_w)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DesignRow, design, planned, orders_tried, simulated,
                                    simulated_metrics)
 

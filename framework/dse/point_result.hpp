@@ -11,12 +11,14 @@
 
 namespace tessera::dse {
 
-// Seconds throughout (the tables show ms); utilisations are fractions.
+// Seconds throughout (the tables show ms); utilisations are fractions; energy in joules per step
+// and its average power (0 for both: the chip states no energy rates, docs/energy.md).
 struct Metrics {
   double latency_s = 0;
   double hbm_utilisation = 0, interconnect_utilisation = 0, sram_utilisation = 0;
   double flops_per_s = 0;
   double execution_only_s = 0, overlapped_s = 0, preload_stall_s = 0, congestion_s = 0;
+  double energy_j = 0, power_w = 0;
 };
 
 struct DesignRow {

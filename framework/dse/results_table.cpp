@@ -48,6 +48,8 @@ const std::vector<std::string> kFixedColumns = {"model",
                                                 "stall_ms",
                                                 "congest_ms",
                                                 "orders",
+                                                "planned_mj",
+                                                "planned_w",
                                                 "sim_ms",
                                                 "sim_hbm_util",
                                                 "sim_noc_util",
@@ -56,7 +58,9 @@ const std::vector<std::string> kFixedColumns = {"model",
                                                 "sim_exec_only_ms",
                                                 "sim_overlap_ms",
                                                 "sim_stall_ms",
-                                                "sim_congest_ms"};
+                                                "sim_congest_ms",
+                                                "sim_mj",
+                                                "sim_w"};
 
 // An axis whose path is a fixed column (batch, model, cores, ...) is shown once, as that column.
 std::vector<size_t> axis_columns(const SweepSpec& spec) {
@@ -75,6 +79,12 @@ std::vector<std::string> columns(const SweepSpec& spec) {
   return out;
 }
 
+// mJ per step and W; empty cells when the chip states no energy rates.
+void add_energy(std::vector<Cell>& row, const Metrics& m) {
+  row.push_back(m.energy_j > 0 ? Cell(m.energy_j * 1e3) : Cell());
+  row.push_back(m.energy_j > 0 ? Cell(m.power_w) : Cell());
+}
+
 void add_metrics(std::vector<Cell>& row, const Metrics& m, bool with_sram) {
   row.push_back(m.latency_s * 1e3);
   if (!with_sram) return;  // the planned block puts speedup and % of ideal here
@@ -86,6 +96,7 @@ void add_metrics(std::vector<Cell>& row, const Metrics& m, bool with_sram) {
   row.push_back(m.overlapped_s * 1e3);
   row.push_back(m.preload_stall_s * 1e3);
   row.push_back(m.congestion_s * 1e3);
+  add_energy(row, m);
 }
 
 double latency_of(const PointResult& r, const std::string& design) {
@@ -107,10 +118,11 @@ std::vector<Cell> design_cells(const PointResult& r, const DesignRow& d) {
                    p.congestion_s * 1e3})
     row.push_back(v);
   row.push_back(static_cast<int64_t>(d.orders_tried));
+  add_energy(row, p);
   if (d.simulated)
     add_metrics(row, d.simulated_metrics, true);
   else
-    row.resize(row.size() + 9);
+    row.resize(row.size() + 11);
   return row;
 }
 

@@ -242,9 +242,10 @@ SweepSpec parse(const YamlNode& root, const std::string& text) {
 }  // namespace
 
 const std::vector<std::string>& known_plots() {
-  static const std::vector<std::string> plots = {"breakdown",          "latency_vs_hbm",
-                                                 "utilisation_vs_hbm", "noc_hbm_heatmap",
-                                                 "latency_vs_cores",   "flops_vs_bandwidth"};
+  static const std::vector<std::string> plots = {
+      "breakdown",       "latency_vs_hbm",   "utilisation_vs_hbm",
+      "noc_hbm_heatmap", "latency_vs_cores", "flops_vs_bandwidth",
+      "energy",          "tokens_per_joule"};
   return plots;
 }
 

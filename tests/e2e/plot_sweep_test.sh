@@ -86,5 +86,7 @@ sed -E '2,$ s/^([0-9]+),ok,,/\1,failed,out of memory,/' "$fixtures/cores/results
 expect_error 1 "^error: $failed: no point succeeded; see the reason column of results\.csv$" \
   "$failed"
 expect_error 1 "^error: .*--metric simulated" "$fixtures/noc_hbm" --out "$work/x" --metric simulated
+expect_error 1 "^error: .*: no successful row has a planned_mj value; the chip states no energy rates \(docs/energy\.md\)$" \
+  "$fixtures/cores" --out "$work/x" --only tokens_per_joule --metric planned
 
 echo "ok"

@@ -82,4 +82,17 @@ for f in latency_vs_hbm breakdown; do
   [[ -s $work/local/plots/$f.png && -s $work/local/plots/$f.svg ]] || fail "plot $f not drawn"
 done
 grep -q "HBM bandwidth (TB/s)" "$work/local/plots/latency_vs_hbm.svg" || fail "axis label missing"
+# Energy (issue 22): the chip states its rates, so every successful row has them, and the plots
+# of energy and tokens per joule draw against the first numeric axis.
+python3 - "$work/local/results.csv" <<'PY' || fail "energy columns"
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["status"] == "ok"]
+assert rows and all(float(r["planned_mj"]) > 0 and float(r["sim_mj"]) > 0 for r in rows), rows
+assert all(r["mode"] == "decode" for r in rows), "the entry's default mode is recorded"
+for r in rows:  # W = J / s
+    assert abs(float(r["sim_w"]) - float(r["sim_mj"]) / float(r["sim_ms"])) < 1e-6 * float(r["sim_w"])
+PY
+"$tessera" plot "$work/local" --only energy,tokens_per_joule >"$work/plot_energy.out" 2>&1 ||
+  fail "energy plots: $(cat "$work/plot_energy.out")"
+grep -q "tokens per joule" "$work/local/plots/tokens_per_joule.svg" || fail "tokens per joule label"
 echo ok

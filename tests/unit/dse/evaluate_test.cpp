@@ -168,7 +168,7 @@ TEST(ShippedSweeps, EveryFileInConfigsSweepsParsesAndChecks) {
     EXPECT_FALSE(spec->plots.empty()) << entry.path();
     EXPECT_FALSE(enumerate_points(*spec).empty());
   }
-  EXPECT_EQ(files, 10u) << "each study at reduced and paper size";
+  EXPECT_EQ(files, 11u) << "each study at reduced and paper size, and the energy sweep";
 }
 
 }  // namespace

@@ -37,11 +37,12 @@ PointResult ok_point() {
   r.interconnect_bytes_per_s = 7e12;
   r.peak_flops_per_s = 2.5e14;
   DesignRow basic{"basic",
-                  {2e-3, 0.5, 0.25, 0, 1e12, 1e-3, 0.5e-3, 0.25e-3, 0.25e-3},
+                  {2e-3, 0.5, 0.25, 0, 1e12, 1e-3, 0.5e-3, 0.25e-3, 0.25e-3, 0.5, 250},
                   1,
                   true,
-                  {2.5e-3, 0.4, 0.2, 0.1, 0.8e12, 1e-3, 1e-3, 0.25e-3, 0.25e-3}};
-  DesignRow ideal{"ideal", {1e-3, 1, 0.5, 0, 2e12, 0.5e-3, 0.5e-3, 0, 0}, 1, false, {}};
+                  {2.5e-3, 0.4, 0.2, 0.1, 0.8e12, 1e-3, 1e-3, 0.25e-3, 0.25e-3, 0.6, 240}};
+  // No energy rates: 0 J, written as empty cells.
+  DesignRow ideal{"ideal", {1e-3, 1, 0.5, 0, 2e12, 0.5e-3, 0.5e-3, 0, 0, 0, 0}, 1, false, {}};
   r.rows = {basic, ideal};
   r.wall_s = 1.5;
   return r;
@@ -61,21 +62,22 @@ TEST(ResultsTable, CsvHasTheAxesThenEveryMetricPerDesign) {
       "point,status,reason,memory.bandwidth_bytes_per_s,model,target,chip,batch,seq,mode,dtype,"
       "design,cores,hbm_peak_bytes_per_s,hbm_sustained_bytes_per_s,interconnect_bytes_per_s,"
       "peak_flops_per_s,planned_ms,speedup_vs_basic,of_ideal,hbm_util,noc_util,tflops,"
-      "exec_only_ms,overlap_ms,stall_ms,congest_ms,orders,sim_ms,sim_hbm_util,sim_noc_util,"
-      "sim_sram_util,sim_tflops,sim_exec_only_ms,sim_overlap_ms,sim_stall_ms,sim_congest_ms\n";
+      "exec_only_ms,overlap_ms,stall_ms,congest_ms,orders,planned_mj,planned_w,sim_ms,"
+      "sim_hbm_util,sim_noc_util,sim_sram_util,sim_tflops,sim_exec_only_ms,sim_overlap_ms,"
+      "sim_stall_ms,sim_congest_ms,sim_mj,sim_w\n";
   std::string basic =
       "0,ok,,1e12,llama2-7b,ipu_alltoall,ipu-mk2,2,,,,basic,1472,1000000000000,800000000000,"
-      "7000000000000,250000000000000,2,1,0.5,0.5,0.25,1,1,0.5,0.25,0.25,1,2.5,0.4,0.2,0.1,0.8,1,"
-      "1,0.25,0.25\n";
+      "7000000000000,250000000000000,2,1,0.5,0.5,0.25,1,1,0.5,0.25,0.25,1,500,250,2.5,0.4,0.2,0.1,"
+      "0.8,1,1,0.25,0.25,600,240\n";
   std::string ideal =
       "0,ok,,1e12,llama2-7b,ipu_alltoall,ipu-mk2,2,,,,ideal,1472,1000000000000,800000000000,"
-      "7000000000000,250000000000000,1,2,1,1,0.5,2,0.5,0.5,0,0,1,,,,,,,,,\n";
+      "7000000000000,250000000000000,1,2,1,1,0.5,2,0.5,0.5,0,0,1,,,,,,,,,,,,,\n";
   std::string fail_row =
       "1,failed,\"op 'x' needs 8 MiB, \"\"more\"\" than the chip\",2e12,,ipu_alltoall,,,,,,";
   EXPECT_EQ(csv.substr(0, header.size()), header);
   EXPECT_NE(csv.find(basic), std::string::npos) << csv;
   EXPECT_NE(csv.find(ideal), std::string::npos) << csv;
-  EXPECT_NE(csv.find(fail_row + "basic" + std::string(25, ',') + "\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(fail_row + "basic" + std::string(29, ',') + "\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find(fail_row + "ideal,"), std::string::npos) << csv;
 }
 

@@ -92,7 +92,8 @@ TEST(SweepSpec, Errors) {
             "s.yaml:4: 'axes[0].range': gives more than 10000 values; at most 10000 per axis");
   EXPECT_EQ(error_of(base + "plots: [latency_vs_hbm, roofline]\n"),
             "s.yaml:3: 'plots': unknown plot 'roofline'; known: breakdown, latency_vs_hbm, "
-            "utilisation_vs_hbm, noc_hbm_heatmap, latency_vs_cores, flops_vs_bandwidth");
+            "utilisation_vs_hbm, noc_hbm_heatmap, latency_vs_cores, flops_vs_bandwidth, energy, "
+            "tokens_per_joule");
   EXPECT_EQ(error_of("name: t\nbase: {model: m}\n"),
             "s.yaml:2: 'base': missing required key 'target'");
   EXPECT_EQ(error_of("name: t\nbase: {model: m, target: t, simulate: maybe}\n"),
