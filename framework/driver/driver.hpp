@@ -84,7 +84,7 @@ struct CompileOptions {
   // What each design's search minimises: latency (Elk's), or the planned energy or energy ×
   // latency (planner/energy_estimate.hpp), which need the chip's energy rates.
   PlanObjective objective = PlanObjective::latency;
-  bool simulate = false;                 // also lower and simulate every design
+  bool simulate = false;  // also lower and simulate every design
   sim::SimOptions sim;
   // Per-op plans shared with other compiles (a sweep's points); nullptr: this compile's own.
   OpPlanCache* op_plans = nullptr;
