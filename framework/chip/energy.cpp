@@ -79,7 +79,7 @@ Result<EnergyBreakdown> energy_of(const EnergyRates& rates, const EnergyCounts& 
              c.sram_write_bytes * rates.sram_write_j_per_byte;
   e.network_j = c.on_chip_byte_links * rates.noc_j_per_byte_link;
   e.chip_to_chip_j = c.chip_byte_links * rates.chip_link_j_per_byte;
-  e.off_chip_j = c.off_chip_j ? *c.off_chip_j : c.off_chip_bytes * rates.off_chip_j_per_byte;
+  e.off_chip_j = c.off_chip_bytes * rates.off_chip_j_per_byte;
   e.static_j = rates.static_w * c.latency_s;
   return e;
 }

@@ -43,9 +43,6 @@ struct EnergyCounts {
   double on_chip_byte_links = 0;
   double chip_byte_links = 0;
   double off_chip_bytes = 0;
-  // Measured by the memory model for the step (the simulator's full memory detail), in place of
-  // off_chip_bytes × the rate.
-  std::optional<double> off_chip_j;
   double latency_s = 0;
 };
 

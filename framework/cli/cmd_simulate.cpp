@@ -77,9 +77,12 @@ int run_simulate(const GlobalOptions& global, const SimulateOptions& o) {
     write_output(o.program_out, codegen::write_program_text(run.program), o.force);
   const Machine& machine = reopened.chip.models.machine;
   report << (o.format == "json"
-                 ? sim::sim_report_json(run.result, run.program, machine, run.energy)
-                 : sim::render_sim_report(run.result, run.program, machine, o.op_rows, run.energy));
-  if (!o.trace.empty()) write_output(o.trace, sim::trace_json(run.result, run.program), o.force);
+                 ? sim::sim_report_json(run.result, run.program, machine, run.energy,
+                                        plan.result.energy)
+                 : sim::render_sim_report(run.result, run.program, machine, o.op_rows, run.energy,
+                                          plan.result.energy));
+  if (!o.trace.empty())
+    write_output(o.trace, sim::trace_json(run.result, run.program, driver::power_w(run)), o.force);
   return kExitOk;
 }
 

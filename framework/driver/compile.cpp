@@ -280,6 +280,10 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
   return out;
 }
 
+std::vector<double> power_w(const SimulatedDesign& s) {
+  return s.energy ? sim::power_over_time(s.result, s.program, *s.energy) : std::vector<double>{};
+}
+
 Result<SimulatedDesign> simulate(const planner::Plan& plan, OpenChip& chip, const ir::Graph& graph,
                                  const sim::SimOptions& options,
                                  std::optional<codegen::Program> program) {

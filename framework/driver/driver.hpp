@@ -107,6 +107,9 @@ struct SimulatedDesign {
   std::optional<EnergyBreakdown> energy;
 };
 
+// The simulated step's power per utilisation bucket (sim::power_over_time); empty without energy.
+std::vector<double> power_w(const SimulatedDesign& simulated);
+
 struct CompiledDesign {
   planner::Plan plan;  // what plan.yaml holds
   std::optional<SimulatedDesign> simulated;

@@ -30,7 +30,7 @@ namespace {
 // moves between them, for the simulator's traffic). 6: each execution plan's placement and each
 // preload plan's network_s (priced on the chip's routes; `none` when the Machine's rates priced
 // it). 7: each execution plan's core_digits (where a plugin's plan put its tiles).
-constexpr const char* kFormat = "tessera-plan-7";
+constexpr const char* kFormat = "tessera-plan-8";
 
 // What compile writes stays far inside these; a number beyond them is a corrupted or hand-made plan
 // that would have the simulator report hours per token, or overflow.
@@ -123,6 +123,16 @@ void op_fields(O& o, V&& v) {
   v("execute_start_s", o.execute_start_s);
   v("distribute_end_s", o.distribute_end_s);
   v("execute_end_s", o.execute_end_s);
+}
+
+template <class E, class V>
+void energy_fields(E& e, V&& v) {
+  v("compute_j", e.compute_j);
+  v("sram_j", e.sram_j);
+  v("network_j", e.network_j);
+  v("chip_to_chip_j", e.chip_to_chip_j);
+  v("off_chip_j", e.off_chip_j);
+  v("static_j", e.static_j);
 }
 
 template <class R, class V>
@@ -311,7 +321,7 @@ void check_order(const YamlNode& root, const DesignResult& r) {
 
 Plan parse_root(const YamlNode& root) {
   root.only_keys({"format", "design", "source", "machine", "splits", "totals", "breakdown",
-                  "preload_order", "ops"});
+                  "energy", "preload_order", "ops"});
   std::string format = root.child("format").as_string();
   if (format != kFormat)
     throw root.child("format").fail(
@@ -336,6 +346,11 @@ Plan parse_root(const YamlNode& root) {
   read_map(root.child("totals"), plan.result, [](auto& r, auto&& v) { totals_fields(r, v); });
   read_map(root.child("breakdown"), plan.result.breakdown,
            [](auto& b, auto&& v) { breakdown_fields(b, v); });
+  if (root.has("energy")) {  // written when the chip states energy rates
+    EnergyBreakdown energy;
+    read_map(root.child("energy"), energy, [](auto& e, auto&& v) { energy_fields(e, v); });
+    plan.result.energy = energy;
+  }
   Read{root}("preload_order", plan.result.preload_order);
   std::vector<YamlNode> ops = root.child("ops").items();
   for (size_t i = 0; i < ops.size(); ++i)
@@ -371,6 +386,9 @@ std::string write_plan_yaml(const Plan& plan) {
       out, "totals", r, [](auto& x, auto&& v) { totals_fields(x, v); }, false);
   emit_map(
       out, "breakdown", r.breakdown, [](auto& b, auto&& v) { breakdown_fields(b, v); }, false);
+  if (r.energy)
+    emit_map(
+        out, "energy", *r.energy, [](auto& e, auto&& v) { energy_fields(e, v); }, false);
   Emit{out}("preload_order", r.preload_order);
   out << YAML::Key << "ops" << YAML::Value << YAML::BeginSeq;
   for (const auto& op : r.ops) emit_op(out, op);

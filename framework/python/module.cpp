@@ -201,8 +201,11 @@ py::dict simulate(const Plan& plan, const std::string& memory_detail, const std:
     driver::SimulatedDesign run =
         driver::simulate(plan.plan, reopened.chip, *reopened.graph, options).take();
     if (!trace.empty())
-      write_file_atomically(trace, sim::trace_json(run.result, run.program), force).take();
-    return sim::sim_report_json(run.result, run.program, reopened.chip.models.machine, run.energy);
+      write_file_atomically(trace, sim::trace_json(run.result, run.program, driver::power_w(run)),
+                            force)
+          .take();
+    return sim::sim_report_json(run.result, run.program, reopened.chip.models.machine, run.energy,
+                                plan.plan.result.energy);
   });
   return from_json(text);
 }

@@ -6,6 +6,8 @@
 // latency.
 #pragma once
 
+#include <vector>
+
 #include "framework/chip/energy.hpp"
 #include "framework/codegen/program.hpp"
 #include "framework/ir/graph.hpp"
@@ -17,5 +19,13 @@ namespace tessera::sim {
 // in (describe_op's).
 Result<EnergyCounts> simulated_counts(const SimResult& result, const codegen::Program& program,
                                       const ir::Graph& graph);
+
+// The step's power over time, one value per bucket of result.bucket_s (SimResult's utilisation
+// buckets): each part of `energy` spread over the buckets by its own activity — compute by every
+// op's FLOPs spread evenly over its execute interval, SRAM, network, chip-to-chip and off-chip by
+// the bytes their link classes moved in the bucket, static evenly — so the buckets' energies sum
+// to the total. For the trace's power counter.
+std::vector<double> power_over_time(const SimResult& result, const codegen::Program& program,
+                                    const EnergyBreakdown& energy);
 
 }  // namespace tessera::sim

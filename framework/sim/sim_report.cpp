@@ -152,7 +152,8 @@ SimSummary summarize(const SimResult& r, const codegen::Program& program, const 
 
 std::string render_sim_report(const SimResult& r, const codegen::Program& program,
                               const Machine& machine, size_t op_rows,
-                              const std::optional<EnergyBreakdown>& energy) {
+                              const std::optional<EnergyBreakdown>& energy,
+                              const std::optional<EnergyBreakdown>& planned_energy) {
   SimSummary s = summarize(r, program, machine);
   std::string diff =
       s.estimated_latency_s > 0
@@ -173,9 +174,14 @@ std::string render_sim_report(const SimResult& r, const codegen::Program& progra
          format_seconds(s.estimated_latency_s) + diff + ")\n";
   out += "breakdown    " + breakdown_line(s.breakdown, s.latency_s) + "\n";
   out += "achieved     " + format_flops_per_s(s.achieved_flops_per_s) + "\n";
+  std::string estimate;
+  if (energy && planned_energy && planned_energy->total_j() > 0)
+    estimate =
+        fmt::format(" (planner estimate {:.4g} mJ, {:+.1f}%)", planned_energy->total_j() * 1e3,
+                    100 * (energy->total_j() / planned_energy->total_j() - 1));
   out += "energy       " +
-         (energy ? energy_line(*energy, s.latency_s)
-                 : std::string("not reported: the chip file has no energy section")) +
+         (energy ? energy_line(*energy, s.latency_s) + estimate
+                 : std::string("not reported: no energy rates for this run (docs/energy.md)")) +
          "\n";
   out += "utilisation  HBM " + percent(s.hbm_utilisation) + ", interconnect " +
          percent(s.interconnect_utilisation) + ", SRAM ports " + percent(s.sram_utilisation) +
@@ -195,7 +201,8 @@ nlohmann::json time_or_null(double s) {
 }  // namespace
 
 std::string sim_report_json(const SimResult& r, const codegen::Program& program,
-                            const Machine& machine, const std::optional<EnergyBreakdown>& energy) {
+                            const Machine& machine, const std::optional<EnergyBreakdown>& energy,
+                            const std::optional<EnergyBreakdown>& planned_energy) {
   using nlohmann::json;
   SimSummary s = summarize(r, program, machine);
   json ops = json::array();
@@ -232,11 +239,13 @@ std::string sim_report_json(const SimResult& r, const codegen::Program& program,
               {"preload_stall_s", s.breakdown.preload_stall_s},
               {"congestion_s", s.breakdown.congestion_s},
               {"energy", energy_json(energy, s.latency_s)},
+              {"estimated_energy", energy_json(planned_energy, s.estimated_latency_s)},
               {"ops", std::move(ops)}};
   return out.dump(1) + "\n";
 }
 
-std::string trace_json(const SimResult& r, const codegen::Program& program) {
+std::string trace_json(const SimResult& r, const codegen::Program& program,
+                       const std::vector<double>& power_w) {
   using nlohmann::json;
   json events = json::array();
   const char* processes[] = {"", "program", "link classes"};
@@ -276,6 +285,13 @@ std::string trace_json(const SimResult& r, const codegen::Program& program) {
            {"args", {{"percent", 100 * util}}}});
     }
   }
+  for (size_t b = 0; b < power_w.size(); ++b)
+    events.push_back({{"name", "power (W)"},
+                      {"ph", "C"},
+                      {"pid", 2},
+                      {"tid", 0},
+                      {"ts", b * r.bucket_s * 1e6},
+                      {"args", {{"watts", power_w[b]}}}});
   json trace = {{"traceEvents", std::move(events)},
                 {"displayTimeUnit", "ns"},
                 {"otherData", {{"program", program.name}, {"latency_s", r.latency_s}}}};

@@ -81,6 +81,8 @@ near(s["estimated_latency_s"], seconds(m[3], m[4]), 5e-3 * s["estimated_latency_
 m = re.search(r"^energy +([0-9.]+) (m?u?J) per token, ([0-9.]+) W: compute ", report, re.M)
 near(s["energy"]["energy_j"], float(m[1]) * {"J": 1, "mJ": 1e-3, "uJ": 1e-6}[m[2]], 5e-3 * s["energy"]["energy_j"], "energy")
 near(s["energy"]["power_w"], float(m[3]), 5e-3 * s["energy"]["power_w"], "power")
+m = re.search(r"^energy .* \(planner estimate ([0-9.]+) mJ, ([-+][0-9.]+)%\)$", report, re.M)
+near(s["estimated_energy"]["energy_j"] * 1e3, float(m[1]), 5e-4 * float(m[1]), "planned energy from plan.yaml")
 m = re.search(r"^simulated +(\d+) cores, (\d+) HBM controllers, (\d+) links, (\d+) flows, (\d+) events", report, re.M)
 assert [s["cores"], s["controllers"], s["links"], s["flows"], s["events"]] == [int(g) for g in m.groups()], m.groups()
 table = report.split("ops, simulated next to the planner's estimate\n")[1].splitlines()[2:]

@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
 # simulate_trace.sh TESSERA DIR — `tessera simulate --trace` writes valid Chrome-trace JSON with the
-# execute, preload_async and execute-stage tracks and a counter per link class; it never overwrites
-# an existing file without --force. DIR holds simulate_setup.sh's plan.
+# execute, preload_async and execute-stage tracks, a counter per link class and one of power; it
+# never overwrites an existing file without --force. DIR holds simulate_setup.sh's plan.
 set -euo pipefail
 tessera=$1
 dir=$2
 trace=$dir/trace.json
 rm -f "$trace"
 "$tessera" simulate "$dir/plan.yaml" --trace "$trace" >/dev/null
-python3 - "$trace" <<'PY'
+"$tessera" simulate "$dir/plan.yaml" --format json >"$dir/trace_energy.json"
+python3 - "$trace" "$dir/trace_energy.json" <<'PY'
 import json, sys
 events = json.load(open(sys.argv[1]))["traceEvents"]
+# The power counter (issue 22): its buckets' energies sum to the step's energy.
+energy = json.load(open(sys.argv[2]))["energy"]["energy_j"]
+power = sorted((e["ts"], e["args"]["watts"]) for e in events if e["name"] == "power (W)")
+assert len(power) > 2 and all(w > 0 for _, w in power), power[:3]
+bucket_s = (power[1][0] - power[0][0]) / 1e6
+assert abs(sum(w for _, w in power) * bucket_s - energy) <= 1e-6 * energy, (sum(w for _, w in power) * bucket_s, energy)
 threads = [e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"]
 want = ["execute", "preload_async", "execute stages"]
 missing = [t for t in want if t not in threads]

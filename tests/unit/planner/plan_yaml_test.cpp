@@ -78,6 +78,18 @@ TEST(PlanYaml, RoundTripIsExact) {
   EXPECT_EQ(write_plan_yaml(back), text);
 }
 
+TEST(PlanYaml, ThePlannedEnergyRoundTripsWhenTheChipStatesIt) {
+  Plan plan = sample_plan();
+  EXPECT_EQ(write_plan_yaml(plan).find("energy:"), std::string::npos) << "no rates, no section";
+  plan.result.energy = EnergyBreakdown{0.125, 0.25, 0.0625, 0, 1.5, 0.375};
+  std::string text = write_plan_yaml(plan);
+  Plan back = parse_plan_yaml(text, "plan.yaml").take();
+  ASSERT_TRUE(back.result.energy.has_value());
+  EXPECT_EQ(back.result.energy->total_j(), plan.result.energy->total_j());
+  EXPECT_EQ(back.result.energy->off_chip_j, 1.5);
+  EXPECT_EQ(write_plan_yaml(back), text);
+}
+
 // The sample's text with `from` (which must occur) replaced by `to`, parsed.
 Error parse_edited(const std::string& from, const std::string& to) {
   std::string text = write_plan_yaml(sample_plan());
@@ -149,9 +161,9 @@ TEST(PlanYaml, OpsOutOfOrderAndBadPreloadOrder) {
 }
 
 TEST(PlanYaml, WrongFormatAndSyntax) {
-  Error e = parse_edited("format: tessera-plan-7", "format: tessera-plan-3");
+  Error e = parse_edited("format: tessera-plan-8", "format: tessera-plan-3");
   EXPECT_EQ(e.message,
-            "p.yaml:3: 'format': expected 'tessera-plan-7' (written by this version of "
+            "p.yaml:3: 'format': expected 'tessera-plan-8' (written by this version of "
             "tessera), got 'tessera-plan-3'; re-run `tessera compile` to write a "
             "current plan");
   auto bad = parse_plan_yaml("ops: [\n", "x.yaml");
