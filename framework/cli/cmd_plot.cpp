@@ -27,6 +27,7 @@ struct PlotOptions {
   std::string output;
   std::string metric = "auto";
   std::string only;
+  std::string x;
   std::string formats = "png,svg";
 };
 
@@ -80,6 +81,7 @@ int run_plot(const PlotOptions& o) {
                                    o.metric, "--formats",     o.formats};
   if (!o.output.empty()) args.insert(args.end(), {"--out", o.output});
   if (!o.only.empty()) args.insert(args.end(), {"--only", o.only});
+  if (!o.x.empty()) args.insert(args.end(), {"--x", o.x});
   std::cout.flush();
   int status = run(args, false);
   if (status == 0) return kExitOk;
@@ -103,6 +105,9 @@ void add_plot_command(CLI::App& app, const GlobalOptions&, Action& action) {
       ->check(CLI::IsMember({"auto", "planned", "simulated"}))
       ->capture_default_str();
   cmd->add_option("--only", o->only, "Comma-separated plot names (default: the sweep's plots)");
+  cmd->add_option("--x", o->x,
+                  "The axis the energy and tokens_per_joule plots draw against (a swept path; "
+                  "default: the first numeric one)");
   cmd->add_option("--formats", o->formats, "Comma-separated: png, svg")->capture_default_str();
   cmd->callback([&action, o] { action = [o] { return run_plot(*o); }; });
 }

@@ -2,7 +2,7 @@
 """Plots of a `tessera sweep` run directory; `tessera plot RUN_DIR` runs this script.
 
     plot_sweep.py RUN_DIR [--out DIR] [--metric auto|planned|simulated]
-                          [--formats png,svg] [--only NAME,...]
+                          [--formats png,svg] [--only NAME,...] [--x AXIS]
 
 Reads RUN_DIR/results.csv (one row per point x design) and the sweep's metadata (name, axes,
 plots) from RUN_DIR/results.json, and draws every plot the sweep lists in `sweep.plots` (or the
@@ -26,7 +26,8 @@ Plots (the figure of the Elk paper each reproduces, and the sweep axes it needs)
   flops_vs_bandwidth  Fig. 24   achieved FLOP/s vs HBM bandwidth  memory.bandwidth_bytes_per_s,
                                 per FLOP/s scale (Elk-Full)         flops_scale
   energy              -         energy per token vs the first     any numeric axis
-                                numeric axis (docs/energy.md)
+                                numeric axis, or --x AXIS
+                                (docs/energy.md)
   tokens_per_joule    -         tokens per joule vs it: a decode  any numeric axis
                                 step makes batch tokens, a prefill
                                 or DiT step batch x seq
@@ -465,9 +466,10 @@ def pick(rows, column):
 # figure helpers
 
 class Context:
-    def __init__(self, sweep, metric):
+    def __init__(self, sweep, metric, x_axis=None):
         self.sweep = sweep
         self.metric = metric
+        self.x_axis = x_axis  # --x: the energy plots' axis
         self.designs = sweep.designs()
         self.extras = [d for d in self.designs if d not in DESIGNS]
 
@@ -779,11 +781,23 @@ def _latency_lines(ctx, x_path, what):
     return fig
 
 
-def numeric_axis(sweep):
-    """The first axis every value of which is a number: what the energy plots draw against."""
+def is_numeric(sweep, a):
+    values = list(a.values) + [r["__axes"][a.path] for r in sweep.ok_rows]
+    return bool(values) and all(v is None or isinstance(v, float) for v in values)
+
+
+def numeric_axis(sweep, wanted=None):
+    """What the energy plots draw against: `wanted` (--x), else the first numeric axis."""
+    if wanted:
+        a = sweep.axis(wanted)
+        if a is None:
+            raise PlotError("--x %s: not an axis of this sweep; it has %s"
+                            % (wanted, ", ".join(sweep.axis_paths()) or "no axes"))
+        if not is_numeric(sweep, a):
+            raise PlotError("--x %s: the energy plots need a numeric axis" % wanted)
+        return wanted
     for a in sweep.axes:
-        values = list(a.values) + [r["__axes"][a.path] for r in sweep.ok_rows]
-        if values and all(v is None or isinstance(v, float) for v in values):
+        if is_numeric(sweep, a):
             return a.path
     raise PlotError("the energy plots draw against a numeric axis; this sweep has %s"
                     % (", ".join(sweep.axis_paths()) or "no axes"))
@@ -800,7 +814,7 @@ def tokens_per_step(row):
 
 def _energy_lines(ctx, ylabel, what, column, per_row=None):
     sweep, m = ctx.sweep, ctx.metric
-    x_path = numeric_axis(sweep)
+    x_path = numeric_axis(sweep, ctx.x_axis)
     if not designs_with(ctx, m.energy):
         raise PlotError("%s: no successful row has a %s value; the chip states no energy rates "
                         "(docs/energy.md)" % (sweep.run_dir, m.energy))
@@ -1091,6 +1105,8 @@ def parse_args(argv):
                         "the sweep was simulated")
     p.add_argument("--formats", action="append", metavar="png,svg",
                    help="file formats: png, svg, pdf (default png,svg)")
+    p.add_argument("--x", metavar="AXIS",
+                   help="the axis the energy plots draw against (default: the first numeric one)")
     p.add_argument("--only", action="append", metavar="NAME,...",
                    help="draw these plots instead of the sweep's list")
     return p.parse_args(argv)
@@ -1127,7 +1143,7 @@ def run(argv):
     if sweep.failed:
         note("%d failed point%s skipped (see results.csv)"
              % (sweep.failed, "" if sweep.failed == 1 else "s"))
-    ctx = Context(sweep, metric)
+    ctx = Context(sweep, metric, args.x)
     missing = [d for d in ctx.designs if d not in designs_with(ctx, metric.latency)]
     if missing:
         note("no %s values for design%s %s; left out of the %s plots"

@@ -95,4 +95,8 @@ PY
 "$tessera" plot "$work/local" --only energy,tokens_per_joule >"$work/plot_energy.out" 2>&1 ||
   fail "energy plots: $(cat "$work/plot_energy.out")"
 grep -q "tokens per joule" "$work/local/plots/tokens_per_joule.svg" || fail "tokens per joule label"
+grep -q "SRAM\|sram" "$work/local/plots/tokens_per_joule.svg" || fail "energy plots: the first numeric axis"
+"$tessera" plot "$work/local" --only tokens_per_joule --x memory.bandwidth_bytes_per_s \
+  >"$work/plot_x.out" 2>&1 || fail "energy plots --x: $(cat "$work/plot_x.out")"
+grep -q "HBM bandwidth (TB/s)" "$work/local/plots/tokens_per_joule.svg" || fail "--x not drawn"
 echo ok
