@@ -1,5 +1,9 @@
 #include "framework/planner/energy_estimate.hpp"
 
+#include <map>
+#include <string>
+#include <tuple>
+
 #include "framework/planner/partition/plan_space.hpp"
 #include "framework/planner/traffic.hpp"
 
@@ -63,23 +67,45 @@ Result<Links> op_links(const partition::OpShape& shape, const OpSchedule& s, uin
   return links;
 }
 
+// What an op's compute type and transfers come to; the same for every op of its class that runs
+// the same execution and preload plans (a model's layers repeat: a few dozen of these per step).
+struct OpLinks {
+  std::string dtype;
+  Links links;
+};
+
+Result<OpLinks> op_links_of(const OpSchedule& s, const ir::Graph& graph, const Machine& machine,
+                            const NetworkPricer* pricer) {
+  auto shape = partition::describe_op(graph, graph.ops().at(static_cast<size_t>(s.op)));
+  if (!shape) return shape.error();
+  auto links = op_links(*shape, s, machine.chips, pricer);
+  if (!links) return links.error();
+  return OpLinks{dtype_name(shape->dtype), *links};
+}
+
 }  // namespace
 
 Result<EnergyCounts> planned_counts(const DesignResult& design, const ir::Graph& graph,
                                     const Machine& machine, const NetworkPricer* pricer) {
   EnergyCounts c;
+  std::map<std::tuple<int, std::string, std::string>, OpLinks> by_plan;
   for (const OpSchedule& s : design.ops) {
-    auto shape = partition::describe_op(graph, graph.ops().at(static_cast<size_t>(s.op)));
-    if (!shape) return shape.error();
-    if (s.flops > 0) c.flops[dtype_name(shape->dtype)] += s.flops;
+    auto key = std::make_tuple(s.op_class, s.exec.label, s.preload.label);
+    auto known = s.op_class >= 0 ? by_plan.find(key) : by_plan.end();
+    if (known == by_plan.end()) {
+      auto found = op_links_of(s, graph, machine, pricer);
+      if (!found) return found.error();
+      known = s.op_class >= 0 ? by_plan.emplace(key, std::move(*found)).first
+                              : by_plan.emplace(std::make_tuple(-1 - s.op, "", ""), *found).first;
+    }
+    const OpLinks& op = known->second;
+    if (s.flops > 0) c.flops[op.dtype] += s.flops;
     const double exchanged = s.exec.shift_bytes + s.preload.distribute_bytes;
     c.sram_read_bytes += s.exec.cores_used * s.exec.compute_s * machine.sram_bytes_per_s_per_core +
                          s.hbm_write_bytes + exchanged;
     c.sram_write_bytes += s.preload.hbm_to_core_bytes + exchanged;
-    auto links = op_links(*shape, s, machine.chips, pricer);
-    if (!links) return links.error();
-    c.on_chip_byte_links += links->on_chip;
-    c.chip_byte_links += links->chip;
+    c.on_chip_byte_links += op.links.on_chip;
+    c.chip_byte_links += op.links.chip;
     c.off_chip_bytes += s.hbm_read_bytes + s.hbm_write_bytes;
   }
   c.latency_s = design.latency_s;
