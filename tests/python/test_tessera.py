@@ -225,3 +225,22 @@ def test_progress_reports_each_stage_and_its_exceptions_surface():
     with pytest.raises(KeyboardInterrupt, match="stopped at per-op plans"):
         tessera.compile("llama2-7b", target="ipu_alltoall", chip="ipu-mk2-hbm3e", batch=1, seq=128,
                         simulate=False, threads=2, progress=stop)
+
+
+def test_an_energy_objective_gives_the_clis_plans_and_energy():
+    got = tessera.compile("llama2-7b", target="ipu_alltoall", chip="ipu-mk2-hbm3e", batch=1, seq=128,
+                          design="all", objective="edp", threads=2)
+    code, out, err = cli("compile", "llama2-7b", "--target", "ipu_alltoall", "--chip", "ipu-mk2-hbm3e",
+                         "--batch", "1", "--seq", "128", "--design", "all", "--objective", "edp",
+                         "--simulate", "--format", "json", "--threads", "2")
+    assert code == 0, err
+    want = json.loads(out)
+    for d in got["designs"] + want["designs"]:
+        d.pop("search_s")
+    assert without(got, "plans") == want
+    e = got["designs"][0]["simulated_energy"]
+    assert e["energy_j"] > 0 and abs(sum(e[k] for k in (
+        "compute_j", "sram_j", "network_j", "chip_to_chip_j", "off_chip_j", "static_j")) - e["energy_j"]) < 1e-9
+    with pytest.raises(tessera.UsageError) as raised:
+        tessera.compile("llama2-7b", target="ipu_alltoall", simulate=False, objective="power")
+    assert str(raised.value) == "--objective 'power': expected latency, energy or edp"
