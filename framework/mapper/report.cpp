@@ -16,14 +16,6 @@ std::string printf_string(const char* format, double v) {
   return buf;
 }
 
-std::string si(double v, const char* unit) {
-  static const char* prefixes[] = {"f", "p", "n", "u", "m", "", "k", "M", "G"};
-  if (v == 0) return "0 " + std::string(unit);
-  int e = static_cast<int>(std::floor(std::log10(std::fabs(v)) / 3));
-  e = std::max(-5, std::min(3, e));
-  return printf_string("%.4g", v / std::pow(1000.0, e)) + " " + prefixes[e + 5] + unit;
-}
-
 std::string pow10(double log10_value) {
   if (std::isinf(log10_value)) return "0";
   if (log10_value < 6) return format_count(std::pow(10.0, log10_value));
@@ -42,10 +34,6 @@ std::string node_note(const Problem& p, const NodeReport& n) {
 }
 
 }  // namespace
-
-std::string format_joules(double joules) {
-  return si(joules, "J");
-}
 
 std::string format_count(double count) {
   if (count >= 1e15 || count != std::floor(count)) return printf_string("%.4g", count);

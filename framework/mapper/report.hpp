@@ -9,11 +9,11 @@
 #include "framework/mapper/looptree.hpp"
 #include "framework/mapper/mapper.hpp"
 #include "framework/mapper/random_search.hpp"
+#include "framework/report/units.hpp"  // format_joules
 
 namespace tessera::mapper {
 
-std::string format_joules(double joules);  // 1.234 mJ
-std::string format_count(double count);    // 12,345 or 1.23e+15
+std::string format_count(double count);  // 12,345 or 1.23e+15
 
 // The LoopTree with each storage node's tile and fills, then energy, latency, EDP, utilisation,
 // then a table per level and tensor (tile, fills, reads, writes, energy) and per level (usage,

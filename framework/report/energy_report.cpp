@@ -2,27 +2,18 @@
 
 #include <fmt/format.h>
 
+#include "framework/report/units.hpp"
+
 namespace tessera {
-
-namespace {
-
-// 41.2 mJ, 3.10 J, 812 uJ: three significant figures.
-std::string joules(double j) {
-  if (j >= 1) return fmt::format("{:.3g} J", j);
-  if (j >= 1e-3) return fmt::format("{:.3g} mJ", j * 1e3);
-  if (j >= 1e-6) return fmt::format("{:.3g} uJ", j * 1e6);
-  return fmt::format("{:.3g} nJ", j * 1e9);
-}
-
-}  // namespace
 
 std::string energy_line(const EnergyBreakdown& e, double latency_s) {
   const double total = e.total_j();
   auto part = [&](const char* name, double j) {
-    return fmt::format("{} {} ({:.0f} %)", name, joules(j), total > 0 ? 100 * j / total : 0.0);
+    return fmt::format("{} {} ({:.0f} %)", name, format_joules(j),
+                       total > 0 ? 100 * j / total : 0.0);
   };
-  return joules(total) + " per token, " + fmt::format("{:.3g} W", e.watts(latency_s)) + ": " +
-         part("compute", e.compute_j) + ", " + part("SRAM", e.sram_j) + ", " +
+  return format_joules(total) + " per token, " + fmt::format("{:.3g} W", e.watts(latency_s)) +
+         ": " + part("compute", e.compute_j) + ", " + part("SRAM", e.sram_j) + ", " +
          part("network", e.network_j) + ", " + part("chip-to-chip", e.chip_to_chip_j) + ", " +
          part("off-chip", e.off_chip_j) + ", " + part("static", e.static_j);
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -44,6 +45,14 @@ std::string format_flops_per_s(double flops_per_s) {
 std::string format_hz(double hz) {
   static const std::array<const char*, 4> units = {"Hz", "kHz", "MHz", "GHz"};
   return scaled(hz, 1000.0, units, "{:.4g} {}");
+}
+
+std::string format_joules(double joules) {
+  static const char* prefixes[] = {"f", "p", "n", "u", "m", "", "k", "M", "G"};
+  if (joules == 0) return "0 J";
+  int e = static_cast<int>(std::floor(std::log10(std::fabs(joules)) / 3));
+  e = std::max(-5, std::min(3, e));
+  return fmt::format("{:.4g} {}J", joules / std::pow(1000.0, e), prefixes[e + 5]);
 }
 
 std::string format_seconds(double seconds) {

@@ -27,5 +27,13 @@ TEST(Units, SecondsPickAReadableScale) {
   EXPECT_EQ(format_seconds(0), "0 s");
 }
 
+TEST(Units, JoulesUseSiPrefixesFromFemtoToGiga) {
+  EXPECT_EQ(format_joules(4.8696e-5), "48.7 uJ");
+  EXPECT_EQ(format_joules(0.2849), "284.9 mJ");
+  EXPECT_EQ(format_joules(2.255), "2.255 J");
+  EXPECT_EQ(format_joules(0), "0 J");
+  EXPECT_EQ(format_joules(3e-18), "0.003 fJ") << "below femto: still femto";
+}
+
 }  // namespace
 }  // namespace tessera
