@@ -419,3 +419,28 @@ TEST(Objective, AnEnergyObjectiveNeedsTheChipsEnergyRates) {
 
 }  // namespace
 }  // namespace tessera::driver
+
+namespace tessera::driver {
+namespace {
+
+// The presets' energy rates against the power their cards are sold at (Tenstorrent's Wormhole
+// specifications: n150 160 W for one chip, n300 300 W for two; t3000 and Galaxy are n300-class
+// chips): a compute-bound step at the chip's peak FP16 rate, plus static power, fits the card.
+TEST(Energy, PresetsStayWithinTheirPublishedBoardPower) {
+  struct Card {
+    const char* chip;
+    double watts_per_chip;
+  };
+  for (Card card : {Card{"wormhole-n150", 160}, Card{"wormhole-n300", 150},
+                    Card{"wormhole-t3000", 150}, Card{"wormhole-galaxy", 150}}) {
+    OpenChip chip = open_chip(plugins(), ChipChoice{"mesh_tenstorrent", card.chip}).take();
+    const EnergyRates& rates = *chip.models.energy;
+    const Machine& m = chip.models.machine;
+    double peak_w = m.peak_flops_per_s * rates.j_per_flop.at("fp16") + rates.static_w;
+    EXPECT_LE(peak_w, card.watts_per_chip * m.chips) << card.chip;
+    EXPECT_GT(peak_w, 0.5 * card.watts_per_chip * m.chips) << card.chip << ": not far below it";
+  }
+}
+
+}  // namespace
+}  // namespace tessera::driver
