@@ -1138,6 +1138,8 @@ def run(argv):
     names = list(dict.fromkeys(names))
     for name in names:
         check_plot(name, sweep)
+    if args.x:  # a wrong --x is an error before anything is drawn or noted
+        numeric_axis(sweep, args.x)
 
     metric = choose_metric(sweep, args.metric)
     if sweep.failed:

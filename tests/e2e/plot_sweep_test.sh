@@ -88,5 +88,9 @@ expect_error 1 "^error: $failed: no point succeeded; see the reason column of re
 expect_error 1 "^error: .*--metric simulated" "$fixtures/noc_hbm" --out "$work/x" --metric simulated
 expect_error 1 "^error: .*: no successful row has a planned_mj value; the chip states no energy rates \(docs/energy\.md\)$" \
   "$fixtures/cores" --out "$work/x" --only tokens_per_joule --metric planned
+expect_error 1 "^error: --x cores: not an axis of this sweep; it has memory\.bandwidth_bytes_per_s, topology\.kind$" \
+  "$fixtures/hbm_topology" --out "$work/x" --only energy --x cores
+expect_error 1 "^error: --x topology\.kind: the energy plots need a numeric axis$" \
+  "$fixtures/hbm_topology" --out "$work/x" --only energy --x topology.kind
 
 echo "ok"

@@ -244,3 +244,16 @@ def test_an_energy_objective_gives_the_clis_plans_and_energy():
     with pytest.raises(tessera.UsageError) as raised:
         tessera.compile("llama2-7b", target="ipu_alltoall", simulate=False, objective="power")
     assert str(raised.value) == "--objective 'power': expected latency, energy or edp"
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: tessera.map(MATMUL, objective="fastest"),
+     "objective 'fastest': expected energy, latency, edp or pareto"),
+    (lambda: tessera.map(MATMUL, search="annealing"), "search 'annealing': expected tcm or random"),
+    (lambda: tessera.layout("tree_simd", (), FIG7, chip="patent-2level"),
+     "--shape: give the tensor's extents, e.g. 100x100"),
+])
+def test_python_only_words_are_usage_errors(call, message):
+    with pytest.raises(tessera.UsageError) as raised:
+        call()
+    assert str(raised.value) == message

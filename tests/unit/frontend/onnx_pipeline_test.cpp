@@ -122,6 +122,17 @@ TEST(OnnxPipeline, Int8MatMulReachesTheCostModel) {
   auto on_wormhole = compile(wormhole, model, options);
   ASSERT_TRUE(on_wormhole) << on_wormhole.error().message;
   EXPECT_GT(on_wormhole->designs.back().simulated->summary.latency_s, 0);
+  EXPECT_GT(on_wormhole->designs.back().simulated->energy->compute_j, 0) << "int8 is priced";
+  // A chip file that prices no int8: the latency stands, the energy is left out (with a warning).
+  ResolvedChip unpriced =
+      resolve_chip(plugins(), ChipChoice{"mesh_tenstorrent", "wormhole-n150"}).take();
+  unpriced.spec.energy->pj_per_flop.erase("int8");
+  OpenChip no_int8 = open_chip(plugins(), std::move(unpriced)).take();
+  auto without = compile(no_int8, model, options).take();
+  EXPECT_EQ(without.designs.back().simulated->summary.latency_s,
+            on_wormhole->designs.back().simulated->summary.latency_s);
+  EXPECT_FALSE(without.designs.back().simulated->energy.has_value());
+  EXPECT_FALSE(without.designs.back().plan.result.energy.has_value());
   OpenChip ipu = open_chip(plugins(), ChipChoice{"ipu_alltoall", "ipu-mk2-hbm3e"}).take();
   auto on_ipu = compile(ipu, model, options);
   ASSERT_FALSE(on_ipu);
