@@ -158,6 +158,17 @@ Result<EnergyRates> build_energy(PluginSet& plugins, const ChipSpec& chip, uint3
   return energy_rates(*chip.energy, chips, measured, source);
 }
 
+Result<std::shared_ptr<const CoreMapper>> build_core(const ChipSpec& chip) {
+  const CoreSection& core = *chip.core;
+  auto arch =
+      core.spec ? mapper::parse_arch_node(*core.spec) : mapper::resolve_arch_spec(core.reference);
+  // An inline spec's errors already name the chip file and line; a preset's or file's name their
+  // own file, so say which chip file sent us there.
+  if (!arch) return core.spec ? arch.error() : in_chip_file(chip, arch.error());
+  return std::make_shared<const CoreMapper>(std::move(*arch),
+                                            core.spec ? "inline" : core.reference);
+}
+
 }  // namespace
 
 Result<Topology> build_topology(PluginSet& plugins, const ChipSpec& chip) {
@@ -173,8 +184,16 @@ Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip) {
   if (!topology) return topology.error();
   auto cost_model = create_for<CostModel>(plugins, chip, Interface::cost_model, &create_cost_model);
   if (!cost_model) return cost_model.error();
-  ChipModels models{
-      std::move(*topology), std::move(*cost_model), std::nullopt, std::nullopt, {}, {}, {}, {}};
+  ChipModels models{std::move(*topology),
+                    std::move(*cost_model),
+                    std::nullopt,
+                    std::nullopt,
+                    {},
+                    {},
+                    {},
+                    {},
+                    nullptr,
+                    CoreCost::plugin};
   if (chip.sections.count(Interface::memory_model) != 0) {
     auto memory =
         create_for<MemoryModel>(plugins, chip, Interface::memory_model, &create_memory_model);
@@ -187,6 +206,13 @@ Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip) {
     models.partitioner = std::move(*partitioner);
   else if (partitioner.error().code != StatusCode::unimplemented)
     return partitioner.error();
+
+  if (chip.core) {
+    auto core = build_core(chip);
+    if (!core) return core.error();
+    models.core = std::move(*core);
+  }
+  models.core_cost = chip.core_cost;
 
   auto info = models.topology.info();
   if (!info) return info.error();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "framework/chip/chip_spec.hpp"
+#include "framework/chip/core_cost.hpp"
 #include "framework/chip/energy.hpp"
 #include "framework/chip/machine.hpp"
 #include "framework/common/status.hpp"
@@ -34,6 +35,11 @@ struct ChipModels {
   std::vector<uint32_t> dtypes;
   // The chip file's energy section as charged (energy.hpp); absent: the chip states none.
   std::optional<EnergyRates> energy;
+  // The chip file's core: hierarchy, ready to map tiles (core_cost.hpp); null: the chip has none.
+  std::shared_ptr<const CoreMapper> core;
+  // Who times tiles for the planner: the chip file's choice until the driver overrides it
+  // (--core-cost); tcm only with `core`.
+  CoreCost core_cost = CoreCost::plugin;
 };
 
 // The chip's topology alone, from the plugin its `topology` section names (or its target): what
@@ -45,7 +51,8 @@ Result<LayoutMapper> build_layout_mapper(PluginSet& plugins, const ChipSpec& chi
 // Errors: a plugin the chip names cannot be loaded or lacks Topology/CostModel (plugin error);
 // a parameter the plugin rejects (its message, naming the parameter); a scale the chip cannot take
 // (scale.hbm_bytes_per_s without HBM, scale.flops with a plugin Partitioner: input errors); an
-// energy section without the off-chip rate on a chip whose memory model reports no energy.
+// energy section without the off-chip rate on a chip whose memory model reports no energy; a
+// core: section naming no architecture preset or file, or one the mapper cannot parse (input).
 Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip);
 
 // Applies a chip file's scale section (ChipScale) to the Machine read off the plugins and returns

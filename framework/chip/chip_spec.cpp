@@ -117,8 +117,51 @@ EnergySpec parse_energy(const YamlNode& section) {
   return e;
 }
 
+CoreSection parse_core(const YamlNode& node, const fs::path& file) {
+  CoreSection core;
+  if (node.is_map()) {
+    core.spec = node;
+    return core;
+  }
+  if (!node.is_scalar())
+    throw node.fail(
+        "expected an architecture preset name, a spec file or the spec as a map (docs/mapper.md)");
+  core.reference = node.as_string();
+  if (names_a_file(core.reference, kYamlFileSuffixes) && fs::path(core.reference).is_relative())
+    core.reference = (file.parent_path() / core.reference).lexically_normal().string();
+  return core;
+}
+
+CoreCost parse_core_cost_node(const YamlNode& node) {
+  auto cost = parse_core_cost(node.as_string());
+  if (!cost)
+    throw node.fail("unknown core cost " + in_quotes(node.as_string()) +
+                    "; expected plugin (the cost model plugin's formulas) or tcm (the mapper on "
+                    "the chip's core: hierarchy)");
+  return *cost;
+}
+
+// The cost_model section's `core_cost` key (or the whole section written as `cost_model: tcm`)
+// chooses who times tiles; the rest are the plugin's parameters.
+void parse_section(const YamlNode& section, Interface i, ChipSpec& chip, ChipSection& s) {
+  if (section.raw().IsNull()) return;
+  if (i == Interface::cost_model && section.is_scalar()) {
+    chip.core_cost = parse_core_cost_node(section);
+    return;
+  }
+  if (!section.is_map()) throw section.fail("expected a map of parameters");
+  for (const auto& [k, v] : section.entries()) {
+    if (k == "plugin")
+      s.plugin = v.as_string();
+    else if (i == Interface::cost_model && k == "core_cost")
+      chip.core_cost = parse_core_cost_node(v);
+    else
+      flatten(v, k, s.params);
+  }
+}
+
 ChipSpec parse_chip(const YamlNode& root, const fs::path& file, const std::string& default_target) {
-  std::vector<std::string> allowed = {"name", "description", "target", "scale", "energy"};
+  std::vector<std::string> allowed = {"name", "description", "target", "scale", "energy", "core"};
   for (Interface i : kAllInterfaces) allowed.emplace_back(to_string(i));
   if (!root.is_map()) throw root.fail("a chip file must be a YAML map");
   root.only_keys(allowed);
@@ -135,19 +178,18 @@ ChipSpec parse_chip(const YamlNode& root, const fs::path& file, const std::strin
     YamlNode section = root.child(key);
     ChipSection s;
     s.params.base_dir = file.parent_path().string();
-    if (!section.raw().IsNull()) {
-      if (!section.is_map()) throw section.fail("expected a map of parameters");
-      for (const auto& [k, v] : section.entries()) {
-        if (k == "plugin")
-          s.plugin = v.as_string();
-        else
-          flatten(v, k, s.params);
-      }
-    }
+    parse_section(section, i, chip, s);
     if (s.plugin.empty() && chip.target.empty())
       throw section.fail("names no plugin: add 'plugin: NAME' here or 'target: NAME' at the top");
     chip.sections[i] = std::move(s);
   }
+  if (root.has("core")) chip.core = parse_core(root.child("core"), file);
+  if (chip.core_cost == CoreCost::tcm && !chip.core)
+    throw root.child(std::string(to_string(Interface::cost_model)))
+        .fail(
+            "core_cost tcm maps each tile onto the core's memory hierarchy, and this chip has "
+            "none: add a `core:` section (an architecture preset such as tensix_core, a spec "
+            "file, or the spec inline; docs/mapper.md)");
   return chip;
 }
 
@@ -170,6 +212,16 @@ std::vector<fs::path> preset_files(const Manifest& target) {
 }
 
 }  // namespace
+
+const char* to_string(CoreCost cost) {
+  return cost == CoreCost::tcm ? "tcm" : "plugin";
+}
+
+std::optional<CoreCost> parse_core_cost(const std::string& text) {
+  if (text == "plugin") return CoreCost::plugin;
+  if (text == "tcm") return CoreCost::tcm;
+  return std::nullopt;
+}
 
 std::string ChipSpec::plugin_for(Interface i) const {
   auto it = sections.find(i);

@@ -9,6 +9,9 @@
 //   memory_model: {plugin: hbm_dramsim, config: hbm3e_8hi.ini} # `plugin` overrides `target`
 //   scale: {hbm_bytes_per_s: 8e12, interconnect: 2, flops: 0.5}  # design-space knobs (ChipScale)
 //   energy: {pj_per_flop: {fp16: 0.4}, ...}  # energy per token (energy.hpp, docs/energy.md)
+//   core: tensix_core             # one core's memory hierarchy (mapper arch preset, file or
+//   inline) cost_model: tcm               # tiles timed by the mapper on `core` (or {core_cost:
+//   tcm, ...})
 #pragma once
 
 #include <filesystem>
@@ -18,6 +21,7 @@
 #include <vector>
 
 #include "framework/common/status.hpp"
+#include "framework/common/yaml_reader.hpp"
 #include "framework/plugin/interface.hpp"
 #include "framework/plugin/library.hpp"
 #include "framework/plugin/manifest.hpp"
@@ -56,6 +60,21 @@ struct EnergySpec {
   bool operator==(const EnergySpec&) const = default;
 };
 
+// Which model times one core's tiles for the planner: the cost_model plugin's (its fitted
+// formulas), or the mapper's optimal mapping of each tile onto the chip's `core:` hierarchy
+// (chip/core_cost.hpp, docs/mapper.md "Cores of a chip").
+enum class CoreCost { plugin, tcm };
+const char* to_string(CoreCost cost);
+std::optional<CoreCost> parse_core_cost(const std::string& text);  // "plugin" or "tcm"
+
+// The chip file's `core:` section as written: a mapper architecture preset name, a spec file
+// (made absolute against the chip file's directory), or the spec inline (the mapper parses it:
+// chip_models.hpp).
+struct CoreSection {
+  std::string reference;         // preset name or absolute path; empty: inline
+  std::optional<YamlNode> spec;  // the inline spec, with its file and lines for errors
+};
+
 struct ChipSpec {
   std::filesystem::path file;  // empty for the built-in empty chip
   std::string name;
@@ -64,6 +83,8 @@ struct ChipSpec {
   std::map<Interface, ChipSection> sections;
   ChipScale scale;
   std::optional<EnergySpec> energy;  // absent: energy is not reported (and cannot be optimised)
+  std::optional<CoreSection> core;   // absent: no core hierarchy (CoreCost::tcm unavailable)
+  CoreCost core_cost = CoreCost::plugin;
 
   // The plugin that serves `i` (the section's override or the target).
   std::string plugin_for(Interface i) const;

@@ -13,6 +13,7 @@
 #include "framework/cli/output.hpp"
 #include "framework/driver/driver.hpp"
 #include "framework/planner/plan_yaml.hpp"
+#include "framework/report/core_mapping_report.hpp"
 #include "framework/report/design_report.hpp"
 
 namespace tessera::cli {
@@ -31,6 +32,7 @@ struct CompileOptions {
   bool simulate = false;  // add the simulator's columns
   std::string format = "table";
   std::string objective = "latency";
+  std::string core_cost;  // empty: the chip file's choice
 };
 
 // Progress on stderr: on a terminal one line rewritten in place; with -v and no terminal, a
@@ -67,6 +69,17 @@ void write_plans(const CompileOptions& o, const driver::DesignChoice& choice,
   }
 }
 
+// The written design's core mappings (with --core-cost tcm), after a blank line; empty without.
+std::string core_mappings(const driver::Compilation& compilation, planner::Design written,
+                          const driver::OpenChip& chip) {
+  for (const auto& d : compilation.designs)
+    if (d.plan.result.design == written) {
+      std::string text = core_mappings_text(d.plan.result, chip).take();
+      return text.empty() ? text : "\n" + text;
+    }
+  return "";
+}
+
 int run_compile(const GlobalOptions& global, const CompileOptions& o) {
   if (is_stdout(o.output))
     throw Failure(
@@ -75,6 +88,7 @@ int run_compile(const GlobalOptions& global, const CompileOptions& o) {
   driver::DesignChoice choice = driver::parse_design_choice(o.design).take();
   PluginSet plugins(global.registry());
   driver::OpenChip chip = driver::open_chip(plugins, o.chip).take();
+  if (!o.core_cost.empty()) driver::choose_core_cost(chip, *parse_core_cost(o.core_cost)).take();
   driver::LoadedModel model = driver::load(model_request(*o.model)).take();
 
   driver::CompileOptions options;
@@ -99,7 +113,8 @@ int run_compile(const GlobalOptions& global, const CompileOptions& o) {
                              planned.ops().size(), compilation.op_classes, machine.chip,
                              machine.cores)
               << splits_table(compilation) << planned_table(compilation)
-              << (o.simulate ? "\n" + simulated_table(compilation, options.sim.memory) : "");
+              << (o.simulate ? "\n" + simulated_table(compilation, options.sim.memory) : "")
+              << core_mappings(compilation, choice.written, chip);
   if (o.output.empty()) {
     std::cerr << "note: pass -o DIR to write DIR/plan.yaml\n";
     return kExitOk;
@@ -136,6 +151,11 @@ void add_compile_command(CLI::App& app, const GlobalOptions& global, Action& act
                   "or energy x latency (edp), from the chip file's energy rates (docs/energy.md)")
       ->check(CLI::IsMember({"latency", "energy", "edp"}))
       ->capture_default_str();
+  cmd->add_option("--core-cost", o->core_cost,
+                  "Who times one core's tiles: plugin (the target's cost model) or tcm (the "
+                  "optimal mapping of each tile on the chip file's core: hierarchy, "
+                  "docs/mapper.md); default: the chip file's cost_model choice")
+      ->check(CLI::IsMember({"plugin", "tcm"}));
   cmd->add_option("--threads", o->threads, "Worker threads (default: all)")
       ->check(whole_in(1, 1024));
   cmd->add_option("--max-displacement", o->max_displacement,

@@ -25,4 +25,15 @@ Result<OpenChip> open_chip(PluginSet& plugins, const ChipChoice& choice) {
   return open_chip(plugins, std::move(*chip));
 }
 
+Status choose_core_cost(OpenChip& chip, CoreCost cost) {
+  if (cost == CoreCost::tcm && !chip.models.core)
+    return usage_error(
+        "--core-cost tcm maps each tile onto the core's memory hierarchy, and chip '" +
+        chip.models.machine.chip +
+        "' has none: give a chip file with a core: section (an architecture preset such as "
+        "tensix_core, ipu_tile or mncore2_pe, a spec file, or the spec inline; docs/mapper.md)");
+  chip.models.core_cost = cost;
+  return ok_status();
+}
+
 }  // namespace tessera::driver

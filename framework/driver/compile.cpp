@@ -5,6 +5,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -19,6 +20,40 @@
 namespace tessera::driver {
 
 namespace {
+
+// A core's tiles are mapped for what the planner minimises.
+mapper::Objective core_objective(PlanObjective objective) {
+  switch (objective) {
+    case PlanObjective::energy:
+      return mapper::Objective::energy;
+    case PlanObjective::edp:
+      return mapper::Objective::edp;
+    case PlanObjective::latency:
+      break;
+  }
+  return mapper::Objective::latency;
+}
+
+// With a core's tiles mapped (core_cost tcm), each op's chosen step tile and how the core runs it
+// (cached: the planner mapped every one already).
+Status record_core_mappings(planner::DesignResult& result, const OpenChip& chip,
+                            PlanObjective objective) {
+  const ChipModels& m = chip.models;
+  if (m.core_cost != CoreCost::tcm || !m.core) return ok_status();
+  spdlog::debug("core {}: {} distinct tiles mapped, {} answered from the cache",
+                m.core->arch().name, m.core->misses(), m.core->hits());
+  for (planner::OpSchedule& op : result.ops) {
+    const auto& tile = op.exec.core_tile;
+    if (!tile || !CoreMapper::maps(*tile)) continue;
+    auto mapped = m.core->map(*tile, core_objective(objective));
+    if (!mapped) return mapped.error();
+    const CoreMapping& c = **mapped;
+    if (!std::isfinite(c.seconds)) continue;
+    op.core_mapping = planner::CoreMappingRecord{m.core->arch().name, c.einsum(), c.tree(),
+                                                 c.seconds, c.utilization};
+  }
+  return ok_status();
+}
 
 Progress progress_of(const CompileOptions& o, const std::string& stage) {
   return o.progress ? o.progress(stage) : Progress{};
@@ -38,6 +73,9 @@ class ClassPlanner {
           "chip '{}': transfers are priced at the per-core rates of its Machine, not on "
           "its routes: {}",
           chip.models.machine.chip, pricer.error().message);
+    const ChipModels& m = chip.models;
+    if (m.core_cost == CoreCost::tcm && m.core)
+      core_ = std::make_unique<CoreTileCost>(*m.core, m.cost_model, core_objective(o.objective));
   }
 
   // Per op of `ops` its class's outcome, each class planned once (in parallel); empty `ops`: per
@@ -78,8 +116,8 @@ class ClassPlanner {
     arena.execute([&] {
       tbb::parallel_for(size_t{0}, wanted.size(), [&](size_t w) {
         int op = classes.first_op[wanted[w]];
-        found[w] = cache_.get(class_key(chip_, graph, op), [&] {
-          return planner::partition_class(graph, op, m.machine, m.cost_model,
+        found[w] = cache_.get(class_key(chip_, graph, op, o_.objective), [&] {
+          return planner::partition_class(graph, op, m.machine, tile_cost(),
                                           m.partitioner ? &*m.partitioner : nullptr, pricer_.get());
         });
         std::lock_guard lock(progress_mutex);
@@ -95,8 +133,14 @@ class ClassPlanner {
     return out;
   }
 
+  const TileCost& tile_cost() const {
+    if (core_) return *core_;
+    return chip_.models.cost_model;
+  }
+
   const OpenChip& chip_;
   const CompileOptions& o_;
+  std::unique_ptr<CoreTileCost> core_;  // null: the plugin's cost model times every tile
   mutable OpPlanCache own_;
   OpPlanCache& cache_;
   std::unique_ptr<sim::NetworkPricer> pricer_;  // null: the Machine's rates price transfers
@@ -210,7 +254,8 @@ std::optional<EnergyBreakdown> reported_energy(const EnergyRates& rates, const E
   return std::nullopt;
 }
 
-std::string class_key(const OpenChip& chip, const ir::Graph& graph, int op) {
+std::string class_key(const OpenChip& chip, const ir::Graph& graph, int op,
+                      PlanObjective objective) {
   const ChipModels& models = chip.models;
   // The op's signature: shapes, dtypes, storage, indexing — all the partitioner reads of it.
   std::string key = ir::op_signature(graph, graph.ops()[static_cast<size_t>(op)]);
@@ -228,6 +273,10 @@ std::string class_key(const OpenChip& chip, const ir::Graph& graph, int op) {
     for (const auto& [k, v] : spec.params.items) key += k + "=" + v + ";";
     key += "}";
   }
+  // Mapped tiles: the core's hierarchy and the objective its mappings minimise.
+  if (models.core_cost == CoreCost::tcm && models.core)
+    key += fmt::format("|core={}:{}:{}", models.core->reference(), models.core->arch().name,
+                       to_string(objective));
   return key;
 }
 
@@ -268,6 +317,8 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
     if (Status estimated = estimate_energy(*result, graph, chip, prepared->pricer.get());
         !estimated)
       return estimated.error();
+    if (Status mapped = record_core_mappings(*result, chip, o.objective); !mapped)
+      return mapped.error();
     CompiledDesign compiled{
         planner::Plan{source, input.machine, prepared->splits, std::move(*result)}, {}};
     if (o.simulate) {

@@ -61,6 +61,10 @@ Result<ResolvedChip> resolve_chip(PluginSet& plugins, const ChipChoice& choice);
 Result<OpenChip> open_chip(PluginSet& plugins, ResolvedChip chip);
 Result<OpenChip> open_chip(PluginSet& plugins, const ChipChoice& choice);
 
+// --core-cost: who times one core's tiles for the planner (ChipModels::core_cost), over the chip
+// file's choice. Usage error: tcm on a chip without a core: section.
+Status choose_core_cost(OpenChip& chip, CoreCost cost);
+
 // ---- the model ----------------------------------------------------------------------------------
 
 struct LoadedModel {
@@ -159,8 +163,10 @@ Status check_weight_dtype(const LoadedModel& model, const OpenChip& chip);
 Result<Compilation> compile(OpenChip& chip, const LoadedModel& model,
                             const CompileOptions& options);
 
-// The OpPlanCache key of op `op`'s class in `graph` on this chip (exposed for tests).
-std::string class_key(const OpenChip& chip, const ir::Graph& graph, int op);
+// The OpPlanCache key of op `op`'s class in `graph` on this chip, planned for `objective` (which
+// changes the plans only when a core's tiles are mapped, ChipModels::core_cost; exposed for tests).
+std::string class_key(const OpenChip& chip, const ir::Graph& graph, int op,
+                      PlanObjective objective);
 
 // ---- simulating ---------------------------------------------------------------------------------
 

@@ -188,6 +188,10 @@ Result<ArchSpec> parse_arch_spec(const std::string& text, const fs::path& file) 
   return from_root(YamlNode::load_string(text, file.string()), file);
 }
 
+Result<ArchSpec> parse_arch_node(const YamlNode& node) {
+  return from_root(node, node.file());
+}
+
 std::vector<fs::path> arch_spec_dirs() {
   return preset_dirs("arch", TESSERA_SOURCE_ARCH_DIR);
 }

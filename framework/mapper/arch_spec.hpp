@@ -70,6 +70,9 @@ struct ArchSpec {
 
 Result<ArchSpec> read_arch_spec(const std::filesystem::path& file);
 Result<ArchSpec> parse_arch_spec(const std::string& text, const std::filesystem::path& file);
+// A spec written inside another file (a chip file's `core:` section): errors name that file, its
+// lines and the node's key path.
+Result<ArchSpec> parse_arch_node(const YamlNode& node);
 
 // The shipped specs: <exe>/../share/tessera/arch and the source tree's configs/arch.
 std::vector<std::filesystem::path> arch_spec_dirs();

@@ -60,6 +60,10 @@ struct ExecPlan {
   // in mixed radix over all digits in their order. Empty: the plan's cores sit on each chip's
   // first cores in order (traffic.hpp's chip_of), the tiles as `placement` says.
   std::vector<CoreDigit> core_digits;
+  // One core's step tile as the cost model was asked about it, in the orientation chosen: what a
+  // report shows the core's mapping of (chip/core_cost.hpp). Unset when no tile was timed here (a
+  // plugin plan on the plugin's own cost model).
+  std::optional<tessera_tile_query> core_tile;
   double time_s() const { return compute_s + shift_s + sync_s; }
 };
 

@@ -21,6 +21,16 @@ enum class Design { basic, static_split, elk_dyn, elk_full, ideal };
 // "basic", "static", "elk-dyn", "elk-full", "ideal".
 const char* to_string(Design design);
 
+// How one core runs the op's tile when the mapper timed it (a chip's core_cost tcm,
+// chip/core_cost.hpp): the optimal mapping of the chosen plan's step tile on the core's hierarchy.
+struct CoreMappingRecord {
+  std::string arch;        // the core hierarchy's name
+  std::string einsum;      // the tile's Einsum with its extents
+  std::string looptree;    // one line per node (mapper/looptree.hpp)
+  double tile_s = 0;       // one tile on one core, the mapping's latency
+  double utilization = 0;  // MACs / (tile_s × the core's peak)
+};
+
 struct OpSchedule {
   int op = -1;  // index in the graph's execution order
   std::string name;
@@ -35,6 +45,7 @@ struct OpSchedule {
   double execute_start_s = 0;                     // the tag has been seen; distribute_data starts
   double distribute_end_s = 0;                    // local_execute starts
   double execute_end_s = 0;
+  std::optional<CoreMappingRecord> core_mapping;  // absent: the plugin's cost model timed the op
 };
 
 // Elk's breakdown of the step's latency (seed §6.2, Fig. 18a); the four parts sum to latency_s.

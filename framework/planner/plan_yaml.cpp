@@ -29,8 +29,9 @@ namespace {
 // plan's factors, rotated_operand, rotation_steps and combine_bytes (where its tiles sit and what
 // moves between them, for the simulator's traffic). 6: each execution plan's placement and each
 // preload plan's network_s (priced on the chip's routes; `none` when the Machine's rates priced
-// it). 7: each execution plan's core_digits (where a plugin's plan put its tiles).
-constexpr const char* kFormat = "tessera-plan-8";
+// it). 7: each execution plan's core_digits (where a plugin's plan put its tiles). 8: energy. 9:
+// each op's core_mapping (how one core runs its tile, when the mapper timed it).
+constexpr const char* kFormat = "tessera-plan-9";
 
 // What compile writes stays far inside these; a number beyond them is a corrupted or hand-made plan
 // that would have the simulator report hours per token, or overflow.
@@ -98,6 +99,15 @@ void preload_fields(P& p, V&& v) {
   v("network_s", p.network_s);
 }
 
+template <class C, class V>
+void core_mapping_fields(C& c, V&& v) {
+  v("arch", c.arch);
+  v("einsum", c.einsum);
+  v("looptree", c.looptree);
+  v("tile_s", c.tile_s);
+  v("utilization", c.utilization);
+}
+
 template <class B, class V>
 void breakdown_fields(B& b, V&& v) {
   v("execution_only_s", b.execution_only_s);
@@ -152,6 +162,8 @@ struct Emit {
   void operator()(const char* key, const T& value) {
     out << YAML::Key << key << YAML::Value;
     if constexpr (std::is_same_v<T, std::string>) {
+      // A multi-line text (a LoopTree) as a literal block, so the file shows it as printed.
+      if (value.find('\n') != std::string::npos) out << YAML::Literal;
       out << value;
     } else if constexpr (std::is_floating_point_v<T>) {
       out << fmt::format("{}", value);  // shortest text that reads back to the same double
@@ -189,6 +201,10 @@ void emit_op(YAML::Emitter& out, const OpSchedule& op) {
       out, "exec", op.exec, [](auto& e, auto&& v) { exec_fields(e, v); }, true);
   emit_map(
       out, "preload", op.preload, [](auto& p, auto&& v) { preload_fields(p, v); }, true);
+  if (op.core_mapping)
+    emit_map(
+        out, "core_mapping", *op.core_mapping, [](auto& c, auto&& v) { core_mapping_fields(c, v); },
+        false);
   out << YAML::EndMap;
 }
 
@@ -290,7 +306,8 @@ void check_op_counts(const YamlNode& node, const OpSchedule& op, size_t ops) {
 
 OpSchedule read_op(const YamlNode& node, int index, size_t ops) {
   OpSchedule op;
-  read_map(node, op, [](auto& o, auto&& v) { op_fields(o, v); }, {"exec", "preload"});
+  read_map(node, op, [](auto& o, auto&& v) { op_fields(o, v); },
+           {"exec", "preload", "core_mapping"});
   if (op.op != index)
     throw node.child("op").fail(
         fmt::format("expected op {} (ops are listed in execution order), "
@@ -298,6 +315,12 @@ OpSchedule read_op(const YamlNode& node, int index, size_t ops) {
                     index, op.op));
   read_map(node.child("exec"), op.exec, [](auto& e, auto&& v) { exec_fields(e, v); });
   read_map(node.child("preload"), op.preload, [](auto& p, auto&& v) { preload_fields(p, v); });
+  if (node.has("core_mapping")) {  // written when the mapper timed the op's tile
+    CoreMappingRecord core;
+    read_map(node.child("core_mapping"), core,
+             [](auto& c, auto&& v) { core_mapping_fields(c, v); });
+    op.core_mapping = std::move(core);
+  }
   check_op_counts(node, op, ops);
   return op;
 }

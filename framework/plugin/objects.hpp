@@ -133,12 +133,26 @@ struct CostModelInfo {
   double sync_s = 0, clock_hz = 0, shift_bytes_per_s = 0;
 };
 
-class CostModel : public PluginObject<tessera_cost_model> {
+// What the planner asks of a core: the time of each tile (tessera_tile_query, one core, one
+// step), batched. The plugin's CostModel answers it, or the framework's mapper on the chip's core
+// hierarchy (chip/core_cost.hpp). A tile the core cannot run gets +infinity, not an error.
+class TileCost {
+ public:
+  virtual ~TileCost() = default;
+  virtual Result<std::vector<double>> tile_seconds(
+      const std::vector<tessera_tile_query>& queries) const = 0;
+  // The plugin cost model this one stands in for, whose times a plugin Partitioner's plans carry
+  // (they are re-timed by the ratio of the two); nullptr when this is the plugin's own.
+  virtual const TileCost* replaced() const { return nullptr; }
+};
+
+class CostModel : public PluginObject<tessera_cost_model>, public TileCost {
  public:
   using PluginObject::PluginObject;
   Result<CostModelInfo> info() const;
   // One call for the whole batch: the boundary costs nothing per query.
-  Result<std::vector<double>> tile_seconds(const std::vector<tessera_tile_query>& queries) const;
+  Result<std::vector<double>> tile_seconds(
+      const std::vector<tessera_tile_query>& queries) const override;
   Result<std::vector<double>> transfer_seconds(
       const std::vector<tessera_transfer_query>& queries) const;
 };

@@ -2,7 +2,8 @@
 # plan_roundtrip.sh TESSERA FIXTURES DIR — what compile writes, simulate takes, from any directory:
 # two identical compiles write identical bytes; a DiT planned without --mode simulates (on one
 # Wormhole and on the two-chip n300), and so does a tree chip's plan; a plan of a model given by a
-# relative path simulates from elsewhere (and one whose model is gone names source.model).
+# relative path simulates from elsewhere (and one whose model is gone names source.model); a plan
+# whose tiles the mapper timed (--core-cost tcm) records each op's core mapping and simulates.
 set -euo pipefail
 tessera=$1
 fixtures=$2
@@ -53,4 +54,14 @@ code=0
 [[ $code == 3 ]] || fail "exit $code for a missing model, expected 3"
 want="error: $dir/project/plans/gone.yaml: source.model: $dir/project/plans/gone/gpt_like.onnx: cannot open the file (does it exist and is it readable?)"
 [[ $(cat "$dir/err") == "$want" ]] || fail "message: $(cat "$dir/err")"
+# --core-cost tcm: plan.yaml records how one core runs each matmul's tile, and reads back.
+"$tessera" compile "${small[@]}" --core-cost tcm -o "$dir/tcm" >"$dir/tcm.out" 2>&1 ||
+  fail "compile --core-cost tcm: $(cat "$dir/tcm.out")"
+grep -q '^core mappings of elk-full (tcm on ipu_tile' "$dir/tcm.out" ||
+  fail "no core mappings printed: $(cat "$dir/tcm.out")"
+[[ $(grep -c '^    core_mapping:' "$dir/tcm/plan.yaml") == 289 ]] ||
+  fail "expected a core_mapping for each of the 289 matmuls in plan.yaml"
+grep -q '^      looptree: |' "$dir/tcm/plan.yaml" || fail "the LoopTree is not a literal block"
+"$tessera" simulate "$dir/tcm/plan.yaml" >/dev/null 2>"$dir/err" ||
+  fail "simulate a tcm plan: $(cat "$dir/err")"
 echo "ok: plans round trip"

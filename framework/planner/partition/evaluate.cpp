@@ -37,54 +37,6 @@ std::string spatial_label(const OpShape& op, const SpatialPlan& plan) {
   return label.empty() ? "1 core" : label;
 }
 
-tessera_tile_query tile_query(const OpShape& op, const std::vector<int64_t>& step) {
-  tessera_tile_query q{};
-  q.op_kind = static_cast<uint32_t>(op.kind);
-  q.dtype = op.dtype;
-  q.batch = q.m = q.k = q.n = 1;
-  double points = 1;
-  for (size_t r = 0; r < step.size(); ++r) {
-    auto extent = static_cast<uint64_t>(step[r]);
-    points *= static_cast<double>(step[r]);
-    if (!op.matmul_like) continue;
-    switch (op.roles[r]) {
-      case Role::batch:
-        q.batch *= extent;
-        break;
-      case Role::m:
-        q.m *= extent;
-        break;
-      case Role::k:
-        q.k *= extent;
-        break;
-      case Role::n:
-        q.n *= extent;
-        break;
-    }
-  }
-  const OperandShape& out = op.operands.back();
-  q.elements = static_cast<uint64_t>(tile_elements(op, out, step));
-  q.flops = op.flops * points / op.points;
-  for (size_t i = 0; i + 1 < op.operands.size(); ++i)
-    q.bytes_in += bytes_of(op, op.operands[i], step);
-  q.bytes_out = bytes_of(op, out, step);
-  return q;
-}
-
-// A core's matmul kernel may compute its tile as C = A·B or as Cᵀ = Bᵀ·Aᵀ: only which operand
-// streams through the MAC unit changes, the output tile is the same. Fits like T10's are
-// asymmetric in m and n (a decode q·Kᵀ with m = 1 costs ~8× more than its transpose), so both
-// orientations are timed. Conv is left out: its m ranks index a sliding window of the input, so
-// its transpose is not a matmul of the same two tiles.
-bool transposable(const OpShape& op) {
-  return op.kind == ir::OpKind::matmul || op.kind == ir::OpKind::batched_matmul;
-}
-
-tessera_tile_query transposed(tessera_tile_query q) {
-  std::swap(q.m, q.n);
-  return q;
-}
-
 struct Combine {
   double shift_s = 0, shift_bytes = 0;
   int levels = 0;
@@ -170,9 +122,55 @@ ExecCandidate describe(const OpShape& op, const SpatialPlan& plan, const Rotatio
 
 }  // namespace
 
+tessera_tile_query tile_query(const OpShape& op, const std::vector<int64_t>& step) {
+  tessera_tile_query q{};
+  q.op_kind = static_cast<uint32_t>(op.kind);
+  q.dtype = op.dtype;
+  q.batch = q.m = q.k = q.n = 1;
+  double points = 1;
+  for (size_t r = 0; r < step.size(); ++r) {
+    auto extent = static_cast<uint64_t>(step[r]);
+    points *= static_cast<double>(step[r]);
+    if (!op.matmul_like) continue;
+    switch (op.roles[r]) {
+      case Role::batch:
+        q.batch *= extent;
+        break;
+      case Role::m:
+        q.m *= extent;
+        break;
+      case Role::k:
+        q.k *= extent;
+        break;
+      case Role::n:
+        q.n *= extent;
+        break;
+    }
+  }
+  const OperandShape& out = op.operands.back();
+  q.elements = static_cast<uint64_t>(tile_elements(op, out, step));
+  q.flops = op.flops * points / op.points;
+  for (size_t i = 0; i + 1 < op.operands.size(); ++i)
+    q.bytes_in += bytes_of(op, op.operands[i], step);
+  q.bytes_out = bytes_of(op, out, step);
+  return q;
+}
+
+// A core's matmul kernel may compute its tile as C = A·B or as Cᵀ = Bᵀ·Aᵀ: only which operand
+// streams through the MAC unit changes, the output tile is the same. Fits like T10's are
+// asymmetric in m and n (a decode q·Kᵀ with m = 1 costs ~8× more than its transpose), so both
+// orientations are timed.
+std::vector<tessera_tile_query> orientations(const OpShape& op, const tessera_tile_query& q) {
+  std::vector<tessera_tile_query> both = {q};
+  if (op.kind != ir::OpKind::matmul && op.kind != ir::OpKind::batched_matmul) return both;
+  both.push_back(q);
+  std::swap(both.back().m, both.back().n);
+  return both;
+}
+
 Result<std::vector<ExecCandidate>> evaluate(const OpShape& op,
                                             const std::vector<SpatialPlan>& spatial,
-                                            const Machine& machine, const CostModel& cost_model) {
+                                            const Machine& machine, const TileCost& cost_model) {
   std::vector<ExecCandidate> candidates;
   std::vector<tessera_tile_query> queries;
   std::vector<int64_t> steps;
@@ -186,18 +184,20 @@ Result<std::vector<ExecCandidate>> evaluate(const OpShape& op,
   }
   // Queries [0, n) are the candidates as the roles orient them, [n, 2n) their transposes.
   const size_t n = candidates.size();
-  if (transposable(op))
-    for (size_t i = 0; i < n; ++i) queries.push_back(transposed(queries[i]));
+  for (size_t i = 0; i < n; ++i)
+    if (auto both = orientations(op, queries[i]); both.size() > 1) queries.push_back(both[1]);
   auto seconds = cost_model.tile_seconds(queries);
   if (!seconds) return seconds.error();
   for (size_t i = 0; i < n; ++i) {
-    double step_s = (*seconds)[i];
+    size_t chosen = i;
     // Strictly faster only: a tie keeps the roles' orientation, so labels stay deterministic.
-    if (queries.size() > n && (*seconds)[n + i] < step_s) {
-      step_s = (*seconds)[n + i];
+    if (queries.size() > n && (*seconds)[n + i] < (*seconds)[i]) {
+      chosen = n + i;
       candidates[i].plan.label += " · transposed";
     }
-    candidates[i].plan.compute_s = static_cast<double>(steps[i]) * step_s / machine.compute_speedup;
+    candidates[i].plan.core_tile = queries[chosen];
+    candidates[i].plan.compute_s =
+        static_cast<double>(steps[i]) * (*seconds)[chosen] / machine.compute_speedup;
   }
   return candidates;
 }

@@ -7,6 +7,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <numeric>
@@ -77,7 +78,7 @@ Status price_preloads(std::vector<PreloadPlan>& plans, uint32_t cores,
 }
 
 Status default_plans(const partition::OpShape& op, const Machine& machine,
-                     const CostModel& cost_model, const NetworkPricer* pricer, ClassOutcome& out) {
+                     const TileCost& cost_model, const NetworkPricer* pricer, ClassOutcome& out) {
   auto candidates =
       partition::evaluate(op, partition::spatial_plans(op, machine.cores), machine, cost_model);
   if (!candidates) return candidates.error();
@@ -105,6 +106,43 @@ Status default_plans(const partition::OpShape& op, const Machine& machine,
   return ok_status();
 }
 
+// A plugin Partitioner times its plans with its own cost model. When another one times this
+// chip's tiles (a core's mapped tiles, chip/core_cost.hpp), each plan's compute is scaled by the
+// ratio of the two on the plan's tile (its per-core extents, each model's faster orientation), so
+// the plugin's step structure stays and the per-tile rate is the new model's. A plan that gives
+// no tile keeps the plugin's time.
+Status retime_plugin_plans(const partition::OpShape& shape, const TileCost& cost,
+                           const TileCost& plugin_cost,
+                           std::vector<std::pair<ExecPlan, PreloadPlan>>& pairs) {
+  std::vector<tessera_tile_query> queries;
+  std::vector<std::pair<size_t, size_t>> spans;  // per plan: its queries' [first, last)
+  for (auto& pair : pairs) {
+    size_t first = queries.size();
+    if (pair.first.tile.size() == shape.extents.size())
+      for (const auto& q :
+           partition::orientations(shape, partition::tile_query(shape, pair.first.tile)))
+        queries.push_back(q);
+    spans.emplace_back(first, queries.size());
+  }
+  auto now = cost.tile_seconds(queries);
+  if (!now) return now.error();
+  auto before = plugin_cost.tile_seconds(queries);
+  if (!before) return before.error();
+  for (size_t p = 0; p < pairs.size(); ++p) {
+    auto [first, last] = spans[p];
+    if (first == last) continue;
+    auto fastest = [&](const std::vector<double>& s) {
+      return std::min_element(s.begin() + first, s.begin() + last) - s.begin();
+    };
+    auto chosen = static_cast<size_t>(fastest(*now));
+    double plugin_s = (*before)[static_cast<size_t>(fastest(*before))];
+    if (!(plugin_s > 0) || !std::isfinite(plugin_s)) continue;
+    pairs[p].first.compute_s *= (*now)[chosen] / plugin_s;
+    pairs[p].first.core_tile = queries[chosen];
+  }
+  return ok_status();
+}
+
 void adopt_plugin_plans(std::vector<std::pair<ExecPlan, PreloadPlan>>& pairs,
                         const std::vector<size_t>& front, bool reads_hbm, OpPlans& out) {
   for (size_t i : front) {
@@ -117,7 +155,7 @@ void adopt_plugin_plans(std::vector<std::pair<ExecPlan, PreloadPlan>>& pairs,
 }  // namespace
 
 Result<ClassOutcome> partition_class(const ir::Graph& graph, int op_index, const Machine& machine,
-                                     const CostModel& cost_model, const Partitioner* plugin,
+                                     const TileCost& cost_model, const Partitioner* plugin,
                                      const NetworkPricer* pricer) {
   const ir::Op& op = graph.ops()[static_cast<size_t>(op_index)];
   auto shape = partition::describe_op(graph, op);
@@ -134,6 +172,9 @@ Result<ClassOutcome> partition_class(const ir::Graph& graph, int op_index, const
     if (!answered) return answered.error();
     if (answered->has_value()) {
       auto& pairs = **answered;
+      if (const TileCost* plugin_cost = cost_model.replaced())
+        if (Status s = retime_plugin_plans(*shape, cost_model, *plugin_cost, pairs); !s)
+          return s.error();
       if (pricer != nullptr)
         for (auto& [exec, preload] : pairs)
           if (Status priced =
@@ -154,7 +195,7 @@ Result<ClassOutcome> partition_class(const ir::Graph& graph, int op_index, const
 }
 
 Result<std::vector<OpPlans>> partition_classes(const ir::Graph& graph, const ir::OpClasses& classes,
-                                               const Machine& machine, const CostModel& cost_model,
+                                               const Machine& machine, const TileCost& cost_model,
                                                const Partitioner* plugin_partitioner,
                                                const PartitionOptions& options) {
   size_t count = classes.first_op.size();

@@ -41,14 +41,14 @@ struct ClassOutcome {
   double fastest_s = 0;                // when it does not fit: the fastest plan, ignoring SRAM
 };
 Result<ClassOutcome> partition_class(const ir::Graph& graph, int op_index, const Machine& machine,
-                                     const CostModel& cost_model, const Partitioner* plugin,
+                                     const TileCost& cost_model, const Partitioner* plugin,
                                      const NetworkPricer* pricer = nullptr);
 
 // Per class of `classes`, its plans (OpPlans, same index as classes.first_op). An op that fits no
 // plan in the machine's SRAM is an input Error naming the op and the smallest space per core it
 // needs; a failing plugin call is a plugin Error.
 Result<std::vector<OpPlans>> partition_classes(const ir::Graph& graph, const ir::OpClasses& classes,
-                                               const Machine& machine, const CostModel& cost_model,
+                                               const Machine& machine, const TileCost& cost_model,
                                                const Partitioner* plugin_partitioner,
                                                const PartitionOptions& options);
 

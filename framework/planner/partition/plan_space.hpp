@@ -118,12 +118,19 @@ struct ExecCandidate {
   std::optional<SetPrice> gather;  // its distribute ring on the network, once priced
 };
 
+// The CostModel query of one core's tile of `op` spanning `step[r]` in every rank r.
+tessera_tile_query tile_query(const OpShape& op, const std::vector<int64_t>& step);
+// The orientations a core may compute `q` in: `q` itself and, for a matmul or batched matmul, its
+// transpose (m and n swapped). Conv is left out: its m ranks index a sliding window of the input,
+// so its transpose is not a matmul of the same two tiles.
+std::vector<tessera_tile_query> orientations(const OpShape& op, const tessera_tile_query& q);
+
 // Every (spatial plan × rotation) of the op, timed with one batched tile_seconds call; a matmul or
 // batched matmul tile in the faster of its two orientations (m and n swapped: label
 // "· transposed"; a tie keeps the roles' orientation). A plugin error is returned as is.
 Result<std::vector<ExecCandidate>> evaluate(const OpShape& op,
                                             const std::vector<SpatialPlan>& spatial,
-                                            const Machine& machine, const CostModel& cost_model);
+                                            const Machine& machine, const TileCost& cost_model);
 
 // Preload plans of one execution plan: replication levels of its HBM operands from each byte
 // once on chip up to the execution layout. Pareto front (bytes ascending, time descending).

@@ -93,13 +93,17 @@ TEST(ClassKey, SharedAcrossHbmBandwidthAndBatchNotAcrossOtherRatesOrShapes) {
   const ir::Graph& graph = *model.graph;
   const int q_proj = 2;
   ASSERT_EQ(graph.ops()[q_proj].name, "layers.0.q_proj");
-  std::string key = class_key(plain, graph, q_proj);
-  EXPECT_EQ(class_key(mk2(ChipScale{1e12, 1, 1}), graph, q_proj), key)
+  std::string key = class_key(plain, graph, q_proj, PlanObjective::latency);
+  EXPECT_EQ(class_key(mk2(ChipScale{1e12, 1, 1}), graph, q_proj, PlanObjective::latency), key)
       << "the partitioner never reads the HBM rates";
-  EXPECT_NE(class_key(mk2(ChipScale{0, 2, 1}), graph, q_proj), key) << "interconnect rates";
-  EXPECT_NE(class_key(mk2(ChipScale{0, 1, 2}), graph, q_proj), key) << "compute speed-up";
-  EXPECT_NE(class_key(plain, *llama(2).graph, q_proj), key) << "another batch: other shapes";
-  EXPECT_EQ(class_key(plain, graph, q_proj), class_key(plain, graph, q_proj + 19))
+  EXPECT_NE(class_key(mk2(ChipScale{0, 2, 1}), graph, q_proj, PlanObjective::latency), key)
+      << "interconnect rates";
+  EXPECT_NE(class_key(mk2(ChipScale{0, 1, 2}), graph, q_proj, PlanObjective::latency), key)
+      << "compute speed-up";
+  EXPECT_NE(class_key(plain, *llama(2).graph, q_proj, PlanObjective::latency), key)
+      << "another batch: other shapes";
+  EXPECT_EQ(class_key(plain, graph, q_proj, PlanObjective::latency),
+            class_key(plain, graph, q_proj + 19, PlanObjective::latency))
       << "the same op of the next layer";
 }
 

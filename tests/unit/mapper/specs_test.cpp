@@ -64,7 +64,8 @@ TEST(ArchSpec, ParsesUnitsAndResolvesAgainstAnEinsum) {
 
 TEST(ArchSpec, ShippedPresetsLoadForEveryWorkloadPreset) {
   auto archs = arch_presets();
-  EXPECT_EQ(archs, (std::vector<std::string>{"eyeriss_like", "simba_like", "tpu_v4i_like"}));
+  EXPECT_EQ(archs, (std::vector<std::string>{"eyeriss_like", "ipu_tile", "mncore2_pe", "simba_like",
+                                             "tensix_core", "tpu_v4i_like"}));
   for (const auto& a : archs) {
     ArchSpec spec = resolve_arch_spec(a).take();
     for (const auto& w : workload_presets()) {
@@ -131,9 +132,11 @@ TEST(ArchSpec, KeepListNamesAreCheckedAgainstTheEinsum) {
 TEST(ArchSpec, UnknownPresetNamesTheNearest) {
   auto spec = resolve_arch_spec("tpu_v4_like");
   ASSERT_FALSE(spec.ok());
-  EXPECT_EQ(spec.error().message,
-            "unknown architecture 'tpu_v4_like'; did you mean 'tpu_v4i_like'? Presets: "
-            "eyeriss_like, simba_like, tpu_v4i_like; or give a path to a .yaml file");
+  EXPECT_EQ(
+      spec.error().message,
+      "unknown architecture 'tpu_v4_like'; did you mean 'tpu_v4i_like'? Presets: "
+      "eyeriss_like, ipu_tile, mncore2_pe, simba_like, tensix_core, tpu_v4i_like; or give a path "
+      "to a .yaml file");
 }
 
 TEST(WorkloadFile, ReadsTheEinsumRanksTypesAndRoles) {
