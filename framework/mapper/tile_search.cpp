@@ -12,6 +12,7 @@ TileSearchStats& TileSearchStats::operator+=(const TileSearchStats& o) {
   pruned_capacity += o.pruned_capacity;
   pruned_objective += o.pruned_objective;
   pruned_fanout += o.pruned_fanout;
+  pruned_redundant += o.pruned_redundant;
   return *this;
 }
 
@@ -61,6 +62,7 @@ class TileSearch {
       if (choices[a] != choices[b]) return choices[a] < choices[b];
       return loops[a].nodes.back() > loops[b].nodes.back();
     });
+    mark_redundant_line_buffers();
     frozen_.assign(order_.size(), std::vector<double>(m.num_terms()));
     base_.assign(order_.size(), Traffic(h.num_levels()));
     for (int r = 0; r < p.num_ranks(); ++r) refresh_parts(r);
@@ -97,6 +99,10 @@ class TileSearch {
     for (auto it = divs.rbegin(); it != divs.rend(); ++it) {
       int64_t d = *it;
       if (d > rem || rem % d != 0 || (j == 0 && d != rem)) continue;
+      if (d == 1 && above_one_[node]) {
+        ++stats_.pruned_redundant;
+        continue;
+      }
       if (f >= 0 &&
           static_cast<double>(d) * fanout_used_[f] > static_cast<double>(h_.fanouts[f].size)) {
         ++stats_.pruned_fanout;
@@ -139,6 +145,26 @@ class TileSearch {
     for (int t = 0; t < p_.num_tensors(); ++t)
       if (p_.relevance[t][r] == Relevance::partial) return true;
     return false;
+  }
+
+  // The dataflows put each rank inside a sum of a storage node's index (a line-buffer candidate)
+  // directly under that node, one template per candidate. With that loop's bound 1 there is no
+  // line buffer and the order of the slot's loops does not matter, so the mapping is, bound for
+  // bound, one of the template that puts the first candidate (in rank order) there, or, if the
+  // first loop above 1 is a candidate, dominated by the template that line-buffers it (the same
+  // traffic in less space). Only the first candidate's template keeps bound 1 there: exact.
+  void mark_redundant_line_buffers() {
+    const auto& nodes = tree_.nodes;
+    above_one_.assign(nodes.size(), false);
+    for (size_t i = 0; i + 1 < nodes.size(); ++i) {
+      if (nodes[i].kind != NodeKind::storage || nodes[i].level == 0) continue;
+      if (nodes[i + 1].kind != NodeKind::temporal) continue;
+      int t = nodes[i].tensor, x = nodes[i + 1].rank;
+      if (p_.relevance[t][x] != Relevance::partial) continue;
+      for (int r = 0; r < x; ++r)
+        if (p_.rank_extents[r] > 1 && p_.relevance[t][r] == Relevance::partial)
+          above_one_[i + 1] = true;
+    }
   }
 
   // Does a rank after order_[k] have a spatial loop on fan-out f?
@@ -299,6 +325,7 @@ class TileSearch {
   Incumbent& incumbent_;
   LoopTree tree_;
   std::vector<int> order_;
+  std::vector<bool> above_one_;  // per tree node: a bound of 1 is redundant (line buffers)
   std::vector<int> unassigned_;
   std::vector<int64_t> rem_;
   std::vector<double> fanout_used_;

@@ -22,6 +22,7 @@ struct TileSearchStats {
   uint64_t pruned_capacity = 0;   // partial choices dropped: a level overflows
   uint64_t pruned_objective = 0;  // partial choices dropped: cannot beat what is kept
   uint64_t pruned_fanout = 0;     // choices not made: more instances than a fan-out has
+  uint64_t pruned_redundant = 0;  // choices not made: a line-buffer template's bound 1 (repeats)
   TileSearchStats& operator+=(const TileSearchStats& o);
 };
 
