@@ -1,7 +1,8 @@
 // TCM speed (docs/mapper.md): time to the optimum for GPT-3 6.7B QK on tpu_v4i_like (EDP, one
-// thread; TCM's Python needs ~37 s), the curried model's cost per tile-shape vector against the
-// uncurried reference, and the random-sampling baseline's best EDP after 1, 10 and 60 s relative
-// to the optimum (the BM_RandomBaseline case runs for 60 s).
+// thread; TCM's Python needs ~37 s) and for every workload preset (BM_Preset/<name>: the planner
+// maps every distinct tile, so each must take at most 1 s), the curried model's cost per tile-shape
+// vector against the uncurried reference, and the random-sampling baseline's best EDP after 1, 10
+// and 60 s relative to the optimum (the BM_RandomBaseline case runs for 60 s).
 #include <benchmark/benchmark.h>
 
 #include "framework/mapper/arch_spec.hpp"
@@ -95,7 +96,23 @@ void BM_RandomBaseline(benchmark::State& state) {
 }
 BENCHMARK(BM_RandomBaseline)->Iterations(1)->Unit(benchmark::kSecond);
 
+// One case per configs/workloads preset, so a new preset is timed without editing this file.
+void register_presets() {
+  for (const std::string& name : workload_presets())
+    benchmark::RegisterBenchmark(("BM_Preset/" + name).c_str(),
+                                 [name](benchmark::State& state) { BM_TcmOptimum(state, name); })
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(3);
+}
+
 }  // namespace
 }  // namespace tessera::mapper
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  tessera::mapper::register_presets();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

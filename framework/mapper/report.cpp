@@ -105,7 +105,9 @@ std::string render_stats(const MapspaceStats& s, const StageTimes& t) {
          format_count(static_cast<double>(s.tile.partial_shapes)) + " visited; dropped " +
          format_count(static_cast<double>(s.tile.pruned_capacity)) + " over capacity, " +
          format_count(static_cast<double>(s.tile.pruned_objective)) + " by bound, " +
-         format_count(static_cast<double>(s.tile.pruned_fanout)) + " over a fan-out\n";
+         format_count(static_cast<double>(s.tile.pruned_fanout)) + " over a fan-out, " +
+         format_count(static_cast<double>(s.tile.pruned_redundant)) +
+         " repeating another line-buffer template\n";
   out += "time (CPU, summed over threads)\n";
   out += "  dataplacements " + format_seconds(t.dataplacement) + ", dataflows " +
          format_seconds(t.dataflow) + ", curried models " + format_seconds(t.compile) +

@@ -1,11 +1,15 @@
 // Tile-shape search for one template (TCM §V-D): loop bounds are chosen one loop at a time — the
 // innermost loop of a rank first, then that rank's next loop outward until the rank is done, then
-// the next rank (fewest factorisations over its loops first, then the one whose innermost loop is
-// deepest, TCM's order) — and a partial choice is dropped when
+// the next rank (ranks inside a sum or not indexing the output first, whose parts are bounded
+// loosely while open; then fewest factorisations over its loops; then the one whose innermost
+// loop is deepest, TCM's order) — and a partial choice is dropped when
 //   - its smallest possible usage of some level already exceeds the capacity, or
 //   - its best possible score (every unchosen bound at the value that minimises each part of the
-//     curried model's expressions) cannot beat a mapping already kept.
+//     curried model's expressions, and the compute steps at least what the fan-outs left allow)
+//     cannot beat a mapping already kept.
 // Both bounds are exact lower bounds (compiled_model.hpp), so no optimal mapping is ever dropped.
+// A line-buffer template's loop under its storage node is not given bound 1 unless the template
+// is the first candidate's: that mapping repeats, or is dominated by, one of another template.
 #pragma once
 
 #include <atomic>
@@ -22,6 +26,7 @@ struct TileSearchStats {
   uint64_t pruned_capacity = 0;   // partial choices dropped: a level overflows
   uint64_t pruned_objective = 0;  // partial choices dropped: cannot beat what is kept
   uint64_t pruned_fanout = 0;     // choices not made: more instances than a fan-out has
+  uint64_t pruned_redundant = 0;  // choices not made: a line-buffer template's bound 1 (repeats)
   TileSearchStats& operator+=(const TileSearchStats& o);
 };
 

@@ -54,6 +54,18 @@ Problem random_problem(std::mt19937_64& rng, ProblemKind kind) {
                    {"p", pick(rng, {2, 4, 6})},
                    {"r", pick(rng, {2, 3})}},
                   rng);
+    case ProblemKind::depthwise:
+      return make(
+          "depthwise", "O[c,p]", {chance(rng, 0.3) ? "I[c,2*p+r]" : "I[c,p+r]", "W[c,r]"},
+          {{"c", pick(rng, {1, 2, 4})}, {"p", pick(rng, {2, 4, 6})}, {"r", pick(rng, {2, 3})}},
+          rng);
+    case ProblemKind::conv2d:
+      return make("conv2d", "O[p,q]", {"I[2*p+r,q+s]", "W[r,s]"},
+                  {{"p", pick(rng, {1, 2, 3})},
+                   {"q", pick(rng, {1, 2})},
+                   {"r", pick(rng, {1, 2})},
+                   {"s", pick(rng, {2, 3})}},
+                  rng);
   }
   return {};
 }
