@@ -147,9 +147,12 @@ struct Plan {
 py::dict compile(const std::string& model, const std::string& target, const std::string& chip,
                  const std::string& design, bool simulate, const driver::ModelWords& words,
                  unsigned threads, const std::string& memory_detail, const std::string& objective,
-                 py::object progress) {
+                 const std::string& core_cost, py::object progress) {
   driver::DesignChoice choice = run([&] { return driver::parse_design_choice(design); });
   driver::PlanObjective goal = run([&] { return driver::parse_plan_objective(objective); });
+  std::optional<CoreCost> cores = core_cost.empty() ? std::nullopt : parse_core_cost(core_cost);
+  if (!core_cost.empty() && !cores)
+    throw UsageError("core_cost '" + core_cost + "': expected plugin or tcm (or None: the chip's)");
   sim::MemoryDetail memory = memory_detail_of(memory_detail);
   ModelRequest request = model_request(model, words);
   ProgressHook hook(std::move(progress));
@@ -157,6 +160,7 @@ py::dict compile(const std::string& model, const std::string& target, const std:
     Registry found = registry();
     PluginSet plugins(found);
     driver::OpenChip open = driver::open_chip(plugins, driver::ChipChoice{target, chip}).take();
+    if (cores) driver::choose_core_cost(open, *cores).take();
     driver::LoadedModel loaded = driver::load(request).take();
     driver::CompileOptions options;
     options.designs = choice.planned;
@@ -367,7 +371,7 @@ PYBIND11_MODULE(_tessera, m) {
   m.def("load_plan", &load_plan, py::arg("path"));
   m.def("compile", &compile, py::arg("model"), py::arg("target"), py::arg("chip"),
         py::arg("design"), py::arg("simulate"), py::arg("words"), py::arg("threads"),
-        py::arg("memory_detail"), py::arg("objective"), py::arg("progress"));
+        py::arg("memory_detail"), py::arg("objective"), py::arg("core_cost"), py::arg("progress"));
   m.def("simulate", &simulate, py::arg("plan"), py::arg("memory_detail"), py::arg("trace"),
         py::arg("force"));
   m.def("inspect", &inspect, py::arg("model"), py::arg("words"));

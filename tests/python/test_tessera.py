@@ -62,6 +62,22 @@ def test_a_plan_written_and_simulated_again_matches_the_cli(tmp_path):
     assert json.load(open(tmp_path / "trace.json"))["traceEvents"]
 
 
+def test_core_cost_tcm_plans_what_the_cli_plans(tmp_path):
+    got = tessera.compile("llama2-7b", target="ipu_alltoall", chip="ipu-mk2-hbm3e", batch=1,
+                          seq=128, simulate=False, threads=2, core_cost="tcm")
+    code, out, err = cli("compile", "llama2-7b", "--target", "ipu_alltoall", "--chip",
+                         "ipu-mk2-hbm3e", "--batch", "1", "--seq", "128", "--threads", "2",
+                         "--core-cost", "tcm", "-o", str(tmp_path))
+    assert code == 0, err
+    assert got["plans"]["elk-full"].yaml() == open(tmp_path / "plan.yaml").read()
+    assert "core_mapping:" in got["plans"]["elk-full"].yaml()
+    with pytest.raises(tessera.UsageError,
+                       match="core_cost 'fitted': expected plugin or tcm"):
+        tessera.compile("llama2-7b", target="ipu_alltoall", core_cost="fitted")
+    with pytest.raises(tessera.UsageError, match="has none: give a chip file with a core: section"):
+        tessera.compile("llama2-7b", target="tree_simd", chip="patent-2level", core_cost="tcm")
+
+
 def test_inspect_and_chip_give_the_clis_figures():
     got = tessera.inspect("llama2-7b", batch=1, seq=128)
     code, out, err = cli("inspect", "llama2-7b", "--batch", "1", "--seq", "128", "--format", "json")

@@ -52,7 +52,7 @@ def targets():
 
 def compile(model, target, chip="", design="elk-full", simulate=True, batch=None, seq=None, mode=None,
             dtype=None, weight_dtype=None, dims=None, skip_unsupported=False, threads=0,
-            memory_detail="fast", objective="latency", progress=None):
+            memory_detail="fast", objective="latency", core_cost=None, progress=None):
     """Plan `model` (a zoo name, or a .onnx / workload .yaml path) on `target`'s `chip` (a preset
     or chip file; "" the target's default), as `tessera compile --format json [--simulate]`.
 
@@ -60,6 +60,8 @@ def compile(model, target, chip="", design="elk-full", simulate=True, batch=None
     planned, as the table's yardsticks). batch, seq, mode, dtype, weight_dtype: zoo models' shape
     (the CLI's --batch ...); dims: an ONNX model's symbolic dimensions, {"batch": 16}.
     objective: "latency" (Elk's), "energy" or "edp" (energy x latency), as --objective.
+    core_cost: "plugin" or "tcm" (each tile mapped on the chip's core: hierarchy, as
+    --core-cost; each plan's ops then carry their core_mapping); None: the chip file's choice.
     progress: a callable progress(stage, done, total), called now and then with the GIL held
     (an exception it raises is raised when compile returns).
 
@@ -69,7 +71,7 @@ def compile(model, target, chip="", design="elk-full", simulate=True, batch=None
     """
     return _tessera.compile(model, target, chip, design, simulate,
                             _words(batch, seq, mode, dtype, weight_dtype, dims, skip_unsupported),
-                            threads, memory_detail, objective, progress)
+                            threads, memory_detail, objective, core_cost or "", progress)
 
 
 def simulate(plan, memory_detail="fast", trace=None, force=False):
