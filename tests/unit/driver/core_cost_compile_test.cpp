@@ -7,28 +7,18 @@
 
 #include "framework/driver/driver.hpp"
 #include "framework/planner/plan_yaml.hpp"
+#include "tests/unit/driver/fixtures.hpp"
 
 namespace tessera::driver {
 namespace {
 
 using planner::Design;
 
-PluginSet& plugins() {
-  static PluginSet set(Registry::discover(plugin_search_dirs({})));
-  return set;
-}
+using fixtures::plugins;
+using fixtures::zoo_model;
 
 OpenChip chip(const std::string& target, const std::string& name) {
   return open_chip(plugins(), ChipChoice{target, name}).take();
-}
-
-LoadedModel zoo(const std::string& name, int64_t batch, int64_t seq) {
-  ModelRequest request;
-  request.model = name;
-  request.shape.batch = batch;
-  request.shape.seq = seq;
-  request.shape_given = true;
-  return load(request).take();
 }
 
 planner::DesignResult static_design(OpenChip& c, const LoadedModel& model) {
@@ -52,7 +42,7 @@ TEST(CoreCostCompile, TcmNeedsACoreAndSaysWhere) {
 
 TEST(CoreCostCompile, EveryMatmulRecordsItsCoresMappingAndThePlanKeepsIt) {
   OpenChip ipu = chip("ipu_alltoall", "ipu-mk2-hbm3e");
-  LoadedModel model = zoo("llama2-7b", 2, 64);
+  LoadedModel model = zoo_model("llama2-7b", 2, 64);
   planner::DesignResult fitted = static_design(ipu, model);
   ASSERT_TRUE(choose_core_cost(ipu, CoreCost::tcm).ok());
   planner::DesignResult mapped = static_design(ipu, model);
@@ -84,7 +74,7 @@ TEST(CoreCostCompile, EveryMatmulRecordsItsCoresMappingAndThePlanKeepsIt) {
 
 TEST(CoreCostCompile, APluginPartitionersPlansAreRetimedByTheRatio) {
   OpenChip tree = chip("tree_simd", "mncore2-mini");
-  LoadedModel model = zoo("dit-xl", 1, 256);
+  LoadedModel model = zoo_model("dit-xl", 1, 256);
   planner::DesignResult fitted = static_design(tree, model);
   ASSERT_TRUE(choose_core_cost(tree, CoreCost::tcm).ok());
   planner::DesignResult mapped = static_design(tree, model);

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "framework/memsim/memsim.hpp"
+#include "tests/unit/driver/fixtures.hpp"
 #include "tests/unit/temp_dir.hpp"
 
 namespace tessera::driver {
@@ -15,10 +16,7 @@ namespace {
 
 using planner::Design;
 
-PluginSet& plugins() {
-  static PluginSet set(Registry::discover(plugin_search_dirs({})));
-  return set;
-}
+using fixtures::plugins;
 
 OpenChip mk2(const ChipScale& scale = {}) {
   ResolvedChip chip = resolve_chip(plugins(), ChipChoice{"ipu_alltoall", "ipu-mk2-hbm3e"}).take();
@@ -27,12 +25,7 @@ OpenChip mk2(const ChipScale& scale = {}) {
 }
 
 LoadedModel llama(int64_t batch) {
-  ModelRequest request;
-  request.model = "llama2-7b";
-  request.shape.batch = batch;
-  request.shape.seq = 16;
-  request.shape_given = true;
-  return load(request).take();
+  return fixtures::zoo_model("llama2-7b", batch, 16);
 }
 
 TEST(DesignChoice, OneDesignComesWithItsYardsticksAllWritesEach) {
