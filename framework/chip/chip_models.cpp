@@ -207,6 +207,9 @@ Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip) {
   else if (partitioner.error().code != StatusCode::unimplemented)
     return partitioner.error();
 
+  if (chip.core_cost == CoreCost::tcm && !chip.core)  // set past the parser: a sweep's core_cost
+    return in_chip_file(chip, input_error("core_cost tcm maps each tile onto the core's memory "
+                                          "hierarchy, and this chip has no core: section"));
   if (chip.core) {
     auto core = build_core(chip);
     if (!core) return core.error();

@@ -20,8 +20,12 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string> kWorkloadPaths = {"model", "batch", "seq",
                                                  "mode",  "dtype", "weight_dtype"};
-const std::vector<std::string> kKnobPaths = {"memory.bandwidth_bytes_per_s", "interconnect_scale",
-                                             "flops_scale", "cores", "chip"};
+const std::vector<std::string> kKnobPaths = {"memory.bandwidth_bytes_per_s",
+                                             "interconnect_scale",
+                                             "flops_scale",
+                                             "cores",
+                                             "chip",
+                                             "core_cost"};
 const std::vector<std::string> kScaleKeys = {"hbm_bytes_per_s", "interconnect", "flops"};
 
 bool contains(const std::vector<std::string>& list, const std::string& s) {
@@ -63,6 +67,9 @@ std::string value_problem(const std::string& path, const std::string& value) {
     return value == "fp16" || value == "bf16" || value == "fp8" || value == "bfp8"
                ? ""
                : "expected fp16, bf16, fp8 or bfp8";
+  if (path == "core_cost")
+    return parse_core_cost(value) ? ""
+                                  : "expected plugin or tcm (docs/mapper.md, \"Cores of a chip\")";
   bool knob = path == "memory.bandwidth_bytes_per_s" || path == "interconnect_scale" ||
               path == "flops_scale" || path.starts_with("scale.");
   if (knob) return positive_number(value) ? "" : "expected a number > 0";
@@ -96,6 +103,8 @@ Status apply_chip_value(ChipSpec& chip, const std::string& path, const std::stri
     chip.scale.interconnect = number();
   else if (path == "flops_scale" || path == "scale.flops")
     chip.scale.flops = number();
+  else if (path == "core_cost")
+    chip.core_cost = *parse_core_cost(value);
   else if (path == "cores") {
     std::string chips_text = param(chip, Interface::topology, "chips");
     int64_t chips = chips_text.empty() ? 1 : positive_int(chips_text).value_or(0);

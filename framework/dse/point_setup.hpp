@@ -7,6 +7,7 @@
 //              interconnect_scale            × on-chip network rates (scale.interconnect)
 //              flops_scale                   × compute rate (scale.flops)
 //              cores                         all cores: topology.cores_per_chip = cores / chips
+//              core_cost                     plugin or tcm: who times one core's tiles
 //   chip file  SECTION.PARAM for a section of the chip file (topology, cost_model, memory_model,
 //              partitioner, layout_mapper, codegen), e.g. topology.kind, and scale.KEY
 #pragma once

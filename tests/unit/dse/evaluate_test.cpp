@@ -60,6 +60,9 @@ TEST(CheckSweep, AMisspeltKnobAndBadValues) {
             "s.yaml:4: axes: cores: value '0': expected a whole number >= 1");
   EXPECT_EQ(check_error("  - {path: flops_scale, values: [2, fast]}\n"),
             "s.yaml:4: axes: flops_scale: value 'fast': expected a number > 0");
+  EXPECT_EQ(check_error("  - {path: core_cost, values: [plugin, fitted]}\n"),
+            "s.yaml:4: axes: core_cost: value 'fitted': expected plugin or tcm (docs/mapper.md, "
+            "\"Cores of a chip\")");
   PluginSet plugins(registry());
   EXPECT_TRUE(
       check_sweep(sweep("  - {path: topology.cores_per_chip, values: [64]}\n"), plugins).ok());
@@ -152,6 +155,31 @@ TEST(EvaluatePoint, PointsShareOpPlansAcrossHbmBandwidthAndFailuresKeepTheirReas
   EXPECT_EQ(tiny.reason.substr(0, 81),
             "op 'layers.0.gate_proj' needs at least 60.0 KiB of SRAM per core under any plan (");
   EXPECT_EQ(tiny.cores, 1472u) << "what ran is still described";
+}
+
+TEST(EvaluatePoint, CoreCostIsAnAxisWhosePointsDoNotSharePlans) {
+  SweepSpec s = sweep("  - {path: core_cost, values: [plugin, tcm]}\n");
+  auto points = enumerate_points(s);
+  driver::OpPlanCache cache;
+  Registry reg = registry();
+  PointResult fitted = evaluate_point(s, points[0], reg, cache, {2});
+  PointResult mapped = evaluate_point(s, points[1], reg, cache, {2});
+  ASSERT_TRUE(fitted.ok) << fitted.reason;
+  ASSERT_TRUE(mapped.ok) << mapped.reason;
+  EXPECT_EQ(cache.hits(), 0u) << "the mapped cores' plans are other plans";
+  EXPECT_NE(fitted.rows[1].planned.latency_s, mapped.rows[1].planned.latency_s);
+
+  PluginSet plugins(registry());
+  auto tree = plugins.library("tree_simd");
+  ASSERT_TRUE(tree.ok()) << tree.error().message;
+  ChipSpec coreless = resolve_chip("patent-2level", (*tree)->manifest()).take();
+  coreless.core_cost = CoreCost::tcm;
+  auto models = build_chip(plugins, coreless);
+  ASSERT_FALSE(models.ok());
+  EXPECT_TRUE(models.error().message.ends_with(
+      "patent-2level.yaml: core_cost tcm maps each tile onto the core's memory hierarchy, and "
+      "this chip has no core: section"))
+      << models.error().message;
 }
 
 TEST(ShippedSweeps, EveryFileInConfigsSweepsParsesAndChecks) {
