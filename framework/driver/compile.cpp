@@ -50,7 +50,7 @@ Status record_core_mappings(planner::DesignResult& result, const OpenChip& chip,
     const CoreMapping& c = **mapped;
     if (!std::isfinite(c.seconds)) continue;
     op.core_mapping = planner::CoreMappingRecord{m.core->arch().name, c.einsum(), c.tree(),
-                                                 c.seconds, c.utilization};
+                                                 c.seconds,           c.joules,   c.utilization};
   }
   return ok_status();
 }

@@ -28,6 +28,7 @@ struct CoreMappingRecord {
   std::string einsum;      // the tile's Einsum with its extents
   std::string looptree;    // one line per node (mapper/looptree.hpp)
   double tile_s = 0;       // one tile on one core, the mapping's latency
+  double tile_j = 0;       // its energy at the hierarchy's rates (not in the planned energy)
   double utilization = 0;  // MACs / (tile_s × the core's peak)
 };
 

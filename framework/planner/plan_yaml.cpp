@@ -105,6 +105,7 @@ void core_mapping_fields(C& c, V&& v) {
   v("einsum", c.einsum);
   v("looptree", c.looptree);
   v("tile_s", c.tile_s);
+  v("tile_j", c.tile_j);
   v("utilization", c.utilization);
 }
 

@@ -55,6 +55,7 @@ TEST(CoreCostCompile, EveryMatmulRecordsItsCoresMappingAndThePlanKeepsIt) {
     SCOPED_TRACE(op.name);
     EXPECT_EQ(op.core_mapping->arch, "ipu_tile");
     EXPECT_GT(op.core_mapping->tile_s, 0);
+    EXPECT_GT(op.core_mapping->tile_j, 0);
     EXPECT_LE(op.core_mapping->tile_s, op.exec.compute_s * (1 + 1e-12));
     EXPECT_GT(op.core_mapping->utilization, 0);
     EXPECT_LE(op.core_mapping->utilization, 1 + 1e-9);
@@ -69,6 +70,7 @@ TEST(CoreCostCompile, EveryMatmulRecordsItsCoresMappingAndThePlanKeepsIt) {
     if (!mapped.ops[i].core_mapping) continue;
     EXPECT_EQ(back.result.ops[i].core_mapping->looptree, mapped.ops[i].core_mapping->looptree);
     EXPECT_EQ(back.result.ops[i].core_mapping->tile_s, mapped.ops[i].core_mapping->tile_s);
+    EXPECT_EQ(back.result.ops[i].core_mapping->tile_j, mapped.ops[i].core_mapping->tile_j);
   }
 }
 
