@@ -38,8 +38,8 @@ double map_latency(const std::string& arch, const tessera_tile_query& q, TempDir
   std::string ranks = "{" + (q.batch > 1 ? "b: " + std::to_string(q.batch) + ", " : "") +
                       "m: " + std::to_string(q.m) + ", k: " + std::to_string(q.k) +
                       ", n: " + std::to_string(q.n) + "}";
-  auto file = dir.write("tile.yaml", "name: tile\neinsum: " + einsum + "\nranks: " + ranks +
-                                         "\ndtype: fp16\n");
+  auto file = dir.write("tile.yaml",
+                        "name: tile\neinsum: " + einsum + "\nranks: " + ranks + "\ndtype: fp16\n");
   driver::MapRequest request;
   request.arch = arch;
   request.workload = file.string();
