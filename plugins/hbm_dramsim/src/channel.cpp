@@ -34,6 +34,7 @@ Channel::Channel(const DramConfig& config, const Timing& timing, const EnergyMod
       next_check_(queues_.size(), 0),
       waiting_(queues_.size()),
       track_rechecked_(queues_.size() <= 64),
+      timed_(track_rechecked_ ? ~uint64_t{0} >> (64 - queues_.size()) : 0),
       refreshes_owed_(config.ranks, 0),
       refresh_due_(config.ranks, 0),
       bank_refresh_owed_(state_.banks(), false) {
@@ -234,6 +235,7 @@ std::optional<Channel::Pick> Channel::ask(size_t q, uint64_t now) {
   next_check_[q] = pick.ready;
   if (track_rechecked_) {
     rechecked_ &= ~(uint64_t{1} << q);
+    timed_ |= uint64_t{pick.ready != kNever} << q;
     others_ready_at_ = std::min(others_ready_at_, pick.ready);
   }
   return std::nullopt;
@@ -278,15 +280,17 @@ void Channel::schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t
     if (track_rechecked_) {
       // Bit sets instead of a walk over every queue (16-32 per channel, twice a cycle): until
       // others_ready_at_ only the rechecked queues can be due; once it has come, a branch-free
-      // pass over the bounds marks the due ones rechecked and bounds the others again. Either
-      // way only the due queues are asked, in round-robin order; those a scan does not reach
-      // stay rechecked for the next.
+      // pass over the finite bounds (the others are empty or wait for a refresh) marks the due
+      // ones rechecked and bounds the others again. Either way only the due queues are asked,
+      // in round-robin order; those a scan does not reach stay rechecked for the next.
       if (now >= others_ready_at_) {
         uint64_t rest = kNever;
-        for (size_t q = 0; q < n; ++q) {
-          const bool due = next_check_[q] <= now;
+        for (uint64_t part = timed_; part != 0; part &= part - 1) {
+          const int q = std::countr_zero(part);
+          const bool due = next_check_[static_cast<size_t>(q)] <= now;
           rechecked_ |= uint64_t{due} << q;
-          rest = std::min(rest, due ? kNever : next_check_[q]);
+          timed_ &= ~(uint64_t{due} << q);
+          rest = std::min(rest, due ? kNever : next_check_[static_cast<size_t>(q)]);
         }
         others_ready_at_ = rest;
       }

@@ -103,6 +103,8 @@ void MemorySystem::advance(uint64_t cycles, const CompletionSink& done) {
         next_event_[i] = next_event_of(channels_[i]);
       }
     }
+    // memsim advances one cycle at a time while it offers requests: nothing to look for then.
+    if (t + 1 >= end) break;
     // Nothing happens anywhere before the next event: skip the idle cycles.
     const uint64_t next = *std::min_element(next_event_.begin(), next_event_.end());
     t = std::max(t + 1, std::min(next, end));
