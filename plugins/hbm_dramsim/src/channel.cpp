@@ -49,14 +49,14 @@ Channel::Channel(const DramConfig& config, const Timing& timing, const EnergyMod
 }
 
 bool Channel::accept(const Transaction& t, uint64_t now) {
-  if (!t.is_write && buffered_writes_.count(t.line) != 0) {
+  if (!t.is_write && buffered_writes_.contains(t.line)) {
     finish(forwarded_, {t.id, now, now + 1});
     return true;
   }
   auto& queue = (config_.keys.unified_queue || !t.is_write) ? read_q_ : write_q_;
   if (queue.size() >= static_cast<size_t>(config_.keys.trans_queue_size)) return false;
   queue.push_back(t);
-  if (t.is_write) ++buffered_writes_[t.line];
+  if (t.is_write) buffered_writes_.add(t.line);
   moves_blocked_ = false;
   last_arrival_ = now;
   wake_ = std::min(wake_, now);
@@ -284,14 +284,15 @@ void Channel::schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t
       // ones rechecked and bounds the others again. Either way only the due queues are asked,
       // in round-robin order; those a scan does not reach stay rechecked for the next.
       if (now >= others_ready_at_) {
-        uint64_t rest = kNever;
+        uint64_t rest = kNever, due_queues = 0;  // locals: no store per queue
         for (uint64_t part = timed_; part != 0; part &= part - 1) {
           const int q = std::countr_zero(part);
-          const bool due = next_check_[static_cast<size_t>(q)] <= now;
-          rechecked_ |= uint64_t{due} << q;
-          timed_ &= ~(uint64_t{due} << q);
-          rest = std::min(rest, due ? kNever : next_check_[static_cast<size_t>(q)]);
+          const uint64_t bound = next_check_[static_cast<size_t>(q)];
+          due_queues |= uint64_t{bound <= now} << q;
+          rest = std::min(rest, bound <= now ? kNever : bound);
         }
+        rechecked_ |= due_queues;
+        timed_ &= ~due_queues;
         others_ready_at_ = rest;
       }
       const uint64_t from = ~uint64_t{0} << round_robin_;  // round_robin_ < queues <= 64
@@ -347,8 +348,7 @@ void Channel::issue_request(Command command, size_t queue, size_t index, uint64_
   --commands_queued_;
   moves_blocked_ = false;
   if (t.is_write) {
-    auto it = buffered_writes_.find(t.line);
-    if (--it->second == 0) buffered_writes_.erase(it);
+    buffered_writes_.remove(t.line);
     finish(writes_done_, {t.id, t.arrival, now + timing_.write_delay});
   } else {
     finish(reads_done_, {t.id, t.arrival, now + timing_.read_delay});
@@ -393,7 +393,10 @@ bool Channel::move_transaction(uint64_t now) {
     ++queued_[it->bank];
     ++commands_queued_;
     if (source == &write_q_) --drain_left_;
-    source->erase(it);
+    if (it == source->begin())
+      source->pop_front();  // the usual case, far cheaper than a general erase
+    else
+      source->erase(it);
     return true;
   }
   moves_blocked_ = true;

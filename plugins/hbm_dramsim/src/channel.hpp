@@ -21,10 +21,10 @@
 #include <deque>
 #include <functional>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 #include "channel_state.hpp"
+#include "line_counts.hpp"
 
 namespace tessera::hbm {
 
@@ -127,7 +127,7 @@ class Channel {
   // The queues given a finite bound since the last pass over the bounds (a superset of those not
   // rechecked whose bound is finite): a pass visits these, a few of the 16-32 queues, not all.
   uint64_t timed_ = 0;
-  std::unordered_map<uint64_t, uint32_t> buffered_writes_;  // line -> writes not yet issued
+  LineCounts buffered_writes_;  // line -> writes not yet issued
   uint64_t last_arrival_ = 0;
   size_t commands_queued_ = 0;  // requests in the command queues
   size_t drain_left_ = 0;
