@@ -117,19 +117,44 @@ TrafficRequest TraceSource::parse(std::string_view address, std::string_view typ
   return r;
 }
 
+bool TraceSource::next_line(std::string_view& line) {
+  constexpr size_t kBlockBytes = size_t{1} << 16;
+  for (;;) {
+    const size_t end = block_.find('\n', unread_);
+    if (end != std::string::npos) {
+      line = std::string_view(block_).substr(unread_, end - unread_);
+      unread_ = end + 1;
+      return true;
+    }
+    if (!in_) break;
+    block_.erase(0, unread_);  // a partial line moves to the front
+    unread_ = 0;
+    const size_t kept = block_.size();
+    block_.resize(kept + kBlockBytes);
+    in_.read(block_.data() + kept, static_cast<std::streamsize>(kBlockBytes));
+    block_.resize(kept + static_cast<size_t>(in_.gcount()));
+  }
+  if (unread_ == block_.size()) return false;
+  line = std::string_view(block_).substr(unread_);  // the last line, with no '\n'
+  unread_ = block_.size();
+  return true;
+}
+
 std::optional<TrafficRequest> TraceSource::next() {
-  while (std::getline(in_, text_)) {
+  std::string_view text;
+  while (next_line(text)) {
     ++line_;
     // Most lines take the fast parser; the others, and every error, the general one.
-    std::optional<TrafficRequest> r = parse_common(text_);
+    std::optional<TrafficRequest> r = parse_common(text);
     if (!r || r->cycle < last_cycle_) {
-      std::string_view rest = text_;
+      std::string_view rest = text;
       const std::string_view address = next_field(rest);
       if (address.empty() || address.front() == '#') continue;
       const std::string_view type = next_field(rest);
       const std::string_view cycle = next_field(rest);
       if (cycle.empty() || !next_field(rest).empty())
-        fail("expected '<hex address> READ|WRITE <cycle>', got '" + text_.substr(0, 60) + "'");
+        fail("expected '<hex address> READ|WRITE <cycle>', got '" +
+             std::string(text.substr(0, 60)) + "'");
       r = parse(address, type, cycle);
     }
     last_cycle_ = r->cycle;
