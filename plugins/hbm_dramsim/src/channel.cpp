@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <optional>
 
 namespace tessera::hbm {
 
@@ -202,11 +201,12 @@ Channel::Pick Channel::pick_in_queue(size_t q, uint64_t now) const {
       last_command = command;
       ready = state_.ready_cycle(command, bank);
       if (asked++ == 0) {
-        pick.index = i;
+        pick.index = static_cast<uint32_t>(i);
         pick.command = command;
       }
     }
-    if (ready <= now) return {i, command, ready};
+    if (ready <= now)
+      return {.ready = ready, .index = static_cast<uint32_t>(i), .command = command};
     pick.ready = std::min(pick.ready, ready);
     // A bank queue whose bank is closed: every request needs this same activate, none is ready.
     if (per_bank && command == Command::activate) break;
@@ -215,18 +215,18 @@ Channel::Pick Channel::pick_in_queue(size_t q, uint64_t now) const {
   return pick;
 }
 
-// Asks queue q (due: next_check_[q] <= now) for a command ready at `now`; records its bound if it
-// has none.
-std::optional<Channel::Pick> Channel::ask(size_t q, uint64_t now) {
+// Asks queue q (due: next_check_[q] <= now) for a command ready at `now` (then pick.ready <= now);
+// records its bound if it has none.
+Channel::Pick Channel::ask(size_t q, uint64_t now) {
   Waiting& waiting = waiting_[q];
   Pick pick;
   if (waiting.known) {
-    pick = {waiting.index, waiting.command, state_.ready_cycle(waiting.command, waiting.bank)};
+    pick = {.ready = state_.ready_cycle(waiting.command, waiting.bank),
+            .index = waiting.index,
+            .command = waiting.command};
   } else {
     pick = pick_in_queue(q, now);
-    if (pick.only)
-      waiting = {static_cast<uint32_t>(pick.index), queues_[q][pick.index].bank, pick.command,
-                 true};
+    if (pick.only) waiting = {pick.index, queues_[q][pick.index].bank, pick.command, true};
   }
   if (pick.ready <= now) {
     if (track_rechecked_) rechecked_ |= uint64_t{1} << q;  // still due
@@ -238,7 +238,7 @@ std::optional<Channel::Pick> Channel::ask(size_t q, uint64_t now) {
     timed_ |= uint64_t{pick.ready != kNever} << q;
     others_ready_at_ = std::min(others_ready_at_, pick.ready);
   }
-  return std::nullopt;
+  return pick;
 }
 
 // The first cycle after `now` at which a queue may have a command, once this cycle's commands are
@@ -247,7 +247,7 @@ std::optional<Channel::Pick> Channel::ask(size_t q, uint64_t now) {
 uint64_t Channel::next_queue_cycle(uint64_t now) {
   if (!track_rechecked_) return now + 1;
   for (uint64_t part = rechecked_; part != 0; part &= part - 1)
-    if (ask(static_cast<size_t>(std::countr_zero(part)), now + 1)) return now + 1;
+    if (ask(static_cast<size_t>(std::countr_zero(part)), now + 1).ready <= now + 1) return now + 1;
   queues_ready_at_ = std::max(now + 1, others_ready_at_);
   return queues_ready_at_;
 }
@@ -266,17 +266,15 @@ void Channel::schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t
     return;
   }
   const size_t n = queues_.size();
-  struct Found {
-    size_t queue = 0;
-    Pick pick;
+  Pick pick;  // the last queue's answer
+  auto ready_in = [&](size_t q) {
+    pick = ask(q, now);
+    return pick.ready <= now;
   };
-  auto ask_for = [&](size_t q) -> std::optional<Found> {
-    if (const std::optional<Pick> pick = ask(q, now)) return Found{q, *pick};
-    return std::nullopt;
-  };
-  // The first ready command from round_robin_ on, asking every due queue in round-robin order
-  // until one has it; nullopt with `pass_soonest` (the least bound of every queue) when none has.
-  auto scan = [&](uint64_t& pass_soonest) -> std::optional<Found> {
+  // The first queue with a ready command (in `pick`) from round_robin_ on, asking every due queue
+  // in round-robin order until one has it; n with `pass_soonest` (the least bound of every queue)
+  // when none has.
+  auto scan = [&](uint64_t& pass_soonest) -> size_t {
     if (track_rechecked_) {
       // Bit sets instead of a walk over every queue (16-32 per channel, twice a cycle): until
       // others_ready_at_ only the rechecked queues can be due; once it has come, a branch-free
@@ -298,43 +296,43 @@ void Channel::schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t
       const uint64_t from = ~uint64_t{0} << round_robin_;  // round_robin_ < queues <= 64
       for (uint64_t part : {rechecked_ & from, rechecked_ & ~from})
         for (; part != 0; part &= part - 1)
-          if (auto found = ask_for(static_cast<size_t>(std::countr_zero(part)))) return found;
+          if (const auto q = static_cast<size_t>(std::countr_zero(part)); ready_in(q)) return q;
       // Every due queue was asked and is rechecked no more: others_ready_at_ bounds them all.
       pass_soonest = others_ready_at_;
-      return std::nullopt;
+      return n;
     }
     for (size_t k = 0, q = round_robin_; k < n; ++k, q = q + 1 == n ? 0 : q + 1) {
       if (now < next_check_[q]) {
         pass_soonest = std::min(pass_soonest, next_check_[q]);
         continue;
       }
-      if (auto found = ask_for(q)) return found;
+      if (ready_in(q)) return q;
       pass_soonest = std::min(pass_soonest, next_check_[q]);
     }
-    return std::nullopt;
+    return n;
   };
-  auto take = [&](const Found& f) {
-    issue_request(f.pick.command, f.queue, f.pick.index, now);
-    (is_column(f.pick.command) ? column_used : row_used) = true;
+  auto take = [&](size_t q) {
+    issue_request(pick.command, q, pick.index, now);
+    (is_column(pick.command) ? column_used : row_used) = true;
   };
   uint64_t pass_soonest = kNever;
   if (!refresh_issued) {
-    const std::optional<Found> first = scan(pass_soonest);
-    if (!first) {
+    const size_t first = scan(pass_soonest);
+    if (first == n) {
       queues_ready_at_ = pass_soonest;
       soonest = std::min(soonest, pass_soonest);
       return;
     }
-    round_robin_ = first->queue + 1 == n ? 0 : first->queue + 1;
-    take(*first);
+    round_robin_ = first + 1 == n ? 0 : first + 1;
+    take(first);
     if (!config_.dual_command) return;
   }
   pass_soonest = kNever;
-  const std::optional<Found> second = scan(pass_soonest);
+  const size_t second = scan(pass_soonest);
   soonest = std::min(soonest, pass_soonest);
-  if (!second) return;
-  round_robin_ = second->queue + 1 == n ? 0 : second->queue + 1;
-  if (is_column(second->pick.command) ? !column_used : !row_used) take(*second);
+  if (second == n) return;
+  round_robin_ = second + 1 == n ? 0 : second + 1;
+  if (is_column(pick.command) ? !column_used : !row_used) take(second);
 }
 
 void Channel::issue_request(Command command, size_t queue, size_t index, uint64_t now) {

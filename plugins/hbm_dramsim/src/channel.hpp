@@ -20,7 +20,6 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
-#include <optional>
 #include <vector>
 
 #include "channel_state.hpp"
@@ -59,10 +58,12 @@ class Channel {
 
  private:
   // The first request of a queue whose command can issue now, or the soonest cycle one can.
+  // 16 bytes, so that it is returned in registers (a larger one went through the stack and stalled
+  // on store forwarding, several times a cycle).
   struct Pick {
-    size_t index = 0;
-    Command command{};
     uint64_t ready = kNever;
+    uint32_t index = 0;
+    Command command{};
     bool only = false;  // none is ready, and every candidate needs `command` of request `index`
   };
   // A queue asked in vain whose requests all wait for one command (of its request `index`): it is
@@ -81,7 +82,7 @@ class Channel {
   bool refresh_work(uint64_t now, uint64_t& soonest);
   bool try_issue(Command command, uint32_t bank, uint64_t now, uint64_t& soonest);
   Pick pick_in_queue(size_t queue, uint64_t now) const;
-  std::optional<Pick> ask(size_t queue, uint64_t now);
+  Pick ask(size_t queue, uint64_t now);
   uint64_t next_queue_cycle(uint64_t now);
   void schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t& soonest);
   void issue_request(Command command, size_t queue, size_t index, uint64_t now);
