@@ -46,24 +46,16 @@ std::string MemorySystem::foreign_address(uint64_t address, uint32_t channel) co
   return message.str();
 }
 
-const Location& MemorySystem::locate(uint64_t address) const {
-  if (address != located_address_ || !located_) {
-    located_ = map_.locate(address);
-    located_address_ = address;
-  }
-  return *located_;
-}
-
 void MemorySystem::check_address(uint64_t id, uint64_t address) const {
   if (!only_channel_) return;
-  const uint32_t channel = locate(address).channel;
+  const uint32_t channel = map_.channel_of(address);
   if (channel != *only_channel_)
     throw sdk::invalid_argument("request " + std::to_string(id) + ": " +
                                 foreign_address(address, channel));
 }
 
 uint32_t MemorySystem::channel_index(uint64_t address) const {
-  const uint32_t channel = locate(address).channel;
+  const uint32_t channel = map_.channel_of(address);
   if (!only_channel_) return channel;
   if (channel != *only_channel_) throw sdk::invalid_argument(foreign_address(address, channel));
   return 0;
@@ -71,7 +63,7 @@ uint32_t MemorySystem::channel_index(uint64_t address) const {
 
 bool MemorySystem::submit(uint64_t id, uint64_t address, bool is_write) {
   check_address(id, address);
-  const Location at = locate(address);
+  const Location at = map_.locate(address);
   const size_t index = only_channel_ ? 0 : at.channel;
   const DramConfig& c = device_->config;
   Transaction t;

@@ -67,9 +67,6 @@ class MemorySystem {
   std::string foreign_address(uint64_t address, uint32_t channel) const;
   // The first cycle `channel` can do anything at: its wake or its next completion.
   static uint64_t next_event_of(const Channel& channel);
-  // map_.locate(address), remembered for the last address: memsim asks channel_index and then
-  // submits the same address, and the decoding costs more than the comparison.
-  const Location& locate(uint64_t address) const;
 
   std::shared_ptr<const Device> device_;
   AddressMap map_;
@@ -79,8 +76,6 @@ class MemorySystem {
   // so that advance visits only the channels with something to do.
   std::vector<uint64_t> next_event_;
   uint64_t now_ = 0;
-  mutable std::optional<Location> located_;  // locate's last answer, for located_address_
-  mutable uint64_t located_address_ = 0;
 };
 
 using sdk::TrafficRequest;
