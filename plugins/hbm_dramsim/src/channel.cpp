@@ -159,7 +159,6 @@ bool Channel::refresh_work(uint64_t now, uint64_t& soonest) {
 // open row or that row has already served kStarvationCap hits.
 Channel::Pick Channel::pick_in_queue(size_t q, uint64_t now) const {
   const auto& queue = queues_[q];
-  const bool close_page = config_.row_policy == RowBufferPolicy::close_page;
   const bool per_bank = config_.queue_structure == QueueStructure::per_bank;
   Pick pick;
   uint32_t bank = ChannelState::kClosed, open = 0;
@@ -187,8 +186,7 @@ Channel::Pick Channel::pick_in_queue(size_t q, uint64_t now) const {
           std::any_of(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(i),
                       [&](const Transaction& e) { return e.bank == bank && e.row != open; }))
         continue;
-      command = t.is_write ? (close_page ? Command::write_precharge : Command::write)
-                           : (close_page ? Command::read_precharge : Command::read);
+      command = column_command(t);
     } else if (open != ChannelState::kClosed) {
       if (!first_of_bank) continue;
       if (state_.hits(bank) < kStarvationCap &&
@@ -213,6 +211,21 @@ Channel::Pick Channel::pick_in_queue(size_t q, uint64_t now) const {
   }
   pick.only = asked == 1;
   return pick;
+}
+
+Command Channel::column_command(const Transaction& t) const {
+  const bool close_page = config_.row_policy == RowBufferPolicy::close_page;
+  return t.is_write ? (close_page ? Command::write_precharge : Command::write)
+                    : (close_page ? Command::read_precharge : Command::read);
+}
+
+// Whether queue q's known wait holds with `t` just appended, so that its pick need not be made
+// again (two of them per request otherwise). In a bank queue a request behind others that misses
+// the open row cannot be chosen (only a bank's first request may precharge or activate), and a
+// row hit needing the command waited for adds none.
+bool Channel::wait_survives(size_t q, const Transaction& t) const {
+  if (!waiting_[q].known || config_.queue_structure != QueueStructure::per_bank) return false;
+  return state_.open_row(t.bank) != t.row || column_command(t) == waiting_[q].command;
 }
 
 // Asks queue q (due: next_check_[q] <= now) for a command ready at `now` (then pick.ready <= now);
@@ -387,7 +400,7 @@ bool Channel::move_transaction(uint64_t now) {
     const size_t q = queue_of(it->bank);
     if (queues_[q].size() >= static_cast<size_t>(config_.keys.cmd_queue_size)) continue;
     queues_[q].push_back(*it);
-    recheck_queue(q);
+    if (!wait_survives(q, *it)) recheck_queue(q);
     ++queued_[it->bank];
     ++commands_queued_;
     if (source == &write_q_) --drain_left_;

@@ -82,6 +82,8 @@ class Channel {
   bool refresh_work(uint64_t now, uint64_t& soonest);
   bool try_issue(Command command, uint32_t bank, uint64_t now, uint64_t& soonest);
   Pick pick_in_queue(size_t queue, uint64_t now) const;
+  Command column_command(const Transaction& t) const;  // read or write, with auto-precharge or not
+  bool wait_survives(size_t queue, const Transaction& appended) const;
   Pick ask(size_t queue, uint64_t now);
   uint64_t next_queue_cycle(uint64_t now);
   void schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t& soonest);
