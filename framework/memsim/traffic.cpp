@@ -74,26 +74,27 @@ constexpr std::array<int8_t, 256> kHexDigits = [] {
 }();
 
 // A line in the form dramsim3_traces.py writes, "0x<hex> READ|WRITE <cycle>" one space apart and
-// nothing else, in one pass with one loop per number; nullopt for any other line (the general
-// parser takes it, errors included). Numbers that might not fit take the general parser too.
-std::optional<TrafficRequest> parse_common(std::string_view line) {
+// nothing else, in one pass with one loop per number, into `r`; false for any other line (the
+// general parser takes it, errors included). Numbers that might not fit take the general parser
+// too. Not a std::optional: returned through the stack, it was read back before its stores had
+// landed (a store-forwarding stall on every line).
+bool parse_common(std::string_view line, TrafficRequest& r) {
   const char* p = line.data();
   const char* const end = p + line.size();
-  if (end - p < 2 || p[0] != '0' || p[1] != 'x') return std::nullopt;
+  if (end - p < 2 || p[0] != '0' || p[1] != 'x') return false;
   const char* digits = p += 2;
-  TrafficRequest r;
+  r = TrafficRequest{};
   for (int8_t d = 0; p < end && (d = kHexDigits[static_cast<unsigned char>(*p)]) >= 0; ++p)
     r.address = r.address << 4 | static_cast<uint64_t>(d);
-  if (p == digits || p - digits > 16 || p == end || *p++ != ' ') return std::nullopt;
+  if (p == digits || p - digits > 16 || p == end || *p++ != ' ') return false;
   const std::string_view rest(p, static_cast<size_t>(end - p));
   r.is_write = rest.starts_with("WRITE ");
-  if (!r.is_write && !rest.starts_with("READ ")) return std::nullopt;
+  if (!r.is_write && !rest.starts_with("READ ")) return false;
   digits = p += r.is_write ? 6 : 5;
   constexpr uint64_t kSafe = std::numeric_limits<uint64_t>::max() / 10 - 1;
   for (; p < end && static_cast<unsigned>(*p - '0') <= 9 && r.cycle < kSafe; ++p)
     r.cycle = r.cycle * 10 + static_cast<uint64_t>(*p - '0');
-  if (p == digits || p != end) return std::nullopt;
-  return r;
+  return p != digits && p == end;
 }
 
 }  // namespace
@@ -117,22 +118,47 @@ TrafficRequest TraceSource::parse(std::string_view address, std::string_view typ
   return r;
 }
 
+bool TraceSource::next_line(std::string_view& line) {
+  constexpr size_t kBlockBytes = size_t{1} << 16;
+  for (;;) {
+    const size_t end = block_.find('\n', unread_);
+    if (end != std::string::npos) {
+      line = std::string_view(block_).substr(unread_, end - unread_);
+      unread_ = end + 1;
+      return true;
+    }
+    if (!in_) break;
+    block_.erase(0, unread_);  // a partial line moves to the front
+    unread_ = 0;
+    const size_t kept = block_.size();
+    block_.resize(kept + kBlockBytes);
+    in_.read(block_.data() + kept, static_cast<std::streamsize>(kBlockBytes));
+    block_.resize(kept + static_cast<size_t>(in_.gcount()));
+  }
+  if (unread_ == block_.size()) return false;
+  line = std::string_view(block_).substr(unread_);  // the last line, with no '\n'
+  unread_ = block_.size();
+  return true;
+}
+
 std::optional<TrafficRequest> TraceSource::next() {
-  while (std::getline(in_, text_)) {
+  std::string_view text;
+  while (next_line(text)) {
     ++line_;
     // Most lines take the fast parser; the others, and every error, the general one.
-    std::optional<TrafficRequest> r = parse_common(text_);
-    if (!r || r->cycle < last_cycle_) {
-      std::string_view rest = text_;
+    TrafficRequest r;
+    if (!parse_common(text, r) || r.cycle < last_cycle_) {
+      std::string_view rest = text;
       const std::string_view address = next_field(rest);
       if (address.empty() || address.front() == '#') continue;
       const std::string_view type = next_field(rest);
       const std::string_view cycle = next_field(rest);
       if (cycle.empty() || !next_field(rest).empty())
-        fail("expected '<hex address> READ|WRITE <cycle>', got '" + text_.substr(0, 60) + "'");
+        fail("expected '<hex address> READ|WRITE <cycle>', got '" +
+             std::string(text.substr(0, 60)) + "'");
       r = parse(address, type, cycle);
     }
-    last_cycle_ = r->cycle;
+    last_cycle_ = r.cycle;
     return r;
   }
   if (in_.bad()) fail("read error");

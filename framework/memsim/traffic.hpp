@@ -69,8 +69,13 @@ class TraceSource : public TrafficSource {
   [[noreturn]] void fail(const std::string& problem) const;
   TrafficRequest parse(std::string_view address, std::string_view type,
                        std::string_view cycle) const;
+  // The next line, without its '\n', as getline would split them; false at the end.
+  bool next_line(std::string_view& line);
   std::istream& in_;
-  std::string text_;  // the current line, reused: no allocation per line
+  // The input is read in blocks and split in place (getline cost more than parsing the line):
+  // the unread text is block_[unread_..].
+  std::string block_;
+  size_t unread_ = 0;
   std::string source_;
   int line_ = 0;
   uint64_t last_cycle_ = 0;

@@ -29,14 +29,13 @@ AddressMap::AddressMap(const DramConfig& config, uint32_t stacks)
                                 " MiB exceed the 2^62-byte address space");
 }
 
-Location AddressMap::locate(uint64_t address) const {
-  // Every request passes here two or three times (channel_of, submit): the divisions by the
-  // request and unit sizes, powers of two on every device in practice, are shifts then, and a
-  // single stack interleaves nothing.
+// The address within its stack (wrapped at the capacity), shifted past the request offset.
+uint64_t AddressMap::in_stack(uint64_t address, uint32_t& stack) const {
+  // Every request passes here twice (channel_of, submit): the divisions by the request and unit
+  // sizes, powers of two on every device in practice, are shifts then, and a single stack
+  // interleaves nothing.
   if (address >= capacity_bytes_) address %= capacity_bytes_;
-  Location at;
-  at.line = request_shift_ >= 0 ? address >> request_shift_ : address / request_bytes_;
-  uint32_t stack = 0;
+  stack = 0;
   uint64_t local = address;
   if (stacks_ > 1) {
     // Stack interleaving first: unit k goes to stack k % stacks, as unit k / stacks of that stack.
@@ -44,7 +43,21 @@ Location AddressMap::locate(uint64_t address) const {
     stack = static_cast<uint32_t>(unit % stacks_);
     local = (unit / stacks_) * unit_bytes_ + address % unit_bytes_;
   }
-  uint64_t x = local >> f_.shift_bits;
+  return local >> f_.shift_bits;
+}
+
+uint32_t AddressMap::channel_of(uint64_t address) const {
+  uint32_t stack = 0;
+  const uint64_t x = in_stack(address, stack);
+  return stack * channels_ + field(x, f_.ch_pos, f_.ch_bits);
+}
+
+Location AddressMap::locate(uint64_t address) const {
+  Location at;
+  if (address >= capacity_bytes_) address %= capacity_bytes_;
+  at.line = request_shift_ >= 0 ? address >> request_shift_ : address / request_bytes_;
+  uint32_t stack = 0;
+  const uint64_t x = in_stack(address, stack);
   at.channel = stack * channels_ + field(x, f_.ch_pos, f_.ch_bits);
   at.rank = field(x, f_.ra_pos, f_.ra_bits);
   at.bankgroup = field(x, f_.bg_pos, f_.bg_bits);

@@ -27,11 +27,15 @@ class AddressMap {
   AddressMap(const DramConfig& config, uint32_t stacks);
 
   Location locate(uint64_t address) const;
+  // locate(address).channel, without decoding the rest.
+  uint32_t channel_of(uint64_t address) const;
   uint64_t capacity_bytes() const { return capacity_bytes_; }
   uint32_t total_channels() const { return stacks_ * channels_; }
   uint32_t stacks() const { return stacks_; }
 
  private:
+  uint64_t in_stack(uint64_t address, uint32_t& stack) const;
+
   AddressFields f_;
   uint32_t stacks_ = 1, channels_ = 1;
   uint64_t request_bytes_ = 0, unit_bytes_ = 0, stack_bytes_ = 0, capacity_bytes_ = 0;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <optional>
 
 namespace tessera::hbm {
 
@@ -34,6 +33,7 @@ Channel::Channel(const DramConfig& config, const Timing& timing, const EnergyMod
       next_check_(queues_.size(), 0),
       waiting_(queues_.size()),
       track_rechecked_(queues_.size() <= 64),
+      timed_(track_rechecked_ ? ~uint64_t{0} >> (64 - queues_.size()) : 0),
       refreshes_owed_(config.ranks, 0),
       refresh_due_(config.ranks, 0),
       bank_refresh_owed_(state_.banks(), false) {
@@ -48,14 +48,14 @@ Channel::Channel(const DramConfig& config, const Timing& timing, const EnergyMod
 }
 
 bool Channel::accept(const Transaction& t, uint64_t now) {
-  if (!t.is_write && buffered_writes_.count(t.line) != 0) {
+  if (!t.is_write && buffered_writes_.contains(t.line)) {
     finish(forwarded_, {t.id, now, now + 1});
     return true;
   }
   auto& queue = (config_.keys.unified_queue || !t.is_write) ? read_q_ : write_q_;
   if (queue.size() >= static_cast<size_t>(config_.keys.trans_queue_size)) return false;
   queue.push_back(t);
-  if (t.is_write) ++buffered_writes_[t.line];
+  if (t.is_write) buffered_writes_.add(t.line);
   moves_blocked_ = false;
   last_arrival_ = now;
   wake_ = std::min(wake_, now);
@@ -159,7 +159,6 @@ bool Channel::refresh_work(uint64_t now, uint64_t& soonest) {
 // open row or that row has already served kStarvationCap hits.
 Channel::Pick Channel::pick_in_queue(size_t q, uint64_t now) const {
   const auto& queue = queues_[q];
-  const bool close_page = config_.row_policy == RowBufferPolicy::close_page;
   const bool per_bank = config_.queue_structure == QueueStructure::per_bank;
   Pick pick;
   uint32_t bank = ChannelState::kClosed, open = 0;
@@ -187,8 +186,7 @@ Channel::Pick Channel::pick_in_queue(size_t q, uint64_t now) const {
           std::any_of(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(i),
                       [&](const Transaction& e) { return e.bank == bank && e.row != open; }))
         continue;
-      command = t.is_write ? (close_page ? Command::write_precharge : Command::write)
-                           : (close_page ? Command::read_precharge : Command::read);
+      command = column_command(t);
     } else if (open != ChannelState::kClosed) {
       if (!first_of_bank) continue;
       if (state_.hits(bank) < kStarvationCap &&
@@ -201,11 +199,12 @@ Channel::Pick Channel::pick_in_queue(size_t q, uint64_t now) const {
       last_command = command;
       ready = state_.ready_cycle(command, bank);
       if (asked++ == 0) {
-        pick.index = i;
+        pick.index = static_cast<uint32_t>(i);
         pick.command = command;
       }
     }
-    if (ready <= now) return {i, command, ready};
+    if (ready <= now)
+      return {.ready = ready, .index = static_cast<uint32_t>(i), .command = command};
     pick.ready = std::min(pick.ready, ready);
     // A bank queue whose bank is closed: every request needs this same activate, none is ready.
     if (per_bank && command == Command::activate) break;
@@ -214,18 +213,33 @@ Channel::Pick Channel::pick_in_queue(size_t q, uint64_t now) const {
   return pick;
 }
 
-// Asks queue q (due: next_check_[q] <= now) for a command ready at `now`; records its bound if it
-// has none.
-std::optional<Channel::Pick> Channel::ask(size_t q, uint64_t now) {
+Command Channel::column_command(const Transaction& t) const {
+  const bool close_page = config_.row_policy == RowBufferPolicy::close_page;
+  return t.is_write ? (close_page ? Command::write_precharge : Command::write)
+                    : (close_page ? Command::read_precharge : Command::read);
+}
+
+// Whether queue q's known wait holds with `t` just appended, so that its pick need not be made
+// again (two of them per request otherwise). In a bank queue a request behind others that misses
+// the open row cannot be chosen (only a bank's first request may precharge or activate), and a
+// row hit needing the command waited for adds none.
+bool Channel::wait_survives(size_t q, const Transaction& t) const {
+  if (!waiting_[q].known || config_.queue_structure != QueueStructure::per_bank) return false;
+  return state_.open_row(t.bank) != t.row || column_command(t) == waiting_[q].command;
+}
+
+// Asks queue q (due: next_check_[q] <= now) for a command ready at `now` (then pick.ready <= now);
+// records its bound if it has none.
+Channel::Pick Channel::ask(size_t q, uint64_t now) {
   Waiting& waiting = waiting_[q];
   Pick pick;
   if (waiting.known) {
-    pick = {waiting.index, waiting.command, state_.ready_cycle(waiting.command, waiting.bank)};
+    pick = {.ready = state_.ready_cycle(waiting.command, waiting.bank),
+            .index = waiting.index,
+            .command = waiting.command};
   } else {
     pick = pick_in_queue(q, now);
-    if (pick.only)
-      waiting = {static_cast<uint32_t>(pick.index), queues_[q][pick.index].bank, pick.command,
-                 true};
+    if (pick.only) waiting = {pick.index, queues_[q][pick.index].bank, pick.command, true};
   }
   if (pick.ready <= now) {
     if (track_rechecked_) rechecked_ |= uint64_t{1} << q;  // still due
@@ -234,9 +248,10 @@ std::optional<Channel::Pick> Channel::ask(size_t q, uint64_t now) {
   next_check_[q] = pick.ready;
   if (track_rechecked_) {
     rechecked_ &= ~(uint64_t{1} << q);
+    timed_ |= uint64_t{pick.ready != kNever} << q;
     others_ready_at_ = std::min(others_ready_at_, pick.ready);
   }
-  return std::nullopt;
+  return pick;
 }
 
 // The first cycle after `now` at which a queue may have a command, once this cycle's commands are
@@ -245,7 +260,7 @@ std::optional<Channel::Pick> Channel::ask(size_t q, uint64_t now) {
 uint64_t Channel::next_queue_cycle(uint64_t now) {
   if (!track_rechecked_) return now + 1;
   for (uint64_t part = rechecked_; part != 0; part &= part - 1)
-    if (ask(static_cast<size_t>(std::countr_zero(part)), now + 1)) return now + 1;
+    if (ask(static_cast<size_t>(std::countr_zero(part)), now + 1).ready <= now + 1) return now + 1;
   queues_ready_at_ = std::max(now + 1, others_ready_at_);
   return queues_ready_at_;
 }
@@ -264,72 +279,73 @@ void Channel::schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t
     return;
   }
   const size_t n = queues_.size();
-  struct Found {
-    size_t queue = 0;
-    Pick pick;
+  Pick pick;  // the last queue's answer
+  auto ready_in = [&](size_t q) {
+    pick = ask(q, now);
+    return pick.ready <= now;
   };
-  auto ask_for = [&](size_t q) -> std::optional<Found> {
-    if (const std::optional<Pick> pick = ask(q, now)) return Found{q, *pick};
-    return std::nullopt;
-  };
-  // The first ready command from round_robin_ on, asking every due queue in round-robin order
-  // until one has it; nullopt with `pass_soonest` (the least bound of every queue) when none has.
-  auto scan = [&](uint64_t& pass_soonest) -> std::optional<Found> {
+  // The first queue with a ready command (in `pick`) from round_robin_ on, asking every due queue
+  // in round-robin order until one has it; n with `pass_soonest` (the least bound of every queue)
+  // when none has.
+  auto scan = [&](uint64_t& pass_soonest) -> size_t {
     if (track_rechecked_) {
       // Bit sets instead of a walk over every queue (16-32 per channel, twice a cycle): until
       // others_ready_at_ only the rechecked queues can be due; once it has come, a branch-free
-      // pass over the bounds marks the due ones rechecked and bounds the others again. Either
-      // way only the due queues are asked, in round-robin order; those a scan does not reach
-      // stay rechecked for the next.
+      // pass over the finite bounds (the others are empty or wait for a refresh) marks the due
+      // ones rechecked and bounds the others again. Either way only the due queues are asked,
+      // in round-robin order; those a scan does not reach stay rechecked for the next.
       if (now >= others_ready_at_) {
-        uint64_t rest = kNever;
-        for (size_t q = 0; q < n; ++q) {
-          const bool due = next_check_[q] <= now;
-          rechecked_ |= uint64_t{due} << q;
-          rest = std::min(rest, due ? kNever : next_check_[q]);
+        uint64_t rest = kNever, due_queues = 0;  // locals: no store per queue
+        for (uint64_t part = timed_; part != 0; part &= part - 1) {
+          const int q = std::countr_zero(part);
+          const uint64_t bound = next_check_[static_cast<size_t>(q)];
+          due_queues |= uint64_t{bound <= now} << q;
+          rest = std::min(rest, bound <= now ? kNever : bound);
         }
+        rechecked_ |= due_queues;
+        timed_ &= ~due_queues;
         others_ready_at_ = rest;
       }
       const uint64_t from = ~uint64_t{0} << round_robin_;  // round_robin_ < queues <= 64
       for (uint64_t part : {rechecked_ & from, rechecked_ & ~from})
         for (; part != 0; part &= part - 1)
-          if (auto found = ask_for(static_cast<size_t>(std::countr_zero(part)))) return found;
+          if (const auto q = static_cast<size_t>(std::countr_zero(part)); ready_in(q)) return q;
       // Every due queue was asked and is rechecked no more: others_ready_at_ bounds them all.
       pass_soonest = others_ready_at_;
-      return std::nullopt;
+      return n;
     }
     for (size_t k = 0, q = round_robin_; k < n; ++k, q = q + 1 == n ? 0 : q + 1) {
       if (now < next_check_[q]) {
         pass_soonest = std::min(pass_soonest, next_check_[q]);
         continue;
       }
-      if (auto found = ask_for(q)) return found;
+      if (ready_in(q)) return q;
       pass_soonest = std::min(pass_soonest, next_check_[q]);
     }
-    return std::nullopt;
+    return n;
   };
-  auto take = [&](const Found& f) {
-    issue_request(f.pick.command, f.queue, f.pick.index, now);
-    (is_column(f.pick.command) ? column_used : row_used) = true;
+  auto take = [&](size_t q) {
+    issue_request(pick.command, q, pick.index, now);
+    (is_column(pick.command) ? column_used : row_used) = true;
   };
   uint64_t pass_soonest = kNever;
   if (!refresh_issued) {
-    const std::optional<Found> first = scan(pass_soonest);
-    if (!first) {
+    const size_t first = scan(pass_soonest);
+    if (first == n) {
       queues_ready_at_ = pass_soonest;
       soonest = std::min(soonest, pass_soonest);
       return;
     }
-    round_robin_ = first->queue + 1 == n ? 0 : first->queue + 1;
-    take(*first);
+    round_robin_ = first + 1 == n ? 0 : first + 1;
+    take(first);
     if (!config_.dual_command) return;
   }
   pass_soonest = kNever;
-  const std::optional<Found> second = scan(pass_soonest);
+  const size_t second = scan(pass_soonest);
   soonest = std::min(soonest, pass_soonest);
-  if (!second) return;
-  round_robin_ = second->queue + 1 == n ? 0 : second->queue + 1;
-  if (is_column(second->pick.command) ? !column_used : !row_used) take(*second);
+  if (second == n) return;
+  round_robin_ = second + 1 == n ? 0 : second + 1;
+  if (is_column(pick.command) ? !column_used : !row_used) take(second);
 }
 
 void Channel::issue_request(Command command, size_t queue, size_t index, uint64_t now) {
@@ -343,8 +359,7 @@ void Channel::issue_request(Command command, size_t queue, size_t index, uint64_
   --commands_queued_;
   moves_blocked_ = false;
   if (t.is_write) {
-    auto it = buffered_writes_.find(t.line);
-    if (--it->second == 0) buffered_writes_.erase(it);
+    buffered_writes_.remove(t.line);
     finish(writes_done_, {t.id, t.arrival, now + timing_.write_delay});
   } else {
     finish(reads_done_, {t.id, t.arrival, now + timing_.read_delay});
@@ -385,11 +400,14 @@ bool Channel::move_transaction(uint64_t now) {
     const size_t q = queue_of(it->bank);
     if (queues_[q].size() >= static_cast<size_t>(config_.keys.cmd_queue_size)) continue;
     queues_[q].push_back(*it);
-    recheck_queue(q);
+    if (!wait_survives(q, *it)) recheck_queue(q);
     ++queued_[it->bank];
     ++commands_queued_;
     if (source == &write_q_) --drain_left_;
-    source->erase(it);
+    if (it == source->begin())
+      source->pop_front();  // the usual case, far cheaper than a general erase
+    else
+      source->erase(it);
     return true;
   }
   moves_blocked_ = true;

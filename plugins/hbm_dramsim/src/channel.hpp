@@ -20,11 +20,10 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
-#include <optional>
-#include <unordered_map>
 #include <vector>
 
 #include "channel_state.hpp"
+#include "line_counts.hpp"
 
 namespace tessera::hbm {
 
@@ -59,10 +58,12 @@ class Channel {
 
  private:
   // The first request of a queue whose command can issue now, or the soonest cycle one can.
+  // 16 bytes, so that it is returned in registers (a larger one went through the stack and stalled
+  // on store forwarding, several times a cycle).
   struct Pick {
-    size_t index = 0;
-    Command command{};
     uint64_t ready = kNever;
+    uint32_t index = 0;
+    Command command{};
     bool only = false;  // none is ready, and every candidate needs `command` of request `index`
   };
   // A queue asked in vain whose requests all wait for one command (of its request `index`): it is
@@ -81,7 +82,9 @@ class Channel {
   bool refresh_work(uint64_t now, uint64_t& soonest);
   bool try_issue(Command command, uint32_t bank, uint64_t now, uint64_t& soonest);
   Pick pick_in_queue(size_t queue, uint64_t now) const;
-  std::optional<Pick> ask(size_t queue, uint64_t now);
+  Command column_command(const Transaction& t) const;  // read or write, with auto-precharge or not
+  bool wait_survives(size_t queue, const Transaction& appended) const;
+  Pick ask(size_t queue, uint64_t now);
   uint64_t next_queue_cycle(uint64_t now);
   void schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t& soonest);
   void issue_request(Command command, size_t queue, size_t index, uint64_t now);
@@ -124,7 +127,10 @@ class Channel {
   bool track_rechecked_ = false;
   uint64_t rechecked_ = 0;
   uint64_t others_ready_at_ = 0;
-  std::unordered_map<uint64_t, uint32_t> buffered_writes_;  // line -> writes not yet issued
+  // The queues given a finite bound since the last pass over the bounds (a superset of those not
+  // rechecked whose bound is finite): a pass visits these, a few of the 16-32 queues, not all.
+  uint64_t timed_ = 0;
+  LineCounts buffered_writes_;  // line -> writes not yet issued
   uint64_t last_arrival_ = 0;
   size_t commands_queued_ = 0;  // requests in the command queues
   size_t drain_left_ = 0;

@@ -48,14 +48,14 @@ std::string MemorySystem::foreign_address(uint64_t address, uint32_t channel) co
 
 void MemorySystem::check_address(uint64_t id, uint64_t address) const {
   if (!only_channel_) return;
-  const uint32_t channel = map_.locate(address).channel;
+  const uint32_t channel = map_.channel_of(address);
   if (channel != *only_channel_)
     throw sdk::invalid_argument("request " + std::to_string(id) + ": " +
                                 foreign_address(address, channel));
 }
 
 uint32_t MemorySystem::channel_index(uint64_t address) const {
-  const uint32_t channel = map_.locate(address).channel;
+  const uint32_t channel = map_.channel_of(address);
   if (!only_channel_) return channel;
   if (channel != *only_channel_) throw sdk::invalid_argument(foreign_address(address, channel));
   return 0;
@@ -103,6 +103,8 @@ void MemorySystem::advance(uint64_t cycles, const CompletionSink& done) {
         next_event_[i] = next_event_of(channels_[i]);
       }
     }
+    // memsim advances one cycle at a time while it offers requests: nothing to look for then.
+    if (t + 1 >= end) break;
     // Nothing happens anywhere before the next event: skip the idle cycles.
     const uint64_t next = *std::min_element(next_event_.begin(), next_event_.end());
     t = std::max(t + 1, std::min(next, end));
