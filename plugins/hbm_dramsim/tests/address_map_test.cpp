@@ -29,6 +29,23 @@ TEST(AddressMap, Hbm2FieldsSitWhereDramsim3PutsThem) {
   EXPECT_EQ(map.total_channels(), 8u);
 }
 
+// channel_of decodes only the channel (the front end's per-request question); it must be
+// locate()'s, on every config and stack count, for addresses across the whole capacity.
+TEST(AddressMap, ChannelOfIsLocatesChannel) {
+  for (const char* ini :
+       {"hbm2_8gb_x128.ini", "hbm_4gb_x128.ini", "hbm3_6400.ini", "hbm3e_8hi.ini"})
+    for (uint32_t stacks : {1u, 2u, 4u}) {
+      auto device = device_from_file(ini);
+      AddressMap map(device->config, stacks);
+      uint64_t address = 0x9E3779B97F4A7C15ull;
+      for (int i = 0; i < 20000; ++i) {
+        address = address * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t a = (address >> 7) % map.capacity_bytes();
+        ASSERT_EQ(map.channel_of(a), map.locate(a).channel) << ini << " x" << stacks << " " << a;
+      }
+    }
+}
+
 TEST(AddressMap, StacksInterleaveByChannelUnit) {
   auto device = device_from_file("hbm2_8gb_x128.ini");
   AddressMap map(device->config, 2);
