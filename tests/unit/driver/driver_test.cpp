@@ -209,38 +209,31 @@ TEST(Reopen, AModelThatCannotBeOpenedNamesSourceModel) {
             "it readable?)");
 }
 
-LoadedModel zoo(const std::string& name, int64_t batch, int64_t seq) {
-  ModelRequest request;
-  request.model = name;
-  request.shape.batch = batch;
-  request.shape.seq = seq;
-  request.shape_given = true;
-  return load(request).take();
-}
-
 TEST(OffChip, AModelLargerThanTheMemoryIsRefusedWithWhatWouldFit) {
   OpenChip chip = mk2();
   EXPECT_EQ(chip.models.machine.off_chip_bytes, uint64_t{4} * 24 * (uint64_t{1} << 30))
       << "4 HBM3E 8-high stacks of 24 GiB (configs/memory/hbm3e_8hi.ini)";
-  EXPECT_EQ(check_off_chip(zoo("llama2-70b", 32, 4096), chip).error().message,
+  EXPECT_EQ(check_off_chip(fixtures::zoo_model("llama2-70b", 32, 4096), chip).error().message,
             "llama2-70b decode b32 s4096 does not fit the off-chip memory of ipu-mk2-hbm3e: it "
             "needs 168.5 GiB (weights 128.5 GiB, KV cache 40.0 GiB, inputs 128 B) but the chip has "
             "96.0 GiB; what would fit: the memory of 2 such chips (96.0 GiB each); no batch or "
             "sequence length: the weights alone need 128.5 GiB")
       << "no --dtype fp8: the Mk2 computes in fp32 and fp16 only";
-  Error kv = check_off_chip(zoo("llama2-13b", 64, 4096), chip).error();
+  Error kv = check_off_chip(fixtures::zoo_model("llama2-13b", 64, 4096), chip).error();
   EXPECT_EQ(kv.kind, ErrorKind::input);
   EXPECT_TRUE(kv.message.ends_with(
       "what would fit: the memory of 3 such chips (96.0 GiB each); --batch 22; --seq 1469"))
       << kv.message;
   // The largest batch and seq found do fit, one more does not.
-  EXPECT_TRUE(check_off_chip(zoo("llama2-13b", 22, 4096), chip).ok());
-  EXPECT_FALSE(check_off_chip(zoo("llama2-13b", 23, 4096), chip).ok());
-  EXPECT_TRUE(check_off_chip(zoo("llama2-13b", 64, 1469), chip).ok());
-  EXPECT_FALSE(check_off_chip(zoo("llama2-13b", 64, 1470), chip).ok());
+  EXPECT_TRUE(check_off_chip(fixtures::zoo_model("llama2-13b", 22, 4096), chip).ok());
+  EXPECT_FALSE(check_off_chip(fixtures::zoo_model("llama2-13b", 23, 4096), chip).ok());
+  EXPECT_TRUE(check_off_chip(fixtures::zoo_model("llama2-13b", 64, 1469), chip).ok());
+  EXPECT_FALSE(check_off_chip(fixtures::zoo_model("llama2-13b", 64, 1470), chip).ok());
   CompileOptions options;
   options.designs = {Design::basic};
-  EXPECT_EQ(compile(chip, zoo("llama2-70b", 32, 4096), options).error().message.substr(0, 40),
+  EXPECT_EQ(compile(chip, fixtures::zoo_model("llama2-70b", 32, 4096), options)
+                .error()
+                .message.substr(0, 40),
             "llama2-70b decode b32 s4096 does not fit");
 }
 
