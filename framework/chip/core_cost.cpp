@@ -12,34 +12,25 @@ namespace tessera {
 
 namespace {
 
-using mapper::Relevance;
-using mapper::TensorRole;
-
-// Z[b,m,n] = A[b,m,k] · B[b,k,n]; the batch rank only when it is more than one.
-mapper::Problem tile_problem(const tessera_tile_query& q, int64_t element_bytes) {
-  mapper::Problem p;
-  p.name = "tile";
-  auto rank = [&](const char* name, uint64_t extent) {
-    p.rank_names.emplace_back(name);
-    p.rank_extents.push_back(static_cast<int64_t>(extent));
-    return p.num_ranks() - 1;
+// Z[b,m,n] = A[b,m,k] · B[b,k,n] (the batch rank only when it is more than one), made by the
+// mapper's own make_problem: A is the hierarchy's `input`, B its `weight`.
+Result<mapper::Problem> tile_problem(const tessera_tile_query& q, int64_t element_bytes) {
+  ir::Einsum e;
+  bool batched = q.batch > 1;
+  if (batched) e.ranks.push_back({"b", static_cast<int64_t>(q.batch)});
+  for (auto [name, extent] : {std::pair<const char*, uint64_t>{"m", q.m}, {"k", q.k}, {"n", q.n}})
+    e.ranks.push_back({name, static_cast<int64_t>(extent)});
+  auto operand = [&](const char* tensor, const char* first, const char* second) {
+    ir::Operand o{tensor, {}};
+    for (const char* rank : {batched ? "b" : "", first, second})
+      if (*rank != '\0') o.index.push_back(ir::IndexExpr{{{1, rank}}, 0, -1});
+    return o;
   };
-  int b = q.batch > 1 ? rank("b", q.batch) : -1;
-  int m = rank("m", q.m), k = rank("k", q.k), n = rank("n", q.n);
-  auto tensor = [&](const char* name, TensorRole role, int first, int second) {
-    mapper::TensorInfo t{name, role, element_bytes, {}};
-    for (int r : {b, first, second})
-      if (r >= 0) t.dims.push_back({{{r, 1}}});
-    p.tensors.push_back(std::move(t));
-    std::vector<Relevance> relevance(static_cast<size_t>(p.num_ranks()), Relevance::irrelevant);
-    for (int r : {b, first, second})
-      if (r >= 0) relevance[static_cast<size_t>(r)] = Relevance::full;
-    p.relevance.push_back(std::move(relevance));
-  };
-  tensor("A", TensorRole::input, m, k);
-  tensor("B", TensorRole::weight, k, n);
-  tensor("Z", TensorRole::output, m, n);
-  return p;
+  e.inputs = {operand("A", "m", "k"), operand("B", "k", "n")};
+  e.output = operand("Z", "m", "n");
+  mapper::ProblemTypes types;
+  types.element_bytes.assign(3, element_bytes);
+  return mapper::make_problem("tile", e, types);
 }
 
 }  // namespace
@@ -88,14 +79,12 @@ Result<std::shared_ptr<const CoreMapping>> CoreMapper::map(const tessera_tile_qu
 
 Result<std::shared_ptr<const CoreMapping>> CoreMapper::compute(const tessera_tile_query& query,
                                                                mapper::Objective objective) const {
-  auto dtype = static_cast<ir::DType>(query.dtype);
-  double bytes = ir::element_bytes(dtype);
-  if (!(bytes > 0))
-    return input_error("core " + reference_ + ": a tile of dtype " + ir::to_string(dtype) +
-                       " has no element size to map");
-  auto out = std::make_shared<CoreMapping>();
   // Block types (bfp8: 1.0625 B) take whole bytes per element in the mapper's model.
-  out->problem = tile_problem(query, static_cast<int64_t>(std::ceil(bytes)));
+  double bytes = ir::element_bytes(static_cast<ir::DType>(query.dtype));
+  auto problem = tile_problem(query, static_cast<int64_t>(std::ceil(bytes)));
+  if (!problem) return problem.error();
+  auto out = std::make_shared<CoreMapping>();
+  out->problem = std::move(*problem);
   auto hierarchy = mapper::build_hierarchy(arch_, out->problem);
   if (!hierarchy) return hierarchy.error();
   out->hierarchy = std::move(*hierarchy);

@@ -64,8 +64,8 @@ class CoreMapper {
   // True for the query kinds the mapper times (matmul, batched matmul, conv).
   static bool maps(const tessera_tile_query& query);
   // The optimal mapping of `query` (maps(query) must hold) under `objective` (energy, latency or
-  // edp), computed once per distinct (kind, dtype, extents, objective). Input error: a dtype
-  // without an element size.
+  // edp), computed once per distinct (kind, dtype, extents, objective). Input errors: the
+  // hierarchy's (a keep list or fan-out rank naming nothing of the tile's Einsum).
   Result<std::shared_ptr<const CoreMapping>> map(const tessera_tile_query& query,
                                                  mapper::Objective objective) const;
 
