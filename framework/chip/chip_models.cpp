@@ -164,7 +164,12 @@ Result<std::shared_ptr<const CoreMapper>> build_core(const ChipSpec& chip) {
       core.spec ? mapper::parse_arch_node(*core.spec) : mapper::resolve_arch_spec(core.reference);
   // An inline spec's errors already name the chip file and line; a preset's or file's name their
   // own file, so say which chip file sent us there.
-  if (!arch) return core.spec ? arch.error() : in_chip_file(chip, arch.error());
+  if (!arch && core.spec) return arch.error();
+  if (!arch) {
+    Error error = arch.error();
+    error.message = "core: " + error.message;
+    return in_chip_file(chip, std::move(error));
+  }
   return std::make_shared<const CoreMapper>(std::move(*arch),
                                             core.spec ? "inline" : core.reference);
 }

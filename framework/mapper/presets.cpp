@@ -40,9 +40,9 @@ Result<fs::path> find_preset(const std::string& kind, const std::string& name,
   }
   auto names = preset_names(dirs);
   std::string list = names.empty() ? "(none found)" : join_names(names);
-  return input_error("unknown " + kind + " '" + name + "'" +
-                         nearest_hint(name, names, "; did you mean ", "?") + " Presets: " + list +
-                         "; or give a path to a .yaml file",
+  std::string hint = nearest_hint(name, names, "; did you mean ", "?");
+  return input_error("unknown " + kind + " '" + name + "'" + (hint.empty() ? "." : hint) +
+                         " Presets: " + list + "; or give a path to a .yaml file",
                      StatusCode::not_found);
 }
 
