@@ -96,6 +96,11 @@ BENCHMARK_CAPTURE(BM_CompileAllDesigns, dit_xl_n150_tcm,
     ->Unit(benchmark::kSecond)
     ->UseRealTime()
     ->Iterations(1);
+BENCHMARK_CAPTURE(BM_CompileAllDesigns, dit_xl_mncore2,
+                  Case{.target = "tree_simd", .chip = "mncore2", .model = "dit-xl"})
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(1);
 BENCHMARK_CAPTURE(
     BM_CompileAllDesigns, dit_xl_mncore2_tcm,
     Case{.target = "tree_simd", .chip = "mncore2", .model = "dit-xl", .core_cost = CoreCost::tcm})

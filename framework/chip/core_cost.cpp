@@ -73,8 +73,9 @@ Result<std::shared_ptr<const CoreMapping>> CoreMapper::map(const tessera_tile_qu
   auto mapped = compute(query, objective);
   if (!mapped) return mapped.error();
   std::lock_guard lock(mutex_);
-  ++misses_;
-  return cache_.emplace(key, std::move(*mapped)).first->second;
+  auto [it, inserted] = cache_.emplace(key, std::move(*mapped));
+  misses_ += inserted ? 1 : 0;  // distinct tiles: a tile two workers searched at once counts once
+  return it->second;
 }
 
 Result<std::shared_ptr<const CoreMapping>> CoreMapper::compute(const tessera_tile_query& query,
