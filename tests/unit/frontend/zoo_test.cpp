@@ -48,6 +48,7 @@ TEST(Zoo, WeightBytesMatchPublishedParameterCountsWithinOnePercent) {
       {"gemma2-27b", 27'227'128'320.0},
       {"opt-30b", 30.0e9},
       {"gpt3-6.7b", 6.7e9},
+      {"gpt2-xl", 1'557'611'200.0},  // openai-community/gpt2-xl
       {"dit-xl", 675'129'632.0},
   };
   for (const auto& m : models) {
@@ -193,7 +194,7 @@ TEST(Zoo, ClearErrorsForShapesAModelCannotTake) {
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.error().message.substr(0, 60),
             "unknown model 'llama2-13'; did you mean 'llama2-13b'? Zoo mo");
-  EXPECT_EQ(list_zoo().size(), 10u);
+  EXPECT_EQ(list_zoo().size(), 11u);
 }
 
 }  // namespace
