@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <tessera/sdk/nearest.hpp>
 
@@ -47,17 +48,21 @@ void flatten(const YamlNode& node, const std::string& prefix, ParamList& out, in
   }
 }
 
-double positive(const YamlNode& section, const std::string& key, double fallback) {
-  if (!section.has(key)) return fallback;
-  YamlNode node = section.child(key);
+// A finite number in (0, max]; otherwise fails naming the node and `expected`.
+double number_in(const YamlNode& node, double max, const std::string& expected) {
   try {
     size_t used = 0;
     std::string text = node.as_string();
     double value = std::stod(text, &used);
-    if (used == text.size() && value > 0 && std::isfinite(value)) return value;
+    if (used == text.size() && value > 0 && value <= max && std::isfinite(value)) return value;
   } catch (const std::logic_error&) {
   }
-  throw node.fail("expected a number > 0, got " + in_quotes(node.as_string()));
+  throw node.fail("expected " + expected + ", got " + in_quotes(node.as_string()));
+}
+
+double positive(const YamlNode& section, const std::string& key, double fallback) {
+  if (!section.has(key)) return fallback;
+  return number_in(section.child(key), std::numeric_limits<double>::infinity(), "a number > 0");
 }
 
 ChipScale parse_scale(const YamlNode& section) {
@@ -141,6 +146,47 @@ CoreCost parse_core_cost_node(const YamlNode& node) {
   return *cost;
 }
 
+std::vector<double> parse_shares(const YamlNode& node) {
+  std::vector<YamlNode> values = node.is_sequence() ? node.items() : std::vector<YamlNode>{node};
+  if (values.empty()) throw node.fail("expected a share in (0, 1] or a list of them");
+  std::vector<double> shares;
+  for (const YamlNode& v : values) shares.push_back(number_in(v, 1, "a share in (0, 1]"));
+  return shares;
+}
+
+// `planner:` (conventions.hpp): orientation, transfers, preload_network_share per design.
+PlanningConventions parse_conventions(const YamlNode& section) {
+  if (!section.is_map())
+    throw section.fail("expected a map: orientation, transfers, preload_network_share");
+  section.only_keys({"orientation", "transfers", "preload_network_share"});
+  PlanningConventions c;
+  if (section.has("orientation")) {
+    YamlNode node = section.child("orientation");
+    auto o = parse_tile_orientation(node.as_string());
+    if (!o)
+      throw node.fail("unknown orientation " + in_quotes(node.as_string()) +
+                      "; expected fastest, as_written or elk_artifact");
+    c.orientation = *o;
+  }
+  if (section.has("transfers")) {
+    YamlNode node = section.child("transfers");
+    auto t = parse_transfer_pricing(node.as_string());
+    if (!t)
+      throw node.fail("unknown transfers " + in_quotes(node.as_string()) +
+                      "; expected routes or per_core_rates");
+    c.transfers = *t;
+  }
+  if (section.has("preload_network_share")) {
+    YamlNode shares = section.child("preload_network_share");
+    if (!shares.is_map() || shares.raw().size() == 0)
+      throw shares.fail("expected a map of design names to shares, e.g. {elk-full: 0.99}");
+    shares.only_keys(convention_design_names());
+    for (const auto& [design, node] : shares.entries())
+      c.preload_network_share[design] = parse_shares(node);
+  }
+  return c;
+}
+
 // The cost_model section's `core_cost` key (or the whole section written as `cost_model: tcm`)
 // chooses who times tiles; the rest are the plugin's parameters.
 void parse_section(const YamlNode& section, Interface i, ChipSpec& chip, ChipSection& s) {
@@ -161,7 +207,8 @@ void parse_section(const YamlNode& section, Interface i, ChipSpec& chip, ChipSec
 }
 
 ChipSpec parse_chip(const YamlNode& root, const fs::path& file, const std::string& default_target) {
-  std::vector<std::string> allowed = {"name", "description", "target", "scale", "energy", "core"};
+  std::vector<std::string> allowed = {"name",   "description", "target", "scale",
+                                      "energy", "core",        "planner"};
   for (Interface i : kAllInterfaces) allowed.emplace_back(to_string(i));
   if (!root.is_map()) throw root.fail("a chip file must be a YAML map");
   root.only_keys(allowed);
@@ -172,6 +219,7 @@ ChipSpec parse_chip(const YamlNode& root, const fs::path& file, const std::strin
   chip.target = root.get_string("target", default_target);
   if (root.has("scale")) chip.scale = parse_scale(root.child("scale"));
   if (root.has("energy")) chip.energy = parse_energy(root.child("energy"));
+  if (root.has("planner")) chip.conventions = parse_conventions(root.child("planner"));
   for (Interface i : kAllInterfaces) {
     std::string key(to_string(i));
     if (!root.has(key)) continue;
@@ -215,6 +263,35 @@ std::vector<fs::path> preset_files(const Manifest& target) {
 
 const char* to_string(CoreCost cost) {
   return cost == CoreCost::tcm ? "tcm" : "plugin";
+}
+
+const char* to_string(TileOrientation orientation) {
+  switch (orientation) {
+    case TileOrientation::as_written:
+      return "as_written";
+    case TileOrientation::elk_artifact:
+      return "elk_artifact";
+    case TileOrientation::fastest:
+      break;
+  }
+  return "fastest";
+}
+
+const char* to_string(TransferPricing pricing) {
+  return pricing == TransferPricing::per_core_rates ? "per_core_rates" : "routes";
+}
+
+std::optional<TileOrientation> parse_tile_orientation(const std::string& text) {
+  for (auto o :
+       {TileOrientation::fastest, TileOrientation::as_written, TileOrientation::elk_artifact})
+    if (text == to_string(o)) return o;
+  return std::nullopt;
+}
+
+std::optional<TransferPricing> parse_transfer_pricing(const std::string& text) {
+  for (auto t : {TransferPricing::routes, TransferPricing::per_core_rates})
+    if (text == to_string(t)) return t;
+  return std::nullopt;
 }
 
 std::optional<CoreCost> parse_core_cost(const std::string& text) {

@@ -12,6 +12,8 @@
 //   core: tensix_core             # one core's memory hierarchy (mapper arch preset, file or
 //   inline) cost_model: tcm               # tiles timed by the mapper on `core` (or {core_cost:
 //   tcm, ...})
+//   planner: {orientation: elk_artifact, transfers: per_core_rates,    # planning conventions
+//             preload_network_share: {elk-full: 0.99}}                 # (conventions.hpp)
 #pragma once
 
 #include <filesystem>
@@ -20,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/chip/conventions.hpp"
 #include "framework/common/status.hpp"
 #include "framework/common/yaml_reader.hpp"
 #include "framework/plugin/interface.hpp"
@@ -85,6 +88,7 @@ struct ChipSpec {
   std::optional<EnergySpec> energy;  // absent: energy is not reported (and cannot be optimised)
   std::optional<CoreSection> core;   // absent: no core hierarchy (CoreCost::tcm unavailable)
   CoreCost core_cost = CoreCost::plugin;
+  PlanningConventions conventions;  // `planner:`; defaults: Tessera's own (conventions.hpp)
 
   // The plugin that serves `i` (the section's override or the target).
   std::string plugin_for(Interface i) const;

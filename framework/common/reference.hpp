@@ -16,7 +16,8 @@
 namespace tessera {
 
 // The file suffixes of each kind of reference.
-inline constexpr std::array<std::string_view, 3> kModelFileSuffixes = {".onnx", ".yaml", ".yml"};
+inline constexpr std::array<std::string_view, 4> kModelFileSuffixes = {".onnx", ".yaml", ".yml",
+                                                                       ".json"};
 inline constexpr std::array<std::string_view, 2> kYamlFileSuffixes = {".yaml", ".yml"};
 inline constexpr std::array<std::string_view, 2> kPluginFileSuffixes = {".so", ".plugin.yaml"};
 

@@ -64,15 +64,24 @@ Progress progress_of(const CompileOptions& o, const std::string& stage) {
 class ClassPlanner {
  public:
   ClassPlanner(const OpenChip& chip, const CompileOptions& o)
-      : chip_(chip), o_(o), cache_(o.op_plans != nullptr ? *o.op_plans : own_) {
-    auto pricer = sim::NetworkPricer::build(chip.models);
-    if (pricer)
-      pricer_ = std::move(*pricer);
-    else  // e.g. a topology without memory controllers: it cannot be simulated either
-      spdlog::warn(
-          "chip '{}': transfers are priced at the per-core rates of its Machine, not on "
-          "its routes: {}",
-          chip.models.machine.chip, pricer.error().message);
+      : chip_(chip),
+        o_(o),
+        machine_(chip.models.machine),
+        cache_(o.op_plans != nullptr ? *o.op_plans : own_) {
+    if (chip.spec.conventions.transfers == TransferPricing::routes) {
+      auto pricer = sim::NetworkPricer::build(chip.models);
+      if (pricer)
+        pricer_ = std::move(*pricer);
+      else  // e.g. a topology without memory controllers: it cannot be simulated either
+        spdlog::warn(
+            "chip '{}': transfers are priced at the per-core rates of its Machine, not on "
+            "its routes: {}",
+            chip.models.machine.chip, pricer.error().message);
+    }
+    // At per-core rates the cost model's cross-chip factor stands for the chip links (T10's and
+    // the Elk artifact's accounting): partial results crossing chips are not priced on them again.
+    if (chip.spec.conventions.transfers == TransferPricing::per_core_rates)
+      machine_.chip_link_bytes_per_s = 0;
     const ChipModels& m = chip.models;
     if (m.core_cost == CoreCost::tcm && m.core)
       core_ = std::make_unique<CoreTileCost>(*m.core, m.cost_model, core_objective(o.objective));
@@ -117,8 +126,9 @@ class ClassPlanner {
       tbb::parallel_for(size_t{0}, wanted.size(), [&](size_t w) {
         int op = classes.first_op[wanted[w]];
         found[w] = cache_.get(class_key(chip_, graph, op, o_.objective), [&] {
-          return planner::partition_class(graph, op, m.machine, tile_cost(),
-                                          m.partitioner ? &*m.partitioner : nullptr, pricer_.get());
+          return planner::partition_class(graph, op, machine_, tile_cost(),
+                                          m.partitioner ? &*m.partitioner : nullptr, pricer_.get(),
+                                          chip_.spec.conventions.orientation);
         });
         std::lock_guard lock(progress_mutex);
         ++done;
@@ -140,6 +150,7 @@ class ClassPlanner {
 
   const OpenChip& chip_;
   const CompileOptions& o_;
+  Machine machine_;                     // the chip's, as its planning conventions price it
   std::unique_ptr<CoreTileCost> core_;  // null: the plugin's cost model times every tile
   mutable OpPlanCache own_;
   OpPlanCache& cache_;
@@ -273,6 +284,9 @@ std::string class_key(const OpenChip& chip, const ir::Graph& graph, int op,
     for (const auto& [k, v] : spec.params.items) key += k + "=" + v + ";";
     key += "}";
   }
+  const PlanningConventions& conventions = chip.spec.conventions;
+  key += fmt::format("|orientation={}|transfers={}", to_string(conventions.orientation),
+                     to_string(conventions.transfers));
   // Mapped tiles: the core's hierarchy and the objective its mappings minimise.
   if (models.core_cost == CoreCost::tcm && models.core)
     key += fmt::format("|core={}:{}:{}", models.core->reference(), models.core->arch().name,
@@ -310,8 +324,11 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
   Compilation out{
       prepared->graph, std::move(prepared->decisions), input.classes.first_op.size(), {}};
   const planner::PlanSource source = plan_source(model, chip, graph);
+  const auto& shares = chip.spec.conventions.preload_network_share;
   for (planner::Design design : o.designs) {
     planning.progress = progress_of(o, fmt::format("{} (preload orders)", to_string(design)));
+    auto share = shares.find(to_string(design));
+    planning.preload_network_shares = share == shares.end() ? std::vector<double>{} : share->second;
     auto result = planner::plan_design(input, design, planning);
     if (!result) return result.error();
     if (Status estimated = estimate_energy(*result, graph, chip, prepared->pricer.get());

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "framework/common/reference.hpp"
+#include "framework/frontend/elk/texpr.hpp"
 #include "framework/frontend/zoo/zoo.hpp"
 #include "framework/ir/graph_yaml.hpp"
 
@@ -63,7 +64,8 @@ Result<ir::Graph> load_yaml(const ModelRequest& r) {
 
 ModelKind model_kind(const std::string& model) {
   if (!names_a_file(model, kModelFileSuffixes)) return ModelKind::zoo_name;
-  return model.ends_with(".onnx") ? ModelKind::onnx_file : ModelKind::yaml_file;
+  if (model.ends_with(".onnx")) return ModelKind::onnx_file;
+  return model.ends_with(".json") ? ModelKind::elk_texpr_file : ModelKind::yaml_file;
 }
 
 Result<ir::Graph> load_model(const ModelRequest& r) {
@@ -72,6 +74,10 @@ Result<ir::Graph> load_model(const ModelRequest& r) {
       return load_onnx(r);
     case ModelKind::yaml_file:
       return load_yaml(r);
+    case ModelKind::elk_texpr_file:
+      if (auto s = check_no_dims(r, "an Elk artifact op list"); !s) return s.error();
+      if (auto s = check_no_shape(r, "an Elk artifact op list"); !s) return s.error();
+      return elk_texpr::read_texpr_file(r.model);
     case ModelKind::zoo_name:
       break;
   }
@@ -80,7 +86,8 @@ Result<ir::Graph> load_model(const ModelRequest& r) {
   if (!spec) {
     Error e = spec.error();
     if (std::filesystem::is_regular_file(r.model))
-      e.message += "; a file '" + r.model + "' exists here: a model file ends in .onnx or .yaml";
+      e.message +=
+          "; a file '" + r.model + "' exists here: a model file ends in .onnx, .yaml or .json";
     return e;
   }
   return zoo::build_model(*spec, r.shape);

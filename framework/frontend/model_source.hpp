@@ -1,5 +1,6 @@
 // What `tessera inspect MODEL` (and later `compile`) accepts as MODEL: a path to an ONNX model, a
-// workload graph YAML, a zoo entry YAML, or the name of a zoo entry.
+// workload graph YAML, a zoo entry YAML, an Elk artifact op list (.json, frontend/elk/texpr.hpp),
+// or the name of a zoo entry.
 #pragma once
 
 #include <string>
@@ -18,9 +19,9 @@ struct ModelRequest {
   bool shape_given = false;       // --batch, --seq or --mode was given
 };
 
-// How MODEL is read (common/reference.hpp's rule: a path contains '/' or ends in .onnx, .yaml
-// or .yml; anything else names a zoo entry).
-enum class ModelKind { zoo_name, onnx_file, yaml_file };
+// How MODEL is read (common/reference.hpp's rule: a path contains '/' or ends in .onnx, .yaml,
+// .yml or .json; anything else names a zoo entry).
+enum class ModelKind { zoo_name, onnx_file, yaml_file, elk_texpr_file };
 ModelKind model_kind(const std::string& model);
 
 // Usage errors for options that do not apply to the kind of model (--dim for a zoo entry,

@@ -8,12 +8,13 @@ namespace tessera::ir {
 
 namespace {
 
-constexpr std::array<std::pair<TensorRole, const char*>, 5> kRoles = {{
+constexpr std::array<std::pair<TensorRole, const char*>, 6> kRoles = {{
     {TensorRole::input, "input"},
     {TensorRole::weight, "weight"},
     {TensorRole::constant, "constant"},
     {TensorRole::kv_cache, "kv_cache"},
     {TensorRole::activation, "activation"},
+    {TensorRole::resident, "resident"},
 }};
 
 // Limits that keep every derived number exact in int64 and double arithmetic.
@@ -54,7 +55,8 @@ std::optional<TensorRole> parse_tensor_role(std::string_view text) {
 }
 
 Storage storage_of(TensorRole role) {
-  return role == TensorRole::activation ? Storage::on_chip : Storage::hbm;
+  return role == TensorRole::activation || role == TensorRole::resident ? Storage::on_chip
+                                                                        : Storage::hbm;
 }
 
 double Tensor::elements() const {
@@ -178,7 +180,7 @@ Result<size_t> GraphBuilder::add_op(Op op) {
   if (auto s = check_einsum(op); !s) return s.error();
   for (const auto& in : op.einsum.inputs) {
     const Tensor& base = graph_.storage_tensor(in.tensor);
-    if (storage_of(base.role) == Storage::on_chip && !writers_.count(base.name))
+    if (base.role == TensorRole::activation && !writers_.count(base.name))
       return input_error(ctx + "reads '" + in.tensor +
                          "' before any op produces it (ops are listed in execution order)");
   }
@@ -187,7 +189,7 @@ Result<size_t> GraphBuilder::add_op(Op op) {
     return input_error(ctx + "writes the view '" + out->name + "'; write its base '" +
                        out->view_of + "' instead");
   if (out->role == TensorRole::input || out->role == TensorRole::weight ||
-      out->role == TensorRole::constant)
+      out->role == TensorRole::constant || out->role == TensorRole::resident)
     return input_error(ctx + "writes '" + out->name + "', which is a model " +
                        to_string(out->role) + " (read-only)");
   for (size_t writer : writers_[out->name])

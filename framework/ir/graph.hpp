@@ -1,6 +1,8 @@
 // A workload graph: tensors and ops in execution order. Where a tensor lives follows from its
 // role: model inputs, weights (parameters and buffers), constants (values computed at import time,
-// e.g. an attention mask) and the KV cache live in HBM; activations are produced on chip. A view
+// e.g. an attention mask) and the KV cache live in HBM; activations are produced on chip; a
+// resident tensor is on chip before the step and produced outside the graph (what an op-by-op
+// export such as the Elk artifact's counts as already on chip, frontend/elk/texpr.hpp). A view
 // (reshape, squeeze, ...) shares its base tensor's storage and costs nothing. GraphBuilder is the
 // only way to make a Graph: every frontend (YAML, model zoo, ONNX) goes through its checks, so
 // every Graph is consistent.
@@ -20,7 +22,7 @@
 
 namespace tessera::ir {
 
-enum class TensorRole { input, weight, constant, kv_cache, activation };
+enum class TensorRole { input, weight, constant, kv_cache, activation, resident };
 enum class Storage { hbm, on_chip };
 
 const char* to_string(TensorRole role);

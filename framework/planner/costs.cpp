@@ -7,8 +7,11 @@
 namespace tessera::planner {
 
 CostContext::CostContext(const std::vector<int>& class_of, const std::vector<OpPlans>& class_plans,
-                         const Machine& machine)
-    : class_of_(class_of), class_plans_(&class_plans), machine_(machine) {
+                         const Machine& machine, double preload_network_share)
+    : class_of_(class_of),
+      class_plans_(&class_plans),
+      machine_(machine),
+      preload_network_share_(preload_network_share) {
   for (const OpPlans& plans : class_plans) {
     auto& preload_costs = preload_costs_.emplace_back();
     double hbm_only_s =
@@ -46,8 +49,8 @@ double CostContext::hbm_s(int op) const {
 }
 
 double CostContext::noc_s(const PreloadPlan& plan) const {
-  if (plan.network_s) return *plan.network_s;
-  double rate = machine_.preload_bytes_per_s_per_core * machine_.cores;
+  if (plan.network_s) return *plan.network_s / preload_network_share_;
+  double rate = machine_.preload_bytes_per_s_per_core * machine_.cores * preload_network_share_;
   return rate > 0 ? plan.hbm_to_core_bytes / rate : 0;
 }
 

@@ -132,9 +132,9 @@ Slice screening_slice(const PlannerInput& input) {
 
 // Screening latencies of every order, in parallel; deterministic (each slot written once).
 std::vector<double> screen_orders(const PlannerInput& input, const OrderSearch& search, int k,
-                                  const PlannerOptions& options) {
+                                  double share, const PlannerOptions& options) {
   Slice slice = screening_slice(input);
-  CostContext costs(slice.class_of, input.class_plans, input.machine);
+  CostContext costs(slice.class_of, input.class_plans, input.machine, share);
   size_t count = search.permutations.size();
   std::vector<double> latency_s(count, kNever);
   std::atomic<size_t> finished{0};
@@ -172,7 +172,7 @@ Result<DesignResult> elk_full(const PlannerInput& input, const CostContext& cost
   OrderSearch search = order_space(input, costs, options);
   std::vector<size_t> candidates{0};
   if (search.permutations.size() > 1)
-    candidates = finalists(screen_orders(input, search, k, options));
+    candidates = finalists(screen_orders(input, search, k, costs.preload_network_share(), options));
   const ir::RepeatedLayers* layers = input.layers ? &*input.layers : nullptr;
   std::optional<DesignResult> best;
   double best_cost = kNever;
@@ -245,10 +245,11 @@ Status keep_simpler_if_faster(const PlannerInput& input, const CostContext& cost
 
 }  // namespace
 
-Result<DesignResult> plan_design(const PlannerInput& input, Design design,
-                                 const PlannerOptions& options) {
-  auto started = std::chrono::steady_clock::now();
-  CostContext costs(input.classes.class_of, input.class_plans, input.machine);
+namespace {
+
+Result<DesignResult> plan_with_share(const PlannerInput& input, Design design,
+                                     const PlannerOptions& options, double share) {
+  CostContext costs(input.classes.class_of, input.class_plans, input.machine, share);
   if (Status fit = check_plans_fit(input, costs); !fit.ok()) return fit.error();
   int k = options.max_preload_ops > 0 ? options.max_preload_ops : default_k(input);
   Result<DesignResult> result = DesignResult{};
@@ -274,10 +275,30 @@ Result<DesignResult> plan_design(const PlannerInput& input, Design design,
   if (design == Design::elk_dyn || design == Design::elk_full)
     if (Status kept = keep_simpler_if_faster(input, costs, options, *result); !kept)
       return kept.error();
-  result->design = design;
-  result->search_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;
+}
+
+}  // namespace
+
+Result<DesignResult> plan_design(const PlannerInput& input, Design design,
+                                 const PlannerOptions& options) {
+  auto started = std::chrono::steady_clock::now();
+  std::optional<DesignResult> best;
+  double best_cost = kNever;
+  const std::vector<double> one{1.0};
+  const auto& shares =
+      options.preload_network_shares.empty() ? one : options.preload_network_shares;
+  for (double share : shares) {  // ties: the first share listed
+    auto result = plan_with_share(input, design, options, share);
+    if (!result) return result.error();
+    auto cost = cost_of(*result, options);
+    if (!cost) return cost.error();
+    if (!best || *cost < best_cost) best_cost = *cost, best = std::move(*result);
+  }
+  best->design = design;
+  best->search_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return std::move(*best);
 }
 
 }  // namespace tessera::planner

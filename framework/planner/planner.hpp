@@ -42,6 +42,10 @@ struct PlannerOptions {
   // schedule's cost, lower is better. Empty: its latency (Elk's objective). Screening ranks the
   // preload orders by latency either way (issue 22: energy and EDP objectives, docs/energy.md).
   std::function<Result<double>(const DesignResult&)> cost;
+  // The shares of the network a preload may use (its network time over the share: the Elk
+  // artifact's LOAD_NOC_THRESHOLD, chip/conventions.hpp); several: the design is planned with each
+  // and keeps the cheapest schedule (ties: the first). Empty: 1.
+  std::vector<double> preload_network_shares;
 };
 
 Result<DesignResult> plan_design(const PlannerInput& input, Design design,

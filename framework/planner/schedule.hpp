@@ -47,11 +47,14 @@ Comm comm_of(const ExecPlan& exec, const PreloadPlan& preload);
 // timeline. Borrows the OpPlans; the caller keeps them alive.
 class CostContext {
  public:
+  // `preload_network_share` in (0, 1]: the part of the network a preload may use; its network
+  // time is divided by it (PlannerOptions::preload_network_shares).
   CostContext(const std::vector<int>& class_of, const std::vector<OpPlans>& class_plans,
-              const Machine& machine);
+              const Machine& machine, double preload_network_share = 1);
 
   int ops() const { return static_cast<int>(class_of_.size()); }
   const Machine& machine() const { return machine_; }
+  double preload_network_share() const { return preload_network_share_; }
   double sram_bytes() const { return static_cast<double>(machine_.sram_bytes_per_core); }
   const OpPlans& plans(int op) const { return (*class_plans_)[class_of_[op]]; }
   int class_of(int op) const { return class_of_[op]; }
@@ -60,7 +63,7 @@ class CostContext {
   // HBM time of the op's reads at the sustained bandwidth.
   double hbm_s(int op) const;
   // Time the network needs to put a preload's bytes on the cores: its price on the chip's routes
-  // when it has one, else at the Machine's preload rate per core.
+  // when it has one, else at the Machine's preload rate per core; over the preload's share.
   double noc_s(const PreloadPlan& plan) const;
   // A preload's time: max(HBM time, network time) (Elk §4.2).
   double load_s(int op, const PreloadPlan& plan) const;
@@ -95,6 +98,7 @@ class CostContext {
   std::vector<int> class_of_;
   const std::vector<OpPlans>* class_plans_;
   Machine machine_;
+  double preload_network_share_ = 1;
   std::vector<std::vector<ExecCost>> exec_costs_;                     // per class, per exec plan
   std::vector<std::vector<std::vector<PreloadCost>>> preload_costs_;  // per class, exec, preload
 };

@@ -158,43 +158,51 @@ tessera_tile_query tile_query(const OpShape& op, const std::vector<int64_t>& ste
 
 // A core's matmul kernel may compute its tile as C = A·B or as Cᵀ = Bᵀ·Aᵀ: only which operand
 // streams through the MAC unit changes, the output tile is the same. Fits like T10's are
-// asymmetric in m and n (a decode q·Kᵀ with m = 1 costs ~8× more than its transpose), so both
-// orientations are timed.
-std::vector<tessera_tile_query> orientations(const OpShape& op, const tessera_tile_query& q) {
-  std::vector<tessera_tile_query> both = {q};
-  if (op.kind != ir::OpKind::matmul && op.kind != ir::OpKind::batched_matmul) return both;
-  both.push_back(q);
-  std::swap(both.back().m, both.back().n);
-  return both;
+// asymmetric in m and n (a decode q·Kᵀ with m = 1 costs ~8× more than its transpose), so by
+// default both orientations are timed; a chip's planning conventions may fix one.
+std::vector<tessera_tile_query> orientations(const OpShape& op, const tessera_tile_query& q,
+                                             TileOrientation orientation) {
+  bool matmul = op.kind == ir::OpKind::matmul || op.kind == ir::OpKind::batched_matmul;
+  if (!matmul || orientation == TileOrientation::as_written) return {q};
+  tessera_tile_query swapped = q;
+  std::swap(swapped.m, swapped.n);
+  if (orientation == TileOrientation::fastest) return {q, swapped};
+  // The artifact's rule: the larger of m and n streams as m unless it is at most 16.
+  uint64_t larger = std::max(q.m, q.n);
+  bool larger_as_m = larger > 16;
+  return {(q.m == larger) == larger_as_m ? q : swapped};
 }
 
 Result<std::vector<ExecCandidate>> evaluate(const OpShape& op,
                                             const std::vector<SpatialPlan>& spatial,
-                                            const Machine& machine, const TileCost& cost_model) {
+                                            const Machine& machine, const TileCost& cost_model,
+                                            TileOrientation orientation) {
   std::vector<ExecCandidate> candidates;
   std::vector<tessera_tile_query> queries;
+  std::vector<size_t> first_query;  // per candidate: its orientations are [first, next first)
+  std::vector<uint64_t> written_m;  // per candidate: m as the roles orient its tile
   std::vector<int64_t> steps;
   std::vector<int64_t> step;
   for (const SpatialPlan& plan : spatial) {
     for (const Rotation& rot : rotations(op, plan)) {
       candidates.push_back(describe(op, plan, rot, machine, step));
-      queries.push_back(tile_query(op, step));
+      first_query.push_back(queries.size());
+      tessera_tile_query written = tile_query(op, step);
+      written_m.push_back(written.m);
+      for (const auto& q : orientations(op, written, orientation)) queries.push_back(q);
       steps.push_back(rot.steps);
     }
   }
-  // Queries [0, n) are the candidates as the roles orient them, [n, 2n) their transposes.
-  const size_t n = candidates.size();
-  for (size_t i = 0; i < n; ++i)
-    if (auto both = orientations(op, queries[i]); both.size() > 1) queries.push_back(both[1]);
+  first_query.push_back(queries.size());
   auto seconds = cost_model.tile_seconds(queries);
   if (!seconds) return seconds.error();
-  for (size_t i = 0; i < n; ++i) {
-    size_t chosen = i;
-    // Strictly faster only: a tie keeps the roles' orientation, so labels stay deterministic.
-    if (queries.size() > n && (*seconds)[n + i] < (*seconds)[i]) {
-      chosen = n + i;
-      candidates[i].plan.label += " · transposed";
-    }
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    // Strictly faster only: a tie keeps the first (the roles' orientation), so labels stay
+    // deterministic.
+    size_t chosen = first_query[i];
+    for (size_t j = chosen + 1; j < first_query[i + 1]; ++j)
+      if ((*seconds)[j] < (*seconds)[chosen]) chosen = j;
+    if (queries[chosen].m != written_m[i]) candidates[i].plan.label += " · transposed";
     candidates[i].plan.core_tile = queries[chosen];
     candidates[i].plan.compute_s =
         static_cast<double>(steps[i]) * (*seconds)[chosen] / machine.compute_speedup;

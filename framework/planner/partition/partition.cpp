@@ -78,9 +78,10 @@ Status price_preloads(std::vector<PreloadPlan>& plans, uint32_t cores,
 }
 
 Status default_plans(const partition::OpShape& op, const Machine& machine,
-                     const TileCost& cost_model, const NetworkPricer* pricer, ClassOutcome& out) {
-  auto candidates =
-      partition::evaluate(op, partition::spatial_plans(op, machine.cores), machine, cost_model);
+                     const TileCost& cost_model, const NetworkPricer* pricer,
+                     TileOrientation orientation, ClassOutcome& out) {
+  auto candidates = partition::evaluate(op, partition::spatial_plans(op, machine.cores), machine,
+                                        cost_model, orientation);
   if (!candidates) return candidates.error();
   std::vector<size_t> considered(candidates->size());
   std::iota(considered.begin(), considered.end(), size_t{0});
@@ -108,19 +109,20 @@ Status default_plans(const partition::OpShape& op, const Machine& machine,
 
 // A plugin Partitioner times its plans with its own cost model. When another one times this
 // chip's tiles (a core's mapped tiles, chip/core_cost.hpp), each plan's compute is scaled by the
-// ratio of the two on the plan's tile (its per-core extents, each model's faster orientation), so
+// ratio of the two on the plan's tile (its per-core extents, each model's fastest allowed
+// orientation), so
 // the plugin's step structure stays and the per-tile rate is the new model's. A plan that gives
 // no tile keeps the plugin's time.
 Status retime_plugin_plans(const partition::OpShape& shape, const TileCost& cost,
-                           const TileCost& plugin_cost,
+                           const TileCost& plugin_cost, TileOrientation orientation,
                            std::vector<std::pair<ExecPlan, PreloadPlan>>& pairs) {
   std::vector<tessera_tile_query> queries;
   std::vector<std::pair<size_t, size_t>> spans;  // per plan: its queries' [first, last)
   for (auto& pair : pairs) {
     size_t first = queries.size();
     if (pair.first.tile.size() == shape.extents.size())
-      for (const auto& q :
-           partition::orientations(shape, partition::tile_query(shape, pair.first.tile)))
+      for (const auto& q : partition::orientations(
+               shape, partition::tile_query(shape, pair.first.tile), orientation))
         queries.push_back(q);
     spans.emplace_back(first, queries.size());
   }
@@ -156,7 +158,7 @@ void adopt_plugin_plans(std::vector<std::pair<ExecPlan, PreloadPlan>>& pairs,
 
 Result<ClassOutcome> partition_class(const ir::Graph& graph, int op_index, const Machine& machine,
                                      const TileCost& cost_model, const Partitioner* plugin,
-                                     const NetworkPricer* pricer) {
+                                     const NetworkPricer* pricer, TileOrientation orientation) {
   const ir::Op& op = graph.ops()[static_cast<size_t>(op_index)];
   auto shape = partition::describe_op(graph, op);
   if (!shape) return shape.error();
@@ -173,7 +175,8 @@ Result<ClassOutcome> partition_class(const ir::Graph& graph, int op_index, const
     if (answered->has_value()) {
       auto& pairs = **answered;
       if (const TileCost* plugin_cost = cost_model.replaced())
-        if (Status s = retime_plugin_plans(*shape, cost_model, *plugin_cost, pairs); !s)
+        if (Status s = retime_plugin_plans(*shape, cost_model, *plugin_cost, orientation, pairs);
+            !s)
           return s.error();
       if (pricer != nullptr)
         for (auto& [exec, preload] : pairs)
@@ -189,7 +192,7 @@ Result<ClassOutcome> partition_class(const ir::Graph& graph, int op_index, const
       return out;
     }
   }
-  Status status = default_plans(*shape, machine, cost_model, pricer, out);
+  Status status = default_plans(*shape, machine, cost_model, pricer, orientation, out);
   if (!status) return status.error();
   return out;
 }
@@ -208,7 +211,7 @@ Result<std::vector<OpPlans>> partition_classes(const ir::Graph& graph, const ir:
   arena.execute([&] {
     tbb::parallel_for(size_t{0}, count, [&](size_t c) {
       results[c] = partition_class(graph, classes.first_op[c], machine, cost_model,
-                                   plugin_partitioner, options.pricer);
+                                   plugin_partitioner, options.pricer, options.orientation);
       std::lock_guard lock(progress_mutex);
       ++done;
       if (options.progress) options.progress(static_cast<double>(done), static_cast<double>(count));

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/chip/conventions.hpp"
 #include "framework/chip/machine.hpp"
 #include "framework/common/status.hpp"
 #include "framework/ir/graph.hpp"
@@ -120,17 +121,22 @@ struct ExecCandidate {
 
 // The CostModel query of one core's tile of `op` spanning `step[r]` in every rank r.
 tessera_tile_query tile_query(const OpShape& op, const std::vector<int64_t>& step);
-// The orientations a core may compute `q` in: `q` itself and, for a matmul or batched matmul, its
-// transpose (m and n swapped). Conv is left out: its m ranks index a sliding window of the input,
-// so its transpose is not a matmul of the same two tiles.
-std::vector<tessera_tile_query> orientations(const OpShape& op, const tessera_tile_query& q);
+// The orientations a core may compute `q` in under `orientation` (chip/conventions.hpp): for a
+// matmul or batched matmul, `q` and its transpose (m and n swapped) when the fastest is chosen, `q`
+// alone as written, the artifact's one for elk_artifact; any other kind: `q`. Conv is never
+// transposed: its m ranks index a sliding window of the input, so its transpose is not a matmul of
+// the same two tiles.
+std::vector<tessera_tile_query> orientations(
+    const OpShape& op, const tessera_tile_query& q,
+    TileOrientation orientation = TileOrientation::fastest);
 
 // Every (spatial plan × rotation) of the op, timed with one batched tile_seconds call; a matmul or
-// batched matmul tile in the faster of its two orientations (m and n swapped: label
-// "· transposed"; a tie keeps the roles' orientation). A plugin error is returned as is.
+// batched matmul tile in the fastest of its `orientations` (label "· transposed" when m and n
+// are swapped; a tie keeps the roles' orientation). A plugin error is returned as is.
 Result<std::vector<ExecCandidate>> evaluate(const OpShape& op,
                                             const std::vector<SpatialPlan>& spatial,
-                                            const Machine& machine, const TileCost& cost_model);
+                                            const Machine& machine, const TileCost& cost_model,
+                                            TileOrientation orientation = TileOrientation::fastest);
 
 // Preload plans of one execution plan: replication levels of its HBM operands from each byte
 // once on chip up to the execution layout. Pareto front (bytes ascending, time descending).

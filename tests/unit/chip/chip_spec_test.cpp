@@ -56,6 +56,48 @@ TEST(Chip, ScaleSectionIsReadAndChecked) {
             "hbm_bytes_per_s, interconnect, flops");
 }
 
+TEST(Chip, PlannerConventionsAreReadAndChecked) {
+  auto chip = parse_chip_text(R"(name: c
+target: t
+planner:
+  orientation: elk_artifact
+  transfers: per_core_rates
+  preload_network_share: {elk-dyn: [0.9, 0.5], elk-full: 0.99}
+)",
+                              "/x/c.yaml");
+  ASSERT_TRUE(chip.ok()) << chip.error().message;
+  EXPECT_EQ(chip->conventions.orientation, TileOrientation::elk_artifact);
+  EXPECT_EQ(chip->conventions.transfers, TransferPricing::per_core_rates);
+  std::map<std::string, std::vector<double>> shares = {{"elk-dyn", {0.9, 0.5}},
+                                                       {"elk-full", {0.99}}};
+  EXPECT_EQ(chip->conventions.preload_network_share, shares);
+  EXPECT_EQ(parse_chip_text("name: c\ntarget: t\n", "/x/c.yaml")->conventions,
+            PlanningConventions{});
+
+  auto error = [](const std::string& planner) {
+    auto bad = parse_chip_text("name: c\ntarget: t\nplanner:\n" + planner, "/x/c.yaml");
+    return bad.ok() ? std::string("parsed") : bad.error().message;
+  };
+  EXPECT_EQ(error("  orientation: sideways\n"),
+            "/x/c.yaml:4: 'planner.orientation': unknown orientation 'sideways'; expected "
+            "fastest, as_written or elk_artifact");
+  EXPECT_EQ(error("  transfers: wires\n"),
+            "/x/c.yaml:4: 'planner.transfers': unknown transfers 'wires'; expected routes or "
+            "per_core_rates");
+  EXPECT_EQ(error("  preload_network_share: {elk-full: 1.5}\n"),
+            "/x/c.yaml:4: 'planner.preload_network_share.elk-full': expected a share in (0, 1], "
+            "got '1.5'");
+  EXPECT_EQ(error("  preload_network_share: {elk-dyn: [0.9, 0]}\n"),
+            "/x/c.yaml:4: 'planner.preload_network_share.elk-dyn[1]': expected a share in (0, 1], "
+            "got '0'");
+  EXPECT_EQ(error("  preload_network_share: {elk-ful: 0.5}\n"),
+            "/x/c.yaml:4: 'planner.preload_network_share.elk-ful': unknown key 'elk-ful' (did you "
+            "mean 'elk-full'?); valid keys: basic, static, elk-dyn, elk-full, ideal");
+  EXPECT_EQ(error("  orientaton: fastest\n"),
+            "/x/c.yaml:4: 'planner.orientaton': unknown key 'orientaton' (did you mean "
+            "'orientation'?); valid keys: orientation, transfers, preload_network_share");
+}
+
 TEST(Chip, AnEmptyValueIsAnErrorNotTheDefault) {
   auto map = parse_chip_text("name: c\ntarget: t\ncost_model:\n  clock_hz: {}\n", "/x/c.yaml");
   ASSERT_FALSE(map.ok());

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "framework/memsim/memsim.hpp"
+#include "framework/planner/planner.hpp"
 #include "tests/unit/driver/fixtures.hpp"
 #include "tests/unit/temp_dir.hpp"
 
@@ -98,6 +99,63 @@ TEST(ClassKey, SharedAcrossHbmBandwidthAndBatchNotAcrossOtherRatesOrShapes) {
   EXPECT_EQ(class_key(plain, graph, q_proj, PlanObjective::latency),
             class_key(plain, graph, q_proj + 19, PlanObjective::latency))
       << "the same op of the next layer";
+}
+
+OpenChip mk2_with(const PlanningConventions& conventions) {
+  ResolvedChip chip = resolve_chip(plugins(), ChipChoice{"ipu_alltoall", "ipu-mk2-hbm3e"}).take();
+  chip.spec.conventions = conventions;
+  return open_chip(plugins(), std::move(chip)).take();
+}
+
+TEST(ClassKey, PlanningConventionsThatChangePlansAreInTheKey) {
+  LoadedModel model = llama(1);
+  const int q_proj = 2;
+  std::string key = class_key(mk2(), *model.graph, q_proj, PlanObjective::latency);
+  PlanningConventions as_written{TileOrientation::as_written, TransferPricing::routes, {}};
+  EXPECT_NE(class_key(mk2_with(as_written), *model.graph, q_proj, PlanObjective::latency), key);
+  PlanningConventions per_core{TileOrientation::fastest, TransferPricing::per_core_rates, {}};
+  EXPECT_NE(class_key(mk2_with(per_core), *model.graph, q_proj, PlanObjective::latency), key);
+  PlanningConventions shares{TileOrientation::fastest, TransferPricing::routes, {{"basic", {0.5}}}};
+  EXPECT_EQ(class_key(mk2_with(shares), *model.graph, q_proj, PlanObjective::latency), key)
+      << "preload shares are the scheduler's: per-op plans are shared";
+  for (const std::string& name : convention_design_names())
+    EXPECT_TRUE(planner::parse_design(name).has_value()) << name;
+  EXPECT_EQ(convention_design_names().size(), 5u) << "every design can be given a share";
+}
+
+// What each convention does to a plan (chip/conventions.hpp): decode at batch 4 has m = 4 rows per
+// projection tile, which T10's fit times ~8x faster transposed.
+TEST(Compile, PlanningConventionsChangeWhatTheyNameAndNothingElse) {
+  LoadedModel model = llama(4);
+  CompileOptions options;
+  options.designs = {Design::basic};
+  auto basic = [&](const PlanningConventions& c) {
+    OpenChip chip = mk2_with(c);
+    return compile(chip, model, options).take().designs.front().plan.result;
+  };
+  auto transposed = [](const planner::DesignResult& r) {
+    int count = 0;
+    for (const auto& op : r.ops) count += op.exec.label.find("transposed") != std::string::npos;
+    return count;
+  };
+  planner::DesignResult fastest = basic({});
+  planner::DesignResult written = basic({TileOrientation::as_written, TransferPricing::routes, {}});
+  planner::DesignResult artifact =
+      basic({TileOrientation::elk_artifact, TransferPricing::routes, {}});
+  EXPECT_GT(transposed(fastest), 0);
+  EXPECT_EQ(transposed(written), 0);
+  EXPECT_GT(written.latency_s, 1.05 * fastest.latency_s) << "decode tiles as written are slower";
+  EXPECT_GT(transposed(artifact), 0) << "the artifact puts the longer of m and n first";
+
+  PlanningConventions per_core{TileOrientation::fastest, TransferPricing::per_core_rates, {}};
+  planner::DesignResult rates = basic(per_core);
+  for (const auto& op : rates.ops)
+    EXPECT_FALSE(op.preload.network_s.has_value()) << op.name << ": not priced on routes";
+  per_core.preload_network_share["basic"] = {0.1};
+  planner::DesignResult squeezed = basic(per_core);
+  EXPECT_GT(squeezed.latency_s, rates.latency_s) << "a tenth of the network for preloads";
+  per_core.preload_network_share["basic"] = {0.1, 1.0};
+  EXPECT_DOUBLE_EQ(basic(per_core).latency_s, rates.latency_s) << "the best of the shares";
 }
 
 TEST(Compile, TheCacheIsSharedByCompilesAndGivesTheSamePlans) {

@@ -1,0 +1,53 @@
+// Planning conventions a chip file may fix (its `planner:` section): how the planner accounts for
+// what the chip's plugins leave open, so that Tessera can plan with another tool's accounting —
+// the Elk artifact's (the `elk-*` presets, docs/validation.md) — and a reader can move one
+// convention at a time between that and Tessera's own (the defaults). They change per-op plans and
+// the scheduler's costs, never the simulator: a simulated step is the chip's, whatever the plan
+// assumed.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+// Which way a core computes a matmul tile Z = A·B: the cost model is asked for A·B and for
+// Zᵀ = Bᵀ·Aᵀ (m and n swapped) and the plan keeps
+//   fastest       the faster of the two (Tessera's default);
+//   as_written    A·B as the op's Einsum roles give it;
+//   elk_artifact  the larger of m and n as m, unless that one is at most 16, then the smaller
+//                 (the Elk artifact's TensorExpression.get_comp_time_per_iter_helper).
+enum class TileOrientation { fastest, as_written, elk_artifact };
+
+// Where exchanges and preloads are priced:
+//   routes          on the chip's topology, with the simulator's transfer sets (default);
+//   per_core_rates  at the Machine's per-core shift and preload rates, as T10 and the Elk
+//                   artifact price them (no routes, no contention between links).
+enum class TransferPricing { routes, per_core_rates };
+
+struct PlanningConventions {
+  TileOrientation orientation = TileOrientation::fastest;
+  TransferPricing transfers = TransferPricing::routes;
+  // Per design name (basic, static, elk-dyn, elk-full, ideal): the share of the network a
+  // preload may use, i.e. its network time is divided by it (load = max(HBM, network / share),
+  // the artifact's LOAD_NOC_THRESHOLD_*). Several values: the design is planned with each and
+  // keeps the best. A design not named uses 1.
+  std::map<std::string, std::vector<double>> preload_network_share;
+
+  bool operator==(const PlanningConventions&) const = default;
+};
+
+const char* to_string(TileOrientation orientation);
+const char* to_string(TransferPricing pricing);
+std::optional<TileOrientation> parse_tile_orientation(const std::string& text);
+std::optional<TransferPricing> parse_transfer_pricing(const std::string& text);
+
+// The design names preload_network_share may key (planner/design.cpp's, checked by a test).
+inline const std::vector<std::string>& convention_design_names() {
+  static const std::vector<std::string> names = {"basic", "static", "elk-dyn", "elk-full", "ideal"};
+  return names;
+}
+
+}  // namespace tessera
