@@ -146,6 +146,42 @@ CoreCost parse_core_cost_node(const YamlNode& node) {
   return *cost;
 }
 
+// Each convention's values as chip files name them (conventions.hpp), in the order messages list.
+template <class E>
+using Names = std::vector<std::pair<E, const char*>>;
+const Names<TileOrientation> kOrientations = {{TileOrientation::fastest, "fastest"},
+                                              {TileOrientation::as_written, "as_written"},
+                                              {TileOrientation::elk_artifact, "elk_artifact"}};
+const Names<TransferPricing> kTransfers = {{TransferPricing::routes, "routes"},
+                                           {TransferPricing::per_core_rates, "per_core_rates"}};
+const Names<CombineModel> kCombines = {{CombineModel::tree, "tree"},
+                                       {CombineModel::elk_artifact, "elk_artifact"}};
+const Names<PlanPruning> kPrunings = {{PlanPruning::tessera, "tessera"},
+                                      {PlanPruning::elk_artifact, "elk_artifact"}};
+
+template <class E>
+const char* name_in(const Names<E>& names, E value) {
+  for (const auto& [v, name] : names)
+    if (v == value) return name;
+  return names.front().second;
+}
+
+// `key` of `section`, when given, as one of `names`; otherwise fails listing them.
+template <class E>
+void read_choice(const YamlNode& section, const std::string& key, const Names<E>& names, E& out) {
+  if (!section.has(key)) return;
+  YamlNode node = section.child(key);
+  std::string text = node.as_string(), expected;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (text == names[i].second) {
+      out = names[i].first;
+      return;
+    }
+    expected += std::string(i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i].second;
+  }
+  throw node.fail("unknown " + key + " " + in_quotes(text) + "; expected " + expected);
+}
+
 std::vector<double> parse_shares(const YamlNode& node) {
   std::vector<YamlNode> values = node.is_sequence() ? node.items() : std::vector<YamlNode>{node};
   if (values.empty()) throw node.fail("expected a share in (0, 1] or a list of them");
@@ -157,25 +193,14 @@ std::vector<double> parse_shares(const YamlNode& node) {
 // `planner:` (conventions.hpp): orientation, transfers, preload_network_share per design.
 PlanningConventions parse_conventions(const YamlNode& section) {
   if (!section.is_map())
-    throw section.fail("expected a map: orientation, transfers, preload_network_share");
-  section.only_keys({"orientation", "transfers", "preload_network_share"});
+    throw section.fail(
+        "expected a map: orientation, transfers, combine, pruning, preload_network_share");
+  section.only_keys({"orientation", "transfers", "combine", "pruning", "preload_network_share"});
   PlanningConventions c;
-  if (section.has("orientation")) {
-    YamlNode node = section.child("orientation");
-    auto o = parse_tile_orientation(node.as_string());
-    if (!o)
-      throw node.fail("unknown orientation " + in_quotes(node.as_string()) +
-                      "; expected fastest, as_written or elk_artifact");
-    c.orientation = *o;
-  }
-  if (section.has("transfers")) {
-    YamlNode node = section.child("transfers");
-    auto t = parse_transfer_pricing(node.as_string());
-    if (!t)
-      throw node.fail("unknown transfers " + in_quotes(node.as_string()) +
-                      "; expected routes or per_core_rates");
-    c.transfers = *t;
-  }
+  read_choice(section, "orientation", kOrientations, c.orientation);
+  read_choice(section, "transfers", kTransfers, c.transfers);
+  read_choice(section, "combine", kCombines, c.combine);
+  read_choice(section, "pruning", kPrunings, c.pruning);
   if (section.has("preload_network_share")) {
     YamlNode shares = section.child("preload_network_share");
     if (!shares.is_map() || shares.raw().size() == 0)
@@ -266,32 +291,16 @@ const char* to_string(CoreCost cost) {
 }
 
 const char* to_string(TileOrientation orientation) {
-  switch (orientation) {
-    case TileOrientation::as_written:
-      return "as_written";
-    case TileOrientation::elk_artifact:
-      return "elk_artifact";
-    case TileOrientation::fastest:
-      break;
-  }
-  return "fastest";
+  return name_in(kOrientations, orientation);
 }
-
 const char* to_string(TransferPricing pricing) {
-  return pricing == TransferPricing::per_core_rates ? "per_core_rates" : "routes";
+  return name_in(kTransfers, pricing);
 }
-
-std::optional<TileOrientation> parse_tile_orientation(const std::string& text) {
-  for (auto o :
-       {TileOrientation::fastest, TileOrientation::as_written, TileOrientation::elk_artifact})
-    if (text == to_string(o)) return o;
-  return std::nullopt;
+const char* to_string(CombineModel combine) {
+  return name_in(kCombines, combine);
 }
-
-std::optional<TransferPricing> parse_transfer_pricing(const std::string& text) {
-  for (auto t : {TransferPricing::routes, TransferPricing::per_core_rates})
-    if (text == to_string(t)) return t;
-  return std::nullopt;
+const char* to_string(PlanPruning pruning) {
+  return name_in(kPrunings, pruning);
 }
 
 std::optional<CoreCost> parse_core_cost(const std::string& text) {

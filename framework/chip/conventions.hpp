@@ -7,7 +7,6 @@
 #pragma once
 
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,22 +26,41 @@ enum class TileOrientation { fastest, as_written, elk_artifact };
 //                   artifact price them (no routes, no contention between links).
 enum class TransferPricing { routes, per_core_rates };
 
+// What an op pays after it computes, for partial results and the re-layout of its output:
+//   tree          splitting a reduced rank over p cores merges the partials up a tree of
+//                 ceil(log2 p) levels, one barrier each (default);
+//   elk_artifact  the artifact's TensorExpression.get_shuffle_time: after an elementwise or unary
+//                 op one barrier; after any other its output tile shifted and six barriers, plus a
+//                 gather of the p partials (p barriers and the tile shifted; for p = 2 two
+//                 barriers and half the tile) and their reduction by T10's reduce fit; rotation
+//                 steps pay two barriers per shift (BUFFER_ITERS).
+enum class CombineModel { tree, elk_artifact };
+
+// Which spatial plans an op's search keeps by the cores they use:
+//   tessera       at least half of min(cores, iteration points) (default);
+//   elk_artifact  at least floor(20 · 0.9 · min(P / (P + 2·cores), max extent · ranks / 220)) / 20
+//                 of the cores, P the iteration points (TensorExpression.get_util_threshold,
+//                 get_dim_size_threshold).
+enum class PlanPruning { tessera, elk_artifact };
+
 struct PlanningConventions {
   TileOrientation orientation = TileOrientation::fastest;
   TransferPricing transfers = TransferPricing::routes;
+  CombineModel combine = CombineModel::tree;
+  PlanPruning pruning = PlanPruning::tessera;
   // Per design name (basic, static, elk-dyn, elk-full, ideal): the share of the network a
   // preload may use, i.e. its network time is divided by it (load = max(HBM, network / share),
   // the artifact's LOAD_NOC_THRESHOLD_*). Several values: the design is planned with each and
   // keeps the best. A design not named uses 1.
-  std::map<std::string, std::vector<double>> preload_network_share;
+  std::map<std::string, std::vector<double>> preload_network_share = {};
 
   bool operator==(const PlanningConventions&) const = default;
 };
 
 const char* to_string(TileOrientation orientation);
 const char* to_string(TransferPricing pricing);
-std::optional<TileOrientation> parse_tile_orientation(const std::string& text);
-std::optional<TransferPricing> parse_transfer_pricing(const std::string& text);
+const char* to_string(CombineModel combine);
+const char* to_string(PlanPruning pruning);
 
 // The design names preload_network_share may key (planner/design.cpp's, checked by a test).
 inline const std::vector<std::string>& convention_design_names() {

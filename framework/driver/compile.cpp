@@ -128,7 +128,7 @@ class ClassPlanner {
         found[w] = cache_.get(class_key(chip_, graph, op, o_.objective), [&] {
           return planner::partition_class(graph, op, machine_, tile_cost(),
                                           m.partitioner ? &*m.partitioner : nullptr, pricer_.get(),
-                                          chip_.spec.conventions.orientation);
+                                          chip_.spec.conventions);
         });
         std::lock_guard lock(progress_mutex);
         ++done;
@@ -285,8 +285,9 @@ std::string class_key(const OpenChip& chip, const ir::Graph& graph, int op,
     key += "}";
   }
   const PlanningConventions& conventions = chip.spec.conventions;
-  key += fmt::format("|orientation={}|transfers={}", to_string(conventions.orientation),
-                     to_string(conventions.transfers));
+  key += fmt::format("|orientation={}|transfers={}|combine={}|pruning={}",
+                     to_string(conventions.orientation), to_string(conventions.transfers),
+                     to_string(conventions.combine), to_string(conventions.pruning));
   // Mapped tiles: the core's hierarchy and the objective its mappings minimise.
   if (models.core_cost == CoreCost::tcm && models.core)
     key += fmt::format("|core={}:{}:{}", models.core->reference(), models.core->arch().name,

@@ -15,6 +15,7 @@
 // cores_used × (p - 1)/p partials per pass.
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include "framework/planner/partition/plan_space.hpp"
@@ -83,8 +84,58 @@ Combine combine_cost(const OpShape& op, const SpatialPlan& plan, const Machine& 
   return c;
 }
 
+// The Elk artifact's exchanges of one plan (chip/conventions.hpp, CombineModel::elk_artifact):
+// two barriers per rotation shift, then the shuffle after the op.
+struct ArtifactExchange {
+  double shift_bytes_per_core = 0, gather_bytes_per_core = 0;
+  int syncs = 0;
+  // The gathered partials' reduction on one core, timed by the cost model: two halves added
+  // (elementwise) or p partials reduced (reduction), over the output tile's share.
+  std::optional<tessera_tile_query> reduce;
+};
+
+ArtifactExchange artifact_exchange(const OpShape& op, const SpatialPlan& plan, const Rotation& rot,
+                                   double piece_bytes) {
+  ArtifactExchange x;
+  int rotations = static_cast<int>(rot.steps) - 1;
+  x.syncs = 2 * rotations;
+  x.shift_bytes_per_core = rotations * piece_bytes;
+  if (op.kind == ir::OpKind::elementwise || op.kind == ir::OpKind::unary) {
+    x.syncs += 1;
+    return x;
+  }
+  const OperandShape& out = op.operands.back();
+  double out_elements = tile_elements(op, out, plan.tile);
+  double out_bytes = out_elements * out.element_bytes;
+  int64_t parts = 1;
+  for (size_t r = 0; r < plan.factors.size(); ++r)
+    if (op.combined[r]) parts *= plan.factors[r];
+  x.shift_bytes_per_core += out_bytes;  // the output's re-layout for the next op
+  x.syncs += 6;                         // BUFFER_ITERS around it, then four
+  if (parts < 2) return x;
+  tessera_tile_query& q = x.reduce.emplace();
+  q.dtype = op.dtype;
+  q.batch = q.m = q.k = q.n = 1;
+  if (parts == 2) {
+    x.syncs += 2;
+    x.gather_bytes_per_core = out_bytes / 2;
+    q.op_kind = TESSERA_OP_ELEMENTWISE;
+    q.elements = static_cast<uint64_t>(std::ceil(out_elements / 2));
+    q.bytes_in = static_cast<uint64_t>(std::ceil(out_bytes));
+  } else {
+    x.syncs += static_cast<int>(parts);
+    x.gather_bytes_per_core = out_bytes;
+    q.op_kind = TESSERA_OP_REDUCTION;
+    q.elements = static_cast<uint64_t>(std::ceil(out_elements / static_cast<double>(parts)));
+    q.bytes_in = static_cast<uint64_t>(std::ceil(out_bytes));
+  }
+  q.flops = out_elements;
+  q.bytes_out = static_cast<uint64_t>(q.elements * out.element_bytes);
+  return x;
+}
+
 ExecCandidate describe(const OpShape& op, const SpatialPlan& plan, const Rotation& rot,
-                       const Machine& machine, std::vector<int64_t>& step) {
+                       const Machine& machine, CombineModel combine, std::vector<int64_t>& step) {
   step = plan.tile;
   if (rot.operand >= 0) step[rot.rank] = (plan.tile[rot.rank] + rot.steps - 1) / rot.steps;
   ExecCandidate c;
@@ -110,13 +161,23 @@ ExecCandidate describe(const OpShape& op, const SpatialPlan& plan, const Rotatio
     int64_t copies = replication(op, operand, plan) / (rotated ? rot.steps : 1);
     c.hbm.push_back(HbmHolding{operand.label, held, copies});
   }
-  Combine combine = combine_cost(op, plan, machine);
+  if (combine == CombineModel::elk_artifact) {
+    ArtifactExchange x = artifact_exchange(op, plan, rot, piece);
+    double bytes = x.shift_bytes_per_core + x.gather_bytes_per_core;
+    p.shift_s = bytes / machine.shift_bytes_per_s_per_core;
+    p.shift_bytes = bytes * plan.cores_used;
+    p.combine_bytes = x.gather_bytes_per_core * plan.cores_used;
+    p.sync_s = x.syncs * machine.sync_s;
+    c.reduce = x.reduce;
+    return c;
+  }
+  Combine combine_tree = combine_cost(op, plan, machine);
   double rotations = static_cast<double>(rot.steps - 1);
-  p.shift_s = rotations * piece / machine.shift_bytes_per_s_per_core + combine.shift_s;
-  p.shift_bytes = rotations * piece * plan.cores_used + combine.shift_bytes;
-  p.combine_bytes = combine.shift_bytes;
-  p.cross_chip_bytes = combine.cross_chip_bytes;
-  p.sync_s = static_cast<double>(rot.steps + combine.levels) * machine.sync_s;
+  p.shift_s = rotations * piece / machine.shift_bytes_per_s_per_core + combine_tree.shift_s;
+  p.shift_bytes = rotations * piece * plan.cores_used + combine_tree.shift_bytes;
+  p.combine_bytes = combine_tree.shift_bytes;
+  p.cross_chip_bytes = combine_tree.cross_chip_bytes;
+  p.sync_s = static_cast<double>(rot.steps + combine_tree.levels) * machine.sync_s;
   return c;
 }
 
@@ -176,7 +237,7 @@ std::vector<tessera_tile_query> orientations(const OpShape& op, const tessera_ti
 Result<std::vector<ExecCandidate>> evaluate(const OpShape& op,
                                             const std::vector<SpatialPlan>& spatial,
                                             const Machine& machine, const TileCost& cost_model,
-                                            TileOrientation orientation) {
+                                            const PlanningConventions& conventions) {
   std::vector<ExecCandidate> candidates;
   std::vector<tessera_tile_query> queries;
   std::vector<size_t> first_query;  // per candidate: its orientations are [first, next first)
@@ -185,15 +246,20 @@ Result<std::vector<ExecCandidate>> evaluate(const OpShape& op,
   std::vector<int64_t> step;
   for (const SpatialPlan& plan : spatial) {
     for (const Rotation& rot : rotations(op, plan)) {
-      candidates.push_back(describe(op, plan, rot, machine, step));
+      candidates.push_back(describe(op, plan, rot, machine, conventions.combine, step));
       first_query.push_back(queries.size());
       tessera_tile_query written = tile_query(op, step);
       written_m.push_back(written.m);
-      for (const auto& q : orientations(op, written, orientation)) queries.push_back(q);
+      for (const auto& q : orientations(op, written, conventions.orientation)) queries.push_back(q);
       steps.push_back(rot.steps);
     }
   }
   first_query.push_back(queries.size());
+  // The artifact's reductions of gathered partials, after every candidate's orientations.
+  std::vector<size_t> reduce_query(candidates.size(), 0);
+  for (size_t i = 0; i < candidates.size(); ++i)
+    if (candidates[i].reduce)
+      reduce_query[i] = queries.size(), queries.push_back(*candidates[i].reduce);
   auto seconds = cost_model.tile_seconds(queries);
   if (!seconds) return seconds.error();
   for (size_t i = 0; i < candidates.size(); ++i) {
@@ -204,8 +270,11 @@ Result<std::vector<ExecCandidate>> evaluate(const OpShape& op,
       if ((*seconds)[j] < (*seconds)[chosen]) chosen = j;
     if (queries[chosen].m != written_m[i]) candidates[i].plan.label += " · transposed";
     candidates[i].plan.core_tile = queries[chosen];
+    // The artifact scales the reduction with its other shuffle costs above one chip (x1.25); here
+    // it is compute: ~50 cycles per op apart at most.
+    double reduce_s = candidates[i].reduce ? (*seconds)[reduce_query[i]] : 0;
     candidates[i].plan.compute_s =
-        static_cast<double>(steps[i]) * (*seconds)[chosen] / machine.compute_speedup;
+        (static_cast<double>(steps[i]) * (*seconds)[chosen] + reduce_s) / machine.compute_speedup;
   }
   return candidates;
 }

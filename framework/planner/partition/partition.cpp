@@ -79,9 +79,10 @@ Status price_preloads(std::vector<PreloadPlan>& plans, uint32_t cores,
 
 Status default_plans(const partition::OpShape& op, const Machine& machine,
                      const TileCost& cost_model, const NetworkPricer* pricer,
-                     TileOrientation orientation, ClassOutcome& out) {
-  auto candidates = partition::evaluate(op, partition::spatial_plans(op, machine.cores), machine,
-                                        cost_model, orientation);
+                     const PlanningConventions& conventions, ClassOutcome& out) {
+  auto candidates =
+      partition::evaluate(op, partition::spatial_plans(op, machine.cores, conventions.pruning),
+                          machine, cost_model, conventions);
   if (!candidates) return candidates.error();
   std::vector<size_t> considered(candidates->size());
   std::iota(considered.begin(), considered.end(), size_t{0});
@@ -158,7 +159,8 @@ void adopt_plugin_plans(std::vector<std::pair<ExecPlan, PreloadPlan>>& pairs,
 
 Result<ClassOutcome> partition_class(const ir::Graph& graph, int op_index, const Machine& machine,
                                      const TileCost& cost_model, const Partitioner* plugin,
-                                     const NetworkPricer* pricer, TileOrientation orientation) {
+                                     const NetworkPricer* pricer,
+                                     const PlanningConventions& conventions) {
   const ir::Op& op = graph.ops()[static_cast<size_t>(op_index)];
   auto shape = partition::describe_op(graph, op);
   if (!shape) return shape.error();
@@ -175,7 +177,8 @@ Result<ClassOutcome> partition_class(const ir::Graph& graph, int op_index, const
     if (answered->has_value()) {
       auto& pairs = **answered;
       if (const TileCost* plugin_cost = cost_model.replaced())
-        if (Status s = retime_plugin_plans(*shape, cost_model, *plugin_cost, orientation, pairs);
+        if (Status s = retime_plugin_plans(*shape, cost_model, *plugin_cost,
+                                           conventions.orientation, pairs);
             !s)
           return s.error();
       if (pricer != nullptr)
@@ -192,7 +195,7 @@ Result<ClassOutcome> partition_class(const ir::Graph& graph, int op_index, const
       return out;
     }
   }
-  Status status = default_plans(*shape, machine, cost_model, pricer, orientation, out);
+  Status status = default_plans(*shape, machine, cost_model, pricer, conventions, out);
   if (!status) return status.error();
   return out;
 }
@@ -211,7 +214,7 @@ Result<std::vector<OpPlans>> partition_classes(const ir::Graph& graph, const ir:
   arena.execute([&] {
     tbb::parallel_for(size_t{0}, count, [&](size_t c) {
       results[c] = partition_class(graph, classes.first_op[c], machine, cost_model,
-                                   plugin_partitioner, options.pricer, options.orientation);
+                                   plugin_partitioner, options.pricer, options.conventions);
       std::lock_guard lock(progress_mutex);
       ++done;
       if (options.progress) options.progress(static_cast<double>(done), static_cast<double>(count));

@@ -27,14 +27,15 @@ struct PartitionOptions {
   // Prices the default search's exchanges and preloads on the chip's routes (pricing.hpp);
   // nullptr: the Machine's per-core rates price them.
   const NetworkPricer* pricer = nullptr;
-  // Which way matmul tiles are timed (chip/conventions.hpp); default: the faster one.
-  TileOrientation orientation = TileOrientation::fastest;
+  // How tiles and exchanges are accounted (chip/conventions.hpp: orientation, combine); default:
+  // Tessera's own.
+  PlanningConventions conventions;
 };
 
 // One class's plans — the plugin Partitioner's when it answers, else the default search — or,
 // when no plan fits the SRAM, what the smallest needs and how fast the fastest would be (an
 // infeasible result, not an error: the driver then splits the op, planner/split.hpp). `pricer`
-// and `orientation`: as in PartitionOptions. Errors: the cost model times no tile of it (input),
+// and `conventions`: as in PartitionOptions. Errors: the cost model times no tile of it (input),
 // a failing plugin call (plugin), a route the pricer cannot give.
 struct ClassOutcome {
   OpPlans plans;  // exec is empty when it does not fit
@@ -46,7 +47,7 @@ struct ClassOutcome {
 Result<ClassOutcome> partition_class(const ir::Graph& graph, int op_index, const Machine& machine,
                                      const TileCost& cost_model, const Partitioner* plugin,
                                      const NetworkPricer* pricer = nullptr,
-                                     TileOrientation orientation = TileOrientation::fastest);
+                                     const PlanningConventions& conventions = {});
 
 // Per class of `classes`, its plans (OpPlans, same index as classes.first_op). An op that fits no
 // plan in the machine's SRAM is an input Error naming the op and the smallest space per core it

@@ -87,11 +87,12 @@ inline constexpr size_t kMaxDivisorsPerRank = 24;
 inline constexpr size_t kMaxSpatialPlans = 384;
 inline constexpr size_t kMaxRotationsPerOperand = 8;
 
-// Factorisations with product <= cores that use at least kMinCoreFraction of the usable cores
-// and pad at most 1 - kMinPaddingEfficiency; at most kMaxSpatialPlans, most useful parallelism
-// (cores × padding efficiency) first.
-// Never empty: the unsplit plan survives when nothing else does.
-std::vector<SpatialPlan> spatial_plans(const OpShape& op, uint32_t cores);
+// Factorisations with product <= cores that use at least kMinCoreFraction of the usable cores (or
+// the artifact's share, PlanPruning::elk_artifact) and pad at most 1 - kMinPaddingEfficiency; at
+// most kMaxSpatialPlans, most useful parallelism (cores × padding efficiency) first. Never empty:
+// the unsplit plan survives when nothing else does.
+std::vector<SpatialPlan> spatial_plans(const OpShape& op, uint32_t cores,
+                                       PlanPruning pruning = PlanPruning::tessera);
 
 struct Rotation {
   int operand = -1;  // input operand rotated between the cores that share it; -1: none
@@ -117,6 +118,8 @@ struct ExecCandidate {
   ExecPlan plan;
   std::vector<HbmHolding> hbm;
   std::optional<SetPrice> gather;  // its distribute ring on the network, once priced
+  // Compute after the steps (CombineModel::elk_artifact): the reduction of gathered partials.
+  std::optional<tessera_tile_query> reduce;
 };
 
 // The CostModel query of one core's tile of `op` spanning `step[r]` in every rank r.
@@ -136,7 +139,7 @@ std::vector<tessera_tile_query> orientations(
 Result<std::vector<ExecCandidate>> evaluate(const OpShape& op,
                                             const std::vector<SpatialPlan>& spatial,
                                             const Machine& machine, const TileCost& cost_model,
-                                            TileOrientation orientation = TileOrientation::fastest);
+                                            const PlanningConventions& conventions = {});
 
 // Preload plans of one execution plan: replication levels of its HBM operands from each byte
 // once on chip up to the execution layout. Pareto front (bytes ascending, time descending).

@@ -103,7 +103,18 @@ double plan_efficiency(const OpShape& op, const SpatialPlan& plan) {
 
 }  // namespace
 
-std::vector<SpatialPlan> spatial_plans(const OpShape& op, uint32_t cores) {
+// The least cores a kept plan uses (chip/conventions.hpp, PlanPruning).
+int64_t min_cores(const OpShape& op, uint32_t cores, PlanPruning pruning) {
+  if (pruning == PlanPruning::tessera)
+    return static_cast<int64_t>(
+        std::ceil(kMinCoreFraction * std::min(static_cast<double>(cores), op.points)));
+  double largest = static_cast<double>(*std::max_element(op.extents.begin(), op.extents.end()));
+  double ratio = std::min(op.points / (op.points + 2.0 * cores),
+                          largest * static_cast<double>(op.extents.size()) / 220);
+  return static_cast<int64_t>(std::floor(20 * 0.9 * ratio) / 20 * cores);
+}
+
+std::vector<SpatialPlan> spatial_plans(const OpShape& op, uint32_t cores, PlanPruning pruning) {
   Search search{op, static_cast<int64_t>(cores), 1, {}, {}, {}, {}};
   size_t ranks = op.extents.size();
   for (int64_t extent : op.extents) search.factors.push_back(rank_factors(extent, cores));
@@ -113,10 +124,8 @@ std::vector<SpatialPlan> spatial_plans(const OpShape& op, uint32_t cores) {
                      static_cast<double>(search.factors[r].back());
     search.max_product_from[r] = static_cast<int64_t>(std::min(product, 1e15));
   }
-  double usable = std::min(static_cast<double>(cores), op.points);
   search.min_cores =
-      std::max<int64_t>(1, std::min(search.max_product_from[0],
-                                    static_cast<int64_t>(std::ceil(kMinCoreFraction * usable))));
+      std::max<int64_t>(1, std::min(search.max_product_from[0], min_cores(op, cores, pruning)));
   search.chosen.assign(ranks, 1);
   search.visit(0, 1, 1.0);
   if (search.found.empty()) {  // padding removed every plan that fills the cores: take any

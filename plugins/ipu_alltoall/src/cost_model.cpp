@@ -26,7 +26,9 @@ IpuCostModel::IpuCostModel(const sdk::Params& params)
       multi_chip_factor_(params.get_double("multi_chip_factor", 1.25, 0.0)),
       distribute_bytes_per_s_(params.get_double("distribute_bytes_per_s", 5.5e9, 0.0)),
       chip_link_bytes_per_s_(params.get_double(
-          "chip_link_bytes_per_s", clock_hz_ / shift_cycles_per_byte_ / multi_chip_factor_, 0.0)) {}
+          "chip_link_bytes_per_s", clock_hz_ / shift_cycles_per_byte_ / multi_chip_factor_, 0.0)),
+      artifact_composed_(params.get_choice("composed_ops", "t10", {"t10", "elk_artifact"}) ==
+                         "elk_artifact") {}
 
 double IpuCostModel::matmul_cycles(uint64_t m, uint64_t k, uint64_t n) {
   if (m == 0 || k == 0 || n == 0) return 0;
@@ -42,6 +44,19 @@ double IpuCostModel::elementwise_cycles(double elements) {
 
 double IpuCostModel::unary_cycles(double elements) {
   return 0.5 * elements + 200;
+}
+
+double IpuCostModel::artifact_reduce_cycles(double out_elements, double inputs_per_output) {
+  double a = out_elements;
+  if (a > 2) {
+    for (double size : {4.0, 8.0, 12.0, 16.0, 24.0}) {
+      a = std::max(size, a);
+      if (a <= size) break;
+    }
+    if (a > 24) a = std::ceil(a / 48) * 48;
+  }
+  double x = a * inputs_per_output;
+  return x <= 480 ? std::min(481 * 0.25 + 175, 1.5 * x + 175) : 0.25 * x + 175;
 }
 
 double IpuCostModel::cycles(const tessera_tile_query& q) const {
@@ -63,8 +78,13 @@ double IpuCostModel::cycles(const tessera_tile_query& q) const {
     case TESSERA_OP_UNARY:
       return unary_cycles(out);
     case TESSERA_OP_REDUCTION:
-    case TESSERA_OP_GATHER:
+      if (artifact_composed_) return artifact_reduce_cycles(out, std::max(1.0, in / out));
+      return unary_cycles(std::max(in, out));
     case TESSERA_OP_DATA_MOVEMENT:
+      if (artifact_composed_)
+        return static_cast<double>(q.bytes_out) * shift_cycles_per_byte_ + sync_cycles_;
+      return unary_cycles(std::max(in, out));
+    case TESSERA_OP_GATHER:
     case TESSERA_OP_OTHER:
       return unary_cycles(std::max(in, out));
     case TESSERA_OP_SOFTMAX:

@@ -27,6 +27,12 @@
 //   multi_chip_factor        shift/sync slow-down when chips > 1      1.25
 //   distribute_bytes_per_s   HBM → core distribution per core (NoC)   5.5e9
 //   chip_link_bytes_per_s    one core's share of IPU-Link traffic     shift rate / 1.25
+//   composed_ops             t10 (above) or elk_artifact: a reduction by the artifact's aligned
+//                            fit (its output rounded up to 1, 2, 4, 8, 12, 16, 24 or a multiple
+//                            of 48, times the inputs per output: min(295.25, 1.5x + 175) up to
+//                            x = 480, else 0.25x + 175) and a data movement (slice) as a shift
+//                            of its output plus one sync (TensorExpression.
+//                            get_comp_time_per_iter_helper)                          t10
 #pragma once
 
 #include <tessera/sdk/interfaces.hpp>
@@ -46,6 +52,7 @@ class IpuCostModel final : public sdk::CostModel {
   static double matmul_cycles(uint64_t m, uint64_t k, uint64_t n);
   static double elementwise_cycles(double elements);
   static double unary_cycles(double elements);
+  static double artifact_reduce_cycles(double out_elements, double inputs_per_output);
 
  private:
   double cycles(const tessera_tile_query& query) const;
@@ -58,6 +65,7 @@ class IpuCostModel final : public sdk::CostModel {
   double multi_chip_factor_;
   double distribute_bytes_per_s_;
   double chip_link_bytes_per_s_;
+  bool artifact_composed_;  // composed_ops: elk_artifact
 };
 
 }  // namespace tessera::plugins::ipu

@@ -101,6 +101,38 @@ TEST(IpuCostModel, ShiftAndSyncSlowDownAcrossChips) {
   EXPECT_DOUBLE_EQ(make().transfer_seconds(hbm), 1.0);
 }
 
+// composed_ops: elk_artifact times the ops the fit does not cover as the Elk artifact does
+// (TensorExpression.get_comp_time_per_iter_helper); t10 (the default) composes unary passes.
+TEST(IpuCostModel, ReductionsAndSlicesCanBeTimedAsTheElkArtifactDoes) {
+  tessera_tile_query sum{};
+  sum.op_kind = TESSERA_OP_REDUCTION;
+  sum.dtype = TESSERA_DTYPE_FP16;
+  sum.elements = 5;            // output elements: aligned up to 8
+  sum.bytes_in = 5 * 100 * 2;  // 100 inputs per output
+  IpuCostModel artifact = make({{"composed_ops", "elk_artifact"}});
+  EXPECT_DOUBLE_EQ(artifact.tile_seconds(sum), (8 * 100 * 0.25 + 175) / kClockHz);
+  EXPECT_DOUBLE_EQ(make().tile_seconds(sum), (0.5 * 500 + 200) / kClockHz);
+  EXPECT_DOUBLE_EQ(IpuCostModel::artifact_reduce_cycles(1, 2), 1 * 2 * 1.5 + 175);
+  // Up to 480 aligned elements the small-reduction cap: 3 → 4 (x 100), 30 → 48 (x 10).
+  EXPECT_DOUBLE_EQ(IpuCostModel::artifact_reduce_cycles(3, 100), 481 * 0.25 + 175);
+  EXPECT_DOUBLE_EQ(IpuCostModel::artifact_reduce_cycles(30, 10), 481 * 0.25 + 175);
+  EXPECT_DOUBLE_EQ(IpuCostModel::artifact_reduce_cycles(100, 5), 144 * 5 * 0.25 + 175);
+  tessera_tile_query slice{};
+  slice.op_kind = TESSERA_OP_DATA_MOVEMENT;
+  slice.dtype = TESSERA_DTYPE_FP16;
+  slice.elements = 84;
+  slice.bytes_in = 3 * 84 * 2;
+  slice.bytes_out = 84 * 2;
+  EXPECT_DOUBLE_EQ(artifact.tile_seconds(slice), (84 * 0.56 + 118) / kClockHz);
+  EXPECT_DOUBLE_EQ(make().tile_seconds(slice), (0.5 * 3 * 84 + 200) / kClockHz);
+  try {
+    make({{"composed_ops", "artifact"}});
+    FAIL();
+  } catch (const sdk::Error& e) {
+    EXPECT_STREQ(e.what(), "parameter 'composed_ops': 'artifact' is not one of: t10, elk_artifact");
+  }
+}
+
 TEST(IpuCostModel, BadParametersNameTheKey) {
   try {
     make({{"sync_cycles", "-5"}});

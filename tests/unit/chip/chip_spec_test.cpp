@@ -62,12 +62,16 @@ target: t
 planner:
   orientation: elk_artifact
   transfers: per_core_rates
+  combine: elk_artifact
+  pruning: elk_artifact
   preload_network_share: {elk-dyn: [0.9, 0.5], elk-full: 0.99}
 )",
                               "/x/c.yaml");
   ASSERT_TRUE(chip.ok()) << chip.error().message;
   EXPECT_EQ(chip->conventions.orientation, TileOrientation::elk_artifact);
   EXPECT_EQ(chip->conventions.transfers, TransferPricing::per_core_rates);
+  EXPECT_EQ(chip->conventions.combine, CombineModel::elk_artifact);
+  EXPECT_EQ(chip->conventions.pruning, PlanPruning::elk_artifact);
   std::map<std::string, std::vector<double>> shares = {{"elk-dyn", {0.9, 0.5}},
                                                        {"elk-full", {0.99}}};
   EXPECT_EQ(chip->conventions.preload_network_share, shares);
@@ -81,6 +85,9 @@ planner:
   EXPECT_EQ(error("  orientation: sideways\n"),
             "/x/c.yaml:4: 'planner.orientation': unknown orientation 'sideways'; expected "
             "fastest, as_written or elk_artifact");
+  EXPECT_EQ(
+      error("  combine: ring\n"),
+      "/x/c.yaml:4: 'planner.combine': unknown combine 'ring'; expected tree or elk_artifact");
   EXPECT_EQ(error("  transfers: wires\n"),
             "/x/c.yaml:4: 'planner.transfers': unknown transfers 'wires'; expected routes or "
             "per_core_rates");
@@ -95,7 +102,8 @@ planner:
             "mean 'elk-full'?); valid keys: basic, static, elk-dyn, elk-full, ideal");
   EXPECT_EQ(error("  orientaton: fastest\n"),
             "/x/c.yaml:4: 'planner.orientaton': unknown key 'orientaton' (did you mean "
-            "'orientation'?); valid keys: orientation, transfers, preload_network_share");
+            "'orientation'?); valid keys: orientation, transfers, combine, pruning, "
+            "preload_network_share");
 }
 
 TEST(Chip, AnEmptyValueIsAnErrorNotTheDefault) {

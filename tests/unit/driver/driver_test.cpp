@@ -111,11 +111,14 @@ TEST(ClassKey, PlanningConventionsThatChangePlansAreInTheKey) {
   LoadedModel model = llama(1);
   const int q_proj = 2;
   std::string key = class_key(mk2(), *model.graph, q_proj, PlanObjective::latency);
-  PlanningConventions as_written{TileOrientation::as_written, TransferPricing::routes, {}};
+  PlanningConventions as_written{.orientation = TileOrientation::as_written};
   EXPECT_NE(class_key(mk2_with(as_written), *model.graph, q_proj, PlanObjective::latency), key);
-  PlanningConventions per_core{TileOrientation::fastest, TransferPricing::per_core_rates, {}};
+  PlanningConventions per_core{.transfers = TransferPricing::per_core_rates};
   EXPECT_NE(class_key(mk2_with(per_core), *model.graph, q_proj, PlanObjective::latency), key);
-  PlanningConventions shares{TileOrientation::fastest, TransferPricing::routes, {{"basic", {0.5}}}};
+  PlanningConventions artifact_combine{.combine = CombineModel::elk_artifact};
+  EXPECT_NE(class_key(mk2_with(artifact_combine), *model.graph, q_proj, PlanObjective::latency),
+            key);
+  PlanningConventions shares{.preload_network_share = {{"basic", {0.5}}}};
   EXPECT_EQ(class_key(mk2_with(shares), *model.graph, q_proj, PlanObjective::latency), key)
       << "preload shares are the scheduler's: per-op plans are shared";
   for (const std::string& name : convention_design_names())
@@ -139,15 +142,14 @@ TEST(Compile, PlanningConventionsChangeWhatTheyNameAndNothingElse) {
     return count;
   };
   planner::DesignResult fastest = basic({});
-  planner::DesignResult written = basic({TileOrientation::as_written, TransferPricing::routes, {}});
-  planner::DesignResult artifact =
-      basic({TileOrientation::elk_artifact, TransferPricing::routes, {}});
+  planner::DesignResult written = basic({.orientation = TileOrientation::as_written});
+  planner::DesignResult artifact = basic({.orientation = TileOrientation::elk_artifact});
   EXPECT_GT(transposed(fastest), 0);
   EXPECT_EQ(transposed(written), 0);
   EXPECT_GT(written.latency_s, 1.05 * fastest.latency_s) << "decode tiles as written are slower";
   EXPECT_GT(transposed(artifact), 0) << "the artifact puts the longer of m and n first";
 
-  PlanningConventions per_core{TileOrientation::fastest, TransferPricing::per_core_rates, {}};
+  PlanningConventions per_core{.transfers = TransferPricing::per_core_rates};
   planner::DesignResult rates = basic(per_core);
   for (const auto& op : rates.ops)
     EXPECT_FALSE(op.preload.network_s.has_value()) << op.name << ": not priced on routes";
@@ -156,6 +158,23 @@ TEST(Compile, PlanningConventionsChangeWhatTheyNameAndNothingElse) {
   EXPECT_GT(squeezed.latency_s, rates.latency_s) << "a tenth of the network for preloads";
   per_core.preload_network_share["basic"] = {0.1, 1.0};
   EXPECT_DOUBLE_EQ(basic(per_core).latency_s, rates.latency_s) << "the best of the shares";
+
+  // The artifact's shuffle: one barrier after an elementwise or unary op, two per rotation shift,
+  // and six after any other op plus one per partial gathered.
+  planner::DesignResult shuffled = basic({.combine = CombineModel::elk_artifact});
+  const double sync_s = mk2().models.machine.sync_s;
+  int checked = 0;
+  for (const auto& op : shuffled.ops) {
+    const ir::Op& graph_op = model.graph->ops()[static_cast<size_t>(op.op)];
+    double syncs = op.exec.sync_s / sync_s - 2.0 * (op.exec.rotation_steps - 1);
+    if (graph_op.kind == ir::OpKind::elementwise || graph_op.kind == ir::OpKind::unary) {
+      EXPECT_DOUBLE_EQ(syncs, 1) << op.name;
+    } else {
+      EXPECT_GE(syncs, 6 - 1e-9) << op.name;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0);
 }
 
 TEST(Compile, TheCacheIsSharedByCompilesAndGivesTheSamePlans) {
