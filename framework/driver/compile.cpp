@@ -77,11 +77,11 @@ class ClassPlanner {
             "chip '{}': transfers are priced at the per-core rates of its Machine, not on "
             "its routes: {}",
             chip.models.machine.chip, pricer.error().message);
-    }
-    // At per-core rates the cost model's cross-chip factor stands for the chip links (T10's and
-    // the Elk artifact's accounting): partial results crossing chips are not priced on them again.
-    if (chip.spec.conventions.transfers == TransferPricing::per_core_rates)
+    } else {
+      // At per-core rates the cost model's cross-chip factor stands for the chip links (T10's and
+      // the Elk artifact's accounting): partials crossing chips are not priced on them again.
       machine_.chip_link_bytes_per_s = 0;
+    }
     const ChipModels& m = chip.models;
     if (m.core_cost == CoreCost::tcm && m.core)
       core_ = std::make_unique<CoreTileCost>(*m.core, m.cost_model, core_objective(o.objective));

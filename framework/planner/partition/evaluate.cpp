@@ -12,7 +12,8 @@
 // p cores adds a tree combine: ceil(log2 p) levels, each moving one partial (the output tile; for
 // softmax/normalisation two statistics per row) and one barrier; softmax/normalisation broadcast
 // the result back down the tree, so their levels count twice. Combine traffic in all:
-// cores_used × (p - 1)/p partials per pass.
+// cores_used × (p - 1)/p partials per pass. A chip's planning conventions may replace the tree
+// and the per-step barriers by the Elk artifact's shuffle (chip/conventions.hpp, CombineModel).
 #include <cmath>
 #include <limits>
 #include <optional>

@@ -100,6 +100,17 @@ planner:
   EXPECT_EQ(error("  preload_network_share: {elk-ful: 0.5}\n"),
             "/x/c.yaml:4: 'planner.preload_network_share.elk-ful': unknown key 'elk-ful' (did you "
             "mean 'elk-full'?); valid keys: basic, static, elk-dyn, elk-full, ideal");
+  EXPECT_EQ(error("  preload_network_share: {basic: []}\n"),
+            "/x/c.yaml:4: 'planner.preload_network_share.basic': expected a share in (0, 1] or a "
+            "list of them");
+  EXPECT_EQ(error("  preload_network_share: 0.5\n"),
+            "/x/c.yaml:4: 'planner.preload_network_share': expected a map of design names to "
+            "shares, e.g. {elk-full: 0.99}");
+  auto scalar = parse_chip_text("name: c\ntarget: t\nplanner: elk\n", "/x/c.yaml");
+  ASSERT_FALSE(scalar.ok());
+  EXPECT_EQ(scalar.error().message,
+            "/x/c.yaml:3: 'planner': expected a map: orientation, transfers, combine, pruning, "
+            "preload_network_share");
   EXPECT_EQ(error("  orientaton: fastest\n"),
             "/x/c.yaml:4: 'planner.orientaton': unknown key 'orientaton' (did you mean "
             "'orientation'?); valid keys: orientation, transfers, combine, pruning, "

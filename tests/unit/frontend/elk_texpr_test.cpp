@@ -88,6 +88,19 @@ TEST(ElkTexpr, MalformedEntriesNameTheEntryAndTheField) {
   EXPECT_EQ(error_of(R"([["Add", [2, 3], [[[0], [1]]], [], 2, 1, [0]]])"),
             "/x/t.json: entry 0: variables: expected the output and at least one input, got 1 "
             "tensors");
+  EXPECT_EQ(error_of(R"([[3, [2], [[[0]], [[0]]], [true], 2, 1, [0]]])"),
+            "/x/t.json: entry 0: type_name: expected a string, got 3");
+  EXPECT_EQ(error_of(R"([["Add", 2, [[[0]], [[0]]], [true], 2, 1, [0]]])"),
+            "/x/t.json: entry 0: dim_lengths: expected a list, got 2");
+  EXPECT_EQ(error_of(R"([["Add", [], [[[0]], [[0]]], [true], 2, 1, [0]]])"),
+            "/x/t.json: entry 0: dim_lengths: expected 1 to 32 extents, got 0");
+  EXPECT_EQ(error_of(R"([["Add", [2], [[[0]], [[0]]], [true], 2.5, 1, [0]]])"),
+            "/x/t.json: entry 0: type_id: expected an integer, got 2.5");
+  EXPECT_EQ(error_of(R"([["Add", [2], [[], [[0]]], [true], 2, 1, [0]]])"),
+            "/x/t.json: entry 0: variables[0] (output): expected 1 to 32 tensor dimensions, got 0");
+  EXPECT_EQ(error_of(R"([["Add", [2], [[[0]], [[]]], [true], 2, 1, [0]]])"),
+            "/x/t.json: entry 0: variables[1][0]: expected the iteration dimensions it spans, "
+            "got []");
   EXPECT_EQ(error_of("[[").substr(0, 22), "/x/t.json: not JSON: [");
 }
 
