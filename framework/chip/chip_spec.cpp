@@ -158,6 +158,10 @@ const Names<CombineModel> kCombines = {{CombineModel::tree, "tree"},
                                        {CombineModel::elk_artifact, "elk_artifact"}};
 const Names<PlanPruning> kPrunings = {{PlanPruning::tessera, "tessera"},
                                       {PlanPruning::elk_artifact, "elk_artifact"}};
+const Names<StaticBaseline> kStatics = {{StaticBaseline::tessera, "tessera"},
+                                        {StaticBaseline::elk_artifact, "elk_artifact"}};
+const Names<ExecutionContention> kContentions = {{ExecutionContention::charged, "charged"},
+                                                 {ExecutionContention::ignored, "ignored"}};
 
 template <class E>
 const char* name_in(const Names<E>& names, E value) {
@@ -166,49 +170,65 @@ const char* name_in(const Names<E>& names, E value) {
   return names.front().second;
 }
 
-// `key` of `section`, when given, as one of `names`; otherwise fails listing them.
+// `node` as one of `names` (`what` names the convention in the message); otherwise fails listing
+// them.
 template <class E>
-void read_choice(const YamlNode& section, const std::string& key, const Names<E>& names, E& out) {
-  if (!section.has(key)) return;
-  YamlNode node = section.child(key);
+E parse_choice(const YamlNode& node, const std::string& what, const Names<E>& names) {
   std::string text = node.as_string(), expected;
   for (size_t i = 0; i < names.size(); ++i) {
-    if (text == names[i].second) {
-      out = names[i].first;
-      return;
-    }
+    if (text == names[i].second) return names[i].first;
     expected += std::string(i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i].second;
   }
-  throw node.fail("unknown " + key + " " + in_quotes(text) + "; expected " + expected);
+  throw node.fail("unknown " + what + " " + in_quotes(text) + "; expected " + expected);
 }
 
-std::vector<double> parse_shares(const YamlNode& node) {
-  std::vector<YamlNode> values = node.is_sequence() ? node.items() : std::vector<YamlNode>{node};
-  if (values.empty()) throw node.fail("expected a share in (0, 1] or a list of them");
-  std::vector<double> shares;
-  for (const YamlNode& v : values) shares.push_back(number_in(v, 1, "a share in (0, 1]"));
-  return shares;
+// `key` of `section`, when given, as one of `names`.
+template <class E>
+void read_choice(const YamlNode& section, const std::string& key, const Names<E>& names, E& out) {
+  if (section.has(key)) out = parse_choice(section.child(key), key, names);
 }
 
-// `planner:` (conventions.hpp): orientation, transfers, preload_network_share per design.
+// `key` of `section`, when given: a map of design names to one value or a list of them, each
+// parsed by `parse(node)`. The messages say what a value is (`value`) and show the map (`example`).
+template <class T, class Parse>
+void read_per_design(const YamlNode& section, const std::string& key, const std::string& value,
+                     const std::string& example, Parse parse,
+                     std::map<std::string, std::vector<T>>& out) {
+  if (!section.has(key)) return;
+  YamlNode map = section.child(key);
+  if (!map.is_map() || map.raw().size() == 0)
+    throw map.fail("expected a map of design names to " + example);
+  map.only_keys(convention_design_names());
+  for (const auto& [design, node] : map.entries()) {
+    std::vector<YamlNode> values = node.is_sequence() ? node.items() : std::vector<YamlNode>{node};
+    if (values.empty()) throw node.fail("expected " + value + " or a list of them");
+    for (const YamlNode& v : values) out[design].push_back(parse(v));
+  }
+}
+
+// `planner:` (conventions.hpp).
 PlanningConventions parse_conventions(const YamlNode& section) {
   if (!section.is_map())
     throw section.fail(
-        "expected a map: orientation, transfers, combine, pruning, preload_network_share");
-  section.only_keys({"orientation", "transfers", "combine", "pruning", "preload_network_share"});
+        "expected a map: orientation, transfers, combine, pruning, static, "
+        "preload_network_share, execution_contention");
+  section.only_keys({"orientation", "transfers", "combine", "pruning", "static",
+                     "preload_network_share", "execution_contention"});
   PlanningConventions c;
   read_choice(section, "orientation", kOrientations, c.orientation);
   read_choice(section, "transfers", kTransfers, c.transfers);
   read_choice(section, "combine", kCombines, c.combine);
   read_choice(section, "pruning", kPrunings, c.pruning);
-  if (section.has("preload_network_share")) {
-    YamlNode shares = section.child("preload_network_share");
-    if (!shares.is_map() || shares.raw().size() == 0)
-      throw shares.fail("expected a map of design names to shares, e.g. {elk-full: 0.99}");
-    shares.only_keys(convention_design_names());
-    for (const auto& [design, node] : shares.entries())
-      c.preload_network_share[design] = parse_shares(node);
-  }
+  read_choice(section, "static", kStatics, c.static_baseline);
+  read_per_design<double>(
+      section, "preload_network_share", "a share in (0, 1]", "shares, e.g. {elk-full: 0.99}",
+      [](const YamlNode& v) { return number_in(v, 1, "a share in (0, 1]"); },
+      c.preload_network_share);
+  read_per_design<ExecutionContention>(
+      section, "execution_contention", "charged, ignored",
+      "charged or ignored, e.g. {elk-full: [ignored, charged]}",
+      [](const YamlNode& v) { return parse_choice(v, "execution_contention", kContentions); },
+      c.execution_contention);
   return c;
 }
 
@@ -301,6 +321,12 @@ const char* to_string(CombineModel combine) {
 }
 const char* to_string(PlanPruning pruning) {
   return name_in(kPrunings, pruning);
+}
+const char* to_string(ExecutionContention contention) {
+  return name_in(kContentions, contention);
+}
+const char* to_string(StaticBaseline baseline) {
+  return name_in(kStatics, baseline);
 }
 
 std::optional<CoreCost> parse_core_cost(const std::string& text) {

@@ -43,16 +43,38 @@ enum class CombineModel { tree, elk_artifact };
 //                 get_dim_size_threshold).
 enum class PlanPruning { tessera, elk_artifact };
 
+// Whether an execution is slowed by the preloads in flight beside it:
+//   charged  its network traffic and theirs share the network (planner/schedule.hpp's
+//            contention_s; default);
+//   ignored  it runs at its own pace whatever is in flight (the Elk artifact's Elk-Full with
+//            delay_comp False, which launch.py tries beside delay_comp True for every order and
+//            keeps when faster; its Basic, Static and Elk-Dyn always run with delay_comp True).
+enum class ExecutionContention { charged, ignored };
+
+// How Static is coded:
+//   tessera       execution regions at every distinct plan size; preloads at their smallest plan
+//                 or the largest that fits the preload region (default);
+//   elk_artifact  launch.py's sweep: regions from the largest per-op smallest plan, rounded up to
+//                 KiB, in 10 KiB steps to the SRAM; each op the preload plan of least bytes (min
+//                 cold) or of most bytes among those beside an execution plan within the region
+//                 (max cold, DNNProgram.baseline_cold_hot), a preload larger than the preload
+//                 region overlapping nothing; at most K preloads beside an execution.
+enum class StaticBaseline { tessera, elk_artifact };
+
 struct PlanningConventions {
   TileOrientation orientation = TileOrientation::fastest;
   TransferPricing transfers = TransferPricing::routes;
   CombineModel combine = CombineModel::tree;
   PlanPruning pruning = PlanPruning::tessera;
+  StaticBaseline static_baseline = StaticBaseline::tessera;
   // Per design name (basic, static, elk-dyn, elk-full, ideal): the share of the network a
   // preload may use, i.e. its network time is divided by it (load = max(HBM, network / share),
   // the artifact's LOAD_NOC_THRESHOLD_*). Several values: the design is planned with each and
   // keeps the best. A design not named uses 1.
   std::map<std::string, std::vector<double>> preload_network_share = {};
+  // Per design name: how executions meet the preloads beside them; several: planned with each,
+  // the best kept (with each share). A design not named: charged.
+  std::map<std::string, std::vector<ExecutionContention>> execution_contention = {};
 
   bool operator==(const PlanningConventions&) const = default;
 };
@@ -61,8 +83,11 @@ const char* to_string(TileOrientation orientation);
 const char* to_string(TransferPricing pricing);
 const char* to_string(CombineModel combine);
 const char* to_string(PlanPruning pruning);
+const char* to_string(ExecutionContention contention);
+const char* to_string(StaticBaseline baseline);
 
-// The design names preload_network_share may key (planner/design.cpp's, checked by a test).
+// The design names preload_network_share and execution_contention may key (planner/design.cpp's,
+// checked by a test).
 inline const std::vector<std::string>& convention_design_names() {
   static const std::vector<std::string> names = {"basic", "static", "elk-dyn", "elk-full", "ideal"};
   return names;

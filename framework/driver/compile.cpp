@@ -254,6 +254,14 @@ std::vector<int> units_of(const ir::Graph& graph, const std::vector<planner::OpS
   return unit;
 }
 
+// A per-design convention's values for `design` (chip/conventions.hpp); empty when not named.
+template <class T>
+std::vector<T> for_design(const std::map<std::string, std::vector<T>>& per_design,
+                          planner::Design design) {
+  auto found = per_design.find(to_string(design));
+  return found == per_design.end() ? std::vector<T>{} : found->second;
+}
+
 }  // namespace
 
 std::optional<EnergyBreakdown> reported_energy(const EnergyRates& rates, const EnergyCounts& counts,
@@ -325,11 +333,12 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
   Compilation out{
       prepared->graph, std::move(prepared->decisions), input.classes.first_op.size(), {}};
   const planner::PlanSource source = plan_source(model, chip, graph);
-  const auto& shares = chip.spec.conventions.preload_network_share;
+  const PlanningConventions& conventions = chip.spec.conventions;
+  planning.static_baseline = conventions.static_baseline;
   for (planner::Design design : o.designs) {
     planning.progress = progress_of(o, fmt::format("{} (preload orders)", to_string(design)));
-    auto share = shares.find(to_string(design));
-    planning.preload_network_shares = share == shares.end() ? std::vector<double>{} : share->second;
+    planning.preload_network_shares = for_design(conventions.preload_network_share, design);
+    planning.execution_contentions = for_design(conventions.execution_contention, design);
     auto result = planner::plan_design(input, design, planning);
     if (!result) return result.error();
     if (Status estimated = estimate_energy(*result, graph, chip, prepared->pricer.get());

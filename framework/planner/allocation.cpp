@@ -79,7 +79,8 @@ void fill_exec_item(AllocationItem& item, const CostContext& costs, int op, doub
   item.op = op;
   item.options.clear();
   for (const auto& c : costs.exec_costs(op))
-    item.options.push_back({c.bytes_per_core, c.base_s + c.comm.extra_s(network_busy)});
+    item.options.push_back(
+        {c.bytes_per_core, c.base_s + costs.execution_extra_s(c.comm, network_busy)});
   item.start = static_cast<int>(item.options.size()) - 1;
 }
 

@@ -2,8 +2,10 @@
 #include "framework/planner/baselines.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <set>
+#include <tuple>
 
 namespace tessera::planner {
 
@@ -60,7 +62,7 @@ Decisions basic_decisions(const CostContext& costs) {
   return d;
 }
 
-std::vector<double> static_regions(const CostContext& costs) {
+std::vector<StaticSplit> static_splits(const CostContext& costs, StaticBaseline coding) {
   double floor = 0;
   std::set<double> sizes;
   for (int op = 0; op < costs.ops(); ++op) {
@@ -69,29 +71,80 @@ std::vector<double> static_regions(const CostContext& costs) {
     for (const auto& plan : exec) sizes.insert(plan.exec_bytes_per_core);
   }
   std::vector<double> regions;
-  for (double s : sizes)
-    if (s >= floor && s <= costs.sram_bytes()) regions.push_back(s);
-  return regions;
+  if (coding == StaticBaseline::elk_artifact) {
+    constexpr double kKiB = 1024, kStepBytes = 10 * kKiB;  // launch.py's exec_kb_list
+    for (double r = std::ceil(floor / kKiB) * kKiB; r <= costs.sram_bytes(); r += kStepBytes)
+      regions.push_back(r);
+  } else {
+    for (double s : sizes)
+      if (s >= floor && s <= costs.sram_bytes()) regions.push_back(s);
+  }
+  std::vector<StaticSplit> splits;
+  for (double r : regions)
+    for (bool largest : {false, true}) splits.push_back({r, largest});
+  return splits;
 }
 
-Decisions static_decisions(const CostContext& costs, double exec_region_bytes,
-                           bool largest_preloads) {
+namespace {
+
+// The artifact's (execution, preload) plans of an op that loads (DNNProgram.baseline_cold_hot):
+// the preload plan of least bytes, or of most bytes among those beside an execution plan within
+// `region`; then the largest execution plan within it beside a preload plan of those bytes.
+std::pair<int, int> artifact_plans(const OpPlans& plans, double region, bool largest_cold) {
+  double cold = largest_cold ? -1 : std::numeric_limits<double>::infinity();
+  for (size_t e = 0; e < plans.exec.size(); ++e) {
+    if (largest_cold && plans.exec[e].exec_bytes_per_core > region) continue;
+    for (const PreloadPlan& p : plans.preload[e])
+      cold = largest_cold ? std::max(cold, p.preload_bytes_per_core)
+                          : std::min(cold, p.preload_bytes_per_core);
+  }
+  std::pair<int, int> chosen{0, 0};
+  for (int e = 0; e < static_cast<int>(plans.exec.size()); ++e) {
+    if (plans.exec[e].exec_bytes_per_core > region) continue;
+    const auto& list = plans.preload[e];
+    for (int p = 0; p < static_cast<int>(list.size()); ++p)
+      if (list[p].preload_bytes_per_core == cold) chosen = {e, p};
+  }
+  return chosen;
+}
+
+// Each op's plans for one split (static_decisions).
+void choose_static_plans(const CostContext& costs, const StaticSplit& split, StaticBaseline coding,
+                         Decisions& d) {
+  double preload_region = costs.sram_bytes() - split.exec_region_bytes;
+  auto exec_bytes = [](const ExecPlan& x) { return x.exec_bytes_per_core; };
+  auto load_bytes = [](const PreloadPlan& x) { return x.preload_bytes_per_core; };
+  for (int op = 0; op < costs.ops(); ++op) {
+    const OpPlans& plans = costs.plans(op);
+    d.exec_plan[op] = std::max(0, largest_within(plans.exec, split.exec_region_bytes, exec_bytes));
+    if (!costs.has_load(op)) continue;
+    if (coding == StaticBaseline::elk_artifact) {
+      std::tie(d.exec_plan[op], d.preload_plan[op]) =
+          artifact_plans(plans, split.exec_region_bytes, split.largest_preloads);
+      continue;
+    }
+    const auto& list = plans.preload[d.exec_plan[op]];
+    d.preload_plan[op] =
+        split.largest_preloads ? std::max(0, largest_within(list, preload_region, load_bytes)) : 0;
+  }
+}
+
+}  // namespace
+
+Decisions static_decisions(const CostContext& costs, const StaticSplit& split,
+                           StaticBaseline coding, int max_preload_ops) {
   Decisions d = program_order(costs);
   int n = costs.ops();
-  double preload_region = costs.sram_bytes() - exec_region_bytes;
+  double preload_region = costs.sram_bytes() - split.exec_region_bytes;
   d.exec_plan.assign(n, 0);
   d.preload_plan.assign(n, -1);
   d.window.assign(n, -1);
-  auto exec_bytes = [](const ExecPlan& x) { return x.exec_bytes_per_core; };
-  auto load_bytes = [](const PreloadPlan& x) { return x.preload_bytes_per_core; };
-  for (int op = 0; op < n; ++op) {
-    d.exec_plan[op] =
-        std::max(0, largest_within(costs.plans(op).exec, exec_region_bytes, exec_bytes));
-    if (!costs.has_load(op)) continue;
-    const auto& list = costs.plans(op).preload[d.exec_plan[op]];
-    d.preload_plan[op] =
-        largest_preloads ? std::max(0, largest_within(list, preload_region, load_bytes)) : 0;
-  }
+  choose_static_plans(costs, split, coding, d);
+  // The artifact overlaps at most max_load ops ahead of the executing one; Tessera's coding, as
+  // many as fit.
+  auto within_reach = [&](int op, int position) {
+    return coding != StaticBaseline::elk_artifact || d.order[position] - op <= max_preload_ops;
+  };
   std::vector<int> done = needed_positions(d);
   int window = -1;
   double resident = 0;  // preload bytes of positions (done[op], window]
@@ -100,7 +153,7 @@ Decisions static_decisions(const CostContext& costs, double exec_region_bytes,
     for (; consumed < done[op]; ++consumed)
       if (consumed + 1 <= window) resident -= preload_bytes(costs, d, d.order[consumed + 1]);
     window = std::max(window, done[op]);
-    while (window + 1 < static_cast<int>(d.order.size()) &&
+    while (window + 1 < static_cast<int>(d.order.size()) && within_reach(op, window + 1) &&
            resident + preload_bytes(costs, d, d.order[window + 1]) <= preload_region) {
       ++window;
       resident += preload_bytes(costs, d, d.order[window]);

@@ -13,15 +13,27 @@ namespace tessera::planner {
 // exists, else it waits until they end.
 Decisions basic_decisions(const CostContext& costs);
 
-// The execution-region sizes Static sweeps: every distinct exec-plan size from the largest
-// per-op minimum up to the SRAM (each is where some op's best fitting plan changes).
-std::vector<double> static_regions(const CostContext& costs);
+// One Static split: the execution region, and which preload plans the ops take.
+struct StaticSplit {
+  double exec_region_bytes = 0;
+  bool largest_preloads = false;
+};
 
-// Static with execution region `exec_region_bytes`: each op its fastest plan within it; the rest
-// of SRAM holds as many next preloads (program order) as fit, each at its smallest plan, or at
-// its largest plan that fits the region when `largest_preloads`.
-Decisions static_decisions(const CostContext& costs, double exec_region_bytes,
-                           bool largest_preloads);
+// The splits Static sweeps, each region with smallest and largest preloads. Tessera's coding:
+// every distinct exec-plan size from the largest per-op minimum up to the SRAM (each is where
+// some op's best fitting plan changes). The Elk artifact's (launch.py): from that minimum rounded
+// up to KiB, in 10 KiB steps to the SRAM.
+std::vector<StaticSplit> static_splits(const CostContext& costs, StaticBaseline coding);
+
+// Static with one split: the rest of SRAM beside the execution region holds as many next
+// preloads (program order) as fit. Tessera's coding: each op its fastest plan within the region,
+// its preload at its smallest plan, or at its largest plan that fits the preload region when
+// `largest_preloads`. The artifact's (DNNProgram.baseline_cold_hot): the preload plan of least
+// bytes (of most bytes beside some execution plan within the region when `largest_preloads`)
+// with the largest execution plan within the region it pairs with; a preload larger than the
+// preload region overlaps nothing; at most `max_preload_ops` ops ahead are preloaded.
+Decisions static_decisions(const CostContext& costs, const StaticSplit& split,
+                           StaticBaseline coding, int max_preload_ops);
 
 // Ideal: per op the execution and preload plans with the least execution plus distribution time,
 // for evaluate_timeline's separate mode (own preload network, no SRAM limit on preloads).

@@ -7,11 +7,13 @@
 namespace tessera::planner {
 
 CostContext::CostContext(const std::vector<int>& class_of, const std::vector<OpPlans>& class_plans,
-                         const Machine& machine, double preload_network_share)
+                         const Machine& machine, double preload_network_share,
+                         ExecutionContention contention)
     : class_of_(class_of),
       class_plans_(&class_plans),
       machine_(machine),
-      preload_network_share_(preload_network_share) {
+      preload_network_share_(preload_network_share),
+      contention_(contention) {
   for (const OpPlans& plans : class_plans) {
     auto& preload_costs = preload_costs_.emplace_back();
     double hbm_only_s =
@@ -172,6 +174,16 @@ double contention_s(double start_s, double base_s, const Comm& comm,
   // The execution's own traffic and the preloads' share of the window must both cross the
   // network inside the window; what does not fit delays the execution.
   return std::max(std::max(0.0, comm.alone_s() + network_s - base_s), shared_s) + port_s;
+}
+
+double CostContext::execution_contention_s(double start_s, double base_s, const Comm& comm,
+                                           const std::vector<LoadInterval>& loads) const {
+  if (contention_ == ExecutionContention::ignored) return 0;
+  return contention_s(start_s, base_s, comm, loads);
+}
+
+double CostContext::execution_extra_s(const Comm& comm, double busy) const {
+  return contention_ == ExecutionContention::ignored ? 0 : comm.extra_s(busy);
 }
 
 }  // namespace tessera::planner

@@ -137,7 +137,8 @@ void Induction::try_window(int op, int window, Candidate& cand) {
     end_s = std::min(end_s, load_start_s_[window + 1]);
   const auto& chosen = c_.exec_costs(op)[cand.allocation.chosen[0]];
   double base_s = chosen.base_s;
-  cand.start_s = end_s - base_s - contention_s(end_s - base_s, base_s, chosen.comm, in_flight_);
+  cand.start_s =
+      end_s - base_s - c_.execution_contention_s(end_s - base_s, base_s, chosen.comm, in_flight_);
   cand.score_s = -cand.start_s + penalty_s_ + shrink_s;
 }
 

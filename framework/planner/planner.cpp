@@ -132,9 +132,10 @@ Slice screening_slice(const PlannerInput& input) {
 
 // Screening latencies of every order, in parallel; deterministic (each slot written once).
 std::vector<double> screen_orders(const PlannerInput& input, const OrderSearch& search, int k,
-                                  double share, const PlannerOptions& options) {
+                                  const CostContext& whole, const PlannerOptions& options) {
   Slice slice = screening_slice(input);
-  CostContext costs(slice.class_of, input.class_plans, input.machine, share);
+  CostContext costs(slice.class_of, input.class_plans, input.machine, whole.preload_network_share(),
+                    whole.contention());
   size_t count = search.permutations.size();
   std::vector<double> latency_s(count, kNever);
   std::atomic<size_t> finished{0};
@@ -172,7 +173,7 @@ Result<DesignResult> elk_full(const PlannerInput& input, const CostContext& cost
   OrderSearch search = order_space(input, costs, options);
   std::vector<size_t> candidates{0};
   if (search.permutations.size() > 1)
-    candidates = finalists(screen_orders(input, search, k, costs.preload_network_share(), options));
+    candidates = finalists(screen_orders(input, search, k, costs, options));
   const ir::RepeatedLayers* layers = input.layers ? &*input.layers : nullptr;
   std::optional<DesignResult> best;
   double best_cost = kNever;
@@ -194,29 +195,27 @@ Result<DesignResult> elk_full(const PlannerInput& input, const CostContext& cost
   return std::move(*best);
 }
 
-Result<DesignResult> static_split(const PlannerInput& input, const CostContext& costs,
+Result<DesignResult> static_split(const PlannerInput& input, const CostContext& costs, int k,
                                   const PlannerOptions& options) {
+  const StaticBaseline coding = options.static_baseline;
   if (options.cost) {  // every split's whole schedule, for its cost
     std::optional<DesignResult> best;
     double best_cost = kNever;
-    for (double region : static_regions(costs))
-      for (bool largest : {false, true}) {
-        DesignResult r = evaluate_timeline(
-            input.graph, costs, static_decisions(costs, region, largest), TimelineMode::shared);
-        auto cost = options.cost(r);
-        if (!cost) return cost.error();
-        if (*cost < best_cost) best_cost = *cost, best = std::move(r);
-      }
+    for (const StaticSplit& split : static_splits(costs, coding)) {
+      DesignResult r = evaluate_timeline(
+          input.graph, costs, static_decisions(costs, split, coding, k), TimelineMode::shared);
+      auto cost = options.cost(r);
+      if (!cost) return cost.error();
+      if (*cost < best_cost) best_cost = *cost, best = std::move(r);
+    }
     return std::move(*best);
   }
   Decisions best;
   double best_s = kNever;
-  for (double region : static_regions(costs)) {
-    for (bool largest : {false, true}) {
-      Decisions d = static_decisions(costs, region, largest);
-      double latency_s = timeline_latency_s(costs, d, TimelineMode::shared);
-      if (latency_s < best_s) best_s = latency_s, best = std::move(d);
-    }
+  for (const StaticSplit& split : static_splits(costs, coding)) {
+    Decisions d = static_decisions(costs, split, coding, k);
+    double latency_s = timeline_latency_s(costs, d, TimelineMode::shared);
+    if (latency_s < best_s) best_s = latency_s, best = std::move(d);
   }
   return evaluate_timeline(input.graph, costs, best, TimelineMode::shared);
 }
@@ -225,12 +224,12 @@ Result<DesignResult> static_split(const PlannerInput& input, const CostContext& 
 // so a search that ends slower than those schedules by its own estimate takes theirs: the orders
 // it tries start from program order, and Static's fixed split can beat the first dynamic
 // allocation the inductive scheduler settles on.
-Status keep_simpler_if_faster(const PlannerInput& input, const CostContext& costs,
+Status keep_simpler_if_faster(const PlannerInput& input, const CostContext& costs, int k,
                               const PlannerOptions& options, DesignResult& result) {
   const uint64_t orders = result.orders_tried;
   auto result_cost = cost_of(result, options);
   if (!result_cost) return result_cost.error();
-  auto split = static_split(input, costs, options);
+  auto split = static_split(input, costs, k, options);
   if (!split) return split.error();
   for (DesignResult simpler :
        {std::move(*split),
@@ -247,9 +246,10 @@ Status keep_simpler_if_faster(const PlannerInput& input, const CostContext& cost
 
 namespace {
 
-Result<DesignResult> plan_with_share(const PlannerInput& input, Design design,
-                                     const PlannerOptions& options, double share) {
-  CostContext costs(input.classes.class_of, input.class_plans, input.machine, share);
+Result<DesignResult> plan_variant(const PlannerInput& input, Design design,
+                                  const PlannerOptions& options, double share,
+                                  ExecutionContention contention) {
+  CostContext costs(input.classes.class_of, input.class_plans, input.machine, share, contention);
   if (Status fit = check_plans_fit(input, costs); !fit.ok()) return fit.error();
   int k = options.max_preload_ops > 0 ? options.max_preload_ops : default_k(input);
   Result<DesignResult> result = DesignResult{};
@@ -258,7 +258,7 @@ Result<DesignResult> plan_with_share(const PlannerInput& input, Design design,
       result = evaluate_timeline(input.graph, costs, basic_decisions(costs), TimelineMode::shared);
       break;
     case Design::static_split:
-      result = static_split(input, costs, options);
+      result = static_split(input, costs, k, options);
       break;
     case Design::elk_dyn:
       result = elk_dynamic(input, costs, k);
@@ -273,7 +273,7 @@ Result<DesignResult> plan_with_share(const PlannerInput& input, Design design,
   }
   if (!result.ok()) return result;
   if (design == Design::elk_dyn || design == Design::elk_full)
-    if (Status kept = keep_simpler_if_faster(input, costs, options, *result); !kept)
+    if (Status kept = keep_simpler_if_faster(input, costs, k, options, *result); !kept)
       return kept.error();
   return result;
 }
@@ -286,15 +286,19 @@ Result<DesignResult> plan_design(const PlannerInput& input, Design design,
   std::optional<DesignResult> best;
   double best_cost = kNever;
   const std::vector<double> one{1.0};
+  const std::vector<ExecutionContention> charged{ExecutionContention::charged};
   const auto& shares =
       options.preload_network_shares.empty() ? one : options.preload_network_shares;
-  for (double share : shares) {  // ties: the first share listed
-    auto result = plan_with_share(input, design, options, share);
-    if (!result) return result.error();
-    auto cost = cost_of(*result, options);
-    if (!cost) return cost.error();
-    if (!best || *cost < best_cost) best_cost = *cost, best = std::move(*result);
-  }
+  const auto& contentions =
+      options.execution_contentions.empty() ? charged : options.execution_contentions;
+  for (ExecutionContention contention : contentions)  // ties: the first listed
+    for (double share : shares) {
+      auto result = plan_variant(input, design, options, share, contention);
+      if (!result) return result.error();
+      auto cost = cost_of(*result, options);
+      if (!cost) return cost.error();
+      if (!best || *cost < best_cost) best_cost = *cost, best = std::move(*result);
+    }
   best->design = design;
   best->search_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/chip/conventions.hpp"
 #include "framework/common/status.hpp"
 #include "framework/ir/graph.hpp"
 #include "framework/ir/repeats.hpp"
@@ -46,6 +47,11 @@ struct PlannerOptions {
   // artifact's LOAD_NOC_THRESHOLD, chip/conventions.hpp); several: the design is planned with each
   // and keeps the cheapest schedule (ties: the first). Empty: 1.
   std::vector<double> preload_network_shares;
+  // Whether preloads in flight slow an execution (chip/conventions.hpp); several: the design is
+  // planned with each (and each share) and keeps the cheapest. Empty: charged.
+  std::vector<ExecutionContention> execution_contentions;
+  // How Static is coded (chip/conventions.hpp).
+  StaticBaseline static_baseline = StaticBaseline::tessera;
 };
 
 Result<DesignResult> plan_design(const PlannerInput& input, Design design,

@@ -12,6 +12,7 @@
 
 #include <vector>
 
+#include "framework/chip/conventions.hpp"
 #include "framework/chip/machine.hpp"
 #include "framework/ir/repeats.hpp"
 #include "framework/planner/op_plans.hpp"
@@ -43,18 +44,37 @@ struct Comm {
 };
 Comm comm_of(const ExecPlan& exec, const PreloadPlan& preload);
 
+// Network and SRAM-port contention of one execution against the preloads in flight beside it,
+// over [start_s, start_s + base_s]: its own traffic `comm` and the preloads' network seconds
+// falling inside must both cross the network in that window; on the links they share, each phase
+// of its traffic runs slower while a preload is in flight beside it, by how busy that preload
+// keeps the network (CommPhase::extra_s) and never below 1 - busy of its own pace, going on
+// beside the next preload if it outlasts one (the larger of the two charges is taken, both
+// describing the same sharing); every preload byte landing on a core steals its SRAM port.
+// `loads` run one after another: in order, none overlapping the next.
+struct LoadInterval {
+  double start_s = 0, end_s = 0;
+  double noc_s = 0;        // network seconds of the whole preload
+  double sram_port_s = 0;  // SRAM-port seconds per core of the whole preload
+};
+double contention_s(double start_s, double base_s, const Comm& comm,
+                    const std::vector<LoadInterval>& loads);
+
 // Per-op views of the planner's input, and the cost formulas shared by the search and the
 // timeline. Borrows the OpPlans; the caller keeps them alive.
 class CostContext {
  public:
   // `preload_network_share` in (0, 1]: the part of the network a preload may use; its network
-  // time is divided by it (PlannerOptions::preload_network_shares).
+  // time is divided by it (PlannerOptions::preload_network_shares). `contention`: whether the
+  // preloads in flight slow an execution (PlannerOptions::execution_contentions).
   CostContext(const std::vector<int>& class_of, const std::vector<OpPlans>& class_plans,
-              const Machine& machine, double preload_network_share = 1);
+              const Machine& machine, double preload_network_share = 1,
+              ExecutionContention contention = ExecutionContention::charged);
 
   int ops() const { return static_cast<int>(class_of_.size()); }
   const Machine& machine() const { return machine_; }
   double preload_network_share() const { return preload_network_share_; }
+  ExecutionContention contention() const { return contention_; }
   double sram_bytes() const { return static_cast<double>(machine_.sram_bytes_per_core); }
   const OpPlans& plans(int op) const { return (*class_plans_)[class_of_[op]]; }
   int class_of(int op) const { return class_of_[op]; }
@@ -92,6 +112,12 @@ class CostContext {
     return preload_costs_[class_of_[op]][exec];
   }
 
+  // contention_s below, or 0 when contention() is ignored.
+  double execution_contention_s(double start_s, double base_s, const Comm& comm,
+                                const std::vector<LoadInterval>& loads) const;
+  // Comm::extra_s, or 0 when contention() is ignored.
+  double execution_extra_s(const Comm& comm, double busy) const;
+
  private:
   int find_fastest_preload(const OpPlans& plans, int exec) const;
 
@@ -99,6 +125,7 @@ class CostContext {
   const std::vector<OpPlans>* class_plans_;
   Machine machine_;
   double preload_network_share_ = 1;
+  ExecutionContention contention_ = ExecutionContention::charged;
   std::vector<std::vector<ExecCost>> exec_costs_;                     // per class, per exec plan
   std::vector<std::vector<std::vector<PreloadCost>>> preload_costs_;  // per class, exec, preload
 };
@@ -116,22 +143,6 @@ struct Decisions {
 Decisions program_order(const CostContext& costs);
 // done(i) per op: the largest preload position any op <= i needs (-1 before the first).
 std::vector<int> needed_positions(const Decisions& decisions);
-
-// Network and SRAM-port contention of one execution against the preloads in flight beside it,
-// over [start_s, start_s + base_s]: its own traffic `comm` and the preloads' network seconds
-// falling inside must both cross the network in that window; on the links they share, each phase
-// of its traffic runs slower while a preload is in flight beside it, by how busy that preload
-// keeps the network (CommPhase::extra_s) and never below 1 - busy of its own pace, going on
-// beside the next preload if it outlasts one (the larger of the two charges is taken, both
-// describing the same sharing); every preload byte landing on a core steals its SRAM port.
-// `loads` run one after another: in order, none overlapping the next.
-struct LoadInterval {
-  double start_s = 0, end_s = 0;
-  double noc_s = 0;        // network seconds of the whole preload
-  double sram_port_s = 0;  // SRAM-port seconds per core of the whole preload
-};
-double contention_s(double start_s, double base_s, const Comm& comm,
-                    const std::vector<LoadInterval>& loads);
 
 enum class TimelineMode {
   shared,    // preload and execution share the network and SRAM (every design but Ideal)

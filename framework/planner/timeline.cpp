@@ -89,7 +89,7 @@ double Timeline::execute(int op, OpSchedule* s) {
   in_flight_.clear();
   if (mode_ == TimelineMode::shared) {
     for (int m = done_[op] + 1; m <= d_.window[op]; ++m) in_flight_.push_back(loads_[m].interval);
-    penalty_s = contention_s(ready_s, base_s, comm_of(exec, preload), in_flight_);
+    penalty_s = costs_.execution_contention_s(ready_s, base_s, comm_of(exec, preload), in_flight_);
     for (; admitted_ <= last; ++admitted_) {
       int j = d_.order[admitted_];
       resident_bytes_ +=

@@ -42,24 +42,26 @@ struct Case {
 const std::vector<Case> kCases = {
     // clang-format off
     // 16 TB/s, the paper's headline configuration: compute-bound, Elk-Full 1.37x Static in the
-    // artifact. Tessera's scheduling does not find the artifact's Elk-Full order (+12.8 %) and
-    // its Static and Elk-Dyn are better than the artifact's (docs/validation.md says why).
-    {"llama2_13b_b32_bw16000", "TExpr_llama2-13-b32.json", "elk-pod4", 16000, {{Design::basic, 12.498, 12.115, true}, {Design::static_split, 9.210, 7.750, false},
-                        {Design::elk_dyn, 8.267, 7.590, false}, {Design::elk_full, 6.720, 7.580, false},
+    // artifact, most of it because only Elk-Full may run its executions beside preloads without
+    // contention (execution_contention). Tessera's Static and Elk-Dyn are faster than the
+    // artifact's, which charge contention by its delay_comp arithmetic and whose Elk-Dyn never
+    // calls its allocator (docs/validation.md says how much each).
+    {"llama2_13b_b32_bw16000", "TExpr_llama2-13-b32.json", "elk-pod4", 16000, {{Design::basic, 12.498, 12.115, true}, {Design::static_split, 9.210, 8.075, false},
+                        {Design::elk_dyn, 8.267, 7.590, false}, {Design::elk_full, 6.720, 6.841, true},
                         {Design::ideal, 6.699, 6.840, true}}},
     // 4 TB/s: HBM-bound, every design but Basic meets the HBM time in both.
     {"llama2_13b_b32_bw4000", "TExpr_llama2-13-b32.json", "elk-pod4", 4000, {{Design::basic, 25.606, 25.155, true}, {Design::static_split, 19.186, 18.996, true},
                       {Design::elk_dyn, 19.181, 18.996, true}, {Design::elk_full, 19.181, 18.996, true},
                       {Design::ideal, 19.181, 18.996, true}}},
     // 8 TB/s: HBM-bound too.
-    {"llama2_13b_b32_bw8000", "TExpr_llama2-13-b32.json", "elk-pod4", 8000, {{Design::basic, 16.320, 15.941, true}, {Design::static_split, 9.676, 9.552, true},
+    {"llama2_13b_b32_bw8000", "TExpr_llama2-13-b32.json", "elk-pod4", 8000, {{Design::basic, 16.320, 15.941, true}, {Design::static_split, 9.676, 9.560, true},
                       {Design::elk_dyn, 9.666, 9.552, true}, {Design::elk_full, 9.664, 9.552, true},
                       {Design::ideal, 9.647, 9.540, true}}},
     // Llama 2 7B, batch 16, one IPU (1472 cores) at 4 TB/s: HBM-bound under Tessera's designs;
-    // the artifact's Elk-Dyn is slower than its Static (its min-cold reservation), Tessera's keeps
-    // Static's schedule when its own search ends slower.
-    {"llama2_7b_b16_mk2_bw4000", "TExpr_llama2-7-b16.json", "elk-mk2", 4000, {{Design::basic, 13.531, 13.164, true}, {Design::static_split, 7.481, 7.295, true},
-                      {Design::elk_dyn, 8.351, 7.295, false}, {Design::ideal, 7.384, 7.292, true}}},
+    // the artifact's Elk-Dyn is slower than its own Static (its min-cold reservation), Tessera's
+    // allocates with the Δtime/Δspace heuristic and meets the HBM time.
+    {"llama2_7b_b16_mk2_bw4000", "TExpr_llama2-7-b16.json", "elk-mk2", 4000, {{Design::basic, 13.531, 13.164, true}, {Design::static_split, 7.481, 7.669, true},
+                      {Design::elk_dyn, 8.351, 7.296, false}, {Design::ideal, 7.384, 7.292, true}}},
     // clang-format on
 };
 

@@ -64,7 +64,9 @@ planner:
   transfers: per_core_rates
   combine: elk_artifact
   pruning: elk_artifact
+  static: elk_artifact
   preload_network_share: {elk-dyn: [0.9, 0.5], elk-full: 0.99}
+  execution_contention: {elk-full: [ignored, charged], static: charged}
 )",
                               "/x/c.yaml");
   ASSERT_TRUE(chip.ok()) << chip.error().message;
@@ -75,6 +77,11 @@ planner:
   std::map<std::string, std::vector<double>> shares = {{"elk-dyn", {0.9, 0.5}},
                                                        {"elk-full", {0.99}}};
   EXPECT_EQ(chip->conventions.preload_network_share, shares);
+  EXPECT_EQ(chip->conventions.static_baseline, StaticBaseline::elk_artifact);
+  std::map<std::string, std::vector<ExecutionContention>> contentions = {
+      {"elk-full", {ExecutionContention::ignored, ExecutionContention::charged}},
+      {"static", {ExecutionContention::charged}}};
+  EXPECT_EQ(chip->conventions.execution_contention, contentions);
   EXPECT_EQ(parse_chip_text("name: c\ntarget: t\n", "/x/c.yaml")->conventions,
             PlanningConventions{});
 
@@ -110,11 +117,23 @@ planner:
   ASSERT_FALSE(scalar.ok());
   EXPECT_EQ(scalar.error().message,
             "/x/c.yaml:3: 'planner': expected a map: orientation, transfers, combine, pruning, "
-            "preload_network_share");
+            "static, preload_network_share, execution_contention");
   EXPECT_EQ(error("  orientaton: fastest\n"),
             "/x/c.yaml:4: 'planner.orientaton': unknown key 'orientaton' (did you mean "
-            "'orientation'?); valid keys: orientation, transfers, combine, pruning, "
-            "preload_network_share");
+            "'orientation'?); valid keys: orientation, transfers, combine, pruning, static, "
+            "preload_network_share, execution_contention");
+  EXPECT_EQ(error("  static: artifact\n"),
+            "/x/c.yaml:4: 'planner.static': unknown static 'artifact'; expected tessera or "
+            "elk_artifact");
+  EXPECT_EQ(error("  execution_contention: {elk-full: [ignored, free]}\n"),
+            "/x/c.yaml:4: 'planner.execution_contention.elk-full[1]': unknown "
+            "execution_contention 'free'; expected charged or ignored");
+  EXPECT_EQ(error("  execution_contention: {elk-full: []}\n"),
+            "/x/c.yaml:4: 'planner.execution_contention.elk-full': expected charged, ignored or "
+            "a list of them");
+  EXPECT_EQ(error("  execution_contention: ignored\n"),
+            "/x/c.yaml:4: 'planner.execution_contention': expected a map of design names to "
+            "charged or ignored, e.g. {elk-full: [ignored, charged]}");
 }
 
 TEST(Chip, AnEmptyValueIsAnErrorNotTheDefault) {

@@ -128,6 +128,27 @@ TEST(Timeline, NetworkContentionDelaysTheExecution) {
   EXPECT_NEAR(plan(in, Design::ideal).latency_s, 3, 1e-12);  // own network: no contention
 }
 
+// The same two ops with contention ignored (the Elk artifact's delay_comp False): op 0 keeps its
+// 2 s beside the preload, op 1 runs [2, 3]; several conventions: the best of them.
+TEST(Timeline, IgnoredContentionLeavesTheExecutionAtItsOwnPace) {
+  std::vector<OpPlans> ops{synthetic_op(0, {{100, 1}}), synthetic_op(2000, {{100, 1}}, {{100, 0}})};
+  ops[0].exec[0].shift_s = 1;
+  PlannerInput in = input_of(std::move(ops));
+  in.machine.preload_bytes_per_s_per_core = 1000;
+  PlannerOptions options;
+  options.threads = 1;
+  options.execution_contentions = {ExecutionContention::ignored};
+  for (Design design : {Design::basic, Design::static_split, Design::elk_dyn, Design::elk_full}) {
+    DesignResult r = plan_design(in, design, options).take();
+    EXPECT_NEAR(r.latency_s, 3, 1e-12) << to_string(design);
+    EXPECT_NEAR(r.breakdown.congestion_s, 0, 1e-12) << to_string(design);
+  }
+  options.execution_contentions = {ExecutionContention::charged, ExecutionContention::ignored};
+  EXPECT_NEAR(plan_design(in, Design::elk_dyn, options).take().latency_s, 3, 1e-12);
+  options.execution_contentions = {ExecutionContention::charged};
+  EXPECT_NEAR(plan_design(in, Design::elk_dyn, options).take().latency_s, 4, 1e-12);
+}
+
 TEST(Pricing, BesideAPreloadIsLinearBetweenThePointsAndNeverFasterThanAlone) {
   const BesideSeconds at{2, 3, 4, 5};  // busy 0.25, 0.5, 0.75, 1
   EXPECT_NEAR(beside_s(1, at, 0), 1, 1e-15);
