@@ -121,6 +121,11 @@ TEST(ClassKey, PlanningConventionsThatChangePlansAreInTheKey) {
   PlanningConventions shares{.preload_network_share = {{"basic", {0.5}}}};
   EXPECT_EQ(class_key(mk2_with(shares), *model.graph, q_proj, PlanObjective::latency), key)
       << "preload shares are the scheduler's: per-op plans are shared";
+  PlanningConventions scheduling{
+      .static_baseline = StaticBaseline::elk_artifact,
+      .execution_contention = {{"elk-full", {ExecutionContention::ignored}}}};
+  EXPECT_EQ(class_key(mk2_with(scheduling), *model.graph, q_proj, PlanObjective::latency), key)
+      << "Static's coding and execution contention are the scheduler's too";
   for (const std::string& name : convention_design_names())
     EXPECT_TRUE(planner::parse_design(name).has_value()) << name;
   EXPECT_EQ(convention_design_names().size(), 5u) << "every design can be given a share";
