@@ -89,7 +89,9 @@ namespace {
 
 // The artifact's (execution, preload) plans of an op that loads (DNNProgram.baseline_cold_hot):
 // the preload plan of least bytes, or of most bytes among those beside an execution plan within
-// `region`; then the largest execution plan within it beside a preload plan of those bytes.
+// `region`; then the largest execution plan within it beside a preload plan of those bytes. The
+// sweep starts at the largest smallest plan, so one exists; if none did (the artifact asserts),
+// the smallest plans.
 std::pair<int, int> artifact_plans(const OpPlans& plans, double region, bool largest_cold) {
   double cold = largest_cold ? -1 : std::numeric_limits<double>::infinity();
   for (size_t e = 0; e < plans.exec.size(); ++e) {
