@@ -354,10 +354,13 @@ void Channel::issue_request(Command command, size_t queue, size_t index, uint64_
   state_.issue(command, t.bank, t.row, now, stats_);
   recheck_queue(queue);
   if (!is_column(command)) return;
+  // A blocked move can go again only if this queue was full (a request may wait for it) or the
+  // command queues ran dry (the write buffer may start draining); otherwise it would fail again.
+  if (q.size() >= static_cast<size_t>(config_.keys.cmd_queue_size) || commands_queued_ == 1)
+    moves_blocked_ = false;
   q.erase(q.begin() + static_cast<std::ptrdiff_t>(index));
   --queued_[t.bank];
   --commands_queued_;
-  moves_blocked_ = false;
   if (t.is_write) {
     buffered_writes_.remove(t.line);
     finish(writes_done_, {t.id, t.arrival, now + timing_.write_delay});

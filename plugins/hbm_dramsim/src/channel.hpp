@@ -134,7 +134,8 @@ class Channel {
   uint64_t last_arrival_ = 0;
   size_t commands_queued_ = 0;  // requests in the command queues
   size_t drain_left_ = 0;
-  bool moves_blocked_ = false;  // nothing could move; true until a queue gains room or a request
+  bool moves_blocked_ = false;  // nothing could move; true until a full queue gains room, the
+                                // command queues run dry, a request arrives or an idle flush is due
   size_t round_robin_ = 0;
 
   std::vector<uint32_t> refreshes_owed_;  // per rank
