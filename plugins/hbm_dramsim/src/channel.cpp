@@ -353,20 +353,33 @@ void Channel::issue_request(Command command, size_t queue, size_t index, uint64_
   const Transaction t = q[index];
   state_.issue(command, t.bank, t.row, now, stats_);
   recheck_queue(queue);
-  if (!is_column(command)) return;
-  // A blocked move can go again only if this queue was full (a request may wait for it) or the
-  // command queues ran dry (the write buffer may start draining); otherwise it would fail again.
-  if (q.size() >= static_cast<size_t>(config_.keys.cmd_queue_size) || commands_queued_ == 1)
-    moves_blocked_ = false;
-  q.erase(q.begin() + static_cast<std::ptrdiff_t>(index));
-  --queued_[t.bank];
-  --commands_queued_;
-  if (t.is_write) {
-    buffered_writes_.remove(t.line);
-    finish(writes_done_, {t.id, t.arrival, now + timing_.write_delay});
-  } else {
-    finish(reads_done_, {t.id, t.arrival, now + timing_.read_delay});
+  if (is_column(command)) {
+    // A blocked move can go again only if this queue was full (a request may wait for it) or the
+    // command queues ran dry (the write buffer may start draining); otherwise it would fail again.
+    if (q.size() >= static_cast<size_t>(config_.keys.cmd_queue_size) || commands_queued_ == 1)
+      moves_blocked_ = false;
+    q.erase(q.begin() + static_cast<std::ptrdiff_t>(index));
+    --queued_[t.bank];
+    --commands_queued_;
+    if (t.is_write) {
+      buffered_writes_.remove(t.line);
+      finish(writes_done_, {t.id, t.arrival, now + timing_.write_delay});
+    } else {
+      finish(reads_done_, {t.id, t.arrival, now + timing_.read_delay});
+    }
   }
+  if (closes_row(command)) know_activate_wait(queue, t.bank);
+}
+
+// A bank queue whose bank a command of it has just closed (a precharge, or a column command with
+// auto-precharge) waits for the activate of its first request, as pick_in_queue would find (every
+// request needs it, and only the first may issue it): known at once, the queue's next ask reads
+// the activate's ready cycle instead of walking the queue (once per request under random traffic).
+void Channel::know_activate_wait(size_t queue, uint32_t bank) {
+  if (config_.queue_structure != QueueStructure::per_bank || queues_[queue].empty() ||
+      refresh_blocks(bank))
+    return;
+  waiting_[queue] = {0, bank, Command::activate, true};
 }
 
 // Closes an open bank that no queued request wants (aggressive_precharging_enabled).

@@ -32,6 +32,10 @@ inline bool is_column(Command c) {
   return c == Command::read || c == Command::write || c == Command::read_precharge ||
          c == Command::write_precharge;
 }
+// Whether issuing `c` closes its bank's row (at once, or by auto-precharge after the burst).
+inline bool closes_row(Command c) {
+  return c == Command::precharge || c == Command::read_precharge || c == Command::write_precharge;
+}
 inline bool is_read(Command c) {
   return c == Command::read || c == Command::read_precharge;
 }
