@@ -368,18 +368,23 @@ void Channel::issue_request(Command command, size_t queue, size_t index, uint64_
       finish(reads_done_, {t.id, t.arrival, now + timing_.read_delay});
     }
   }
-  if (closes_row(command)) know_activate_wait(queue, t.bank);
+  if (!is_column(command) || closes_row(command)) know_wait(command, queue, t.bank);
 }
 
-// A bank queue whose bank a command of it has just closed (a precharge, or a column command with
-// auto-precharge) waits for the activate of its first request, as pick_in_queue would find (every
-// request needs it, and only the first may issue it): known at once, the queue's next ask reads
-// the activate's ready cycle instead of walking the queue (once per request under random traffic).
-void Channel::know_activate_wait(size_t queue, uint32_t bank) {
-  if (config_.queue_structure != QueueStructure::per_bank || queues_[queue].empty() ||
-      refresh_blocks(bank))
+// A bank queue that a row command of its own (or a column command with auto-precharge) has just
+// changed, in the two common cases where its next pick is known without walking it, as
+// pick_in_queue would find it: its bank closed, so every request needs an activate and only the
+// first may issue it; or its bank opened for its only request, which needs its column command.
+// The queue's next ask then reads that command's ready cycle (under random traffic, twice per
+// request instead of two walks).
+void Channel::know_wait(Command command, size_t queue, uint32_t bank) {
+  const auto& q = queues_[queue];
+  if (config_.queue_structure != QueueStructure::per_bank || q.empty() || refresh_blocks(bank))
     return;
-  waiting_[queue] = {0, bank, Command::activate, true};
+  if (closes_row(command))
+    waiting_[queue] = {0, bank, Command::activate, true};
+  else if (command == Command::activate && q.size() == 1)
+    waiting_[queue] = {0, bank, column_command(q.front()), true};
 }
 
 // Closes an open bank that no queued request wants (aggressive_precharging_enabled).
