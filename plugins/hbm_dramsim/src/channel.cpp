@@ -368,23 +368,28 @@ void Channel::issue_request(Command command, size_t queue, size_t index, uint64_
       finish(reads_done_, {t.id, t.arrival, now + timing_.read_delay});
     }
   }
-  if (!is_column(command) || closes_row(command)) know_wait(command, queue, t.bank);
+  if (!q.empty()) know_wait(command, queue, t.bank);
 }
 
-// A bank queue that a row command of its own (or a column command with auto-precharge) has just
-// changed, in the two common cases where its next pick is known without walking it, as
-// pick_in_queue would find it: its bank closed, so every request needs an activate and only the
-// first may issue it; or its bank opened for its only request, which needs its column command.
-// The queue's next ask then reads that command's ready cycle (under random traffic, twice per
-// request instead of two walks).
+// A bank queue that a command of its own has just changed, in the two common cases where its next
+// pick is known without walking it, as pick_in_queue would find it: its bank closed (a precharge,
+// or a column command with auto-precharge), so every request needs an activate and only the first
+// may issue it; or every request hits the open row with the same column command. The queue's next
+// ask then reads that command's ready cycle (under random traffic twice per request, in a
+// sequential stream once per request, instead of a walk of the queue each time).
 void Channel::know_wait(Command command, size_t queue, uint32_t bank) {
-  const auto& q = queues_[queue];
-  if (config_.queue_structure != QueueStructure::per_bank || q.empty() || refresh_blocks(bank))
-    return;
-  if (closes_row(command))
-    waiting_[queue] = {0, bank, Command::activate, true};
-  else if (command == Command::activate && q.size() == 1)
-    waiting_[queue] = {0, bank, column_command(q.front()), true};
+  const auto& q = queues_[queue];  // not empty
+  if (config_.queue_structure != QueueStructure::per_bank) return;
+  Command next = Command::activate;
+  if (!closes_row(command)) {
+    // Equal column commands: equal is_write (column_command depends on nothing else).
+    const uint32_t open = state_.open_row(bank);
+    const bool is_write = q.front().is_write;
+    for (const Transaction& t : q)
+      if (t.row != open || t.is_write != is_write) return;
+    next = column_command(q.front());
+  }
+  if (!refresh_blocks(bank)) waiting_[queue] = {0, bank, next, true};
 }
 
 // Closes an open bank that no queued request wants (aggressive_precharging_enabled).
