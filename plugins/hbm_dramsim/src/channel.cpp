@@ -417,23 +417,24 @@ bool Channel::idle_flush_due(uint64_t now) const {
 
 bool Channel::move_transaction(uint64_t now) {
   if (moves_blocked_) return false;
-  std::deque<Transaction>* source = &read_q_;
+  Ring<Transaction>* source = &read_q_;
   if (!config_.keys.unified_queue) {
     if (drain_left_ == 0 && should_drain(now)) drain_left_ = write_q_.size();
     if (drain_left_ > 0) source = &write_q_;
   }
-  for (auto it = source->begin(); it != source->end(); ++it) {
-    const size_t q = queue_of(it->bank);
+  for (size_t i = 0; i < source->size(); ++i) {
+    const Transaction& t = (*source)[i];
+    const size_t q = queue_of(t.bank);
     if (queues_[q].size() >= static_cast<size_t>(config_.keys.cmd_queue_size)) continue;
-    queues_[q].push_back(*it);
-    if (!wait_survives(q, *it)) recheck_queue(q);
-    ++queued_[it->bank];
+    queues_[q].push_back(t);
+    if (!wait_survives(q, t)) recheck_queue(q);
+    ++queued_[t.bank];
     ++commands_queued_;
     if (source == &write_q_) --drain_left_;
-    if (it == source->begin())
+    if (i == 0)
       source->pop_front();  // the usual case, far cheaper than a general erase
     else
-      source->erase(it);
+      source->erase(i);
     return true;
   }
   moves_blocked_ = true;
@@ -481,7 +482,7 @@ void Channel::deliver(uint64_t now, const std::function<void(const Done&)>& done
     done(writes_done_.front());
     writes_done_.pop_front();
   }
-  // Each deque is in done order: its front is its least.
+  // Each ring is in done order: its front is its least.
   next_done_ = kNever;
   for (const auto* d : {&reads_done_, &writes_done_, &forwarded_})
     if (!d->empty()) next_done_ = std::min(next_done_, d->front().done);

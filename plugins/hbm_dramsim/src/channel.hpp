@@ -24,6 +24,7 @@
 
 #include "channel_state.hpp"
 #include "line_counts.hpp"
+#include "ring.hpp"
 
 namespace tessera::hbm {
 
@@ -103,7 +104,7 @@ class Channel {
     if (track_rechecked_) rechecked_ |= uint64_t{1} << queue;
   }
   void recheck_rank(uint32_t rank);
-  void finish(std::deque<Done>& finished, const Done& d) {
+  void finish(Ring<Done>& finished, const Done& d) {
     finished.push_back(d);
     next_done_ = std::min(next_done_, d.done);
   }
@@ -113,7 +114,7 @@ class Channel {
   const DramConfig& config_;
   ChannelStats stats_;
 
-  std::deque<Transaction> read_q_, write_q_;      // read_q_ holds everything when unified
+  Ring<Transaction> read_q_, write_q_;            // read_q_ holds everything when unified
   std::vector<std::vector<Transaction>> queues_;  // command queues
   std::vector<uint32_t> queued_;                  // requests per bank in the command queues
   // Per command queue: no command of it can issue before this cycle. Issuing elsewhere only
@@ -148,7 +149,7 @@ class Channel {
   uint64_t bank_refresh_due_ = 0;
   uint32_t bank_refresh_cursor_ = 0;
 
-  std::deque<Done> reads_done_, writes_done_, forwarded_;
+  Ring<Done> reads_done_, writes_done_, forwarded_;
   uint64_t next_done_ = kNever;  // the least done cycle they hold
   uint64_t wake_ = 0;
 };
