@@ -467,19 +467,20 @@ void Channel::tick(uint64_t now) {
 
 // ---- completions and statistics ---------------------------------------------------------------
 
-void Channel::deliver(uint64_t now, const std::function<void(const Done&)>& done) {
+void Channel::deliver(uint64_t now,
+                      const std::function<void(const tessera_memory_completion&)>& done) {
   for (auto* d : {&forwarded_, &reads_done_}) {
     while (!d->empty() && d->front().done <= now) {
       ++stats_.reads_done;
       if (d == &forwarded_) ++stats_.forwarded_reads;
       stats_.read_latency_sum_cycles += d->front().done - d->front().arrival;
-      done(d->front());
+      done({d->front().id, d->front().arrival, d->front().done});
       d->pop_front();
     }
   }
   while (!writes_done_.empty() && writes_done_.front().done <= now) {
     ++stats_.writes_done;
-    done(writes_done_.front());
+    done({writes_done_.front().id, writes_done_.front().arrival, writes_done_.front().done});
     writes_done_.pop_front();
   }
   // Each ring is in done order: its front is its least.

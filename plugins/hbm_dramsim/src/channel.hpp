@@ -17,6 +17,8 @@
 // written (issue + AL + CWL + burst).
 #pragma once
 
+#include <tessera/plugin_abi.h>
+
 #include <algorithm>
 #include <deque>
 #include <functional>
@@ -52,8 +54,10 @@ class Channel {
   // The first cycle at which tick can do anything, unless a request arrives first.
   uint64_t wake() const { return wake_; }
   uint64_t next_completion() const { return next_done_; }
-  // Calls done(Done) for every request finished at or before `now`, counting it.
-  void deliver(uint64_t now, const std::function<void(const Done&)>& done);
+  // Calls `done` for every request finished at or before `now`, counting it. The ABI's completion
+  // straight away: a std::function converting a Done, built per advance (each cycle of a trace),
+  // cost a call and a construction more.
+  void deliver(uint64_t now, const std::function<void(const tessera_memory_completion&)>& done);
   // The counts up to cycle `now` (standby time included).
   ChannelStats stats(uint64_t now) const;
 
