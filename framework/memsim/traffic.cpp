@@ -73,28 +73,31 @@ constexpr std::array<int8_t, 256> kHexDigits = [] {
   return digits;
 }();
 
-// A line in the form dramsim3_traces.py writes, "0x<hex> READ|WRITE <cycle>" one space apart and
-// nothing else, in one pass with one loop per number, into `r`; false for any other line (the
-// general parser takes it, errors included). Numbers that might not fit take the general parser
-// too. Not a std::optional: returned through the stack, it was read back before its stores had
-// landed (a store-forwarding stall on every line).
-bool parse_common(std::string_view line, TrafficRequest& r) {
-  const char* p = line.data();
-  const char* const end = p + line.size();
-  if (end - p < 2 || p[0] != '0' || p[1] != 'x') return false;
+// A line in the form dramsim3_traces.py writes, "0x<hex> READ|WRITE <cycle>" one space apart, from
+// `p` (before `end`) on, in one pass with one loop per number, into `r`: where its cycle ends (the
+// line must end there), or nullptr for any other line (the general parser takes it, errors
+// included). Numbers that might not fit (more than 16 hex or 19 decimal digits) take the general
+// parser too. The numbers are built in locals and `r` written once: a store through `r` may alias
+// the characters (char aliases anything), so each would reload them. Not a std::optional:
+// returned through the stack, it was read back before its stores had landed (a store-forwarding
+// stall on every line).
+const char* parse_common(const char* p, const char* const end, TrafficRequest& r) {
+  if (end - p < 2 || p[0] != '0' || p[1] != 'x') return nullptr;
   const char* digits = p += 2;
-  r = TrafficRequest{};
+  uint64_t address = 0;
   for (int8_t d = 0; p < end && (d = kHexDigits[static_cast<unsigned char>(*p)]) >= 0; ++p)
-    r.address = r.address << 4 | static_cast<uint64_t>(d);
-  if (p == digits || p - digits > 16 || p == end || *p++ != ' ') return false;
+    address = address << 4 | static_cast<uint64_t>(d);
+  if (p == digits || p - digits > 16 || p == end || *p++ != ' ') return nullptr;
   const std::string_view rest(p, static_cast<size_t>(end - p));
-  r.is_write = rest.starts_with("WRITE ");
-  if (!r.is_write && !rest.starts_with("READ ")) return false;
-  digits = p += r.is_write ? 6 : 5;
-  constexpr uint64_t kSafe = std::numeric_limits<uint64_t>::max() / 10 - 1;
-  for (; p < end && static_cast<unsigned>(*p - '0') <= 9 && r.cycle < kSafe; ++p)
-    r.cycle = r.cycle * 10 + static_cast<uint64_t>(*p - '0');
-  return p != digits && p == end;
+  const bool is_write = rest.starts_with("WRITE ");
+  if (!is_write && !rest.starts_with("READ ")) return nullptr;
+  digits = p += is_write ? 6 : 5;
+  uint64_t cycle = 0;
+  for (; p < end && static_cast<unsigned>(*p - '0') <= 9; ++p)
+    cycle = cycle * 10 + static_cast<uint64_t>(*p - '0');
+  if (p == digits || p - digits > std::numeric_limits<uint64_t>::digits10) return nullptr;
+  r = TrafficRequest{address, is_write, cycle};
+  return p;
 }
 
 }  // namespace
@@ -142,12 +145,23 @@ bool TraceSource::next_line(std::string_view& line) {
 }
 
 std::optional<TrafficRequest> TraceSource::next() {
+  TrafficRequest r;
+  // Most lines take the fast parser where they are in the block, up to their '\n', without a
+  // search for it first; the others, a line the block cuts, and every error, take next_line.
+  const char* const block_end = block_.data() + block_.size();
+  const char* const end = parse_common(block_.data() + unread_, block_end, r);
+  if (end != nullptr && end != block_end && *end == '\n' && r.cycle >= last_cycle_) {
+    ++line_;
+    unread_ = static_cast<size_t>(end + 1 - block_.data());
+    last_cycle_ = r.cycle;
+    return r;
+  }
   std::string_view text;
   while (next_line(text)) {
     ++line_;
     // Most lines take the fast parser; the others, and every error, the general one.
-    TrafficRequest r;
-    if (!parse_common(text, r) || r.cycle < last_cycle_) {
+    const char* const text_end = text.data() + text.size();
+    if (parse_common(text.data(), text_end, r) != text_end || r.cycle < last_cycle_) {
       std::string_view rest = text;
       const std::string_view address = next_field(rest);
       if (address.empty() || address.front() == '#') continue;

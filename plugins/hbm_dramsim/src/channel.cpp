@@ -353,17 +353,43 @@ void Channel::issue_request(Command command, size_t queue, size_t index, uint64_
   const Transaction t = q[index];
   state_.issue(command, t.bank, t.row, now, stats_);
   recheck_queue(queue);
-  if (!is_column(command)) return;
-  q.erase(q.begin() + static_cast<std::ptrdiff_t>(index));
-  --queued_[t.bank];
-  --commands_queued_;
-  moves_blocked_ = false;
-  if (t.is_write) {
-    buffered_writes_.remove(t.line);
-    finish(writes_done_, {t.id, t.arrival, now + timing_.write_delay});
-  } else {
-    finish(reads_done_, {t.id, t.arrival, now + timing_.read_delay});
+  if (is_column(command)) {
+    // A blocked move can go again only if this queue was full (a request may wait for it) or the
+    // command queues ran dry (the write buffer may start draining); otherwise it would fail again.
+    if (q.size() >= static_cast<size_t>(config_.keys.cmd_queue_size) || commands_queued_ == 1)
+      moves_blocked_ = false;
+    q.erase(q.begin() + static_cast<std::ptrdiff_t>(index));
+    --queued_[t.bank];
+    --commands_queued_;
+    if (t.is_write) {
+      buffered_writes_.remove(t.line);
+      finish(writes_done_, {t.id, t.arrival, now + timing_.write_delay});
+    } else {
+      finish(reads_done_, {t.id, t.arrival, now + timing_.read_delay});
+    }
   }
+  if (!q.empty()) know_wait(command, queue, t.bank);
+}
+
+// A bank queue that a command of its own has just changed, in the two common cases where its next
+// pick is known without walking it, as pick_in_queue would find it: its bank closed (a precharge,
+// or a column command with auto-precharge), so every request needs an activate and only the first
+// may issue it; or every request hits the open row with the same column command. The queue's next
+// ask then reads that command's ready cycle (under random traffic twice per request, in a
+// sequential stream once per request, instead of a walk of the queue each time).
+void Channel::know_wait(Command command, size_t queue, uint32_t bank) {
+  const auto& q = queues_[queue];  // not empty
+  if (config_.queue_structure != QueueStructure::per_bank) return;
+  Command next = Command::activate;
+  if (!closes_row(command)) {
+    // Equal column commands: equal is_write (column_command depends on nothing else).
+    const uint32_t open = state_.open_row(bank);
+    const bool is_write = q.front().is_write;
+    for (const Transaction& t : q)
+      if (t.row != open || t.is_write != is_write) return;
+    next = column_command(q.front());
+  }
+  if (!refresh_blocks(bank)) waiting_[queue] = {0, bank, next, true};
 }
 
 // Closes an open bank that no queued request wants (aggressive_precharging_enabled).
@@ -391,23 +417,24 @@ bool Channel::idle_flush_due(uint64_t now) const {
 
 bool Channel::move_transaction(uint64_t now) {
   if (moves_blocked_) return false;
-  std::deque<Transaction>* source = &read_q_;
+  Ring<Transaction>* source = &read_q_;
   if (!config_.keys.unified_queue) {
     if (drain_left_ == 0 && should_drain(now)) drain_left_ = write_q_.size();
     if (drain_left_ > 0) source = &write_q_;
   }
-  for (auto it = source->begin(); it != source->end(); ++it) {
-    const size_t q = queue_of(it->bank);
+  for (size_t i = 0; i < source->size(); ++i) {
+    const Transaction& t = (*source)[i];
+    const size_t q = queue_of(t.bank);
     if (queues_[q].size() >= static_cast<size_t>(config_.keys.cmd_queue_size)) continue;
-    queues_[q].push_back(*it);
-    if (!wait_survives(q, *it)) recheck_queue(q);
-    ++queued_[it->bank];
+    queues_[q].push_back(t);
+    if (!wait_survives(q, t)) recheck_queue(q);
+    ++queued_[t.bank];
     ++commands_queued_;
     if (source == &write_q_) --drain_left_;
-    if (it == source->begin())
+    if (i == 0)
       source->pop_front();  // the usual case, far cheaper than a general erase
     else
-      source->erase(it);
+      source->erase(i);
     return true;
   }
   moves_blocked_ = true;
@@ -440,22 +467,23 @@ void Channel::tick(uint64_t now) {
 
 // ---- completions and statistics ---------------------------------------------------------------
 
-void Channel::deliver(uint64_t now, const std::function<void(const Done&)>& done) {
+void Channel::deliver(uint64_t now,
+                      const std::function<void(const tessera_memory_completion&)>& done) {
   for (auto* d : {&forwarded_, &reads_done_}) {
     while (!d->empty() && d->front().done <= now) {
       ++stats_.reads_done;
       if (d == &forwarded_) ++stats_.forwarded_reads;
       stats_.read_latency_sum_cycles += d->front().done - d->front().arrival;
-      done(d->front());
+      done({d->front().id, d->front().arrival, d->front().done});
       d->pop_front();
     }
   }
   while (!writes_done_.empty() && writes_done_.front().done <= now) {
     ++stats_.writes_done;
-    done(writes_done_.front());
+    done({writes_done_.front().id, writes_done_.front().arrival, writes_done_.front().done});
     writes_done_.pop_front();
   }
-  // Each deque is in done order: its front is its least.
+  // Each ring is in done order: its front is its least.
   next_done_ = kNever;
   for (const auto* d : {&reads_done_, &writes_done_, &forwarded_})
     if (!d->empty()) next_done_ = std::min(next_done_, d->front().done);

@@ -17,6 +17,8 @@
 // written (issue + AL + CWL + burst).
 #pragma once
 
+#include <tessera/plugin_abi.h>
+
 #include <algorithm>
 #include <deque>
 #include <functional>
@@ -24,6 +26,7 @@
 
 #include "channel_state.hpp"
 #include "line_counts.hpp"
+#include "ring.hpp"
 
 namespace tessera::hbm {
 
@@ -51,8 +54,10 @@ class Channel {
   // The first cycle at which tick can do anything, unless a request arrives first.
   uint64_t wake() const { return wake_; }
   uint64_t next_completion() const { return next_done_; }
-  // Calls done(Done) for every request finished at or before `now`, counting it.
-  void deliver(uint64_t now, const std::function<void(const Done&)>& done);
+  // Calls `done` for every request finished at or before `now`, counting it. The ABI's completion
+  // straight away: a std::function converting a Done, built per advance (each cycle of a trace),
+  // cost a call and a construction more.
+  void deliver(uint64_t now, const std::function<void(const tessera_memory_completion&)>& done);
   // The counts up to cycle `now` (standby time included).
   ChannelStats stats(uint64_t now) const;
 
@@ -88,6 +93,7 @@ class Channel {
   uint64_t next_queue_cycle(uint64_t now);
   void schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t& soonest);
   void issue_request(Command command, size_t queue, size_t index, uint64_t now);
+  void know_wait(Command command, size_t queue, uint32_t bank);
   bool aggressive_precharge(uint64_t now, uint64_t& soonest);
   bool move_transaction(uint64_t now);
   bool should_drain(uint64_t now) const;
@@ -102,7 +108,7 @@ class Channel {
     if (track_rechecked_) rechecked_ |= uint64_t{1} << queue;
   }
   void recheck_rank(uint32_t rank);
-  void finish(std::deque<Done>& finished, const Done& d) {
+  void finish(Ring<Done>& finished, const Done& d) {
     finished.push_back(d);
     next_done_ = std::min(next_done_, d.done);
   }
@@ -112,7 +118,7 @@ class Channel {
   const DramConfig& config_;
   ChannelStats stats_;
 
-  std::deque<Transaction> read_q_, write_q_;      // read_q_ holds everything when unified
+  Ring<Transaction> read_q_, write_q_;            // read_q_ holds everything when unified
   std::vector<std::vector<Transaction>> queues_;  // command queues
   std::vector<uint32_t> queued_;                  // requests per bank in the command queues
   // Per command queue: no command of it can issue before this cycle. Issuing elsewhere only
@@ -134,7 +140,8 @@ class Channel {
   uint64_t last_arrival_ = 0;
   size_t commands_queued_ = 0;  // requests in the command queues
   size_t drain_left_ = 0;
-  bool moves_blocked_ = false;  // nothing could move; true until a queue gains room or a request
+  bool moves_blocked_ = false;  // nothing could move; true until a full queue gains room, the
+                                // command queues run dry, a request arrives or an idle flush is due
   size_t round_robin_ = 0;
 
   std::vector<uint32_t> refreshes_owed_;  // per rank
@@ -146,7 +153,7 @@ class Channel {
   uint64_t bank_refresh_due_ = 0;
   uint32_t bank_refresh_cursor_ = 0;
 
-  std::deque<Done> reads_done_, writes_done_, forwarded_;
+  Ring<Done> reads_done_, writes_done_, forwarded_;
   uint64_t next_done_ = kNever;  // the least done cycle they hold
   uint64_t wake_ = 0;
 };

@@ -83,10 +83,6 @@ void MemorySystem::advance(uint64_t cycles, const CompletionSink& done) {
     throw sdk::invalid_argument("advance by " + std::to_string(cycles) + " cycles from cycle " +
                                 std::to_string(now_) + " overflows the cycle counter");
   const uint64_t end = now_ + cycles;
-  // One std::function for the whole call, not one per channel visit.
-  const std::function<void(const Done&)> report = [&](const Done& d) {
-    done(tessera_memory_completion{d.id, d.arrival, d.done});
-  };
   const size_t n = channels_.size();
   for (uint64_t t = now_; t < end;) {
     // The channels with something to do at t, 64 at a time as a bit set, without a branch per
@@ -99,7 +95,7 @@ void MemorySystem::advance(uint64_t cycles, const CompletionSink& done) {
       for (; due != 0; due &= due - 1) {
         const size_t i = base + static_cast<size_t>(std::countr_zero(due));
         channels_[i].tick(t);
-        if (channels_[i].next_completion() <= t) channels_[i].deliver(t, report);
+        if (channels_[i].next_completion() <= t) channels_[i].deliver(t, done);
         next_event_[i] = next_event_of(channels_[i]);
       }
     }
