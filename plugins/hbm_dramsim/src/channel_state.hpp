@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <vector>
 
@@ -110,6 +112,10 @@ class ChannelState {
 inline uint64_t ChannelState::ready_cycle(Command command, uint32_t bank) const {
   if (command == Command::refresh) return refresh_ready(bank);
   static constexpr Slot kSlotOf[] = {kAct, kPre, kRd, kWr, kRd, kWr, kRef, kAct};
+  // The table follows Command's order: one entry per command, refresh_bank last.
+  static_assert(std::size(kSlotOf) == static_cast<size_t>(Command::refresh_bank) + 1);
+  static_assert(static_cast<size_t>(Command::read_precharge) == 4 &&
+                static_cast<size_t>(Command::refresh) == 6);
   const Slot slot = kSlotOf[static_cast<size_t>(command)];
   const Bank& b = banks_[bank];
   const auto& g = groups_[group_of(bank)];
