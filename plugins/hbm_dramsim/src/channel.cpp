@@ -245,13 +245,17 @@ Channel::Pick Channel::ask(size_t q, uint64_t now) {
     if (track_rechecked_) rechecked_ |= uint64_t{1} << q;  // still due
     return pick;
   }
-  next_check_[q] = pick.ready;
+  bound_queue(q, pick.ready);
+  return pick;
+}
+
+void Channel::bound_queue(size_t q, uint64_t ready) {
+  next_check_[q] = ready;
   if (track_rechecked_) {
     rechecked_ &= ~(uint64_t{1} << q);
-    timed_ |= uint64_t{pick.ready != kNever} << q;
-    others_ready_at_ = std::min(others_ready_at_, pick.ready);
+    timed_ |= uint64_t{ready != kNever} << q;
+    others_ready_at_ = std::min(others_ready_at_, ready);
   }
-  return pick;
 }
 
 // The first cycle after `now` at which a queue may have a command, once this cycle's commands are
@@ -368,7 +372,7 @@ void Channel::issue_request(Command command, size_t queue, size_t index, uint64_
       finish(reads_done_, {t.id, t.arrival, now + timing_.read_delay});
     }
   }
-  if (!q.empty()) know_wait(command, queue, t.bank);
+  if (!q.empty()) know_wait(command, queue, t.bank, now);
 }
 
 // A bank queue that a command of its own has just changed, in the two common cases where its next
@@ -376,8 +380,10 @@ void Channel::issue_request(Command command, size_t queue, size_t index, uint64_
 // or a column command with auto-precharge), so every request needs an activate and only the first
 // may issue it; or every request hits the open row with the same column command. The queue's next
 // ask then reads that command's ready cycle (under random traffic twice per request, in a
-// sequential stream once per request, instead of a walk of the queue each time).
-void Channel::know_wait(Command command, size_t queue, uint32_t bank) {
+// sequential stream once per request, instead of a walk of the queue each time). When that cycle is
+// after `now` (a bank's next command waits at least tRP, tRCD or tCCD), the queue is bounded by it
+// at once, as the ask it would have in this cycle's second scan or the next would find.
+void Channel::know_wait(Command command, size_t queue, uint32_t bank, uint64_t now) {
   const auto& q = queues_[queue];  // not empty
   if (config_.queue_structure != QueueStructure::per_bank) return;
   Command next = Command::activate;
@@ -389,7 +395,10 @@ void Channel::know_wait(Command command, size_t queue, uint32_t bank) {
       if (t.row != open || t.is_write != is_write) return;
     next = column_command(q.front());
   }
-  if (!refresh_blocks(bank)) waiting_[queue] = {0, bank, next, true};
+  if (refresh_blocks(bank)) return;
+  waiting_[queue] = {0, bank, next, true};
+  if (const uint64_t ready = state_.ready_cycle(next, bank); ready > now && track_rechecked_)
+    bound_queue(queue, ready);
 }
 
 // Closes an open bank that no queued request wants (aggressive_precharging_enabled).
