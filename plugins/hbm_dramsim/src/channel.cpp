@@ -357,6 +357,7 @@ void Channel::issue_request(Command command, size_t queue, size_t index, uint64_
   const Transaction t = q[index];
   state_.issue(command, t.bank, t.row, now, stats_);
   recheck_queue(queue);
+  if (command == Command::activate && track_rechecked_) push_activate_bounds(now);
   if (is_column(command)) {
     // A blocked move can go again only if this queue was full (a request may wait for it) or the
     // command queues ran dry (the write buffer may start draining); otherwise it would fail again.
@@ -373,6 +374,20 @@ void Channel::issue_request(Command command, size_t queue, size_t index, uint64_
     }
   }
   if (!q.empty()) know_wait(command, queue, t.bank, now);
+}
+
+// An activate delays the activates of the other banks (tRRD, tFAW): the queues known to wait for
+// one, due now or later, get their new ready cycle as bound at once, as the ask each would have
+// (and fail) when its old bound came. Under random traffic several banks wait for the same
+// activate slot, and all but one were asked in vain.
+void Channel::push_activate_bounds(uint64_t now) {
+  for (uint64_t part = timed_ | rechecked_; part != 0; part &= part - 1) {
+    const auto q = static_cast<size_t>(std::countr_zero(part));
+    const Waiting& w = waiting_[q];
+    if (!w.known || w.command != Command::activate) continue;
+    if (const uint64_t ready = state_.ready_cycle(Command::activate, w.bank); ready > now)
+      bound_queue(q, ready);
+  }
 }
 
 // A bank queue that a command of its own has just changed, in the two common cases where its next

@@ -94,6 +94,7 @@ class Channel {
   void schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t& soonest);
   void issue_request(Command command, size_t queue, size_t index, uint64_t now);
   void know_wait(Command command, size_t queue, uint32_t bank, uint64_t now);
+  void push_activate_bounds(uint64_t now);
   // Records that no command of queue q can issue before `ready` (after the current cycle).
   void bound_queue(size_t q, uint64_t ready);
   bool aggressive_precharge(uint64_t now, uint64_t& soonest);
