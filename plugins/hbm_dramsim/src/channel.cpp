@@ -416,6 +416,22 @@ void Channel::know_wait(Command command, size_t queue, uint32_t bank, uint64_t n
     bound_queue(queue, ready);
 }
 
+// A bank queue that `t` has just entered empty: its pick is t's command, as pick_in_queue would
+// find it (with no other request, a row hit has no older miss to wait for and a miss may
+// precharge), unless a refresh blocks the bank. Known, it is not walked when asked, and bounded at
+// once when it cannot issue in the next cycle.
+void Channel::know_first_wait(size_t q, const Transaction& t, uint64_t now) {
+  if (config_.queue_structure != QueueStructure::per_bank || refresh_blocks(t.bank)) return;
+  const uint32_t open = state_.open_row(t.bank);
+  const Command command = open == t.row                   ? column_command(t)
+                          : open == ChannelState::kClosed ? Command::activate
+                                                          : Command::precharge;
+  waiting_[q] = {0, t.bank, command, true};
+  if (const uint64_t ready = state_.ready_cycle(command, t.bank);
+      ready > now + 1 && track_rechecked_)
+    bound_queue(q, ready);
+}
+
 // Closes an open bank that no queued request wants (aggressive_precharging_enabled).
 bool Channel::aggressive_precharge(uint64_t now, uint64_t& soonest) {
   for (uint32_t b = 0; b < state_.banks(); ++b)
@@ -451,7 +467,10 @@ bool Channel::move_transaction(uint64_t now) {
     const size_t q = queue_of(t.bank);
     if (queues_[q].size() >= static_cast<size_t>(config_.keys.cmd_queue_size)) continue;
     queues_[q].push_back(t);
-    if (!wait_survives(q, t)) recheck_queue(q);
+    if (!wait_survives(q, t)) {
+      recheck_queue(q);
+      if (queues_[q].size() == 1) know_first_wait(q, t, now);
+    }
     ++queued_[t.bank];
     ++commands_queued_;
     if (source == &write_q_) --drain_left_;

@@ -95,6 +95,7 @@ class Channel {
   void issue_request(Command command, size_t queue, size_t index, uint64_t now);
   void know_wait(Command command, size_t queue, uint32_t bank, uint64_t now);
   void push_activate_bounds(uint64_t now);
+  void know_first_wait(size_t q, const Transaction& t, uint64_t now);
   // Records that no command of queue q can issue before `ready` (after the current cycle).
   void bound_queue(size_t q, uint64_t ready);
   bool aggressive_precharge(uint64_t now, uint64_t& soonest);
