@@ -239,7 +239,7 @@ Channel::Pick Channel::ask(size_t q, uint64_t now) {
             .command = waiting.command};
   } else {
     pick = pick_in_queue(q, now);
-    if (pick.only) waiting = {pick.index, queues_[q][pick.index].bank, pick.command, true};
+    if (pick.only) know(q, {pick.index, queues_[q][pick.index].bank, pick.command, true});
   }
   if (pick.ready <= now) {
     if (track_rechecked_) rechecked_ |= uint64_t{1} << q;  // still due
@@ -355,10 +355,14 @@ void Channel::schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t
 void Channel::issue_request(Command command, size_t queue, size_t index, uint64_t now) {
   auto& q = queues_[queue];
   const Transaction t = q[index];
-  state_.issue(command, t.bank, t.row, now, stats_);
   recheck_queue(queue);
-  if (command == Command::activate && track_rechecked_) push_activate_bounds(now);
-  if (is_column(command)) {
+  if (command == Command::activate) {
+    state_.activate(t.bank, t.row, now, stats_);
+    if (track_rechecked_) push_activate_bounds(now);
+  } else if (command == Command::precharge) {
+    state_.precharge(t.bank, now, stats_);
+  } else {  // a column command (a request's commands are these three kinds)
+    state_.column(command, t.bank, now, stats_);
     // A blocked move can go again only if this queue was full (a request may wait for it) or the
     // command queues ran dry (the write buffer may start draining); otherwise it would fail again.
     if (q.size() >= static_cast<size_t>(config_.keys.cmd_queue_size) || commands_queued_ == 1)
@@ -381,11 +385,9 @@ void Channel::issue_request(Command command, size_t queue, size_t index, uint64_
 // (and fail) when its old bound came. Under random traffic several banks wait for the same
 // activate slot, and all but one were asked in vain.
 void Channel::push_activate_bounds(uint64_t now) {
-  for (uint64_t part = timed_ | rechecked_; part != 0; part &= part - 1) {
+  for (uint64_t part = activate_waits_; part != 0; part &= part - 1) {
     const auto q = static_cast<size_t>(std::countr_zero(part));
-    const Waiting& w = waiting_[q];
-    if (!w.known || w.command != Command::activate) continue;
-    if (const uint64_t ready = state_.ready_cycle(Command::activate, w.bank); ready > now)
+    if (const uint64_t ready = state_.ready_cycle(Command::activate, waiting_[q].bank); ready > now)
       bound_queue(q, ready);
   }
 }
@@ -411,7 +413,7 @@ void Channel::know_wait(Command command, size_t queue, uint32_t bank, uint64_t n
     next = column_command(q.front());
   }
   if (refresh_blocks(bank)) return;
-  waiting_[queue] = {0, bank, next, true};
+  know(queue, {0, bank, next, true});
   if (const uint64_t ready = state_.ready_cycle(next, bank); ready > now && track_rechecked_)
     bound_queue(queue, ready);
 }
@@ -426,7 +428,7 @@ void Channel::know_first_wait(size_t q, const Transaction& t, uint64_t now) {
   const Command command = open == t.row                   ? column_command(t)
                           : open == ChannelState::kClosed ? Command::activate
                                                           : Command::precharge;
-  waiting_[q] = {0, t.bank, command, true};
+  know(q, {0, t.bank, command, true});
   if (const uint64_t ready = state_.ready_cycle(command, t.bank);
       ready > now + 1 && track_rechecked_)
     bound_queue(q, ready);

@@ -109,9 +109,19 @@ class Channel {
     next_check_[queue] = 0;
     waiting_[queue].known = false;
     queues_ready_at_ = 0;
-    if (track_rechecked_) rechecked_ |= uint64_t{1} << queue;
+    if (track_rechecked_) {
+      rechecked_ |= uint64_t{1} << queue;
+      activate_waits_ &= ~(uint64_t{1} << queue);
+    }
   }
   void recheck_rank(uint32_t rank);
+  // Records the one command every request of `queue` waits for.
+  void know(size_t queue, const Waiting& wait) {
+    waiting_[queue] = wait;
+    if (track_rechecked_)
+      activate_waits_ = (activate_waits_ & ~(uint64_t{1} << queue)) |
+                        uint64_t{wait.command == Command::activate} << queue;
+  }
   void finish(Ring<Done>& finished, const Done& d) {
     finished.push_back(d);
     next_done_ = std::min(next_done_, d.done);
@@ -129,6 +139,7 @@ class Channel {
   // delays commands, so the bound stays valid until the queue or its bank changes.
   std::vector<uint64_t> next_check_;  // kNever: empty, or waiting for a refresh
   std::vector<Waiting> waiting_;      // per command queue
+  uint64_t activate_waits_ = 0;       // the queues whose known wait is an activate (<= 64 queues)
   uint64_t queues_ready_at_ = 0;      // the least of next_check_
   // With at most 64 queues, the queues whose bound was reset (or whose command is ready) and that
   // have not been asked since, as a bit set, and a lower bound on the bounds of all the others:

@@ -35,9 +35,7 @@ void ChannelState::issue(Command command, uint32_t bank, uint32_t row, uint64_t 
       stats.refresh_pj += e_.refresh_bank_pj;
       return;
     case Command::precharge:
-      at_least(r.ready[kPre], now + t_.pre_to_pre);
-      ++stats.precharges;
-      return close(bank, now, now, stats);
+      return precharge(bank, now, stats);
     case Command::refresh:
       at_least(r.ready[kAct], now + t_.refresh);
       at_least(r.ready[kRef], now + t_.refresh);
@@ -65,6 +63,12 @@ void ChannelState::activate(uint32_t bank, uint32_t row, uint64_t now, ChannelSt
   change_standby(rank_of(bank), +1, now, stats);
   ++stats.activates;
   stats.act_pj += e_.act_pj;
+}
+
+void ChannelState::precharge(uint32_t bank, uint64_t now, ChannelStats& stats) {
+  at_least(ranks_[rank_of(bank)].ready[kPre], now + t_.pre_to_pre);
+  ++stats.precharges;
+  close(bank, now, now, stats);
 }
 
 void ChannelState::close(uint32_t bank, uint64_t precharge_cycle, uint64_t now,

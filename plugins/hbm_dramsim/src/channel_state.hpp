@@ -65,6 +65,11 @@ class ChannelState {
   // Issues `command` at cycle `now` (the caller checked ready_cycle): updates rows, timing, the
   // activate window, and the counts and energies in `stats`. `row` is used by activate only.
   void issue(Command command, uint32_t bank, uint32_t row, uint64_t now, ChannelStats& stats);
+  // The same for a command whose kind the caller has already told apart (the scheduler issues
+  // requests' commands through these, so that the kind is tested once, not once more here).
+  void activate(uint32_t bank, uint32_t row, uint64_t now, ChannelStats& stats);
+  void precharge(uint32_t bank, uint64_t now, ChannelStats& stats);
+  void column(Command command, uint32_t bank, uint64_t now, ChannelStats& stats);
 
   // Standby cycles and energy from the last change up to `now`, added to `stats`.
   void settle_standby(uint64_t now, ChannelStats& stats) const;
@@ -91,9 +96,7 @@ class ChannelState {
   }
   uint32_t group_of(uint32_t bank) const { return banks_[bank].group; }
   uint64_t refresh_ready(uint32_t bank) const;
-  void activate(uint32_t bank, uint32_t row, uint64_t now, ChannelStats& stats);
   void close(uint32_t bank, uint64_t precharge_cycle, uint64_t now, ChannelStats& stats);
-  void column(Command command, uint32_t bank, uint64_t now, ChannelStats& stats);
   void change_standby(uint32_t rank, int delta, uint64_t now, ChannelStats& stats);
 
   const Timing& t_;
