@@ -96,6 +96,7 @@ class ChannelState {
   }
   uint32_t group_of(uint32_t bank) const { return banks_[bank].group; }
   uint64_t refresh_ready(uint32_t bank) const;
+  void count_activate(Rank& r, uint64_t now);
   void close(uint32_t bank, uint64_t precharge_cycle, uint64_t now, ChannelStats& stats);
   void change_standby(uint32_t rank, int delta, uint64_t now, ChannelStats& stats);
 
@@ -109,8 +110,8 @@ class ChannelState {
 
 // In the header: the scheduler asks it for every command it considers, several times a cycle.
 // Every command but a refresh is the max of its slot's bounds (bank, bank group, rank; the group
-// bound of a precharge is never set, so 0) and, for an activate, the four-activate window: a
-// table and a mask instead of a switch, whose jump mispredicted on about half the asks (the
+// bound of a precharge is never set, so 0; the rank's activate bound holds the four-activate
+// window): a table instead of a switch, whose jump mispredicted on about half the asks (the
 // command asked changes from one to the next).
 inline uint64_t ChannelState::ready_cycle(Command command, uint32_t bank) const {
   if (command == Command::refresh) return refresh_ready(bank);
@@ -123,9 +124,7 @@ inline uint64_t ChannelState::ready_cycle(Command command, uint32_t bank) const 
   const Bank& b = banks_[bank];
   const auto& g = groups_[group_of(bank)];
   const Rank& r = ranks_[rank_of(bank)];
-  const uint64_t windowed = uint64_t{0} - ((slot == kAct) & (r.acts_seen >= 4));  // all ones or 0
-  const uint64_t window = (r.last_acts[r.acts_seen % 4] + t_.four_act_window) & windowed;
-  return std::max({b.ready[slot], g[slot], r.ready[slot], window});
+  return std::max({b.ready[slot], g[slot], r.ready[slot]});
 }
 
 // Every bank of the rank must be precharged for tRP (and past tRC, tRFCb) first.
