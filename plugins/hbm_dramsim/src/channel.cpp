@@ -377,7 +377,10 @@ void Channel::issue_request(Command command, size_t queue, size_t index, uint64_
       finish(reads_done_, {t.id, t.arrival, now + timing_.read_delay});
     }
   }
-  if (!q.empty()) know_wait(command, queue, t.bank, now);
+  if (q.empty())
+    bound_queue(queue, kNever);  // as an ask would find it (a request per random-traffic request)
+  else
+    know_wait(command, queue, t.bank, now);
 }
 
 // An activate delays the activates of the other banks (tRRD, tFAW): the queues known to wait for
