@@ -253,7 +253,8 @@ void Channel::bound_queue(size_t q, uint64_t ready) {
   next_check_[q] = ready;
   if (track_rechecked_) {
     rechecked_ &= ~(uint64_t{1} << q);
-    timed_ |= uint64_t{ready != kNever} << q;
+    // Exactly the finite bounds: an emptied queue's bit left set would be visited by every pass.
+    timed_ = (timed_ & ~(uint64_t{1} << q)) | uint64_t{ready != kNever} << q;
     others_ready_at_ = std::min(others_ready_at_, ready);
   }
 }
