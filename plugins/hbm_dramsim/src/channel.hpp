@@ -89,7 +89,7 @@ class Channel {
   Pick pick_in_queue(size_t queue, uint64_t now) const;
   Command column_command(const Transaction& t) const;  // read or write, with auto-precharge or not
   bool wait_survives(size_t queue, const Transaction& appended) const;
-  Pick ask(size_t queue, uint64_t now);
+  [[gnu::always_inline]] inline Pick ask(size_t queue, uint64_t now);
   uint64_t next_queue_cycle(uint64_t now);
   void schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t& soonest);
   void issue_request(Command command, size_t queue, size_t index, uint64_t now);
