@@ -97,7 +97,7 @@ class Channel {
   void push_activate_bounds(uint64_t now);
   void know_first_wait(size_t q, const Transaction& t, uint64_t now);
   // Records that no command of queue q can issue before `ready` (after the current cycle).
-  void bound_queue(size_t q, uint64_t ready);
+  [[gnu::always_inline]] inline void bound_queue(size_t q, uint64_t ready);
   bool aggressive_precharge(uint64_t now, uint64_t& soonest);
   bool move_transaction(uint64_t now);
   bool should_drain(uint64_t now) const;
