@@ -311,10 +311,17 @@ void Channel::schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t
         timed_ &= ~due_queues;
         others_ready_at_ = rest;
       }
-      const uint64_t from = ~uint64_t{0} << round_robin_;  // round_robin_ < queues <= 64
-      for (uint64_t part : {rechecked_ & from, rechecked_ & ~from})
+      // The due queues from round_robin_ on, then those before it (two plain loops: a loop over
+      // an initializer list of the two halves built it in memory on every scan).
+      auto first_ready = [&](uint64_t part) {
         for (; part != 0; part &= part - 1)
           if (const auto q = static_cast<size_t>(std::countr_zero(part)); ready_in(q)) return q;
+        return n;
+      };
+      const uint64_t from = ~uint64_t{0} << round_robin_;  // round_robin_ < queues <= 64
+      const uint64_t before = rechecked_ & ~from;
+      if (const size_t q = first_ready(rechecked_ & from); q != n) return q;
+      if (const size_t q = first_ready(before); q != n) return q;
       // Every due queue was asked and is rechecked no more: others_ready_at_ bounds them all.
       pass_soonest = others_ready_at_;
       return n;
