@@ -12,9 +12,11 @@ struct tessera_status {
 
 namespace tessera {
 
+constinit thread_local const std::string* detail::current_plugin = nullptr;
+
 namespace {
 
-thread_local const std::string* current_plugin = nullptr;
+using detail::current_plugin;
 
 // Returned when even the status cannot be allocated; never freed.
 tessera_status out_of_memory_status{TESSERA_RESOURCE_EXHAUSTED, "out of memory"};
@@ -75,13 +77,6 @@ std::optional<Error> take_status(tessera_status* status, const std::string& cont
     message = "returned a status with invalid code " + std::to_string(raw) + ": " + message;
   }
   return Error{ErrorKind::plugin, code, context + ": " + message};
-}
-
-CurrentPlugin::CurrentPlugin(const std::string& name) : previous_(current_plugin) {
-  current_plugin = &name;
-}
-CurrentPlugin::~CurrentPlugin() {
-  current_plugin = previous_;
 }
 
 }  // namespace tessera
