@@ -219,7 +219,7 @@ void BM_TraceVsDramsim3(benchmark::State& state) {
 // CPU seconds of the process (Tessera) and of the child (DRAMsim3); each side's rate is its fastest
 // round. One run each drifted by up to 2x with the other load of a shared 2-core machine (its
 // clock and caches), and not by the same factor on both sides: the ratio of single runs of the
-// same build ranged 5.5x-10.5x on one trace; the best of five is within a few percent run to run.
+// same build ranged 5.5x-10.5x on one trace; the best of five moved by up to ~20 % between runs.
 BENCHMARK(BM_TraceVsDramsim3)
     ->DenseRange(0, static_cast<int>(std::size(kTraces)) - 1)
     ->Iterations(1)

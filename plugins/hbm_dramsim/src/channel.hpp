@@ -89,6 +89,8 @@ class Channel {
   Pick pick_in_queue(size_t queue, uint64_t now) const;
   Command column_command(const Transaction& t) const;  // read or write, with auto-precharge or not
   bool wait_survives(size_t queue, const Transaction& appended) const;
+  // Forced inline, as bound_queue: called once or twice per command from the scans, and link-time
+  // optimisation kept it out of line (its call and 16-byte result were 7 % of a trace run).
   [[gnu::always_inline]] inline Pick ask(size_t queue, uint64_t now);
   uint64_t next_queue_cycle(uint64_t now);
   void schedule(uint64_t now, bool& row_used, bool& column_used, uint64_t& soonest);
