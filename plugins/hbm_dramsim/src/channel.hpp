@@ -150,8 +150,9 @@ class Channel {
   bool track_rechecked_ = false;
   uint64_t rechecked_ = 0;
   uint64_t others_ready_at_ = 0;
-  // The queues given a finite bound since the last pass over the bounds (a superset of those not
-  // rechecked whose bound is finite): a pass visits these, a few of the 16-32 queues, not all.
+  // The queues whose finite bound a pass over the bounds has not yet found due (a superset of those
+  // not rechecked whose bound is finite: a rechecked queue may keep its bit until the next pass):
+  // a pass visits these, a few of the 16-32 queues, not all.
   uint64_t timed_ = 0;
   LineCounts buffered_writes_;  // line -> writes not yet issued
   uint64_t last_arrival_ = 0;
