@@ -29,11 +29,13 @@ T per_channel(Result<T> result) {
 
 // Requests in flight, by the id the model echoes in their completion. Ids index a table whose
 // slots are reused once their request completes, so it never holds more entries than the model
-// had queued at once.
+// had queued at once (and one batch of offers).
 class InFlight {
  public:
+  static constexpr uint32_t kChannelUnknown = UINT32_MAX;
   struct Request {
-    uint32_t channel = 0;
+    uint32_t channel = kChannelUnknown;  // known once the offer that queued it has returned
+    uint32_t batch_index = 0;            // its place in that offer
     bool is_write = false;
   };
 
@@ -57,6 +59,10 @@ class InFlight {
     slots_[id].busy = false;
     free_.push_back(id);
     return slots_[id].request;
+  }
+  // The channel of a request that its offer queued, unless it has already completed.
+  void place(uint64_t id, uint32_t channel) {
+    if (slots_[id].busy) slots_[id].request.channel = channel;
   }
 
  private:
@@ -112,16 +118,18 @@ MemoryInfo checked_info(const MemoryModel& model) {
   return info;
 }
 
-uint32_t channel_of(const MemoryModel& model, uint32_t channels, uint64_t address) {
-  const uint32_t channel = per_channel(model.channel_of(address));
+void check_channel(const MemoryModel& model, uint32_t channels, uint64_t address,
+                   uint32_t channel) {
   if (channel >= channels)
     throw Failure(plugin_error(
-        fmt::format("plugin '{}': memory_model.channel_of put address {:#x} on channel {}, but "
-                    "the model has {} channels",
+        fmt::format("plugin '{}': memory_model.offer put address {:#x} on channel {}, but the "
+                    "model has {} channels",
                     model.library().name(), address, channel, channels),
         StatusCode::internal));
-  return channel;
 }
+
+// Requests per offer: the host crosses into the model once per batch, not per cycle.
+constexpr size_t kBatchRequests = 4096;
 
 MemoryModel make_model(PluginSet& plugins, const MemsimOptions& o) {
   std::shared_ptr<const PluginLibrary> library = plugins.library(o.target).take();
@@ -184,54 +192,60 @@ MemoryRunReport drive_model(MemoryModel& model, TrafficSource& source, uint64_t 
 
   InFlight in_flight(model.library().name());
   LatencyCounts latencies(channels);
-  // Made once: a std::function built per advance (each cycle) would allocate for this lambda.
+  // Reads that completed before the offer that queued them returned (with their channel).
+  std::vector<std::pair<uint32_t, uint64_t>> unplaced;  // batch index, latency
+  // Made once: a std::function built per offer would allocate for this lambda.
   const std::function<void(const tessera_memory_completion&)> done =
       [&](const tessera_memory_completion& c) {
         const InFlight::Request r = in_flight.finish(c.id);
-        if (!r.is_write)
-          latencies.add(r.channel, c.done_cycle - c.issue_cycle,
-                        report.channels[r.channel].read_latency);
+        if (r.is_write) return;
+        const uint64_t latency = c.done_cycle - c.issue_cycle;
+        if (r.channel == InFlight::kChannelUnknown)
+          unplaced.emplace_back(r.batch_index, latency);
+        else
+          latencies.add(r.channel, latency, report.channels[r.channel].read_latency);
       };
+  // The in-order front end offers a request at its cycle, before the model runs it, several in a
+  // cycle; DRAMsim3's CPU once the memory has run its cycle, one per cycle (memsim.hpp).
+  const bool cpu = front_end == FrontEnd::dramsim3_cpu;
+  const uint64_t spacing = cpu ? 1 : 0, delay = cpu ? 1 : 0;
   uint64_t now = 0;
-  auto advance_to = [&](uint64_t cycle) {
-    if (cycle <= now) return;
-    model.advance(cycle - now, done).take();
-    now = cycle;
-  };
-  // Only a read's channel is used (its latency goes to that channel's histogram; the per-channel
-  // counts come from the model): a write's is not asked, one ABI call fewer per write.
-  auto latency_channel = [&](const TrafficRequest& r) {
-    return r.is_write ? 0 : channel_of(model, channels, r.address);
-  };
-  auto offer = [&](const TrafficRequest& r, uint32_t channel) {
-    tessera_memory_request request{in_flight.next_id(), r.address, r.is_write ? 1u : 0u, 0};
-    if (model.submit(&request, 1).take() == 0) return false;
-    in_flight.start({channel, r.is_write});
-    ++report.accepted;
-    return true;
-  };
-  if (front_end == FrontEnd::in_order) {
-    drive_requests(source, cycles, [&](const TrafficRequest& r, uint64_t cycle) {
-      advance_to(cycle);
-      return offer(r, latency_channel(r));
-    });
-  } else {
-    // A refused request is offered again every cycle until accepted (for hundreds of cycles when
-    // the memory is saturated): its channel is asked once.
-    std::optional<TrafficRequest> pending = source.next();
-    std::optional<uint32_t> channel;  // pending's, once it has been offered
-    for (uint64_t cycle = 0; pending && cycle < cycles; ++cycle) {
-      cycle = std::max(cycle, pending->cycle);
-      if (cycle >= cycles) break;
-      advance_to(cycle + 1);  // the memory runs cycle `cycle` first
-      if (!channel) channel = latency_channel(*pending);
-      if (offer(*pending, *channel)) {
-        pending = source.next();
-        channel.reset();
-      }
+  std::optional<TrafficRequest> next = source.next();
+  std::vector<tessera_memory_request> batch;
+  std::vector<uint64_t> offer_cycles;
+  std::vector<uint32_t> batch_channels;
+  while (cycles > 0 && next) {
+    const uint64_t last_offer = cycles - 1 + delay;  // the last cycle an offer may be made at
+    // A batch of the requests that may still be offered, each at its cycle or after the last one
+    // accepted; a trace is read no further than the cycles simulated (and one request ahead).
+    batch.clear();
+    offer_cycles.clear();
+    for (; next && next->cycle < cycles && batch.size() < kBatchRequests; next = source.next()) {
+      const uint64_t id = in_flight.next_id();
+      in_flight.start(
+          {InFlight::kChannelUnknown, static_cast<uint32_t>(batch.size()), next->is_write});
+      batch.push_back({id, next->address, next->is_write ? 1u : 0u, 0});
+      offer_cycles.push_back(std::max(next->cycle + delay, now + spacing) - now);
     }
+    if (batch.empty()) break;
+    batch_channels.assign(batch.size(), 0);
+    sdk::OfferProgress progress;
+    Status offered = model.offer(batch.data(), offer_cycles.data(), batch.size(), spacing,
+                                 last_offer - now, done, batch_channels.data(), progress);
+    per_channel(std::move(offered));
+    now += progress.cycles_run;
+    report.accepted += progress.accepted;
+    for (size_t k = 0; k < progress.accepted; ++k) {
+      check_channel(model, channels, batch[k].address, batch_channels[k]);
+      in_flight.place(batch[k].id, batch_channels[k]);
+    }
+    for (const auto& [k, latency] : unplaced)
+      latencies.add(batch_channels[k], latency, report.channels[batch_channels[k]].read_latency);
+    unplaced.clear();
+    for (size_t k = progress.accepted; k < batch.size(); ++k) in_flight.finish(batch[k].id);
+    if (progress.accepted < batch.size()) break;  // the run ended with a request refused
   }
-  advance_to(cycles);
+  if (cycles > now) model.advance(cycles - now, done).take();
   for (MemoryChannelReport& c : report.channels) {
     latencies.add_to(c.channel, c.read_latency);
     c.stats = per_channel(model.channel_stats(c.channel));

@@ -7,11 +7,14 @@
 //
 // The traffic (traffic.hpp): `stream`, `random` or a DRAMsim3 trace, offered in order from cycle
 // 0, each request no earlier than its cycle; a refused request is offered again next cycle and
-// holds back every later one. The model is advanced to each offer's cycle and to the end.
+// holds back every later one. The model is advanced to each offer's cycle and to the end. The
+// requests go to the model in batches through MemoryModel::offer (ABI 1.4), which runs this front
+// end inside the plugin (for a plugin built before 1.4, the host runs it over submit and advance:
+// the same offers, cycle for cycle).
 //
 // The report (framework/report/memory_report.hpp), per channel and in total: the model's own
 // statistics of each channel (get_channel_stats) and a read-latency histogram of its completions,
-// each request counted on the channel channel_of named when it was offered; the totals are the
+// each request counted on the channel that offer (channel_of) named for it; the totals are the
 // sums over channels. The device line and the config path are the model's description and source.
 // Both channel methods are ABI 1.1: a model without them (a plugin built for 1.0) is refused with
 // one error saying so, at its first request.

@@ -386,6 +386,48 @@ Status MemoryModel::advance(uint64_t cycles,
   return s;
 }
 
+Status MemoryModel::offer(const tessera_memory_request* requests, const uint64_t* offer_cycles,
+                          size_t count, uint64_t spacing, uint64_t last_cycle,
+                          const std::function<void(const tessera_memory_completion&)>& done,
+                          uint32_t* channels, sdk::OfferProgress& progress) {
+  progress = {};
+  if (library().descriptor().abi_minor < 4 || !TESSERA_HAS_SLOT(raw(), tessera_memory_model, offer))
+    return offer_by_steps(requests, offer_cycles, count, spacing, last_cycle, done, channels,
+                          progress);
+  CompletionContext context{&done, nullptr};
+  tessera_completion_sink sink{&context, &complete};
+  Status s = call("memory_model.offer", [&] {
+    return raw()->offer(raw(), requests, offer_cycles, count, spacing, last_cycle, &sink, channels,
+                        &progress.accepted, &progress.cycles_run);
+  });
+  if (context.error) std::rethrow_exception(context.error);
+  if (s && (progress.accepted > count || progress.cycles_run > last_cycle))
+    return plugin_error("plugin '" + library().name() + "': memory_model.offer reported " +
+                            std::to_string(progress.accepted) + " of " + std::to_string(count) +
+                            " requests accepted in " + std::to_string(progress.cycles_run) +
+                            " cycles, but offers end at cycle " + std::to_string(last_cycle),
+                        StatusCode::internal);
+  return s;
+}
+
+// The front end over submit, advance and channel_of through the ABI: a plugin built before 1.4.
+Status MemoryModel::offer_by_steps(
+    const tessera_memory_request* requests, const uint64_t* offer_cycles, size_t count,
+    uint64_t spacing, uint64_t last_cycle,
+    const std::function<void(const tessera_memory_completion&)>& done, uint32_t* channels,
+    sdk::OfferProgress& progress) {
+  try {
+    sdk::offer_requests(
+        requests, offer_cycles, count, spacing, last_cycle, channels, progress,
+        [&](const tessera_memory_request& r) { return submit(&r, 1).take() == 1; },
+        [&](uint64_t cycles) { advance(cycles, done).take(); },
+        [&](uint64_t address) { return channel_of(address).take(); });
+  } catch (const Failure& failure) {
+    return failure.error();
+  }
+  return ok_status();
+}
+
 Result<tessera_memory_stats> MemoryModel::stats() const {
   auto c = sized<tessera_memory_stats>();
   Status s = call("memory_model.get_stats", [&] { return raw()->get_stats(raw(), &c); });

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tessera/sdk/traffic.hpp>
 #include <utility>
 #include <vector>
 
@@ -235,11 +236,25 @@ class MemoryModel : public PluginObject<tessera_memory_model> {
   // the method (a plugin built for 1.0) gives an UNIMPLEMENTED plugin error that says so.
   Result<uint32_t> channel_of(uint64_t address) const;
   Result<tessera_memory_stats> channel_stats(uint32_t channel) const;
+  // ABI 1.4's offer (plugin_abi.h): `count` requests offered in order, each from its offer cycle
+  // (counted from the current one, at least `spacing` after the previous acceptance) and again
+  // every cycle until accepted, none after `last_cycle`; `done` hears of completions as in
+  // advance, `channels` (may be null) receives each accepted request's channel. A plugin built
+  // before 1.4 gets the same front end (sdk::offer_requests) run here over its submit, advance and
+  // channel_of. `progress` says how far it got, also on an error.
+  Status offer(const tessera_memory_request* requests, const uint64_t* offer_cycles, size_t count,
+               uint64_t spacing, uint64_t last_cycle,
+               const std::function<void(const tessera_memory_completion&)>& done,
+               uint32_t* channels, sdk::OfferProgress& progress);
 
  private:
   // OK when the plugin reports ABI 1.1 or later (rule 4) and the object has a non-NULL `slot`
   // (rule 3, `has_slot`); otherwise the UNIMPLEMENTED error naming `method`.
   Status require_1_1(const char* method, bool has_slot) const;
+  Status offer_by_steps(const tessera_memory_request* requests, const uint64_t* offer_cycles,
+                        size_t count, uint64_t spacing, uint64_t last_cycle,
+                        const std::function<void(const tessera_memory_completion&)>& done,
+                        uint32_t* channels, sdk::OfferProgress& progress);
 };
 
 // Constructs one object of `library`'s interface I from `params`. Errors: the plugin does not

@@ -1,16 +1,18 @@
-// MemoryModel contracts (ABI 1.0 methods), what the simulator relies on when it drives a memory
-// cycle by cycle: every request it submits completes exactly once, not before it was submitted,
-// taking at least a cycle, and not later than the cycle the model has reached; the statistics
-// count them; no traffic and no fast-mode answer beats the peak bandwidth the model reports; and
-// the same requests give the same completions and statistics on another object.
+// MemoryModel contracts (ABI 1.0 methods, then 1.1's and 1.4's), what the simulator relies on when
+// it drives a memory cycle by cycle: every request it submits completes exactly once, not before it
+// was submitted, taking at least a cycle, and not later than the cycle the model has reached; the
+// statistics count them; no traffic and no fast-mode answer beats the peak bandwidth the model
+// reports; and the same requests give the same completions and statistics on another object.
 //
 // The traffic mixes the simulator's patterns: sequential reads (weights streaming in), random
 // reads and random writes (KV cache), interleaved, offered as fast as the model accepts them.
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <random>
+#include <tessera/sdk/traffic.hpp>
 #include <tuple>
 
 #include "sdk/conformance/plugin_under_test.hpp"
@@ -354,9 +356,160 @@ TEST_P(MemoryModel11Contract, RequestsCountOnTheirChannelAndChannelsAddUpToTheTo
   }
 }
 
+// ---- ABI 1.4 ------------------------------------------------------------------------------------
+// offer is the host's front end run inside the plugin: it must be exactly the submits and
+// advances it stands for (sdk::offer_requests over the same object's methods), offer for offer,
+// completion for completion, whether the plugin keeps the SDK's default or has its own. Skipped
+// for a plugin built before 1.4, which the host drives with submit and advance itself.
+
+class MemoryModel14Contract : public MemoryModel11Contract {
+ protected:
+  void SetUp() override {
+    MemoryModel11Contract::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    if (descriptor().abi_minor < 4 ||
+        model_->struct_size < offsetof(tessera_memory_model, offer) + sizeof(void*) ||
+        model_->offer == nullptr)
+      GTEST_SKIP() << "built for plugin ABI 1." << descriptor().abi_minor << ": no offer";
+  }
+
+  struct Offered {
+    sdk::OfferProgress progress;
+    std::vector<uint32_t> channels;
+  };
+
+  // One offer of requests[from ..) on `m`, through the method or (`by_steps`) as its definition:
+  // the same front end over submit, advance and channel_of.
+  static Offered offer(tessera_memory_model* m, const std::vector<tessera_memory_request>& requests,
+                       size_t from, const std::vector<uint64_t>& at, uint64_t spacing,
+                       uint64_t last_cycle, Traffic& t, bool by_steps) {
+    Offered o;
+    o.channels.assign(requests.size() - from, UINT32_MAX);
+    const tessera_memory_request* r = requests.data() + from;
+    const size_t count = requests.size() - from;
+    if (!by_steps) {
+      tessera_completion_sink sink{&t, &on_complete};
+      if (auto e = invoke("offer", [&] {
+            return m->offer(m, r, at.data(), count, spacing, last_cycle, &sink, o.channels.data(),
+                            &o.progress.accepted, &o.progress.cycles_run);
+          }))
+        t.problem = e->message;
+      t.cycles += o.progress.cycles_run;
+      return o;
+    }
+    struct Failed {};  // t.problem says what
+    const uint64_t start = t.cycles;
+    try {
+      sdk::offer_requests(
+          r, at.data(), count, spacing, last_cycle, o.channels.data(), o.progress,
+          [&](const tessera_memory_request& one) {
+            size_t accepted = 0;
+            if (auto e = invoke("submit", [&] { return m->submit(m, &one, 1, &accepted); })) {
+              t.problem = e->message;
+              throw Failed{};
+            }
+            return accepted == 1;
+          },
+          [&](uint64_t cycles) {
+            if (!advance(m, cycles, t)) throw Failed{};
+          },
+          [&](uint64_t address) {
+            uint32_t channel = UINT32_MAX;
+            if (auto e =
+                    invoke("channel_of", [&] { return m->channel_of(m, address, &channel); })) {
+              t.problem = e->message;
+              throw Failed{};
+            }
+            return channel;
+          });
+    } catch (const Failed&) {
+      return o;
+    }
+    EXPECT_EQ(t.cycles - start, o.progress.cycles_run);
+    return o;
+  }
+
+  // The mixed traffic offered in two calls (the first cut short by its last cycle), then drained.
+  Traffic run(tessera_memory_model* m, uint64_t spacing, bool by_steps,
+              std::vector<Offered>& calls) const {
+    Traffic t;
+    t.requests = mixed_requests(info_);
+    // Request i due at cycle 3i/4: several per cycle for spacing 0, late ones for spacing 1.
+    std::vector<uint64_t> due(t.requests.size());
+    for (size_t i = 0; i < due.size(); ++i) due[i] = 3 * i / 4;
+    const uint64_t cut = due[due.size() / 2];
+    calls.push_back(offer(m, t.requests, 0, due, spacing, cut, t, by_steps));
+    const size_t from = calls.back().progress.accepted;
+    std::vector<uint64_t> rest;
+    for (size_t i = from; i < due.size(); ++i) rest.push_back(due[i] > cut ? due[i] - cut : 0);
+    calls.push_back(offer(m, t.requests, from, rest, spacing, kBudget, t, by_steps));
+    advance(m, kAfterwards, t);
+    return t;
+  }
+};
+
+TEST_P(MemoryModel14Contract, OfferIsItsSubmitsAndAdvancesCycleForCycle) {
+  for (uint64_t spacing : {0, 1}) {
+    SCOPED_TRACE("spacing " + std::to_string(spacing));
+    Owned<tessera_memory_model> a = make_default<tessera_memory_model>(library());
+    Owned<tessera_memory_model> b = make_default<tessera_memory_model>(library());
+    ASSERT_TRUE(a && b);
+    std::vector<Offered> offered, stepped;
+    Traffic x = run(a.get(), spacing, false, offered), y = run(b.get(), spacing, true, stepped);
+    ASSERT_EQ(x.problem, "");
+    ASSERT_EQ(y.problem, "");
+    for (size_t call = 0; call < 2; ++call) {
+      const Offered &o = offered[call], &s = stepped[call];
+      EXPECT_EQ(o.progress.accepted, s.progress.accepted) << "requests accepted by call " << call;
+      EXPECT_EQ(o.progress.cycles_run, s.progress.cycles_run) << "cycles run by call " << call;
+      for (size_t i = 0; i < s.progress.accepted && i < o.channels.size(); ++i)
+        ASSERT_EQ(o.channels[i], s.channels[i])
+            << "channel of request " << i << " of call " << call;
+    }
+    EXPECT_GT(offered[0].progress.accepted, 0u);
+    EXPECT_LT(offered[0].progress.accepted, x.requests.size()) << "the first call is cut short";
+    ASSERT_EQ(x.completions.size(), y.completions.size());
+    for (size_t i = 0; i < x.completions.size(); ++i) {
+      const auto &p = x.completions[i].done, &q = y.completions[i].done;
+      ASSERT_TRUE(p.id == q.id && p.issue_cycle == q.issue_cycle && p.done_cycle == q.done_cycle)
+          << "completion " << i << ": offer gave id " << p.id << " issue " << p.issue_cycle
+          << " done " << p.done_cycle << ", its steps id " << q.id << " issue " << q.issue_cycle
+          << " done " << q.done_cycle;
+    }
+    tessera_memory_stats s = stats(a.get()), u = stats(b.get());
+    EXPECT_TRUE(std::tie(s.cycles, s.reads, s.writes, s.row_hits, s.activates, s.energy_j) ==
+                std::tie(u.cycles, u.reads, u.writes, u.row_hits, u.activates, u.energy_j))
+        << "offer and its steps leave different statistics";
+  }
+}
+
+TEST_P(MemoryModel14Contract, OfferChecksItsArguments) {
+  Traffic t;
+  tessera_completion_sink sink{&t, &on_complete};
+  size_t accepted = 7;
+  uint64_t cycles_run = 7;
+  EXPECT_EQ(outcome(invoke("offer",
+                           [&] {
+                             return model_->offer(model_.get(), nullptr, nullptr, 0, 0, 10, &sink,
+                                                  nullptr, &accepted, &cycles_run);
+                           })),
+            "OK");
+  EXPECT_EQ(accepted, 0u);
+  EXPECT_EQ(cycles_run, 0u) << "nothing to offer runs no cycle";
+  const tessera_memory_request r{1, 0, 0, 0};
+  const uint64_t at = 0;
+  expect_invalid_argument("offer(accepted NULL)", [&] {
+    return model_->offer(model_.get(), &r, &at, 1, 0, 10, &sink, nullptr, nullptr, &cycles_run);
+  });
+  expect_invalid_argument("offer(sink NULL)", [&] {
+    return model_->offer(model_.get(), &r, &at, 1, 0, 10, nullptr, nullptr, &accepted, &cycles_run);
+  });
+}
+
 }  // namespace
 
 TESSERA_INSTANTIATE_FOR_PLUGINS(MemoryModelContract);
 TESSERA_INSTANTIATE_FOR_PLUGINS(MemoryModel11Contract);
+TESSERA_INSTANTIATE_FOR_PLUGINS(MemoryModel14Contract);
 
 }  // namespace tessera::conformance

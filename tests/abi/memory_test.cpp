@@ -1,10 +1,12 @@
-// Memory models at the edges of ABI 1.1 (memory/), under this 1.2 host:
+// Memory models at the edges of ABI 1.1 and 1.4 (memory/), under this host:
 //  - memory_1_0, built for ABI 1.0: it loads, its 1.0 methods work, the 1.1 fields of its info read
 //    as absent, the host calls no 1.1 method it does not have (it says so instead), and memsim
 //    refuses it with one clear error; memory_claims_1_1, its vtable under a 1.1 descriptor, gets no
 //    1.1 call either;
 //  - sdk_defaults, today's SDK without the 1.1 overrides: one channel runs in memsim on the SDK's
-//    defaults, several are refused with the SDK's message.
+//    defaults, several are refused with the SDK's message;
+//  - ABI 1.4's offer: the SDK's default runs inside sdk_defaults, and the host runs the same front
+//    end itself for memory_1_0.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -130,6 +132,61 @@ TEST_F(Abi10Memory, MemsimRefusesItWithOneError) {
             "memsim needs a memory model with per-channel statistics (plugin ABI 1.1): plugin "
             "'memory_1_0' is built for plugin ABI 1.0, and memory_model.channel_of is new in ABI "
             "1.1: rebuild the plugin against TesseraSDK 1.1 or later");
+}
+
+// ABI 1.4's offer on a model of latency 10 and a queue of 2: requests 1-3 due at cycle 0, 4 at 5.
+// 1 and 2 go in at 0, 3 is refused until both are done at 10, and 4 then follows it at 10.
+struct OfferRun {
+  sdk::OfferProgress progress;
+  std::vector<uint64_t> completed;  // ids, as reported
+  std::vector<uint32_t> channels = std::vector<uint32_t>(4, 99);
+  Status status = ok_status();
+};
+
+OfferRun offer_four(MemoryModel& m, bool with_channels) {
+  const tessera_memory_request requests[] = {
+      {1, 0, 0, 0}, {2, 64, 1, 0}, {3, 128, 0, 0}, {4, 192, 0, 0}};
+  const uint64_t due[] = {0, 0, 0, 5};
+  OfferRun run;
+  run.status = m.offer(
+      requests, due, 4, 0, 100,
+      [&](const tessera_memory_completion& c) { run.completed.push_back(c.id); },
+      with_channels ? run.channels.data() : nullptr, run.progress);
+  return run;
+}
+
+TEST_F(Abi10Memory, TheHostRunsOfferOverItsSubmitAndAdvance) {
+  MemoryModel m = model({{{"latency_cycles", "10"}, {"queue", "2"}}, ""});
+  OfferRun run = offer_four(m, false);
+  ASSERT_TRUE(run.status) << run.status.error().message;
+  EXPECT_EQ(run.progress.accepted, 4u);
+  EXPECT_EQ(run.progress.cycles_run, 10u);
+  EXPECT_EQ(run.completed, (std::vector<uint64_t>{1, 2}));
+  EXPECT_EQ(m.stats().take().cycles, 10u) << "the model stays at the last offer";
+
+  // Channels need channel_of, which a 1.0 model lacks: the error says so, and how far it got.
+  MemoryModel other = model({{{"latency_cycles", "10"}, {"queue", "2"}}, ""});
+  OfferRun named = offer_four(other, true);
+  ASSERT_FALSE(named.status);
+  EXPECT_EQ(named.status.error().code, StatusCode::unimplemented);
+  EXPECT_EQ(named.status.error().message,
+            "plugin 'memory_1_0' is built for plugin ABI 1.0, and memory_model.channel_of is new "
+            "in ABI 1.1: rebuild the plugin against TesseraSDK 1.1 or later");
+  EXPECT_EQ(named.progress.accepted, 1u);
+  EXPECT_EQ(named.progress.cycles_run, 0u);
+}
+
+TEST(SdkDefaults, OfferIsTheSdksFrontEndInsideThePlugin) {
+  MemoryModel m =
+      create_memory_model(load("sdk_defaults"), {{{"latency_cycles", "10"}, {"queue", "2"}}, ""})
+          .take();
+  ASSERT_TRUE(TESSERA_HAS_SLOT(m.raw(), tessera_memory_model, offer));
+  OfferRun run = offer_four(m, true);
+  ASSERT_TRUE(run.status) << run.status.error().message;
+  EXPECT_EQ(run.progress.accepted, 4u);
+  EXPECT_EQ(run.progress.cycles_run, 10u);
+  EXPECT_EQ(run.completed, (std::vector<uint64_t>{1, 2}));
+  EXPECT_EQ(run.channels, (std::vector<uint32_t>{0, 0, 0, 0}));
 }
 
 TEST(SdkDefaults, OneChannelIsAComplete11Object) {

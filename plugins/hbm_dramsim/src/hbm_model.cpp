@@ -67,6 +67,20 @@ uint32_t HbmModel::channel_of(uint64_t address) const {
   return system_->channel_index(address);
 }
 
+void HbmModel::offer(const tessera_memory_request* requests, const uint64_t* offer_cycles,
+                     size_t count, uint64_t spacing, uint64_t last_cycle,
+                     const std::function<void(const tessera_memory_completion&)>& done,
+                     uint32_t* channels, sdk::OfferProgress& progress) {
+  MemorySystem& system = *system_;
+  sdk::offer_requests(
+      requests, offer_cycles, count, spacing, last_cycle, channels, progress,
+      [&](const tessera_memory_request& r) {
+        return system.submit(r.id, r.address, r.is_write != 0);
+      },
+      [&](uint64_t cycles) { system.advance(cycles, done); },
+      [&](uint64_t address) { return system.channel_index(address); });
+}
+
 tessera_memory_stats HbmModel::channel_stats(uint32_t channel) const {
   return to_abi_stats(system_->channel_stats(channel), device_->config);
 }

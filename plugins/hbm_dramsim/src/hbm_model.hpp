@@ -35,6 +35,11 @@ class HbmModel : public sdk::MemoryModel {
   tessera_memory_stats stats() const override;
   std::pair<double, double> sustained(uint32_t streams) override;
   uint32_t channel_of(uint64_t address) const override;
+  // The SDK's front end straight on the memory system: no virtual call per cycle and request.
+  void offer(const tessera_memory_request* requests, const uint64_t* offer_cycles, size_t count,
+             uint64_t spacing, uint64_t last_cycle,
+             const std::function<void(const tessera_memory_completion&)>& done, uint32_t* channels,
+             sdk::OfferProgress& progress) override;
   tessera_memory_stats channel_stats(uint32_t channel) const override;
 
  private:

@@ -1,5 +1,5 @@
 /*
- * Tessera plugin ABI, version 1.3.
+ * Tessera plugin ABI, version 1.4.
  *
  * The only thing that crosses a plugin `.so` boundary. C99, standard headers only, so a vendor can
  * build a plugin with any compiler. C++ plugin authors normally use <tessera/sdk/plugin.hpp>, which
@@ -7,7 +7,7 @@
  *
  * EVOLUTION RULES (read before changing this file)
  *  1. Released layouts are frozen: tests/abi/ checks every offset of every released version (1.0,
- *     1.1, 1.2, 1.3) with static asserts.
+ *     1.1, 1.2, 1.3, 1.4) with static asserts.
  *  2. Append only. A new field or method goes at the END of its struct, and bumps
  *     TESSERA_ABI_MINOR. Nothing is ever removed, reordered or retyped within a major version.
  *  3. Every struct that may grow starts with `size_t struct_size`, filled by whoever creates the
@@ -31,6 +31,11 @@
  *  1.3  tessera_partition_plan's core_digits: which core runs each tile of a plan, so the host
  *       lays the plan's transfers on the Topology's routes (a plan without them is placed on the
  *       first cores and keeps its own times).
+ *  1.4  MemoryModel: offer, a host's request front end in one call (requests offered in order at
+ *       their cycles, each again every cycle until accepted, the model running in between), so a
+ *       trace-driven host crosses the boundary once per batch of requests, not two or three times
+ *       per simulated cycle. A host runs the same front end over submit and advance for a plugin
+ *       built for 1.0 to 1.3.
  *
  * OWNERSHIP, the one rule: whoever allocates, frees. Objects made by a plugin are released with
  * their own `release`; statuses are made by the host (make_status) and freed by the host after the
@@ -62,7 +67,7 @@ extern "C" {
 #endif
 
 #define TESSERA_ABI_MAJOR 1
-#define TESSERA_ABI_MINOR 3
+#define TESSERA_ABI_MINOR 4
 
 /* The single exported symbol of a plugin library. */
 #define TESSERA_PLUGIN_QUERY_SYMBOL "tessera_plugin_query"
@@ -479,7 +484,8 @@ struct tessera_codegen {
  * Cycles are in the memory's own clock (`clock_hz` of its info). One object models the whole
  * memory system (all its channels); since 1.1 it also tells which channel serves an address and
  * what each channel counted. A 1.0 object's struct_size ends before channel_of, and the host then
- * calls neither 1.1 method (rules 3, 4).
+ * calls neither 1.1 method (rules 3, 4). Since 1.4 it can run a host's request front end itself
+ * (offer); a host drives an older object with submit and advance alone.
  * ---------------------------------------------------------------------------------------------- */
 
 typedef struct tessera_memory_info {
@@ -560,6 +566,26 @@ struct tessera_memory_model {
    * for channel >= channels. Not concurrent. */
   tessera_status* (*get_channel_stats)(const tessera_memory_model* self, uint32_t channel,
                                        tessera_memory_stats* out);
+  /* since 1.4. Offers requests[0 .. count) in order, running the model in between, exactly as this
+   * sequence of submit (one request each) and advance would; completions go to `sink` as advance
+   * reports them. Cycles count from the current one (0 = now). Request i is first offered at cycle
+   *   t_i = max(offer_cycles[i], t_(i-1) + spacing),  t_0 = offer_cycles[0],
+   * where t_(i-1) is the cycle request i-1 was accepted at: the model advances to t_i, then is
+   * offered request i alone; while it refuses, it advances one cycle and is offered it again. No
+   * offer is made after cycle `last_cycle`. The call returns once every request is accepted, or
+   * when the next offer would come after last_cycle, leaving the model at the cycle of its last
+   * offer (it never runs past it): *accepted receives how many requests were queued (a prefix of
+   * them), *cycles_run how many cycles the model ran. Unless `channels` is NULL, channels[i]
+   * receives, for each accepted request, the channel that serves it (as channel_of would say).
+   * spacing 0 offers requests that are due at the same cycle together (an in-order front end);
+   * spacing 1 at most one per cycle (DRAMsim3's trace-driven CPU, with offer_cycles one after each
+   * request's cycle: the memory runs a cycle, then the CPU offers). INVALID_ARGUMENT as submit for
+   * an address the model does not serve; on any error *accepted and *cycles_run say how far the
+   * call got (those requests stay queued, those cycles run). Not concurrent. */
+  tessera_status* (*offer)(tessera_memory_model* self, const tessera_memory_request* requests,
+                           const uint64_t* offer_cycles, size_t count, uint64_t spacing,
+                           uint64_t last_cycle, tessera_completion_sink* sink, uint32_t* channels,
+                           size_t* accepted, uint64_t* cycles_run);
 };
 
 /* ------------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <sstream>
 #include <tessera/sdk/error.hpp>
 
@@ -159,6 +160,108 @@ TEST(Drive, StopsAtTheEndCycle) {
   int offered = 0;
   drive_requests(source, 50, [&](const TrafficRequest&, uint64_t) { return ++offered > 0; });
   EXPECT_EQ(offered, 1);
+}
+
+// ---- sdk::offer_requests, MemoryModel::offer's front end (plugin_abi.h, ABI 1.4) ----------------
+
+// A model that records every offer (request id, cycle) and refuses a request `refusals[id]` times.
+struct ScriptedModel {
+  uint64_t now = 0;
+  std::map<uint64_t, int> refusals;
+  std::vector<std::pair<uint64_t, uint64_t>> offers;  // id, cycle
+  std::vector<uint64_t> advances;
+  sdk::OfferProgress progress;
+  std::vector<uint32_t> channels;
+
+  void offer(const std::vector<tessera_memory_request>& requests, const std::vector<uint64_t>& at,
+             uint64_t spacing, uint64_t last_cycle) {
+    channels.assign(requests.size(), 99);
+    progress = {};
+    sdk::offer_requests(
+        requests.data(), at.data(), requests.size(), spacing, last_cycle, channels.data(), progress,
+        [&](const tessera_memory_request& r) {
+          offers.emplace_back(r.id, now);
+          return refusals[r.id]-- <= 0;
+        },
+        [&](uint64_t cycles) {
+          advances.push_back(cycles);
+          now += cycles;
+        },
+        [](uint64_t address) { return static_cast<uint32_t>(address / 64); });
+  }
+};
+
+std::vector<tessera_memory_request> requests_with_ids(std::initializer_list<uint64_t> ids) {
+  std::vector<tessera_memory_request> requests;
+  for (uint64_t id : ids) requests.push_back({id, id * 64, 0, 0});
+  return requests;
+}
+
+using Offers = std::vector<std::pair<uint64_t, uint64_t>>;
+
+TEST(Offer, InOrderOffersRequestsDueTogetherInOneCycleAndRetriesARefusedOneEachCycle) {
+  ScriptedModel m;
+  m.refusals[2] = 2;
+  m.offer(requests_with_ids({1, 2, 3, 4}), {3, 3, 3, 9}, 0, 100);
+  EXPECT_EQ(m.offers, (Offers{{1, 3}, {2, 3}, {2, 4}, {2, 5}, {3, 5}, {4, 9}}));
+  EXPECT_EQ(m.advances, (std::vector<uint64_t>{3, 1, 1, 4}));
+  EXPECT_EQ(m.progress.accepted, 4u);
+  EXPECT_EQ(m.progress.cycles_run, 9u) << "the model stays at its last offer";
+  EXPECT_EQ(m.channels, (std::vector<uint32_t>{1, 2, 3, 4}));
+}
+
+TEST(Offer, SpacingOneOffersAtMostOneRequestPerCycle) {
+  ScriptedModel m;
+  m.refusals[2] = 1;
+  m.offer(requests_with_ids({1, 2, 3, 4}), {1, 1, 1, 2}, 1, 100);
+  EXPECT_EQ(m.offers, (Offers{{1, 1}, {2, 2}, {2, 3}, {3, 4}, {4, 5}}));
+  EXPECT_EQ(m.progress.cycles_run, 5u);
+}
+
+TEST(Offer, NoOfferAfterTheLastCycleAndTheModelDoesNotRunPastItsLastOffer) {
+  ScriptedModel m;
+  m.refusals[2] = 1000;
+  m.offer(requests_with_ids({1, 2, 3}), {0, 2, 2}, 0, 6);
+  EXPECT_EQ(m.offers, (Offers{{1, 0}, {2, 2}, {2, 3}, {2, 4}, {2, 5}, {2, 6}}));
+  EXPECT_EQ(m.progress.accepted, 1u);
+  EXPECT_EQ(m.progress.cycles_run, 6u);
+  EXPECT_EQ(m.channels, (std::vector<uint32_t>{1, 99, 99})) << "only accepted requests are named";
+
+  ScriptedModel late;  // the next request's first offer would come after the last cycle
+  late.offer(requests_with_ids({1, 2}), {4, 50}, 0, 20);
+  EXPECT_EQ(late.offers, (Offers{{1, 4}}));
+  EXPECT_EQ(late.progress.cycles_run, 4u);
+  ScriptedModel spaced;  // the same, by the spacing, at the end of the cycle range
+  spaced.offer(requests_with_ids({1, 2}), {UINT64_MAX - 1, 0}, 5, UINT64_MAX);
+  EXPECT_EQ(spaced.offers, (Offers{{1, UINT64_MAX - 1}}));
+  EXPECT_EQ(spaced.progress.accepted, 1u);
+}
+
+TEST(Offer, ARefusalAtTheLastCycleOfTheClockEndsTheCallInsteadOfWrapping) {
+  ScriptedModel m;
+  m.refusals[1] = 1000;
+  m.offer(requests_with_ids({1}), {UINT64_MAX}, 0, UINT64_MAX);
+  EXPECT_EQ(m.offers, (Offers{{1, UINT64_MAX}}));
+  EXPECT_EQ(m.progress.accepted, 0u);
+  EXPECT_EQ(m.progress.cycles_run, UINT64_MAX);
+}
+
+TEST(Offer, ProgressSaysHowFarItGotWhenTheModelThrows) {
+  sdk::OfferProgress progress;
+  const auto requests = requests_with_ids({1, 2, 3});
+  const std::vector<uint64_t> at = {1, 2, 3};
+  uint64_t now = 0;
+  EXPECT_THROW(sdk::offer_requests(
+                   requests.data(), at.data(), requests.size(), 0, 100, nullptr, progress,
+                   [&](const tessera_memory_request& r) {
+                     if (r.id == 3) throw sdk::invalid_argument("bad address");
+                     return true;
+                   },
+                   [&](uint64_t cycles) { now += cycles; }, [](uint64_t) -> uint32_t { return 0; }),
+               sdk::Error);
+  EXPECT_EQ(progress.accepted, 2u);
+  EXPECT_EQ(progress.cycles_run, 3u);
+  EXPECT_EQ(now, 3u);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include <string>
 #include <tessera/sdk/error.hpp>
 #include <tessera/sdk/params.hpp>
+#include <tessera/sdk/traffic.hpp>
 #include <utility>
 #include <vector>
 
@@ -113,6 +114,20 @@ class MemoryModel {
     (void)channel;
     require_one_channel("channel_stats");
     return stats();
+  }
+  // ABI 1.4: plugin_abi.h's offer, `progress` kept current (the SDK reports it even when this
+  // throws); `channels` may be null. The default runs the front end (offer_requests,
+  // <tessera/sdk/traffic.hpp>) over this object's own submit, advance and channel_of, which already
+  // spares the host its per-cycle calls; override it only to do exactly the same faster.
+  virtual void offer(const tessera_memory_request* requests, const uint64_t* offer_cycles,
+                     size_t count, uint64_t spacing, uint64_t last_cycle,
+                     const std::function<void(const tessera_memory_completion&)>& done,
+                     uint32_t* channels, OfferProgress& progress) {
+    offer_requests(
+        requests, offer_cycles, count, spacing, last_cycle, channels, progress,
+        [&](const tessera_memory_request& r) { return submit(&r, 1) == 1; },
+        [&](uint64_t cycles) { advance(cycles, done); },
+        [&](uint64_t address) { return channel_of(address); });
   }
 
  private:

@@ -362,16 +362,44 @@ struct MemoryModelTrampolines {
       *accepted = count == 0 ? 0 : B::of_mut(self).submit(requests, count);
     });
   }
+  static void require_sink(const tessera_completion_sink* sink) {
+    require_non_null(sink, "sink");
+    if (sink->complete == nullptr) throw invalid_argument("sink->complete must not be NULL");
+  }
   static tessera_status* advance(tessera_memory_model* self, uint64_t cycles,
                                  tessera_completion_sink* sink) noexcept {
     return guard([&] {
       require_non_null(self, "self");
-      require_non_null(sink, "sink");
-      if (sink->complete == nullptr) throw invalid_argument("sink->complete must not be NULL");
+      require_sink(sink);
       B::of_mut(self).advance(cycles, [&](const tessera_memory_completion& done) {
         sink->complete(sink->context, &done);
       });
     });
+  }
+  static tessera_status* offer(tessera_memory_model* self, const tessera_memory_request* requests,
+                               const uint64_t* offer_cycles, size_t count, uint64_t spacing,
+                               uint64_t last_cycle, tessera_completion_sink* sink,
+                               uint32_t* channels, size_t* accepted,
+                               uint64_t* cycles_run) noexcept {
+    OfferProgress progress;
+    tessera_status* status = guard([&] {
+      require_non_null(self, "self");
+      require_non_null(accepted, "accepted");
+      require_non_null(cycles_run, "cycles_run");
+      require_sink(sink);
+      if (count > 0) {
+        require_non_null(requests, "requests");
+        require_non_null(offer_cycles, "offer_cycles");
+      }
+      B::of_mut(self).offer(
+          requests, offer_cycles, count, spacing, last_cycle,
+          [&](const tessera_memory_completion& done) { sink->complete(sink->context, &done); },
+          channels, progress);
+    });
+    // How far it got, also after an error (the requests stay queued, the cycles run).
+    if (accepted != nullptr) *accepted = progress.accepted;
+    if (cycles_run != nullptr) *cycles_run = progress.cycles_run;
+    return status;
   }
   static tessera_status* get_stats(const tessera_memory_model* self,
                                    tessera_memory_stats* out) noexcept {
@@ -427,7 +455,8 @@ struct MemoryModelTrampolines {
                                       &sustained,
                                       {},
                                       &channel_of,
-                                      &get_channel_stats};
+                                      &get_channel_stats,
+                                      &offer};
       *out = &box.release()->api;
     });
   }

@@ -11,6 +11,8 @@
 // Constructors throw sdk::Error(INVALID_ARGUMENT) for impossible arguments.
 #pragma once
 
+#include <tessera/plugin_abi.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -129,6 +131,46 @@ void drive_requests(TrafficSource& source, uint64_t end_cycle, Offer&& offer) {
       pending = source.next();
     else
       ++cycle;
+  }
+}
+
+// How far MemoryModel::offer (plugin_abi.h, ABI 1.4) got: the requests queued (a prefix), and the
+// cycles the model ran, counted from the call's start.
+struct OfferProgress {
+  size_t accepted = 0;
+  uint64_t cycles_run = 0;
+};
+
+// MemoryModel::offer's front end over a model's own submit and advance: its one definition, run
+// by the SDK's default offer (inside the plugin, no boundary crossed per cycle) and by a host
+// driving a plugin built before 1.4 (through the ABI). `submit(request)` queues one request at
+// the current cycle or returns false; `advance(cycles)` runs the model; `channel(address)` is
+// asked for each accepted request only when `channels` is not null. `progress` (zero at the start)
+// is kept current, so that it says how far the call got when one of them throws.
+template <class Submit, class Advance, class Channel>
+void offer_requests(const tessera_memory_request* requests, const uint64_t* offer_cycles,
+                    size_t count, uint64_t spacing, uint64_t last_cycle, uint32_t* channels,
+                    OfferProgress& progress, Submit&& submit, Advance&& advance,
+                    Channel&& channel) {
+  uint64_t& now = progress.cycles_run;  // the model's cycle: where the last offer was made
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t at = offer_cycles[i];
+    if (i > 0) {  // at or after t_(i-1) + spacing, t_(i-1) = now; no overflow past last_cycle
+      if (spacing > last_cycle - now) return;
+      at = std::max(at, now + spacing);
+    }
+    if (at > last_cycle) return;
+    for (;;) {
+      if (at > now) {
+        advance(at - now);
+        now = at;
+      }
+      if (submit(requests[i])) break;
+      if (at == last_cycle) return;
+      ++at;  // refused: offered again after one more cycle
+    }
+    ++progress.accepted;
+    if (channels != nullptr) channels[i] = channel(requests[i].address);
   }
 }
 
