@@ -6,6 +6,7 @@
 // measures its fast mode by simulating (as hbm_dramsim does) and the host's `tessera memsim
 // --gen stream` offer the same requests. The host's other sources (uniform random addresses,
 // DRAMsim3 traces) are in framework/memsim/traffic.hpp; they implement TrafficSource too.
+// offer_requests is MemoryModel::offer's front end (ABI 1.4), run inside a plugin or by the host.
 //
 // Every source yields requests in order, each with the earliest cycle it may be offered.
 // Constructors throw sdk::Error(INVALID_ARGUMENT) for impossible arguments.
