@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "framework/memsim/memsim.hpp"
-#include "framework/memsim/traffic.hpp"
+#include "framework/memsim/request_sources.hpp"
 
 namespace {
 
@@ -100,7 +100,7 @@ constexpr int kRounds = 5;
 constexpr double kNoTime = std::numeric_limits<double>::infinity();
 constexpr double kRate = 1.0;  // requests per cycle, the whole stack
 
-using SplitMix = memsim::SplitMix64;  // framework/memsim/traffic.hpp
+using SplitMix = memsim::SplitMix64;  // framework/memsim/request_sources.hpp
 
 // Writes the trace as dramsim3_traces.py KIND MIX 1 CYCLES CAPACITY LINE would.
 void write_trace(const TraceCase& c, uint64_t capacity, uint64_t line,

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# demo.sh — the main job on a built-in default: set up and build, then compile Llama 2 13B decode
+# demo.sh — the main job on a built-in default: set up and build what it runs (the CLI and the
+# plugins, not the tests), then compile Llama 2 13B decode
 # (batch 16, 2048 KV positions) for four IPU-like chips with HBM3E (ipu-pod4-hbm3e), plan all
 # five designs, simulate each plan, and write the Elk-Full plan, its program and a Perfetto trace
 # to demo-out/ (replaced on every run: it is the demo's own directory).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/setup.sh" default
+"$root/scripts/setup.sh" default runtime
 tessera="$root/build/default/bin/tessera"
 out="$root/demo-out"
 "$tessera" compile llama2-13b --batch 16 --seq 2048 --target ipu_alltoall --chip ipu-pod4-hbm3e \

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# setup.sh [PRESET] — install the Debian packages Tessera needs (only those missing), then configure
-# and build the CMake preset (default: "default", Release) in build/PRESET.
+# setup.sh [PRESET [BUILD_PRESET]] — install the Debian packages Tessera needs (only those
+# missing), then configure the CMake preset PRESET (default: "default", Release) in build/PRESET
+# and build the build preset BUILD_PRESET (default: PRESET, everything; `runtime`: only the CLI
+# and the plugins). Compiles go through ccache (CMakeLists.txt, TESSERA_CCACHE).
 # Run as root on a fresh Debian 12 machine, or as a user once the packages are installed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 preset=${1:-default}
+build_preset=${2:-$preset}
 
 missing=()
 while read -r pkg; do
@@ -26,4 +29,4 @@ fi
 
 cd "$root"
 cmake --preset "$preset" >/dev/null
-cmake --build --preset "$preset"
+cmake --build --preset "$build_preset"

@@ -31,6 +31,8 @@
 // rates.
 #include "framework/chip/chip_models.hpp"
 
+#include "framework/common/yaml_reader.hpp"
+
 #include <algorithm>
 
 namespace tessera {

@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "framework/chip/chip_spec.hpp"
+#include "framework/chip_spec/chip_spec.hpp"
 #include "framework/chip/core_cost.hpp"
 #include "framework/chip/energy.hpp"
 #include "framework/chip/machine.hpp"

@@ -17,7 +17,7 @@
 #include <optional>
 #include <string>
 
-#include "framework/chip/chip_spec.hpp"
+#include "framework/chip_spec/chip_spec.hpp"
 #include "framework/common/status.hpp"
 #include "framework/plugin/objects.hpp"
 

@@ -8,8 +8,8 @@
 #include "framework/driver/driver.hpp"
 #include "framework/frontend/zoo/zoo.hpp"
 #include "framework/ir/graph_yaml.hpp"
-#include "framework/report/table.hpp"
-#include "framework/report/workload_report.hpp"
+#include "framework/common/table.hpp"
+#include "framework/ir/workload_report.hpp"
 
 namespace tessera::cli {
 

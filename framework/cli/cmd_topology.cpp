@@ -3,7 +3,7 @@
 
 #include "framework/cli/options.hpp"
 #include "framework/driver/driver.hpp"
-#include "framework/report/topology_report.hpp"
+#include "framework/chip/topology_report.hpp"
 
 namespace tessera::cli {
 

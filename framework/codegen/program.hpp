@@ -15,7 +15,7 @@
 
 #include "framework/ir/graph.hpp"
 #include "framework/planner/plan.hpp"
-#include "framework/planner/traffic.hpp"
+#include "framework/planner/op_traffic.hpp"
 
 namespace tessera::codegen {
 
@@ -40,7 +40,7 @@ struct ProgramOp {
   uint32_t cores_used = 0;
   // The planner's estimate of this op's execute interval, for the report (seconds).
   double estimated_start_s = 0, estimated_end_s = 0;
-  // Which cores exchange what (planner/traffic.hpp), shared by the ops of one class with one
+  // Which cores exchange what (planner/op_traffic.hpp), shared by the ops of one class with one
   // plan; null: the plan does not say (the simulator's even patterns, docs/simulator.md).
   std::shared_ptr<const planner::OpTraffic> traffic;
   bool has_preload() const { return preload_bytes > 0; }

@@ -10,7 +10,7 @@
 #include <cmath>
 
 #include "framework/driver/driver.hpp"
-#include "framework/report/units.hpp"
+#include "framework/common/units.hpp"
 
 namespace tessera::driver {
 

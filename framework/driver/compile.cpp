@@ -69,7 +69,7 @@ class ClassPlanner {
         machine_(chip.models.machine),
         cache_(o.op_plans != nullptr ? *o.op_plans : own_) {
     if (chip.spec.conventions.transfers == TransferPricing::routes) {
-      auto pricer = sim::NetworkPricer::build(chip.models);
+      auto pricer = sim::FlowNetworkPricer::build(chip.models);
       if (pricer)
         pricer_ = std::move(*pricer);
       else  // e.g. a topology without memory controllers: it cannot be simulated either
@@ -109,7 +109,7 @@ class ClassPlanner {
   }
 
   // The pricer, for what comes after the per-op plans (the designs' energy estimates).
-  std::unique_ptr<sim::NetworkPricer> take_pricer() { return std::move(pricer_); }
+  std::unique_ptr<sim::FlowNetworkPricer> take_pricer() { return std::move(pricer_); }
 
  private:
   Result<planner::ClassOutcomes> plan(const ir::Graph& graph, const ir::OpClasses& classes,
@@ -154,7 +154,7 @@ class ClassPlanner {
   std::unique_ptr<CoreTileCost> core_;  // null: the plugin's cost model times every tile
   mutable OpPlanCache own_;
   OpPlanCache& cache_;
-  std::unique_ptr<sim::NetworkPricer> pricer_;  // null: the Machine's rates price transfers
+  std::unique_ptr<sim::FlowNetworkPricer> pricer_;  // null: the Machine's rates price transfers
 };
 
 struct Prepared {
@@ -162,7 +162,7 @@ struct Prepared {
   std::vector<planner::SplitDecision> decisions;
   std::vector<planner::OpSplit> splits;  // every split op, in graph order
   std::vector<planner::OpPlans> class_plans;
-  std::unique_ptr<sim::NetworkPricer> pricer;  // null: the Machine's rates price transfers
+  std::unique_ptr<sim::FlowNetworkPricer> pricer;  // null: the Machine's rates price transfers
 };
 
 // Every op of a decided class, split alike.
@@ -254,7 +254,7 @@ std::vector<int> units_of(const ir::Graph& graph, const std::vector<planner::OpS
   return unit;
 }
 
-// A per-design convention's values for `design` (chip/conventions.hpp); empty when not named.
+// A per-design convention's values for `design` (chip_spec/conventions.hpp); empty when not named.
 template <class T>
 std::vector<T> for_design(const std::map<std::string, std::vector<T>>& per_design,
                           planner::Design design) {

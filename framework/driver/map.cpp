@@ -9,7 +9,7 @@
 #include "framework/mapper/reference_model.hpp"
 #include "framework/mapper/report.hpp"
 #include "framework/mapper/workload_file.hpp"
-#include "framework/report/units.hpp"
+#include "framework/common/units.hpp"
 
 namespace tessera::driver {
 

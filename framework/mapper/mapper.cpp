@@ -17,7 +17,7 @@
 #include "framework/mapper/dataflow.hpp"
 #include "framework/mapper/dataplacement.hpp"
 #include "framework/mapper/mapspace_size.hpp"
-#include "framework/report/units.hpp"
+#include "framework/common/units.hpp"
 
 namespace tessera::mapper {
 

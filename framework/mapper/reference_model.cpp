@@ -1,6 +1,6 @@
 #include "framework/mapper/reference_model.hpp"
 
-#include "framework/report/units.hpp"
+#include "framework/common/units.hpp"
 
 namespace tessera::mapper {
 

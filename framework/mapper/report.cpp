@@ -3,8 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "framework/report/table.hpp"
-#include "framework/report/units.hpp"
+#include "framework/common/table.hpp"
+#include "framework/common/units.hpp"
 
 namespace tessera::mapper {
 

@@ -9,7 +9,7 @@
 #include "framework/mapper/looptree.hpp"
 #include "framework/mapper/mapper.hpp"
 #include "framework/mapper/random_search.hpp"
-#include "framework/report/units.hpp"  // format_joules
+#include "framework/common/units.hpp"  // format_joules
 
 namespace tessera::mapper {
 

@@ -5,14 +5,14 @@
 // resolves from the working directory first), so a target that takes none of them runs with its
 // own defaults and one that does not know one says so.
 //
-// The traffic (traffic.hpp): `stream`, `random` or a DRAMsim3 trace, offered in order from cycle
+// The traffic (request_sources.hpp): `stream`, `random` or a DRAMsim3 trace, offered in order from cycle
 // 0, each request no earlier than its cycle; a refused request is offered again next cycle and
 // holds back every later one. The model is advanced to each offer's cycle and to the end. The
 // requests go to the model in batches through MemoryModel::offer (ABI 1.4), which runs this front
 // end inside the plugin (for a plugin built before 1.4, the host runs it over submit and advance:
 // the same offers, cycle for cycle).
 //
-// The report (framework/report/memory_report.hpp), per channel and in total: the model's own
+// The report (framework/memsim/memory_report.hpp), per channel and in total: the model's own
 // statistics of each channel (get_channel_stats) and a read-latency histogram of its completions,
 // each request counted on the channel that offer (channel_of) named for it; the totals are the
 // sums over channels. The device line and the config path are the model's description and source.
@@ -24,10 +24,10 @@
 #include <optional>
 #include <string>
 
-#include "framework/memsim/traffic.hpp"
+#include "framework/memsim/request_sources.hpp"
 #include "framework/plugin/objects.hpp"
 #include "framework/plugin/plugin_set.hpp"
-#include "framework/report/memory_report.hpp"
+#include "framework/memsim/memory_report.hpp"
 
 namespace tessera::memsim {
 

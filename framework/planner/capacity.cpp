@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "framework/ir/analysis.hpp"
-#include "framework/report/units.hpp"
+#include "framework/common/units.hpp"
 
 namespace tessera::planner {
 

@@ -5,7 +5,7 @@
 #include <tuple>
 
 #include "framework/planner/partition/plan_space.hpp"
-#include "framework/planner/traffic.hpp"
+#include "framework/planner/op_traffic.hpp"
 
 namespace tessera::planner {
 

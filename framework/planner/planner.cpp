@@ -140,6 +140,7 @@ std::vector<double> screen_orders(const PlannerInput& input, const OrderSearch& 
   std::vector<double> latency_s(count, kNever);
   std::atomic<size_t> finished{0};
   std::mutex progress_mutex;
+  size_t reported = 0;  // under progress_mutex: counts reach the callback only in order
   unsigned threads = options.threads > 0 ? options.threads
                                          : static_cast<unsigned>(tbb::info::default_concurrency());
   tbb::task_arena arena(static_cast<int>(threads));
@@ -149,6 +150,8 @@ std::vector<double> screen_orders(const PlannerInput& input, const OrderSearch& 
       size_t done = ++finished;
       if (options.progress && (done % 64 == 0 || done == count)) {
         std::lock_guard lock(progress_mutex);
+        if (done <= reported) return;  // a later count was reported first
+        reported = done;
         options.progress(static_cast<double>(done), static_cast<double>(count));
       }
     });

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/chip/conventions.hpp"
+#include "framework/chip_spec/conventions.hpp"
 #include "framework/common/status.hpp"
 #include "framework/ir/graph.hpp"
 #include "framework/ir/repeats.hpp"
@@ -44,13 +44,13 @@ struct PlannerOptions {
   // preload orders by latency either way (issue 22: energy and EDP objectives, docs/energy.md).
   std::function<Result<double>(const DesignResult&)> cost;
   // The shares of the network a preload may use (its network time over the share: the Elk
-  // artifact's LOAD_NOC_THRESHOLD, chip/conventions.hpp); several: the design is planned with each
+  // artifact's LOAD_NOC_THRESHOLD, chip_spec/conventions.hpp); several: the design is planned with each
   // and keeps the cheapest schedule (ties: the first). Empty: 1.
   std::vector<double> preload_network_shares;
-  // Whether preloads in flight slow an execution (chip/conventions.hpp); several: the design is
+  // Whether preloads in flight slow an execution (chip_spec/conventions.hpp); several: the design is
   // planned with each (and each share) and keeps the cheapest. Empty: charged.
   std::vector<ExecutionContention> execution_contentions;
-  // How Static is coded (chip/conventions.hpp).
+  // How Static is coded (chip_spec/conventions.hpp).
   StaticBaseline static_baseline = StaticBaseline::tessera;
 };
 

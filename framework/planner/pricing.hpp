@@ -1,5 +1,5 @@
 // What a plan's transfers cost on the chip's network (issue 17): the planner prices every
-// candidate's exchanges (traffic.hpp) and preloads on the topology's routes and link capacities,
+// candidate's exchanges (op_op_traffic.hpp) and preloads on the topology's routes and link capacities,
 // with the numbers the simulator runs them with (sim/network_pricer.hpp implements this on the
 // simulator's own transfer sets: same routes, same capacities, same placement of the plan's cores
 // on the chip). A set of transfers is bulk-synchronous (Elk issues each exchange as one
@@ -17,7 +17,7 @@
 
 namespace tessera::planner {
 
-struct OpTraffic;  // traffic.hpp (which includes the partitioner's headers, and they this one)
+struct OpTraffic;  // op_traffic.hpp (which includes the partitioner's headers, and they this one)
 
 // An exchange beside a preload in flight (Elk §2.3) shares the links both cross. The preload is
 // described by how busy it keeps its own busiest network link: kPreloadBusy[k] of the time (its

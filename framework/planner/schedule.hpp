@@ -12,7 +12,7 @@
 
 #include <vector>
 
-#include "framework/chip/conventions.hpp"
+#include "framework/chip_spec/conventions.hpp"
 #include "framework/chip/machine.hpp"
 #include "framework/ir/repeats.hpp"
 #include "framework/planner/op_plans.hpp"

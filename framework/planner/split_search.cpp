@@ -9,7 +9,7 @@
 
 #include "framework/ir/repeats.hpp"
 #include "framework/planner/split.hpp"
-#include "framework/report/units.hpp"
+#include "framework/common/units.hpp"
 
 namespace tessera::planner {
 

@@ -27,10 +27,10 @@
 #include "framework/report/design_report.hpp"
 #include "framework/report/layout_report.hpp"
 #include "framework/report/map_report.hpp"
-#include "framework/report/memory_report.hpp"
+#include "framework/memsim/memory_report.hpp"
 #include "framework/report/targets_report.hpp"
-#include "framework/report/topology_report.hpp"
-#include "framework/report/workload_report.hpp"
+#include "framework/chip/topology_report.hpp"
+#include "framework/ir/workload_report.hpp"
 #include "framework/sim/sim_report.hpp"
 
 namespace py = pybind11;

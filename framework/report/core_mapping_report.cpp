@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "framework/report/table.hpp"
+#include "framework/common/table.hpp"
 
 namespace tessera {
 

@@ -4,9 +4,9 @@
 
 #include "framework/dse/evaluate_point.hpp"
 #include "framework/dse/point_json.hpp"
-#include "framework/report/energy_report.hpp"
-#include "framework/report/table.hpp"
-#include "framework/report/units.hpp"
+#include "framework/chip/energy_report.hpp"
+#include "framework/common/table.hpp"
+#include "framework/common/units.hpp"
 
 namespace tessera {
 

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "framework/report/table.hpp"
+#include "framework/common/table.hpp"
 
 namespace tessera {
 

@@ -1,6 +1,6 @@
 #include "framework/report/targets_report.hpp"
 
-#include "framework/chip/chip_spec.hpp"
+#include "framework/chip_spec/chip_spec.hpp"
 #include "framework/plugin/child_process.hpp"
 #include "framework/plugin/library.hpp"
 

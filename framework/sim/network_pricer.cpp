@@ -26,29 +26,29 @@ double fastest_bytes_per_s_of(const ChipGraph& chip) {
 
 }  // namespace
 
-size_t NetworkPricer::KeyHash::operator()(const std::vector<uint32_t>& key) const {
+size_t FlowNetworkPricer::KeyHash::operator()(const std::vector<uint32_t>& key) const {
   uint64_t h = 1469598103934665603ull;  // FNV-1a over the words
   for (uint32_t w : key) h = (h ^ w) * 1099511628211ull;
   return static_cast<size_t>(h);
 }
 
-Result<std::unique_ptr<NetworkPricer>> NetworkPricer::build(const ChipModels& chip) {
+Result<std::unique_ptr<FlowNetworkPricer>> FlowNetworkPricer::build(const ChipModels& chip) {
   auto graph = scaled_chip_graph(chip);
   if (!graph) return graph.error();
   return build(*graph, chip.machine.hbm_latency_s);
 }
 
-Result<std::unique_ptr<NetworkPricer>> NetworkPricer::build(const ChipGraph& chip,
+Result<std::unique_ptr<FlowNetworkPricer>> FlowNetworkPricer::build(const ChipGraph& chip,
                                                             double hbm_latency_s) {
   auto net = SimNetwork::build(chip, kUnboundedBytesPerS);
   if (!net) return net.error();
-  std::unique_ptr<NetworkPricer> pricer(
-      new NetworkPricer(std::move(*net), hbm_latency_s, fastest_bytes_per_s_of(chip)));
+  std::unique_ptr<FlowNetworkPricer> pricer(
+      new FlowNetworkPricer(std::move(*net), hbm_latency_s, fastest_bytes_per_s_of(chip)));
   if (Status laid = pricer->lay_beside_preload(); !laid) return laid.error();
   return pricer;
 }
 
-Status NetworkPricer::lay_beside_preload() {
+Status FlowNetworkPricer::lay_beside_preload() {
   SetPlan set;
   const auto cores = static_cast<uint32_t>(net_.cores().size());
   if (Status made = make_set(net_, hbm_latency_s_, {Traffic::preload, cores, nullptr, 0},
@@ -71,7 +71,7 @@ Status NetworkPricer::lay_beside_preload() {
 // On each link the preload's transfers, at `busy` of their saturated rate, take their bytes per
 // second first when they leave the set more than its fair share per transfer (they are held
 // back elsewhere: max-min sharing gives the set the rest); else the link is shared per transfer.
-planner::BesideSeconds NetworkPricer::beside_s_per_byte(const SetPlan& set) const {
+planner::BesideSeconds FlowNetworkPricer::beside_s_per_byte(const SetPlan& set) const {
   const FlowNetwork& network = net_.network();
   planner::BesideSeconds rate;  // one transfer of the set, at each point
   rate.fill(std::numeric_limits<double>::infinity());
@@ -90,7 +90,7 @@ planner::BesideSeconds NetworkPricer::beside_s_per_byte(const SetPlan& set) cons
   return out;
 }
 
-Result<planner::SetPrice> NetworkPricer::price(const TrafficKey& key) const {
+Result<planner::SetPrice> FlowNetworkPricer::price(const TrafficKey& key) const {
   SetPlan set;
   if (auto made = make_set(net_, hbm_latency_s_, key, scratch_.local(), set); !made)
     return made.error();
@@ -118,7 +118,7 @@ Result<planner::SetPrice> NetworkPricer::price(const TrafficKey& key) const {
   return p;
 }
 
-Result<planner::SetPrice> NetworkPricer::exchange(const planner::OpTraffic& traffic,
+Result<planner::SetPrice> FlowNetworkPricer::exchange(const planner::OpTraffic& traffic,
                                                   planner::Exchange kind, int level) const {
   Traffic t = kind == planner::Exchange::rotation ? Traffic::rotation
               : kind == planner::Exchange::gather ? Traffic::gather
@@ -133,7 +133,7 @@ Result<planner::SetPrice> NetworkPricer::exchange(const planner::OpTraffic& traf
   return cached(std::move(key), {t, traffic.cores, &traffic, level});
 }
 
-Result<planner::SetPrice> NetworkPricer::preload(uint32_t cores,
+Result<planner::SetPrice> FlowNetworkPricer::preload(uint32_t cores,
                                                  const planner::OpTraffic* placed) const {
   if (placed != nullptr && !placed->physical.empty()) {
     std::vector<uint32_t> key{static_cast<uint32_t>(Traffic::preload), 0, cores, 0};
@@ -150,7 +150,7 @@ Result<planner::SetPrice> NetworkPricer::preload(uint32_t cores,
   return preloads_.try_emplace(cores, *p).first->second;
 }
 
-Result<planner::SetPrice> NetworkPricer::cached(std::vector<uint32_t> key,
+Result<planner::SetPrice> FlowNetworkPricer::cached(std::vector<uint32_t> key,
                                                 const TrafficKey& set) const {
   {
     std::lock_guard lock(mutex_);

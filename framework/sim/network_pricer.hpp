@@ -19,13 +19,13 @@
 
 namespace tessera::sim {
 
-class NetworkPricer final : public planner::NetworkPricer {
+class FlowNetworkPricer final : public planner::NetworkPricer {
  public:
   // `chip` must outlive the pricer (routes are asked of its Topology). Errors: read_chip_graph's.
-  static Result<std::unique_ptr<NetworkPricer>> build(const ChipModels& chip);
+  static Result<std::unique_ptr<FlowNetworkPricer>> build(const ChipModels& chip);
   // On a chip graph (its route function must stay valid); `hbm_latency_s`: the memory's first
   // byte, which a preload's latency includes. Errors: SimNetwork::build's.
-  static Result<std::unique_ptr<NetworkPricer>> build(const ChipGraph& chip, double hbm_latency_s);
+  static Result<std::unique_ptr<FlowNetworkPricer>> build(const ChipGraph& chip, double hbm_latency_s);
 
   Result<planner::SetPrice> exchange(const planner::OpTraffic& traffic, planner::Exchange kind,
                                      int level) const override;
@@ -34,7 +34,7 @@ class NetworkPricer final : public planner::NetworkPricer {
   double fastest_transfer_bytes_per_s() const override { return fastest_bytes_per_s_; }
 
  private:
-  NetworkPricer(SimNetwork net, double hbm_latency_s, double fastest_bytes_per_s)
+  FlowNetworkPricer(SimNetwork net, double hbm_latency_s, double fastest_bytes_per_s)
       : net_(std::move(net)),
         hbm_latency_s_(hbm_latency_s),
         fastest_bytes_per_s_(fastest_bytes_per_s) {}

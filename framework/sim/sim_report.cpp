@@ -9,9 +9,9 @@
 #include <numeric>
 
 #include "framework/planner/split.hpp"
-#include "framework/report/energy_report.hpp"
-#include "framework/report/table.hpp"
-#include "framework/report/units.hpp"
+#include "framework/chip/energy_report.hpp"
+#include "framework/common/table.hpp"
+#include "framework/common/units.hpp"
 
 namespace tessera::sim {
 

@@ -3,7 +3,7 @@
 // which the engine runs as one flow.
 //
 // A set depends only on the network, the kind of traffic, how many cores the op uses and its plan's
-// traffic description (planner/traffic.hpp, shared by identical ops), so each is made on first use
+// traffic description (planner/op_traffic.hpp, shared by identical ops), so each is made on first use
 // (a route error shows only when traffic needs the route) and an instruction after that only
 // scales it by its bytes. The plan's core k sits where the description says (OpTraffic::physical)
 // or else on chip planner::chip_of(k), on that chip's cores in topology order; every used core
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "framework/common/status.hpp"
-#include "framework/planner/traffic.hpp"
+#include "framework/planner/op_traffic.hpp"
 #include "framework/sim/link_load.hpp"
 #include "framework/sim/sim_network.hpp"
 
@@ -27,7 +27,7 @@ namespace tessera::sim {
 // what: each used core to the next used core of its chip, and a ring over the chips' first used
 // cores. preload: every controller of a core's chip to the core; writeback: back; compute: every
 // used core's SRAM port. rotation, gather and combine (one level: pass × levels + level) are the
-// plan's (planner/traffic.hpp).
+// plan's (planner/op_traffic.hpp).
 enum class Traffic : uint32_t {
   ring,
   reduce,

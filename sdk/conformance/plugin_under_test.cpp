@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <iterator>
 
-#include "framework/chip/chip_spec.hpp"
+#include "framework/chip_spec/chip_spec.hpp"
 #include "sdk/conformance/expectations.hpp"
 
 namespace tessera::conformance {

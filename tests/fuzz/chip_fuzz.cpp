@@ -4,10 +4,11 @@
 #include <cstdint>
 #include <string>
 
-#include "framework/chip/chip_spec.hpp"
+#include "framework/chip_spec/chip_spec.hpp"
 #include "framework/mapper/arch_spec.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+TESSERA_FUZZ_TARGET(chip)(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   auto chip = tessera::parse_chip_text(text, "/fuzz/chip.yaml");
   if (chip) {

@@ -9,8 +9,9 @@
 #include "framework/frontend/elk/texpr.hpp"
 #include "framework/ir/analysis.hpp"
 #include "framework/ir/graph_yaml.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+TESSERA_FUZZ_TARGET(elk_texpr)(const uint8_t* data, size_t size) {
   using namespace tessera;
   auto graph = elk_texpr::parse_texpr(std::string(reinterpret_cast<const char*>(data), size),
                                       "/fuzz/texpr.json");

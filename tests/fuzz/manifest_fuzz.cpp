@@ -5,8 +5,9 @@
 #include <string>
 
 #include "framework/plugin/manifest.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+TESSERA_FUZZ_TARGET(manifest)(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   (void)tessera::parse_manifest(text, "/fuzz/x.plugin.yaml");
   return 0;

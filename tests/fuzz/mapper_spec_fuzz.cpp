@@ -7,6 +7,7 @@
 #include "framework/mapper/arch_spec.hpp"
 #include "framework/mapper/hierarchy.hpp"
 #include "framework/mapper/workload_file.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
 
 namespace {
 
@@ -21,7 +22,7 @@ const char* kWorkload = "einsum: O[k,p] = I[c,p+r] * W[k,c,r]\nranks: {k: 4, c: 
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+TESSERA_FUZZ_TARGET(mapper_spec)(const uint8_t* data, size_t size) {
   using namespace tessera::mapper;
   std::string text(reinterpret_cast<const char*>(data), size);
   auto arch = parse_arch_spec(text, "/fuzz/arch.yaml");

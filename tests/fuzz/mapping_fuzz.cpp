@@ -10,6 +10,7 @@
 #include "framework/mapper/looptree_yaml.hpp"
 #include "framework/mapper/presets.hpp"
 #include "framework/mapper/reference_model.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
 
 namespace {
 
@@ -22,7 +23,7 @@ compute: {ops_per_s: 1e9}
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+TESSERA_FUZZ_TARGET(mapping)(const uint8_t* data, size_t size) {
   using namespace tessera::mapper;
   auto file = parse_mapping_text(std::string(reinterpret_cast<const char*>(data), size),
                                  "/fuzz/mapping.yaml");

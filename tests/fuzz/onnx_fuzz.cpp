@@ -9,8 +9,9 @@
 #include "framework/frontend/onnx/importer.hpp"
 #include "framework/ir/analysis.hpp"
 #include "framework/ir/repeats.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+TESSERA_FUZZ_TARGET(onnx)(const uint8_t* data, size_t size) {
   spdlog::set_level(spdlog::level::off);  // --skip-unsupported warns once per node
   std::string bytes(reinterpret_cast<const char*>(data), size);
   for (bool skip : {false, true}) {

@@ -6,8 +6,9 @@
 #include <string>
 
 #include "framework/planner/plan_yaml.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+TESSERA_FUZZ_TARGET(plan_yaml)(const uint8_t* data, size_t size) {
   using namespace tessera::planner;
   std::string text(reinterpret_cast<const char*>(data), size);
   auto plan = parse_plan_yaml(text, "/fuzz/plan.yaml");

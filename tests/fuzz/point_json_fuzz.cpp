@@ -7,8 +7,9 @@
 #include <string>
 
 #include "framework/dse/point_result.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+TESSERA_FUZZ_TARGET(point_json)(const uint8_t* data, size_t size) {
   using namespace tessera::dse;
   auto point =
       read_point_json(std::string(reinterpret_cast<const char*>(data), size), "/fuzz/point.json");

@@ -8,8 +8,9 @@
 
 #include "framework/codegen/program_check.hpp"
 #include "framework/codegen/program_text.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+TESSERA_FUZZ_TARGET(program)(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   auto program = tessera::codegen::read_program_text(text, "/fuzz/program.txt");
   if (!program) return 0;

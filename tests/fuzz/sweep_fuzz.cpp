@@ -8,8 +8,9 @@
 
 #include "framework/dse/points.hpp"
 #include "framework/dse/sweep_spec.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+TESSERA_FUZZ_TARGET(sweep)(const uint8_t* data, size_t size) {
   using namespace tessera::dse;
   std::string text(reinterpret_cast<const char*>(data), size);
   auto spec = parse_sweep_text(text, "/fuzz/sweep.yaml");

@@ -7,9 +7,10 @@
 #include <string>
 
 #include "framework/common/status.hpp"
-#include "framework/memsim/traffic.hpp"
+#include "framework/memsim/request_sources.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+TESSERA_FUZZ_TARGET(trace)(const uint8_t* data, size_t size) {
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
   tessera::memsim::TraceSource trace(in, "/fuzz/x.trace");
   uint64_t last_cycle = 0, offered = 0;

@@ -8,6 +8,7 @@
 
 #include "framework/ir/analysis.hpp"
 #include "framework/ir/graph_yaml.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
 
 namespace {
 
@@ -25,7 +26,7 @@ tessera::Result<tessera::ir::Graph> read_graph(const std::string& text) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+TESSERA_FUZZ_TARGET(workload_graph)(const uint8_t* data, size_t size) {
   using namespace tessera;
   auto graph = read_graph(std::string(reinterpret_cast<const char*>(data), size));
   if (!graph) return 0;

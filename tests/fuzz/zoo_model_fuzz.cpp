@@ -6,8 +6,9 @@
 #include <string>
 
 #include "framework/frontend/zoo/builders.hpp"
+#include "tests/fuzz/fuzz_target.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+TESSERA_FUZZ_TARGET(zoo_model)(const uint8_t* data, size_t size) {
   using namespace tessera;
   auto root = YamlNode::load_string(std::string(reinterpret_cast<const char*>(data), size),
                                     "/fuzz/model.yaml");

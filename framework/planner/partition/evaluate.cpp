@@ -13,7 +13,7 @@
 // softmax/normalisation two statistics per row) and one barrier; softmax/normalisation broadcast
 // the result back down the tree, so their levels count twice. Combine traffic in all:
 // cores_used × (p - 1)/p partials per pass. A chip's planning conventions may replace the tree
-// and the per-step barriers by the Elk artifact's shuffle (chip/conventions.hpp, CombineModel).
+// and the per-step barriers by the Elk artifact's shuffle (chip_spec/conventions.hpp, CombineModel).
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -85,7 +85,7 @@ Combine combine_cost(const OpShape& op, const SpatialPlan& plan, const Machine& 
   return c;
 }
 
-// The Elk artifact's exchanges of one plan (chip/conventions.hpp, CombineModel::elk_artifact):
+// The Elk artifact's exchanges of one plan (chip_spec/conventions.hpp, CombineModel::elk_artifact):
 // two barriers per rotation shift, then the shuffle after the op.
 struct ArtifactExchange {
   double shift_bytes_per_core = 0, gather_bytes_per_core = 0;

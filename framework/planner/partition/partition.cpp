@@ -14,7 +14,7 @@
 
 #include "framework/ir/analysis.hpp"
 #include "framework/planner/partition/plan_space.hpp"
-#include "framework/report/units.hpp"
+#include "framework/common/units.hpp"
 
 namespace tessera::planner {
 

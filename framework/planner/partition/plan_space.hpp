@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/chip/conventions.hpp"
+#include "framework/chip_spec/conventions.hpp"
 #include "framework/chip/machine.hpp"
 #include "framework/common/status.hpp"
 #include "framework/ir/graph.hpp"
@@ -124,7 +124,7 @@ struct ExecCandidate {
 
 // The CostModel query of one core's tile of `op` spanning `step[r]` in every rank r.
 tessera_tile_query tile_query(const OpShape& op, const std::vector<int64_t>& step);
-// The orientations a core may compute `q` in under `orientation` (chip/conventions.hpp): for a
+// The orientations a core may compute `q` in under `orientation` (chip_spec/conventions.hpp): for a
 // matmul or batched matmul, `q` and its transpose (m and n swapped) when the fastest is chosen, `q`
 // alone as written, the artifact's one for elk_artifact; any other kind: `q`. Conv is never
 // transposed: its m ranks index a sliding window of the input, so its transpose is not a matmul of
@@ -150,14 +150,14 @@ std::vector<PreloadPlan> preload_plans(const ExecCandidate& exec, const Machine&
 double widest_distribute_bytes(const ExecCandidate& exec);
 
 // Re-times the candidate's exchanges on the chip's routes (pricing.hpp) in the placement that
-// makes them fastest (placement_orders, traffic.hpp; or only its default), which it records
+// makes them fastest (placement_orders, op_traffic.hpp; or only its default), which it records
 // (plan.placement):
 // shift_s = the rotation ring's set + the combine tree's, one set per level (the simulator's
 // stages); gather: the distribute ring's price, for preload_plans. The weight of distribute_data
 // in the choice is widest_distribute_bytes. Leaves a plan without factors alone. Errors: a route
 // the Topology cannot give; an order that cannot ring the rotation is skipped.
 enum class Placements {
-  few,   // the default and local_order (traffic.hpp)
+  few,   // the default and local_order (op_op_traffic.hpp)
   every  // placement_orders
 };
 Status price_exchanges(const OpShape& op, ExecCandidate& candidate, const NetworkPricer& pricer,

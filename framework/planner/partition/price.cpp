@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "framework/planner/partition/plan_space.hpp"
-#include "framework/planner/traffic.hpp"
+#include "framework/planner/op_traffic.hpp"
 
 namespace tessera::planner::partition {
 

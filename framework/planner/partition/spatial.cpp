@@ -103,7 +103,7 @@ double plan_efficiency(const OpShape& op, const SpatialPlan& plan) {
 
 }  // namespace
 
-// The least cores a kept plan uses (chip/conventions.hpp, PlanPruning).
+// The least cores a kept plan uses (chip_spec/conventions.hpp, PlanPruning).
 int64_t min_cores(const OpShape& op, uint32_t cores, PlanPruning pruning) {
   if (pruning == PlanPruning::tessera)
     return static_cast<int64_t>(

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/memsim/traffic.hpp"
+#include "framework/memsim/request_sources.hpp"
 #include "test_support.hpp"
 
 namespace tessera::hbm {
@@ -20,7 +20,7 @@ namespace {
 
 using testing::device_from_file;
 
-using SplitMix = memsim::SplitMix64;  // framework/memsim/traffic.hpp
+using SplitMix = memsim::SplitMix64;  // framework/memsim/request_sources.hpp
 
 enum class Kind { random, sequential, strided };
 enum class Mix { reads, writes30, writes50, two_reads_one_write };

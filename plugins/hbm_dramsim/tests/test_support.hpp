@@ -11,7 +11,7 @@
 
 #include "config_files.hpp"
 #include "dram_config.hpp"
-#include "framework/memsim/traffic.hpp"
+#include "framework/memsim/request_sources.hpp"
 #include "memory_system.hpp"
 
 namespace tessera::hbm {

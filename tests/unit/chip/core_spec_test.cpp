@@ -2,7 +2,7 @@
 // errors of each.
 #include <gtest/gtest.h>
 
-#include "framework/chip/chip_spec.hpp"
+#include "framework/chip_spec/chip_spec.hpp"
 
 namespace tessera {
 namespace {

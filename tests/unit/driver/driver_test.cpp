@@ -131,7 +131,7 @@ TEST(ClassKey, PlanningConventionsThatChangePlansAreInTheKey) {
   EXPECT_EQ(convention_design_names().size(), 5u) << "every design can be given a share";
 }
 
-// What each convention does to a plan (chip/conventions.hpp): decode at batch 4 has m = 4 rows per
+// What each convention does to a plan (chip_spec/conventions.hpp): decode at batch 4 has m = 4 rows per
 // projection tile, which T10's fit times ~8x faster transposed.
 TEST(Compile, PlanningConventionsChangeWhatTheyNameAndNothingElse) {
   LoadedModel model = llama(4);

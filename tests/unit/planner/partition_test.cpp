@@ -12,7 +12,7 @@
 #include "framework/frontend/zoo/builders.hpp"
 #include "framework/frontend/zoo/zoo.hpp"
 #include "framework/planner/partition/plan_space.hpp"
-#include "framework/planner/traffic.hpp"
+#include "framework/planner/op_traffic.hpp"
 
 namespace tessera::planner {
 namespace {

@@ -14,8 +14,8 @@ namespace {
 
 using codegen::InstructionKind;
 
-std::unique_ptr<NetworkPricer> pricer(const ChipGraph& chip, double hbm_latency_s = 0) {
-  auto p = NetworkPricer::build(chip, hbm_latency_s);
+std::unique_ptr<FlowNetworkPricer> pricer(const ChipGraph& chip, double hbm_latency_s = 0) {
+  auto p = FlowNetworkPricer::build(chip, hbm_latency_s);
   EXPECT_TRUE(p.ok()) << p.error().message;
   return std::move(p).take();
 }
@@ -62,7 +62,7 @@ planner::OpTraffic ring(uint32_t stride) {
   return t;
 }
 
-TEST(NetworkPricer, PricesAnExchangeAsTheSimulatorRunsItAlone) {
+TEST(FlowNetworkPricer, PricesAnExchangeAsTheSimulatorRunsItAlone) {
   ChipGraph chip = line(8);
   auto p = pricer(chip);
   auto traffic = std::make_shared<planner::OpTraffic>(ring(1));
@@ -98,7 +98,7 @@ TEST(NetworkPricer, PricesAnExchangeAsTheSimulatorRunsItAlone) {
   EXPECT_NEAR(simulated->latency_s, priced_s, 1e-12 * priced_s);
 }
 
-TEST(NetworkPricer, PricesAPreloadOnTheNetworkAloneAndOncePerCoreCount) {
+TEST(FlowNetworkPricer, PricesAPreloadOnTheNetworkAloneAndOncePerCoreCount) {
   chips::AllToAllSpec spec;
   spec.controller_link_bytes_per_s = 1e9;  // slower than the core links: the scheduler's to time
   spec.link_latency_s = 20e-9;
@@ -117,7 +117,7 @@ TEST(NetworkPricer, PricesAPreloadOnTheNetworkAloneAndOncePerCoreCount) {
 
 // A plan that places its cores itself (core_digits) is preloaded where it says, in price and in
 // simulation: 2 cores at the far end of the line load every link on the way from the controller.
-TEST(NetworkPricer, PricesAndSimulatesAPreloadOnThePlansOwnCores) {
+TEST(FlowNetworkPricer, PricesAndSimulatesAPreloadOnThePlansOwnCores) {
   ChipGraph chip = line(8);
   for (auto& link : chip.links)  // the memory's own links left to the HBM time: not what decides
     if (link.link_class == TESSERA_LINK_MEMORY) link.bytes_per_s = 1e13;
@@ -165,14 +165,14 @@ TEST(NetworkPricer, PricesAndSimulatesAPreloadOnThePlansOwnCores) {
               near->seconds(1e6), 1e-3 * near->seconds(1e6));
 }
 
-TEST(NetworkPricer, BoundsEveryTransferByItsCoresFastestWay) {
+TEST(FlowNetworkPricer, BoundsEveryTransferByItsCoresFastestWay) {
   chips::AllToAllSpec spec;  // core links 4 GB/s, SRAM ports 16 GB/s
   EXPECT_EQ(pricer(chips::all_to_all(spec))->fastest_transfer_bytes_per_s(), 4e9);
   spec.sram_bytes_per_s = 1e9;
   EXPECT_EQ(pricer(chips::all_to_all(spec))->fastest_transfer_bytes_per_s(), 1e9);
 }
 
-TEST(NetworkPricer, KeepsOnePricePerPatternAndTellsPatternsApart) {
+TEST(FlowNetworkPricer, KeepsOnePricePerPatternAndTellsPatternsApart) {
   ChipGraph chip = line(8);
   auto p = pricer(chip);
   auto first = p->exchange(ring(1), planner::Exchange::rotation, 0);
@@ -187,18 +187,18 @@ TEST(NetworkPricer, KeepsOnePricePerPatternAndTellsPatternsApart) {
   EXPECT_NEAR(stride2->s_per_byte, 2 * first->s_per_byte, 1e-24);
 }
 
-TEST(NetworkPricer, ARouteTheTopologyCannotGiveIsItsError) {
+TEST(FlowNetworkPricer, ARouteTheTopologyCannotGiveIsItsError) {
   ChipGraph chip = chips::all_to_all({});
   chip.route = [](uint32_t, uint32_t) -> Result<std::vector<uint32_t>> {
     return input_error("no route from here");
   };
   // The preload every exchange is priced beside is laid when the pricer is built.
-  auto p = NetworkPricer::build(chip, 0);
+  auto p = FlowNetworkPricer::build(chip, 0);
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().message, "no route from here");
 }
 
-TEST(NetworkPricer, SlowsAnExchangeOnTheLinksAPreloadInFlightLoads) {
+TEST(FlowNetworkPricer, SlowsAnExchangeOnTheLinksAPreloadInFlightLoads) {
   // The preload to all 8 cores of the line leaves from core 0: the +x link out of core i
   // carries the 7 - i transfers to the cores beyond it, so link 0 saturates it, at 32/7 GB/s a
   // transfer. The ring(1) exchange puts one transfer on every +x link (and the way back on the

@@ -5,7 +5,7 @@
 // StreamSource is that workload and drive_requests the in-order front end, so a plugin that
 // measures its fast mode by simulating (as hbm_dramsim does) and the host's `tessera memsim
 // --gen stream` offer the same requests. The host's other sources (uniform random addresses,
-// DRAMsim3 traces) are in framework/memsim/traffic.hpp; they implement TrafficSource too.
+// DRAMsim3 traces) are in framework/memsim/request_sources.hpp; they implement TrafficSource too.
 // offer_requests is MemoryModel::offer's front end (ABI 1.4), run inside a plugin or by the host.
 //
 // Every source yields requests in order, each with the earliest cycle it may be offered.
