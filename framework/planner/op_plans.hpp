@@ -1,4 +1,4 @@
-// Per-op plans (Elk seed §3.1, §3.3, §4.3): the ways one op can run on the chip and the ways its
+// Per-op plans (Elk §3.1, §3.3, §4.3): the ways one op can run on the chip and the ways its
 // HBM data can wait on chip before it runs, each reduced to a Pareto curve. Made by the
 // partitioner (partition/), read by the scheduler. Sizes are bytes per core; times are seconds.
 #pragma once

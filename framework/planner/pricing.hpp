@@ -1,4 +1,4 @@
-// What a plan's transfers cost on the chip's network (issue 17): the planner prices every
+// What a plan's transfers cost on the chip's network (docs/planner.md): the planner prices every
 // candidate's exchanges (traffic.hpp) and preloads on the topology's routes and link capacities,
 // with the numbers the simulator runs them with (sim/network_pricer.hpp implements this on the
 // simulator's own transfer sets: same routes, same capacities, same placement of the plan's cores
