@@ -1,4 +1,4 @@
-// The model × workload × chip matrix of issue 15 (tests/golden/matrix_cells.hpp): each cell's
+// The model × workload × chip matrix (tests/golden/matrix_cells.hpp): each cell's
 // compile (per-op plans, splits, Elk-Full) and simulation timed on its own, one iteration each;
 // the last line names the slowest cell. Cells refused before planning (off-chip capacity) are
 // timed too: their refusal is part of what a user waits for.

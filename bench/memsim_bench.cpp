@@ -3,7 +3,7 @@
 // Simulated memory cycles and accepted requests per second of wall time; compare with
 // bench_hbm_model, the same model without the ABI in between.
 //
-// BM_TraceVsDramsim3 is issue 19's speed comparison: `tessera memsim --trace` (run_memsim, the
+// BM_TraceVsDramsim3 compares speeds: `tessera memsim --trace` (run_memsim, the
 // whole command: config, trace parsing, the full cycle-level model, the report's histograms) on
 // the traces of docs/memory.md's comparison with DRAMsim3, 400,000 cycles each, in CPU seconds.
 // When DRAMSIM3_MAIN names a dramsim3main binary (built locally; never part of this tree), the same
@@ -76,7 +76,7 @@ void BM_MemsimThroughAbi(benchmark::State& state) {
 }
 BENCHMARK(BM_MemsimThroughAbi)->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
 
-// ---- issue 19: Tessera vs DRAMsim3 on the same trace --------------------------------------------
+// ---- Tessera vs DRAMsim3 on the same trace (docs/memory.md) -------------------------------------
 
 // dramsim3_traces.py's generator (splitmix64, seed 7): request i at cycle floor(i / rate).
 enum class Kind { random, sequential };

@@ -4,7 +4,7 @@
 // Counters: Elk-Full's speedup over Basic and Static, its share of Ideal, each design's HBM
 // utilisation, and peak RSS. Then the wall time of Llama2-70B, Gemma2-27B and OPT-30B at batch 32.
 // The `_tcm` cases time every tile on the chip's core: hierarchy with the mapper (--core-cost tcm,
-// issue 23's target: <= 10 s for the first), one cold run each (the core's cache starts empty);
+// docs/mapper.md; target <= 10 s for the first), one cold run each (the core's cache starts empty);
 // `tiles_mapped` counts the distinct tiles searched.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>

@@ -1,5 +1,5 @@
 // The system simulator's speed: events per second of the discrete-event clock; whole steps at one
-// node per core (issue 16's budgets on 2 cores, simulation only, the plan made once before timing:
+// node per core (the budgets on 2 cores, simulation only, the plan made once before timing:
 // Llama-2 13B decode b16 s2048 on ipu-pod4-mesh-hbm3e <= 60 s, on ipu-pod4-hbm3e <= 20 s, a
 // wormhole-n150 step <= 2 s, dit-xl on mncore2 <= 5 s; and Llama2-70B b32 on ipu-pod4-hbm3e); and
 // the cost of the HBM rate per preload in fast mode (the sustained summary) against full mode (the
@@ -38,7 +38,7 @@ void BM_EventQueue(benchmark::State& state) {
 }
 BENCHMARK(BM_EventQueue)->Arg(1 << 16);
 
-// The whole-step cases of issue 16, each planned with Elk-Full once per process (planning is not
+// The whole-step cases above, each planned with Elk-Full once per process (planning is not
 // timed), then simulated at one node per core. Llama-2 13B b16 does not fit a wormhole-n150's
 // 12 GB, so that chip runs the README's 7B with bfp8 weights.
 struct Case {

@@ -274,7 +274,7 @@ def export(name, model, example, input_names, output_names, dynamic, dims, opset
 LLAMA_KV = dict(vocab=256, hidden=64, heads=4, kv_heads=2, ffn=172, layers=2, max_pos=128)
 # Mistral-style prefill: the same block with a sliding-window causal mask.
 MISTRAL = dict(vocab=256, hidden=64, heads=4, kv_heads=1, ffn=128, layers=2, max_pos=64, window=8)
-# The model of issue 20: GQA by repeat_interleave, every input static, opset 14 (the rotary table
+# The llama_gqa fixture: GQA by repeat_interleave, every input static, opset 14 (the rotary table
 # is as long as the sequence, so the exporter's folding of its slice keeps every row).
 LLAMA_GQA = dict(vocab=256, hidden=64, heads=4, kv_heads=2, ffn=172, layers=1, max_pos=16,
                  interleave=True)

@@ -1,4 +1,4 @@
-// One core's tile times from the mapper (issue 23, docs/mapper.md "Cores of a chip"): the time of
+// One core's tile times from the mapper (docs/mapper.md "Cores of a chip"): the time of
 // a tile the planner asks about is the TCM-optimal mapping of the tile's Einsum onto the core's
 // memory hierarchy (the chip file's `core:` section), under the planner's objective — instead of
 // the cost model plugin's fitted formula.

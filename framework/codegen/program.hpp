@@ -1,4 +1,4 @@
-// The abstract program of a Plan (Elk seed §4.5): per op `preload_async(op)` — the HBM controllers
+// The abstract program of a Plan (Elk §4.5): per op `preload_async(op)` — the HBM controllers
 // send op's preload-state data to every core, then set done_preload_op_<op> — and `execute(op)` —
 // wait for that tag, distribute_data between cores, local_execute each core's tile, rotate shared
 // operands (shifts), reduce across chips, write back to HBM, sync. The hardware runs it under

@@ -12,6 +12,16 @@
 // Options arrive parsed (choices.hpp): designs, target + chip and the model request are typed
 // values made once at the edge. Errors are Results with the stage's message: input errors for
 // what the user gave, plugin errors for a failing plugin, never a partial answer.
+//
+// Threads and lifetimes: every call runs on the calling thread; only compile uses more (oneTBB
+// arenas of CompileOptions::threads). Arguments are borrowed for the call only: what a call
+// returns owns its data (graphs by shared_ptr) and points into none of them, and an OpenChip's
+// plugin objects keep their libraries loaded, so chips, plans and compilations may outlive the
+// PluginSet they came from. A PluginSet is not thread-safe (it caches libraries in an unguarded
+// map): serialise resolve_chip, open_chip and reopen on one set. Jobs with their own PluginSet
+// and chip are independent and may run at once, as a sweep's points do (dse/evaluate_point.cpp),
+// sharing one OpPlanCache (thread-safe). Calls that take a non-const reference say (here or below)
+// what they change; the others only read their arguments and may run concurrently on shared ones.
 #pragma once
 
 #include <functional>
@@ -62,7 +72,8 @@ Result<OpenChip> open_chip(PluginSet& plugins, ResolvedChip chip);
 Result<OpenChip> open_chip(PluginSet& plugins, const ChipChoice& choice);
 
 // --core-cost: who times one core's tiles for the planner (ChipModels::core_cost), over the chip
-// file's choice. Usage error: tcm on a chip without a core: section.
+// file's choice. Usage error: tcm on a chip without a core: section. Writes `chip`: not while
+// another thread uses it.
 Status choose_core_cost(OpenChip& chip, CoreCost cost);
 
 // ---- the model ----------------------------------------------------------------------------------
@@ -77,7 +88,7 @@ Result<LoadedModel> load(const ModelRequest& request);
 
 // ---- compiling ----------------------------------------------------------------------------------
 
-// Progress of a long stage: (done, total) units of work.
+// Progress of a long stage: (done, total) units of work; called as CompileOptions::progress says.
 using Progress = std::function<void(double done, double total)>;
 
 struct CompileOptions {
@@ -91,9 +102,16 @@ struct CompileOptions {
   bool simulate = false;  // also lower and simulate every design
   sim::SimOptions sim;
   // Per-op plans shared with other compiles (a sweep's points); nullptr: this compile's own.
+  // Borrowed for the call; thread-safe, so compiles running at once may share it (it keeps values,
+  // nothing of a chip).
   OpPlanCache* op_plans = nullptr;
   // Given a stage's name ("per-op plans (classes)", "elk-full (preload orders)"), its progress
-  // callback; empty, or returning an empty function: no progress.
+  // callback; empty, or returning an empty function: no progress. Called on the calling thread.
+  // The Progress it returns is called from the stage's worker threads (any of them, the caller
+  // included), one call at a time under the stage's lock: it need not be reentrant but must not
+  // rely on a particular thread, and should be quick (workers wait for the lock). An exception it
+  // throws leaves compile as that exception (oneTBB rethrows it), not as an Error. Per-op plans
+  // report classes done in order; Elk-Full's counts may arrive out of order (planner.hpp).
   std::function<Progress(const std::string& stage)> progress;
 };
 
@@ -160,6 +178,11 @@ Status check_weight_dtype(const LoadedModel& model, const OpenChip& chip);
 // split search (planner/split.hpp) and the ops replaced by their slices; then each design, each
 // simulated when asked. Errors: the model does not fit off chip, an op that fits no plan even split
 // (input, naming it), a design that cannot place the model, a failing plugin, a simulation error.
+// Per-op plans and Elk-Full's order search run in oneTBB arenas of options.threads threads, the
+// caller among them; the rest, simulations included, on the calling thread. One chip may be
+// compiled from several threads at once, as compile only reads it (the plugin ABI makes Topology,
+// CostModel and Partitioner [concurrent]; the core mapper locks), except when it simulates with
+// sim.memory full, which drives the chip's MemoryModel (not concurrent): serialise those.
 Result<Compilation> compile(OpenChip& chip, const LoadedModel& model,
                             const CompileOptions& options);
 
@@ -171,7 +194,8 @@ std::string class_key(const OpenChip& chip, const ir::Graph& graph, int op,
 // ---- simulating ---------------------------------------------------------------------------------
 
 // Lowers the plan (or runs `program`, a hand-written one already checked against the plan's rules)
-// on the chip. Errors: simulate_program's.
+// on the chip. Errors: simulate_program's. On the calling thread alone; threads and the chip's
+// MemoryModel as simulate_program (sim/simulate.hpp): fast only reads the chip, full drives it.
 Result<SimulatedDesign> simulate(const planner::Plan& plan, OpenChip& chip, const ir::Graph& graph,
                                  const sim::SimOptions& options,
                                  std::optional<codegen::Program> program = std::nullopt);
@@ -180,9 +204,9 @@ Result<SimulatedDesign> simulate(const planner::Plan& plan, OpenChip& chip, cons
 
 // What plan.yaml records of where a plan came from, and back: the same model request and chip
 // choice, so `tessera simulate` rebuilds exactly what `tessera compile` planned on. Model and chip
-// files are recorded by absolute path; read back, a relative one is relative to the plan's
-// directory, so a plan works from any directory. `planned` is the graph the plan's ops are of (the
-// model's with its splits applied).
+// files are recorded by absolute path (against the working directory at the call); read back, a
+// relative one is relative to the plan's directory, so a plan works from any directory. `planned`
+// is the graph the plan's ops are of (the model's with its splits applied).
 planner::PlanSource plan_source(const LoadedModel& model, const OpenChip& chip,
                                 const ir::Graph& planned);
 // Input error naming `plan_file` for a malformed source.onnx_dims.
@@ -200,7 +224,8 @@ struct Reopened {
 // and each op's numbers against what compile could write for that op (bytes within its tensors on
 // every core, HBM traffic within its HBM data, FLOPs its Einsum's, space per core within the SRAM,
 // tiles within its extents). Input errors name `plan_file` and the key at fault (source.model when
-// the model cannot be loaded) and say to re-run `tessera compile`.
+// the model cannot be loaded) and say to re-run `tessera compile`. Uses `plugins` as open_chip
+// does (serialise calls on one set); borrows `plan` for the call, and the Reopened owns its data.
 Result<Reopened> reopen(PluginSet& plugins, const planner::Plan& plan,
                         const std::string& plan_file);
 

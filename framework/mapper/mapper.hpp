@@ -2,6 +2,14 @@
 // non-redundant dataflows, one curried model per dataflow, and the tile-shape search with exact
 // pruning — parallel over dataplacements with oneTBB. The mapping returned is optimal for the model
 // (reference_model.hpp) and the same for any thread count.
+//
+// Threads and lifetimes: run_mapper searches in a oneTBB arena of MapperOptions::threads threads,
+// the caller among them, and, when `progress` is set, starts one watcher std::thread that calls it;
+// both are done before it returns. It borrows `problem`, `hierarchy` and `options` for the call
+// only and keeps no state between calls, so calls may run at once (the chip's core mapper calls it
+// from the planner's workers, one thread each: chip/core_cost.cpp). The MapResult owns its data;
+// its LoopTrees index the Problem's ranks and the Hierarchy's levels, so render them with the same
+// ones. diagnose_overflow only reads, on the calling thread.
 #pragma once
 
 #include <functional>
@@ -25,7 +33,10 @@ struct MapperOptions {
   Objective objective = Objective::edp;
   int pareto_level = 0;  // for Objective::pareto: the level whose usage is traded
   int threads = 0;       // 0: every hardware thread
-  // Called about once a second from a watcher thread while the search runs (may be empty).
+  // Called about once a second from a watcher thread while the search runs (may be empty): that
+  // thread only, never the caller's or a search worker, one call at a time, and never after
+  // run_mapper returns (it waits for a call in progress). A search shorter than a second gets no
+  // call, and none marks the end. The counts are read while the workers run, each on its own.
   std::function<void(const MapperProgress&)> progress;
 };
 

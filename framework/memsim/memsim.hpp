@@ -18,6 +18,10 @@
 // sums over channels. The device line and the config path are the model's description and source.
 // Both channel methods are ABI 1.1: a model without them (a plugin built for 1.0) is refused with
 // one error saying so, at its first request.
+//
+// Threads and lifetimes: both calls run on the calling thread alone and start no threads; the
+// model reports completions during its own calls. A MemoryModel is not thread-safe (the plugin
+// ABI makes it not concurrent), and reports own their data.
 #pragma once
 
 #include <cstdint>
@@ -47,7 +51,9 @@ struct MemsimOptions {
 
 // The whole command: builds the model, the traffic, runs, describes. Throws Failure: input errors
 // for the target, the parameters (the plugin's message), the trace (file:line); plugin errors for
-// a failing or ABI 1.0 model.
+// a failing or ABI 1.0 model. Uses `plugins` (not thread-safe: serialise calls on one PluginSet)
+// and, for a relative `config`, the working directory at the call; builds its own model and
+// releases it before returning, so calls with distinct PluginSets may run at once.
 MemoryRunReport run_memsim(PluginSet& plugins, const MemsimOptions& options);
 
 // How requests are offered. `in_order`: each from its cycle on, as many per cycle as are accepted,
@@ -58,7 +64,8 @@ MemoryRunReport run_memsim(PluginSet& plugins, const MemsimOptions& options);
 enum class FrontEnd { in_order, dramsim3_cpu };
 
 // The run alone: `source` into `model` (fresh, at cycle 0) for `cycles` cycles. Fills the
-// report's info, cycles, accepted and channels; the caller fills the descriptions.
+// report's info, cycles, accepted and channels; the caller fills the descriptions. Borrows and
+// drives `model` and `source` for the call: serialise calls on one model (or source).
 MemoryRunReport drive_model(MemoryModel& model, TrafficSource& source, uint64_t cycles,
                             FrontEnd front_end = FrontEnd::in_order);
 

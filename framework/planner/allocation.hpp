@@ -1,4 +1,4 @@
-// Cost-aware on-chip memory allocation (Elk seed §4.3): one executing op and the preloads resident
+// Cost-aware on-chip memory allocation (Elk §4.3): one executing op and the preloads resident
 // beside it share a core's SRAM. Each involved op offers a Pareto list of (space, time) options;
 // starting from every op's starting (fastest) option, while the total space exceeds the SRAM, the
 // op whose next-smaller option frees the most bytes per second of time added takes it.

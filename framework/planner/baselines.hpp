@@ -1,4 +1,4 @@
-// The baselines of Elk seed §6.1 as Decisions (schedule.hpp), all in program preload order:
+// The baselines of Elk §6.1 as Decisions (schedule.hpp), all in program preload order:
 // Basic, one Static split, and Ideal. planner.cpp sweeps the Static splits and times each.
 #pragma once
 

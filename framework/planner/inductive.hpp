@@ -1,4 +1,4 @@
-// Inductive preload scheduling (Elk seed §4.2) for one preload order: from the last op backwards,
+// Inductive preload scheduling (Elk §4.2) for one preload order: from the last op backwards,
 // for each op and each preload count k <= K (preloads overlapping it beyond those it needs), run
 // the cost-aware allocation (allocation.hpp) over the op and its resident preloads, estimate the
 // time from this op's start to the end, and keep the best k (ties: the larger, which leaves the

@@ -1,4 +1,4 @@
-// Per-op plans (Elk seed §3.1, §3.3, §4.3): the ways one op can run on the chip and the ways its
+// Per-op plans (Elk §3.1, §3.3, §4.3): the ways one op can run on the chip and the ways its
 // HBM data can wait on chip before it runs, each reduced to a Pareto curve. Made by the
 // partitioner (partition/), read by the scheduler. Sizes are bytes per core; times are seconds.
 #pragma once
@@ -44,21 +44,21 @@ struct ExecPlan {
   // chip). Their time is in shift_s, priced on the chip-to-chip links; the program moves them
   // over those links (reduce_bytes).
   double cross_chip_bytes = 0;
-  // Where the tiles sit and what moves between them (op_op_traffic.hpp); factors empty: the plan does
+  // Where the tiles sit and what moves between them (op_traffic.hpp); factors empty: the plan does
   // not say (a plugin's plan).
   std::vector<int64_t> factors;  // per rank, in the Einsum's loop order: cores it is split over
   int rotated_operand = -1;      // input operand rotated between the cores sharing it; -1: none
   int64_t rotation_steps = 1;
   double combine_bytes = 0;  // the part of shift_bytes merging partial results (a tree per tile)
-  // The placement of the tiles on the plan's cores (op_op_traffic.hpp): every rank once, in the order
+  // The placement of the tiles on the plan's cores (op_traffic.hpp): every rank once, in the order
   // of the cores' mixed radix over the factors, fastest first. Empty: not chosen by the planner
-  // (op_op_traffic.hpp's op_traffic then chooses).
+  // (op_traffic.hpp's op_traffic then chooses).
   std::vector<int> placement;
   // Where a plugin's plan puts its tiles, as the plugin said (plugin_abi.h, core_digits): tile
   // cores are Σ digit × core_stride on the chip's Topology; a rank's block counts in mixed radix
-  // over its digits, the first listed fastest, and the plan's cores 0..cores_used-1 (op_op_traffic.hpp)
+  // over its digits, the first listed fastest, and the plan's cores 0..cores_used-1 (op_traffic.hpp)
   // in mixed radix over all digits in their order. Empty: the plan's cores sit on each chip's
-  // first cores in order (op_op_traffic.hpp's chip_of), the tiles as `placement` says.
+  // first cores in order (op_traffic.hpp's chip_of), the tiles as `placement` says.
   std::vector<CoreDigit> core_digits;
   // One core's step tile as the cost model was asked about it, in the orientation chosen: what a
   // report shows the core's mapping of (chip/core_cost.hpp). Unset when no tile was timed here (a

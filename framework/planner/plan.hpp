@@ -1,8 +1,11 @@
-// The Plan (Elk seed §4.5): what the planner decided for one design — per op the chosen execution
+// The Plan (Elk §4.5): what the planner decided for one design — per op the chosen execution
 // and preload plans, the preload order, the SRAM allocation per core, and the estimated start/end
 // of preload, distribution and execution. Saved as plan.yaml (plan_yaml.hpp); the input of code
 // generation (framework/codegen) and of the simulator (framework/sim). Times are seconds from the
 // start of one inference step (one decode token).
+//
+// "Elk §N" in the planner's comments: the paper "Elk: Exploring the Efficiency of Inter-core
+// Connected AI Chips with Deep Learning Compiler Techniques" (MICRO'25, arXiv:2507.11506).
 #pragma once
 
 #include <cstdint>
@@ -49,7 +52,7 @@ struct OpSchedule {
   std::optional<CoreMappingRecord> core_mapping;  // absent: the plugin's cost model timed the op
 };
 
-// Elk's breakdown of the step's latency (seed §6.2, Fig. 18a); the four parts sum to latency_s.
+// Elk's breakdown of the step's latency (Elk §6.2, Fig. 18a); the four parts sum to latency_s.
 struct Breakdown {
   double execution_only_s = 0;  // executing, no preload in flight
   double overlapped_s = 0;      // executing while a preload is in flight

@@ -1,4 +1,4 @@
-// The Elk planner (seed §4.2–§4.4, §6.1): for one design, choose per op the preload count, the
+// The Elk planner (Elk §4.2–§4.4, §6.1): for one design, choose per op the preload count, the
 // execution and preload plans and the preload order that minimise one step's latency.
 //
 // Inputs are per-class plans (partition/) and the Machine; nothing here calls a plugin. Each
@@ -6,6 +6,13 @@
 // count. An op with no plan that fits SRAM was already reported by the partitioner; a design that
 // cannot place the model at all (e.g. Static with no split that fits every op) returns an input
 // Error naming the op and the space it needs.
+//
+// Threads and lifetimes: plan_design runs on the calling thread, all but Elk-Full's screening of
+// preload orders, which runs in a oneTBB arena of PlannerOptions::threads threads, the caller
+// among them (planner.cpp, screen_orders). It only reads `input` and `options`, borrowed for the
+// call (input.graph too), keeps no state between calls and returns a DesignResult that owns its
+// data, so calls may run at once, on one input too (but calls sharing a callback may call it at
+// once: each call has its own lock). parse_design and design_names are pure.
 #pragma once
 
 #include <functional>
@@ -36,12 +43,17 @@ struct PlannerOptions {
   int max_preload_ops = 0;   // K; 0: the ops of one repeated layer (the artifact's #ops/#layers)
   int max_displacement = 4;  // Elk-Full: how far a preload may move from program order
   unsigned threads = 0;      // 0: all hardware threads
-  // Called now and then on long searches with (done, total) units of work; may be empty.
+  // Called now and then on long searches with (done, total) units of work; may be empty. Only
+  // Elk-Full's screening calls it (at every 64th order screened and the last), from its threads
+  // (any of them, the caller included), one call at a time under a lock; `done` is counted before
+  // the lock, so calls may arrive out of order and the last one need not be (total, total). An
+  // exception it throws leaves plan_design as that exception (oneTBB rethrows it).
   std::function<void(double done, double total)> progress;
   // What the search minimises among the schedules it compares (Elk-Full's finalist orders,
   // Static's splits, and the simpler schedules Elk-Dyn and Elk-Full fall back to): a complete
   // schedule's cost, lower is better. Empty: its latency (Elk's objective). Screening ranks the
-  // preload orders by latency either way (issue 22: energy and EDP objectives, docs/energy.md).
+  // preload orders by latency either way (energy and EDP objectives: docs/energy.md).
+  // Called on the calling thread only, one schedule at a time: it need not be thread-safe.
   std::function<Result<double>(const DesignResult&)> cost;
   // The shares of the network a preload may use (its network time over the share: the Elk
   // artifact's LOAD_NOC_THRESHOLD, chip_spec/conventions.hpp); several: the design is planned with each

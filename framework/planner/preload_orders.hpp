@@ -1,4 +1,4 @@
-// Preload-order permutation (Elk seed §4.4). Only ops with large HBM loads move, only within one
+// Preload-order permutation (Elk §4.4). Only ops with large HBM loads move, only within one
 // repeated layer, and every identical layer uses the same order. Orders are built slot by slot
 // (a prefix tree): slot s takes one of the layer's large ops whose program-order index is within
 // `max_displacement` of s; a prefix that already forces some op to sit beside preloads that cannot

@@ -1,5 +1,5 @@
-// What a plan's transfers cost on the chip's network (issue 17): the planner prices every
-// candidate's exchanges (op_op_traffic.hpp) and preloads on the topology's routes and link capacities,
+// What a plan's transfers cost on the chip's network (docs/planner.md): the planner prices every
+// candidate's exchanges (op_traffic.hpp) and preloads on the topology's routes and link capacities,
 // with the numbers the simulator runs them with (sim/network_pricer.hpp implements this on the
 // simulator's own transfer sets: same routes, same capacities, same placement of the plan's cores
 // on the chip). A set of transfers is bulk-synchronous (Elk issues each exchange as one

@@ -1,8 +1,8 @@
-// What every design decides, and the costs the deciding reads. A design (planner.cpp, designs.cpp)
-// fills Decisions; evaluate_timeline (timeline.cpp) turns them into times, the breakdown and
-// utilisations, so all five designs are measured by the same arithmetic.
+// What every design decides, and the costs the deciding reads. A design (planner.cpp,
+// baselines.cpp, inductive.cpp) fills Decisions; evaluate_timeline (timeline.cpp) turns them into
+// times, the breakdown and utilisations, so all five designs are measured by the same arithmetic.
 //
-// The execution model (Elk seed §2.2, §4.5): ops execute one after another in graph order;
+// The execution model (Elk §2.2, §4.5): ops execute one after another in graph order;
 // preloads run one after another in the preload order; an op's preload ends before it executes.
 // window[i] is the last preload position that may be issued before op i ends: the preloads at
 // positions in (done(i), window[i]] (done(i): the last position an op <= i needs) overlap op i and

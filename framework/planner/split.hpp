@@ -1,4 +1,4 @@
-// Ops too large for the chip, as sequences of slices (issue 15; Elk's artifact halves such an op
+// Ops too large for the chip, as sequences of slices (Elk's artifact halves such an op
 // along its largest dimension until it fits, tt-metal streams matmul weights in K blocks).
 //
 // A split cuts one rank of an op into `slices` consecutive parts (the last may be shorter); each

@@ -1,7 +1,7 @@
 // The chip as the simulator sees it: the Topology's own network, one node per endpoint and one
 // link per physical link (docs/simulator.md, "The network"), plus what the Topology does not list:
 // every core's SRAM port (the port's bytes per second; its compute, the data it receives and the
-// data other cores read from it all cross it: access contention, seed §2.3) and every HBM
+// data other cores read from it all cross it: access contention, Elk §2.3) and every HBM
 // controller's `hbm` link (the MemoryModel's rate). A memory controller's own links carry
 // kMemoryEndpointEfficiency of their bandwidth (link_load.hpp).
 #pragma once

@@ -1,5 +1,14 @@
 // The simulator's front door: a Program (lowered from a plan by codegen::lower_plan, or read from
 // program.txt) on a chip's models, to a SimResult. The driver (framework/driver) is its caller.
+//
+// Threads and lifetimes: simulate_program runs on the calling thread alone (the simulator starts no
+// threads). It borrows `program` and `chip` for the call only (the network it builds asks
+// chip.topology for routes as it runs: sim_network.cpp), and the SimResult owns its data. With
+// MemoryDetail::fast it only reads the chip (a Topology's methods are [concurrent] in the plugin
+// ABI), so simulations of one chip may run at once. MemoryDetail::full drives chip.memory (when
+// the chip has one), a MemoryModel, which is not concurrent: serialise full simulations on one
+// chip. Each also leaves the model advanced, and the next starts from that state (hbm_rate.cpp).
+// Distinct chips are independent.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +28,9 @@ struct SimOptions {
   bool record_trace = false;  // keep the spans trace.json needs
 };
 
-// Runs a program on the chip. `chip` is not const: the MemoryModel is driven. Errors: the chip
-// cannot be simulated (input: no HBM controllers), a failing plugin call (plugin).
+// Runs a program on the chip. `chip` is not const: the MemoryModel is driven (MemoryDetail::full
+// only). Errors: the chip cannot be simulated (input: no HBM controllers), a failing plugin call
+// (plugin).
 Result<SimResult> simulate_program(const codegen::Program& program, ChipModels& chip,
                                    const SimOptions& options);
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# narrow_weights.sh TESSERA DIR SEQ — issue 15's demo: llama2-7b with block-fp8 weights on one
+# narrow_weights.sh TESSERA DIR SEQ — the README's demo: llama2-7b with block-fp8 weights on one
 # Wormhole n150 (its fp16 weights do not fit the 12 GB of GDDR6), compiled and then simulated from
 # the plan, which records the weight dtype so simulate rebuilds the same model.
 set -euo pipefail

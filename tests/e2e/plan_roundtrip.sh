@@ -18,13 +18,13 @@ small=(llama2-7b --batch 1 --seq 16 -t ipu_alltoall --chip ipu-mk2-hbm3e --threa
 for f in "$dir"/a/*.yaml; do cmp "$f" "$dir/b/$(basename "$f")" || fail "$(basename "$f") differs"; done
 [[ $(ls "$dir/a" | wc -l) == 6 ]] || fail "expected 6 plan files: $(ls "$dir/a")"
 
-# The round trip of issue 14: a diffusion transformer has no decode mode, and none is recorded.
+# The round trip of a diffusion transformer: it has no decode mode, and none is recorded.
 "$tessera" compile dit-xl --target mesh_tenstorrent --chip wormhole-n150 --threads 2 \
   -o "$dir/dit" >/dev/null 2>&1
 "$tessera" simulate "$dir/dit/plan.yaml" >"$dir/dit.out" 2>&1 || fail "simulate dit: $(cat "$dir/dit.out")"
 grep -q '^latency ' "$dir/dit.out" || fail "no latency: $(cat "$dir/dit.out")"
 
-# The same on two chips joined by Ethernet (wormhole-n300, issue 15): planned, then simulated.
+# The same on two chips joined by Ethernet (wormhole-n300): planned, then simulated.
 "$tessera" compile dit-xl --target mesh_tenstorrent --chip wormhole-n300 --threads 2 \
   -o "$dir/n300" >/dev/null 2>&1 || fail "compile dit on wormhole-n300"
 "$tessera" simulate "$dir/n300/plan.yaml" >"$dir/n300.out" 2>&1 ||

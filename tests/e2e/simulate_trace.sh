@@ -12,7 +12,7 @@ rm -f "$trace"
 python3 - "$trace" "$dir/trace_energy.json" <<'PY'
 import json, sys
 events = json.load(open(sys.argv[1]))["traceEvents"]
-# The power counter (issue 22): its buckets' energies sum to the step's energy.
+# The power counter (docs/energy.md): its buckets' energies sum to the step's energy.
 energy = json.load(open(sys.argv[2]))["energy"]["energy_j"]
 power = sorted((e["ts"], e["args"]["watts"]) for e in events if e["name"] == "power (W)")
 assert len(power) > 2 and all(w > 0 for _, w in power), power[:3]

@@ -82,8 +82,8 @@ for f in latency_vs_hbm breakdown; do
   [[ -s $work/local/plots/$f.png && -s $work/local/plots/$f.svg ]] || fail "plot $f not drawn"
 done
 grep -q "HBM bandwidth (TB/s)" "$work/local/plots/latency_vs_hbm.svg" || fail "axis label missing"
-# Energy (issue 22): the chip states its rates, so every successful row has them, and the plots
-# of energy and tokens per joule draw against the first numeric axis.
+# Energy (docs/energy.md): the chip states its rates, so every successful row has them, and the
+# plots of energy and tokens per joule draw against the first numeric axis.
 python3 - "$work/local/results.csv" <<'PY' || fail "energy columns"
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["status"] == "ok"]

@@ -1,9 +1,9 @@
-// Planned against simulated (issue 17): every design's plan of each model × chip of the issue's
-// matrix, planned and then simulated at one node per core. A row says the worst gap between the
-// two over Basic, Static, Elk-Dyn and Elk-Full (Ideal is the yardstick that ignores contention:
-// its plan is not meant to run as planned), and how much slower Elk-Full simulates than the
-// faster of Static and Basic. Rows within the issue's bounds (10 %, 1 %) must stay within them;
-// the others hold their stated figure within 3 points, so a change that moves them fails here and
+// Planned against simulated: every design's plan of each model × chip of the matrix below (kRows),
+// planned and then simulated at one node per core. A row says the worst gap between the two over
+// Basic, Static, Elk-Dyn and Elk-Full (Ideal is the yardstick that ignores contention: its plan is
+// not meant to run as planned), and how much slower Elk-Full simulates than the faster of Static
+// and Basic. Rows within the bounds (kGapBound 10 %, kOrderBound 1 %) must stay within them; the
+// others hold their stated figure within 3 points, so a change that moves them fails here and
 // restates the figure and its cause (docs/planner.md, "Planned against simulated").
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -74,8 +74,8 @@ void PrintTo(const Row& r, std::ostream* os) {
 
 struct Measured {
   double worst_gap = 0, full_vs_simple = 0;
-  // Issue 22: the planner's energy against the simulator's, over the same designs (every chip of
-  // the matrix states its energy rates).
+  // The planner's energy against the simulator's (docs/energy.md), over the same designs (every
+  // chip of the matrix states its energy rates).
   double worst_energy_gap = 0;
   bool every_energy = true;
   std::string table;

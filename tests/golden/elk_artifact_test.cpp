@@ -1,4 +1,4 @@
-// Elk's artifact against Tessera's `elk-pod4` profile (issue 18; docs/validation.md, "Elk's
+// Elk's artifact against Tessera's `elk-pod4` profile (docs/validation.md, "Elk's
 // artifact"). The artifact (github platformxlab/elk @8c6e814, run on this team's machine with the
 // two-core patches of docs/validation.md) planned Llama 2 13B decode, batch 32, KV 2048, on 5888
 // cores; its figures are data here with the command that made them. Tessera plans the artifact's

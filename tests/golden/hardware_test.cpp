@@ -1,4 +1,4 @@
-// Measured hardware (issue 18): Tessera's Elk-Full prediction against vendors' published per-model
+// Measured hardware: Tessera's Elk-Full prediction against vendors' published per-model
 // measurements, as data: Tenstorrent's (tt-metal's READMEs and model docs) and Graphcore's
 // (PopTransformer's benchmark tables). Each row holds the published figure with the file and commit
 // it was read from, the figure Tessera's simulator gives today for the same model, chip, batch and

@@ -1,4 +1,4 @@
-// The model × workload × chip matrix of issue 15, shared by tests/golden/matrix_test.cpp (which
+// The model × workload × chip matrix, shared by tests/golden/matrix_test.cpp (which
 // holds each cell's outcome) and bench/matrix_bench.cpp (which times each cell's compile).
 //
 // Two departures from the bare matrix, both as a user of the chip would run it:

@@ -1,4 +1,4 @@
-// The model × workload × chip matrix (issue 15; cells in matrix_cells.hpp): every zoo model, at
+// The model × workload × chip matrix (cells in matrix_cells.hpp): every zoo model, at
 // decode batch 1 and 32 over a KV cache of 2048 and at prefill of 2048 tokens, on every chip
 // family's presets. A cell either compiles and simulates (Elk-Full; its planned and simulated
 // ms/token held in matrix.yaml within its tolerance) or is refused with an error whose exact text

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # install_prefix.sh PYTHON BUILD_DIR WORK_DIR — the Python module installed with `cmake --install`
 # imports from PREFIX/lib/python3/dist-packages and finds its plugins under PREFIX (not the
-# interpreter's prefix, not the build tree): the example compile runs from there.
+# interpreter's prefix, not the build tree): docs/python.md's example compile runs from there.
 set -euo pipefail
 python=$1 build=$2 work=$3
 rm -rf "$work"

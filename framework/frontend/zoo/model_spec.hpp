@@ -1,5 +1,5 @@
 // A model-zoo entry (models/zoo/NAME.yaml): the few numbers an LLM or DiT graph is built from.
-// Parsed and checked here; decoder.hpp and dit.hpp build graphs from it.
+// Parsed and checked here; decoder.cpp and dit.cpp (builders.hpp) build graphs from it.
 #pragma once
 
 #include <cstdint>

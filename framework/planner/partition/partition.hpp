@@ -1,4 +1,4 @@
-// The default Partitioner (T10/Elk style, seed §3.1, §3.3): for each class of identical ops, every
+// The default Partitioner (T10/Elk style, Elk §3.1, §3.3): for each class of identical ops, every
 // execution plan (spatial partition × compute-shift schedule) and preload plan worth considering,
 // timed with the target's CostModel (one batched call per op) and reduced to Pareto curves. A
 // plugin's own Partitioner, when the chip has one, answers first; ops it leaves UNIMPLEMENTED fall

@@ -157,7 +157,7 @@ double widest_distribute_bytes(const ExecCandidate& exec);
 // in the choice is widest_distribute_bytes. Leaves a plan without factors alone. Errors: a route
 // the Topology cannot give; an order that cannot ring the rotation is skipped.
 enum class Placements {
-  few,   // the default and local_order (op_op_traffic.hpp)
+  few,   // the default and local_order (op_traffic.hpp)
   every  // placement_orders
 };
 Status price_exchanges(const OpShape& op, ExecCandidate& candidate, const NetworkPricer& pricer,

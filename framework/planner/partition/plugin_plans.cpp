@@ -78,7 +78,7 @@ void adopt_placement(const OpShape& shape, ExecPlan& e, PreloadPlan& p) {
     if (shape.combined[r]) parts *= e.factors[r];
   const OperandShape& out = shape.operands.back();
   const double cores = e.cores_used;
-  // Softmax and normalisation send the merged result back down: two passes (op_op_traffic.hpp).
+  // Softmax and normalisation send the merged result back down: two passes (op_traffic.hpp).
   const bool two_passes =
       shape.kind == ir::OpKind::softmax || shape.kind == ir::OpKind::normalization;
   e.combine_bytes = parts > 1

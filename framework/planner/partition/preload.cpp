@@ -1,4 +1,4 @@
-// Preload plans (Elk seed §3.3, the artifact's cold sizes): the layout an op's HBM operands wait
+// Preload plans (Elk §3.3, the artifact's cold sizes): the layout an op's HBM operands wait
 // in between their preload and the op's start, for one execution plan.
 //
 // In the execution layout each byte of HBM operand X sits on copies_X cores (the replication of

@@ -1,4 +1,4 @@
-// Spatial plans: one split factor per rank, product <= cores (Elk artifact §2, T10).
+// Spatial plans: one split factor per rank, product <= cores (T10; docs/planner.md).
 //
 // Candidate factors of a rank with extent E: the divisors of E (no padding; at most
 // kMaxDivisorsPerRank, spread evenly over the sorted list, 1 and the largest kept) and cores/d for

@@ -11,8 +11,9 @@ namespace {
 
 using testing::device_from_file;
 
-// hardware-facts.md §5.2: with `rorabgbachco` on HBM2_8Gb the 64 B requests of one row are
-// columns [6,11), then the channel [11,14), bank [14,16), bank group [16,18), and the row above.
+// DRAMsim3's address mapping (docs/memory.md): with `rorabgbachco` on HBM2_8Gb the 64 B requests
+// of one row are columns [6,11), then the channel [11,14), bank [14,16), bank group [16,18), and
+// the row above.
 TEST(AddressMap, Hbm2FieldsSitWhereDramsim3PutsThem) {
   auto device = device_from_file("hbm2_8gb_x128.ini");
   AddressMap map(device->config, 1);

@@ -55,7 +55,7 @@ TEST(Bandwidth, RandomRowMissesAreBoundedByTheFourActivateWindow) {
   const double faw_s = device->timing.four_act_window * c.keys.tCK * 1e-9;
   const double bound = 4.0 * c.request_bytes / faw_s * c.ranks * c.channels;  // 68.3 GB/s
   EXPECT_LE(bandwidth(r, *device), bound);
-  EXPECT_GT(bandwidth(r, *device), 0.8 * bound);  // DRAMsim3 reaches 89% of it (hardware-facts §7)
+  EXPECT_GT(bandwidth(r, *device), 0.8 * bound);  // DRAMsim3 reaches 89% of it (docs/memory.md)
   EXPECT_GT(r.total.activates, 0.99 * static_cast<double>(r.total.read_cmds));
   EXPECT_LT(r.total.row_hits(), r.total.column_cmds() / 100);
 }

@@ -189,7 +189,7 @@ const std::vector<Case>& cases() {
 }
 
 // Within 5 % on bandwidth and read latency (average, p50, p99), within 2 points on row hits: the
-// bounds of issue 19.
+// bounds of docs/memory.md, "Agreement with DRAMsim3".
 TEST(DramSim3Agreement, FiguresWithinBoundsOfDramsim3sOnTheSameTraces) {
   for (const Case& c : cases()) {
     SCOPED_TRACE(describe(c));

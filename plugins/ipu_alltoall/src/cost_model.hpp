@@ -1,7 +1,7 @@
 // Per-core cost of IPU Mk2 tiles, as fitted by T10 (OSDI'24) and used by the Elk artifact: cycles
 // at 1.325 GHz for fp16 (2-byte elements). The constants are facts about the hardware fit; the
-// code is ours. Sources: the Elk artifact's cost functions (summarised in Tessera's reference
-// notes, elk-artifact.md "Cost model constants").
+// code is ours. Sources: the Elk artifact's cost functions (github platformxlab/elk @8c6e814;
+// docs/validation.md, "Elk's artifact").
 //
 //   matmul tile m×k×n, per batch:  24⌈m/6⌉⌈k/16⌉⌈n/16⌉ + 514⌈k/16⌉⌈n/16⌉ + 113⌈n/16⌉ + 173
 //   elementwise over x elements:   min(8517, 0.75x + 290) when x ≤ 16432, else 0.5x + 300

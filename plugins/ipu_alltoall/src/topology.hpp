@@ -1,7 +1,7 @@
 // Graphcore IPU Mk2 (GC200)-like chips: tiles exchange data through an all-to-all, non-blocking
 // exchange, HBM controllers hang off the exchange, and chips connect all-to-all by IPU-Links.
-// Sources are in the team reference notes (shared/reference/hardware-facts.md in the workspace) §1
-// ([S] secondary, [D] derived, [U] no source: a guess to replace when a measurement turns up).
+// Sources: tagged per value below ([V] vendor code or documents, [S] secondary, [D] derived, [U] no
+// source: a guess to replace when a measurement turns up); chips/ipu-mk2.yaml names each source.
 //
 // Model (kind alltoall): each chip's exchange is one ROUTER endpoint. Every tile has a link to and
 // from it, so tile -> tile on one chip is 2 links and across chips 3 (tile, exchange, exchange,

@@ -1,7 +1,7 @@
 // Per-core cost of Tenstorrent Tensix cores (Wormhole B0 by default, Blackhole by parameters).
 // Sources: tt-isa-documentation (FPU rates per fidelity, SFPU width) and tt-npe's calibrated NoC
-// model (link bandwidth by transfer size, hop latency, DRAM and Ethernet rates), summarised in
-// Tessera's hardware reference notes §2.
+// model (link bandwidth by transfer size, hop latency, DRAM and Ethernet rates); the defaults
+// below are tagged with theirs ([V] vendor, [U] no source).
 //
 // Matrix ops run on the FPU in 32×32 tiles: m, k and n are padded up to multiples of 32 and the
 // padded FLOPs run at 4096 FLOP/cycle at LoFi, half at HiFi2, a third at HiFi3, a quarter at HiFi4.

@@ -1,7 +1,7 @@
 // Tenstorrent Wormhole B0 / Blackhole-like chips: Tensix cores and DRAM controller tiles on a 2D
 // grid of routers, with two physically separate NoCs, both 2D tori (wraparound links).
-// Sources: the team reference notes (shared/reference/hardware-facts.md in the workspace) §2 ([V]
-// vendor, [W] Tenstorrent docs, [D] derived). Coordinates come from tt-metal
+// Sources: tagged per value below ([V] vendor, [W] Tenstorrent docs, [D] derived, [Y] the SoC
+// descriptors). Coordinates come from tt-metal
 // `tt_metal/soc_descriptors/wormhole_b0_80_arch.yaml` and `blackhole_140_arch.yaml` @049e2880 (NoC
 // coordinates, "x-y").
 //

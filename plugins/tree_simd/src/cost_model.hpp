@@ -1,6 +1,5 @@
 // The CostModel of tree_simd: MN-Core 2-like SIMD rates on the tree its chip-file section
-// describes (tree_chip.hpp; sources in the team reference notes (shared/reference/hardware-facts.md
-// in the workspace) §3).
+// describes (tree_chip.hpp; sources tagged as topology.hpp explains).
 //
 //  * Matrix unit: one MAU per MAB, shared by its 4 PEs; per PE per cycle fp16 128, fp32 16,
 //    fp64 4 FLOP (HP 16x16, SP 8x4, DP 2x4 matrix-vector MACs per MAB [S: manual §1.4]), from

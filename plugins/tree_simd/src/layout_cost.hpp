@@ -2,7 +2,7 @@
 // access pattern costs under a layout. A move climbs from its source block to the lowest common
 // ancestor and descends to its destination; every edge it crosses is charged to the level of the
 // edge's lower end, at that level's up or down rate. The top level's edges join its blocks to each
-// other (the patent's "Level A blocks are connected to each other").
+// other (JP7770865B2: "Level A blocks are connected to each other").
 #pragma once
 
 #include <cstdint>

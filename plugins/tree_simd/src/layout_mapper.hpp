@@ -1,4 +1,4 @@
-// The LayoutMapper interface of tree_simd: layout descriptions in the patent's notation
+// The LayoutMapper interface of tree_simd: layout descriptions in JP7770865B2's notation
 // (layout.hpp, docs/tree-layouts.md) on the tree its chip-file section describes (tree_chip.hpp).
 //
 // format() prints the canonical text: the layout normalised, then the text's `# comment` as

@@ -1,9 +1,9 @@
 // Preferred Networks MN-Core 2-like tree chips: chip -> groups -> L2B -> L1B -> MAB -> PE (or any
 // tree the section describes, tree_chip.hpp: explicit `levels`, several chips), every
 // inner node with (or without) a memory of its own, data moving only along tree edges (broadcast
-// down, reduce up). Sources: the team reference notes (shared/reference/hardware-facts.md in the
-// workspace) §3 ([V] vendor, [S] secondary: developer-manual excerpts, [D] derived, [U] no source:
-// a guess to replace). One long word (長語) = 8 B.
+// down, reduce up). Sources, tagged per value: [V] vendor (dev.mn-core.com's MN-Core 2 hardware
+// specification), [S] secondary (MN-Core 2 developer-manual excerpts at scrapbox.io/mncore), [D]
+// derived, [U] no source: a guess to replace. One long word (長語) = 8 B.
 //
 // Endpoints, in order: PEs (the cores, numbered depth-first, so one MAB's PEs are consecutive),
 // then the inner nodes level by level from the root (chip, groups, L2Bs, L1Bs, MABs), then one
@@ -12,7 +12,7 @@
 // memory_bytes, and x = their index within their level. A DRAM endpoint has level 0, no parent,
 // and x = the node it hangs off. Every tree edge is a link down and a link up; each DRAM is
 // linked both ways to its node (class MEMORY). The top level's nodes (chips side by side, or the
-// patent's level-A blocks) are linked to each other pairwise, at the top level's rate (class
+// level-A blocks of JP7770865B2) are linked to each other pairwise, at the top level's rate (class
 // CHIP_TO_CHIP between chips). A route climbs to the lowest common ancestor and descends (or
 // crosses between top nodes), so two PEs in different groups are 2 x 5 links apart.
 //

@@ -18,7 +18,7 @@
 // dram.bytes_per_s (128e9 per group [D]), dram.capacity_bytes (4 GiB per group [D]),
 // sram.bytes_per_cycle (32 [S]),
 // flops_per_cycle.<dtype> (per lowest-level block; topology.hpp), vector_bytes_per_cycle (8: one
-// long word per cycle per PE, SIMD within the word [S: hardware-facts §3]), element_bytes (4: the
+// long word per cycle per PE, SIMD within the word [S]), element_bytes (4: the
 // size of one tensor element, so a memory of B bytes holds B / element_bytes addresses).
 #pragma once
 

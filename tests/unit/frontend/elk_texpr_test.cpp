@@ -11,8 +11,8 @@
 namespace tessera {
 namespace {
 
-// Two entries as models/model_parser.py writes them: an RMSNorm weight multiply and a Dot whose
-// weight comes from HBM; then a decode BatchMatMul reading the KV cache.
+// Two entries as the artifact's models/model_parser.py writes them: an RMSNorm weight multiply and
+// a Dot whose weight comes from HBM; then a decode BatchMatMul reading the KV cache.
 constexpr const char* kOps = R"([
  ["Multiply", [4, 1, 64], [[[0], [1], [2]], [[2]], [[0], [1], [2]]], [false, true], 2, 10, [9, 8]],
  ["Dot", [4, 192, 64], [[[0], [1]], [[0], [2]], [[2], [1]]], [true, false], 5, 12, [10, 900]],

@@ -1,5 +1,5 @@
 // The link-load bound (link_load.hpp) against BookSim2, a cycle-level network simulator, on batches
-// of transfers that start together (issue 16, docs/simulator.md "Checked against BookSim2").
+// of transfers that start together (docs/simulator.md, "Checked against BookSim2").
 //
 // BookSim's figures are data: the cycles one run printed ("Overall min batch duration", batch_count
 // = 1), with the command that produced it. BookSim (booksim2 at 28f43299, 2017-06-27) is not part

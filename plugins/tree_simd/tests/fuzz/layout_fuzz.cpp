@@ -17,7 +17,7 @@ namespace {
 using namespace tessera::plugins::tree;
 
 std::vector<std::shared_ptr<const TreeChip>> chips() {
-  // The patent's two-level chip and the 64-PE MN-Core 2 slice with two chips and aliases.
+  // JP7770865B2's two-level chip and the 64-PE MN-Core 2 slice with two chips and aliases.
   tessera::sdk::Params mini(std::map<std::string, std::string>{{"chip.fanout", "2"},
                                                                {"group.fanout", "2"},
                                                                {"l2b.fanout", "2"},
