@@ -8,8 +8,9 @@
 #   PRIVATE_LINKS only the sources'. `ctest -R layering` checks every include against these sets
 #   and the link graph against the order written in CONTRIBUTING.md (scripts/check_layering.py).
 #
-# tessera_source_definitions(TARGET NAME=VALUE...)
-#   Each definition goes only to the target's sources whose text names NAME. Definitions that
+# tessera_source_definitions(TARGET [OPTIONAL] NAME=VALUE...)
+#   Each definition goes only to the target's sources whose text names NAME (an error if none
+#   does, unless OPTIONAL: a definition nothing reads is a stale line). Definitions that
 #   hold absolute paths (the source tree's presets, the build's plugin directory) would otherwise
 #   change the command line of every source of the target, and each would miss the compiler
 #   cache in a clone in another folder.
@@ -36,9 +37,10 @@ function(tessera_library name)
 endfunction()
 
 function(tessera_source_definitions target)
+  cmake_parse_arguments(PARSE_ARGV 1 D "OPTIONAL" "" "")
   get_target_property(sources ${target} SOURCES)
   get_target_property(dir ${target} SOURCE_DIR)
-  foreach(definition IN LISTS ARGN)
+  foreach(definition IN LISTS D_UNPARSED_ARGUMENTS)
     string(REGEX REPLACE "=.*" "" macro "${definition}")
     set(used FALSE)
     foreach(source IN LISTS sources)
@@ -53,7 +55,7 @@ function(tessera_source_definitions target)
         set(used TRUE)
       endif()
     endforeach()
-    if(NOT used)
+    if(NOT used AND NOT D_OPTIONAL)
       message(FATAL_ERROR "tessera_source_definitions(${target}): no source names ${macro}")
     endif()
   endforeach()
@@ -72,7 +74,8 @@ endfunction()
 
 function(tessera_write_layering_manifest file)
   _tessera_targets_below("${PROJECT_SOURCE_DIR}" targets)
-  set(entries "")
+  set(body "")
+  set(separator "")
   foreach(t IN LISTS targets)
     get_target_property(type ${t} TYPE)
     if(type STREQUAL "UTILITY" OR type STREQUAL "INTERFACE_LIBRARY")
@@ -81,16 +84,16 @@ function(tessera_write_layering_manifest file)
     set(p "$<TARGET_PROPERTY:${t},")
     string(CONCAT entry "    {\"name\": \"${t}\", \"type\": \"${type}\",\n"
       "     \"source_dir\": \"${p}SOURCE_DIR>\",\n"
-      "     \"sources\": \"$<JOIN:${p}SOURCES>,;>\",\n"
-      "     \"public_headers\": \"$<JOIN:${p}HEADER_SET>,;>\",\n"
-      "     \"private_headers\": \"$<JOIN:${p}HEADER_SET_private_headers>,;>\",\n"
-      "     \"links\": \"$<JOIN:${p}LINK_LIBRARIES>,;>\"}")
-    list(APPEND entries "${entry}")
+      "     \"sources\": \"$<JOIN:${p}SOURCES>,$<SEMICOLON>>\",\n"
+      "     \"public_headers\": \"$<JOIN:${p}HEADER_SET>,$<SEMICOLON>>\",\n"
+      "     \"private_headers\": \"$<JOIN:${p}HEADER_SET_private_headers>,$<SEMICOLON>>\",\n"
+      "     \"links\": \"$<JOIN:${p}LINK_LIBRARIES>,$<SEMICOLON>>\"}")
+    string(APPEND body "${separator}${entry}")
+    set(separator ",\n")
   endforeach()
-  list(JOIN entries ",\n" body)
-  file(GENERATE OUTPUT "${file}" CONTENT
-    "{\n  \"source_dir\": \"${PROJECT_SOURCE_DIR}\",\n  \"binary_dir\": \"${PROJECT_BINARY_DIR}\",\n"
-    "  \"targets\": [\n${body}\n  ]\n}\n")
+  string(CONCAT content "{\n  \"source_dir\": \"${PROJECT_SOURCE_DIR}\",\n"
+    "  \"binary_dir\": \"${PROJECT_BINARY_DIR}\",\n  \"targets\": [\n${body}\n  ]\n}\n")
+  file(GENERATE OUTPUT "${file}" CONTENT "${content}")
 endfunction()
 
 # tessera_bench(NAME SOURCES file... LINKS library... SMOKE filter [DEPENDS target...])

@@ -31,9 +31,9 @@
 // rates.
 #include "framework/chip/chip_models.hpp"
 
-#include "framework/common/yaml_reader.hpp"
-
 #include <algorithm>
+
+#include "framework/common/yaml_reader.hpp"
 
 namespace tessera {
 

@@ -6,10 +6,10 @@
 #include <optional>
 #include <vector>
 
-#include "framework/chip_spec/chip_spec.hpp"
 #include "framework/chip/core_cost.hpp"
 #include "framework/chip/energy.hpp"
 #include "framework/chip/machine.hpp"
+#include "framework/chip_spec/chip_spec.hpp"
 #include "framework/common/status.hpp"
 #include "framework/plugin/objects.hpp"
 #include "framework/plugin/plugin_set.hpp"

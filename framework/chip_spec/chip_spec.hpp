@@ -76,7 +76,7 @@ std::optional<CoreCost> parse_core_cost(const std::string& text);  // "plugin" o
 // (made absolute against the chip file's directory), or the spec inline (the mapper parses it:
 // chip_models.hpp).
 struct CoreSection {
-  std::string reference;         // preset name or absolute path; empty: inline
+  std::string reference;  // preset name or absolute path; empty: inline
   // The inline spec, with its file and lines for errors; null when `reference` names it. Shared
   // and immutable, so copies of a ChipSpec are cheap and the node stays valid as long as any.
   std::shared_ptr<const YamlNode> spec;

@@ -5,10 +5,10 @@
 #include "framework/cli/model_options.hpp"
 #include "framework/cli/options.hpp"
 #include "framework/cli/output.hpp"
+#include "framework/common/table.hpp"
 #include "framework/driver/driver.hpp"
 #include "framework/frontend/zoo/zoo.hpp"
 #include "framework/ir/graph_yaml.hpp"
-#include "framework/common/table.hpp"
 #include "framework/ir/workload_report.hpp"
 
 namespace tessera::cli {

@@ -1,9 +1,9 @@
 // `tessera topology`: what a target's chip is made of, and how a transfer crosses it.
 #include <iostream>
 
+#include "framework/chip/topology_report.hpp"
 #include "framework/cli/options.hpp"
 #include "framework/driver/driver.hpp"
-#include "framework/chip/topology_report.hpp"
 
 namespace tessera::cli {
 

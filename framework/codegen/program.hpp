@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "framework/ir/graph.hpp"
-#include "framework/planner/plan.hpp"
 #include "framework/planner/op_traffic.hpp"
+#include "framework/planner/plan.hpp"
 
 namespace tessera::codegen {
 

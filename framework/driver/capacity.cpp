@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "framework/driver/driver.hpp"
 #include "framework/common/units.hpp"
+#include "framework/driver/driver.hpp"
 
 namespace tessera::driver {
 

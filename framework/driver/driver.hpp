@@ -110,8 +110,8 @@ struct CompileOptions {
   // The Progress it returns is called from the stage's worker threads (any of them, the caller
   // included), one call at a time under the stage's lock: it need not be reentrant but must not
   // rely on a particular thread, and should be quick (workers wait for the lock). An exception it
-  // throws leaves compile as that exception (oneTBB rethrows it), not as an Error. Per-op plans
-  // report classes done in order; Elk-Full's counts may arrive out of order (planner.hpp).
+  // throws leaves compile as that exception (oneTBB rethrows it), not as an Error. Counts reach
+  // it in order, the last being (total, total).
   std::function<Progress(const std::string& stage)> progress;
 };
 

@@ -3,13 +3,13 @@
 #include <cmath>
 #include <filesystem>
 
+#include "framework/common/units.hpp"
 #include "framework/mapper/looptree_yaml.hpp"
 #include "framework/mapper/names.hpp"
 #include "framework/mapper/presets.hpp"
 #include "framework/mapper/reference_model.hpp"
 #include "framework/mapper/report.hpp"
 #include "framework/mapper/workload_file.hpp"
-#include "framework/common/units.hpp"
 
 namespace tessera::driver {
 

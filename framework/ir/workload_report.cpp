@@ -6,10 +6,10 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "framework/ir/analysis.hpp"
-#include "framework/ir/repeats.hpp"
 #include "framework/common/table.hpp"
 #include "framework/common/units.hpp"
+#include "framework/ir/analysis.hpp"
+#include "framework/ir/repeats.hpp"
 
 namespace tessera {
 

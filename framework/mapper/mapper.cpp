@@ -13,11 +13,11 @@
 #include <mutex>
 #include <thread>
 
+#include "framework/common/units.hpp"
 #include "framework/mapper/compiled_model.hpp"
 #include "framework/mapper/dataflow.hpp"
 #include "framework/mapper/dataplacement.hpp"
 #include "framework/mapper/mapspace_size.hpp"
-#include "framework/common/units.hpp"
 
 namespace tessera::mapper {
 

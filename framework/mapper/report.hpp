@@ -5,11 +5,11 @@
 
 #include <string>
 
+#include "framework/common/units.hpp"  // format_joules
 #include "framework/mapper/evaluation.hpp"
 #include "framework/mapper/looptree.hpp"
 #include "framework/mapper/mapper.hpp"
 #include "framework/mapper/random_search.hpp"
-#include "framework/common/units.hpp"  // format_joules
 
 namespace tessera::mapper {
 

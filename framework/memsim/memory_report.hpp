@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "framework/plugin/objects.hpp"
 #include "framework/common/histogram.hpp"
+#include "framework/plugin/objects.hpp"
 
 namespace tessera {
 

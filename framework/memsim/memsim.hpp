@@ -5,9 +5,9 @@
 // resolves from the working directory first), so a target that takes none of them runs with its
 // own defaults and one that does not know one says so.
 //
-// The traffic (request_sources.hpp): `stream`, `random` or a DRAMsim3 trace, offered in order from cycle
-// 0, each request no earlier than its cycle; a refused request is offered again next cycle and
-// holds back every later one. The model is advanced to each offer's cycle and to the end. The
+// The traffic (request_sources.hpp): `stream`, `random` or a DRAMsim3 trace, offered in order from
+// cycle 0, each request no earlier than its cycle; a refused request is offered again next cycle
+// and holds back every later one. The model is advanced to each offer's cycle and to the end. The
 // requests go to the model in batches through MemoryModel::offer (ABI 1.4), which runs this front
 // end inside the plugin (for a plugin built before 1.4, the host runs it over submit and advance:
 // the same offers, cycle for cycle).
@@ -28,10 +28,10 @@
 #include <optional>
 #include <string>
 
+#include "framework/memsim/memory_report.hpp"
 #include "framework/memsim/request_sources.hpp"
 #include "framework/plugin/objects.hpp"
 #include "framework/plugin/plugin_set.hpp"
-#include "framework/memsim/memory_report.hpp"
 
 namespace tessera::memsim {
 

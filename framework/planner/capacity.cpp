@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "framework/ir/analysis.hpp"
 #include "framework/common/units.hpp"
+#include "framework/ir/analysis.hpp"
 
 namespace tessera::planner {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <tuple>
 
-#include "framework/planner/partition/plan_space.hpp"
 #include "framework/planner/op_traffic.hpp"
+#include "framework/planner/partition/plan_space.hpp"
 
 namespace tessera::planner {
 

@@ -56,9 +56,9 @@ struct ExecPlan {
   std::vector<int> placement;
   // Where a plugin's plan puts its tiles, as the plugin said (plugin_abi.h, core_digits): tile
   // cores are Σ digit × core_stride on the chip's Topology; a rank's block counts in mixed radix
-  // over its digits, the first listed fastest, and the plan's cores 0..cores_used-1 (op_traffic.hpp)
-  // in mixed radix over all digits in their order. Empty: the plan's cores sit on each chip's
-  // first cores in order (op_traffic.hpp's chip_of), the tiles as `placement` says.
+  // over its digits, the first listed fastest, and the plan's cores 0..cores_used-1
+  // (op_traffic.hpp) in mixed radix over all digits in their order. Empty: the plan's cores sit on
+  // each chip's first cores in order (op_traffic.hpp's chip_of), the tiles as `placement` says.
   std::vector<CoreDigit> core_digits;
   // One core's step tile as the cost model was asked about it, in the orientation chosen: what a
   // report shows the core's mapping of (chip/core_cost.hpp). Unset when no tile was timed here (a

@@ -45,8 +45,8 @@ struct PlannerOptions {
   unsigned threads = 0;      // 0: all hardware threads
   // Called now and then on long searches with (done, total) units of work; may be empty. Only
   // Elk-Full's screening calls it (at every 64th order screened and the last), from its threads
-  // (any of them, the caller included), one call at a time under a lock; `done` is counted before
-  // the lock, so calls may arrive out of order and the last one need not be (total, total). An
+  // (any of them, the caller included), one call at a time under a lock, `done` rising from call
+  // to call (a count overtaken by a later one is dropped) up to the last, (total, total). An
   // exception it throws leaves plan_design as that exception (oneTBB rethrows it).
   std::function<void(double done, double total)> progress;
   // What the search minimises among the schedules it compares (Elk-Full's finalist orders,
@@ -56,11 +56,11 @@ struct PlannerOptions {
   // Called on the calling thread only, one schedule at a time: it need not be thread-safe.
   std::function<Result<double>(const DesignResult&)> cost;
   // The shares of the network a preload may use (its network time over the share: the Elk
-  // artifact's LOAD_NOC_THRESHOLD, chip_spec/conventions.hpp); several: the design is planned with each
-  // and keeps the cheapest schedule (ties: the first). Empty: 1.
+  // artifact's LOAD_NOC_THRESHOLD, chip_spec/conventions.hpp); several: the design is planned with
+  // each and keeps the cheapest schedule (ties: the first). Empty: 1.
   std::vector<double> preload_network_shares;
-  // Whether preloads in flight slow an execution (chip_spec/conventions.hpp); several: the design is
-  // planned with each (and each share) and keeps the cheapest. Empty: charged.
+  // Whether preloads in flight slow an execution (chip_spec/conventions.hpp); several: the design
+  // is planned with each (and each share) and keeps the cheapest. Empty: charged.
   std::vector<ExecutionContention> execution_contentions;
   // How Static is coded (chip_spec/conventions.hpp).
   StaticBaseline static_baseline = StaticBaseline::tessera;

@@ -12,8 +12,8 @@
 
 #include <vector>
 
-#include "framework/chip_spec/conventions.hpp"
 #include "framework/chip/machine.hpp"
+#include "framework/chip_spec/conventions.hpp"
 #include "framework/ir/repeats.hpp"
 #include "framework/planner/op_plans.hpp"
 #include "framework/planner/plan.hpp"

@@ -7,9 +7,9 @@
 #include <limits>
 #include <optional>
 
+#include "framework/common/units.hpp"
 #include "framework/ir/repeats.hpp"
 #include "framework/planner/split.hpp"
-#include "framework/common/units.hpp"
 
 namespace tessera::planner {
 

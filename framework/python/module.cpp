@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/chip/topology_report.hpp"
 #include "framework/common/files.hpp"
 #include "framework/driver/driver.hpp"
 #include "framework/driver/layout.hpp"
@@ -21,16 +22,15 @@
 #include "framework/dse/results_table.hpp"
 #include "framework/dse/sweep_run.hpp"
 #include "framework/dse/sweep_spec.hpp"
+#include "framework/ir/workload_report.hpp"
+#include "framework/memsim/memory_report.hpp"
 #include "framework/memsim/memsim.hpp"
 #include "framework/planner/plan_yaml.hpp"
 #include "framework/plugin/registry.hpp"
 #include "framework/report/design_report.hpp"
 #include "framework/report/layout_report.hpp"
 #include "framework/report/map_report.hpp"
-#include "framework/memsim/memory_report.hpp"
 #include "framework/report/targets_report.hpp"
-#include "framework/chip/topology_report.hpp"
-#include "framework/ir/workload_report.hpp"
 #include "framework/sim/sim_report.hpp"
 
 namespace py = pybind11;

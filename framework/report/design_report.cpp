@@ -2,11 +2,11 @@
 
 #include <fmt/format.h>
 
-#include "framework/dse/evaluate_point.hpp"
-#include "framework/dse/point_json.hpp"
 #include "framework/chip/energy_report.hpp"
 #include "framework/common/table.hpp"
 #include "framework/common/units.hpp"
+#include "framework/dse/evaluate_point.hpp"
+#include "framework/dse/point_json.hpp"
 
 namespace tessera {
 

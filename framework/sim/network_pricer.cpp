@@ -39,7 +39,7 @@ Result<std::unique_ptr<FlowNetworkPricer>> FlowNetworkPricer::build(const ChipMo
 }
 
 Result<std::unique_ptr<FlowNetworkPricer>> FlowNetworkPricer::build(const ChipGraph& chip,
-                                                            double hbm_latency_s) {
+                                                                    double hbm_latency_s) {
   auto net = SimNetwork::build(chip, kUnboundedBytesPerS);
   if (!net) return net.error();
   std::unique_ptr<FlowNetworkPricer> pricer(
@@ -119,7 +119,7 @@ Result<planner::SetPrice> FlowNetworkPricer::price(const TrafficKey& key) const 
 }
 
 Result<planner::SetPrice> FlowNetworkPricer::exchange(const planner::OpTraffic& traffic,
-                                                  planner::Exchange kind, int level) const {
+                                                      planner::Exchange kind, int level) const {
   Traffic t = kind == planner::Exchange::rotation ? Traffic::rotation
               : kind == planner::Exchange::gather ? Traffic::gather
                                                   : Traffic::combine;
@@ -134,7 +134,7 @@ Result<planner::SetPrice> FlowNetworkPricer::exchange(const planner::OpTraffic& 
 }
 
 Result<planner::SetPrice> FlowNetworkPricer::preload(uint32_t cores,
-                                                 const planner::OpTraffic* placed) const {
+                                                     const planner::OpTraffic* placed) const {
   if (placed != nullptr && !placed->physical.empty()) {
     std::vector<uint32_t> key{static_cast<uint32_t>(Traffic::preload), 0, cores, 0};
     key.insert(key.end(), placed->physical.begin(), placed->physical.end());
@@ -151,7 +151,7 @@ Result<planner::SetPrice> FlowNetworkPricer::preload(uint32_t cores,
 }
 
 Result<planner::SetPrice> FlowNetworkPricer::cached(std::vector<uint32_t> key,
-                                                const TrafficKey& set) const {
+                                                    const TrafficKey& set) const {
   {
     std::lock_guard lock(mutex_);
     if (auto it = exchanges_.find(key); it != exchanges_.end()) return it->second;

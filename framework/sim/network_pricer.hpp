@@ -25,7 +25,8 @@ class FlowNetworkPricer final : public planner::NetworkPricer {
   static Result<std::unique_ptr<FlowNetworkPricer>> build(const ChipModels& chip);
   // On a chip graph (its route function must stay valid); `hbm_latency_s`: the memory's first
   // byte, which a preload's latency includes. Errors: SimNetwork::build's.
-  static Result<std::unique_ptr<FlowNetworkPricer>> build(const ChipGraph& chip, double hbm_latency_s);
+  static Result<std::unique_ptr<FlowNetworkPricer>> build(const ChipGraph& chip,
+                                                          double hbm_latency_s);
 
   Result<planner::SetPrice> exchange(const planner::OpTraffic& traffic, planner::Exchange kind,
                                      int level) const override;

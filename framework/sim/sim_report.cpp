@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
-#include "framework/planner/split.hpp"
 #include "framework/chip/energy_report.hpp"
 #include "framework/common/table.hpp"
 #include "framework/common/units.hpp"
+#include "framework/planner/split.hpp"
 
 namespace tessera::sim {
 

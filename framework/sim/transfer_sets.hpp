@@ -3,8 +3,8 @@
 // which the engine runs as one flow.
 //
 // A set depends only on the network, the kind of traffic, how many cores the op uses and its plan's
-// traffic description (planner/op_traffic.hpp, shared by identical ops), so each is made on first use
-// (a route error shows only when traffic needs the route) and an instruction after that only
+// traffic description (planner/op_traffic.hpp, shared by identical ops), so each is made on first
+// use (a route error shows only when traffic needs the route) and an instruction after that only
 // scales it by its bytes. The plan's core k sits where the description says (OpTraffic::physical)
 // or else on chip planner::chip_of(k), on that chip's cores in topology order; every used core
 // gets an equal share of a kind without a description.

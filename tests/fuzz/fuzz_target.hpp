@@ -20,9 +20,9 @@ bool register_target(const char* name, OneInput one_input);
 #ifdef TESSERA_FUZZ_LIBFUZZER
 #define TESSERA_FUZZ_TARGET(name) extern "C" int LLVMFuzzerTestOneInput
 #else
-#define TESSERA_FUZZ_TARGET(name)                                                       \
-  static int name##_one_input(const uint8_t* data, size_t size);                        \
-  [[maybe_unused]] static const bool name##_registered =                                \
-      ::tessera::fuzz::register_target(#name, name##_one_input);                        \
+#define TESSERA_FUZZ_TARGET(name)                                \
+  static int name##_one_input(const uint8_t* data, size_t size); \
+  [[maybe_unused]] static const bool name##_registered =         \
+      ::tessera::fuzz::register_target(#name, name##_one_input); \
   static int name##_one_input
 #endif

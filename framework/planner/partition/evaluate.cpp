@@ -13,7 +13,8 @@
 // softmax/normalisation two statistics per row) and one barrier; softmax/normalisation broadcast
 // the result back down the tree, so their levels count twice. Combine traffic in all:
 // cores_used × (p - 1)/p partials per pass. A chip's planning conventions may replace the tree
-// and the per-step barriers by the Elk artifact's shuffle (chip_spec/conventions.hpp, CombineModel).
+// and the per-step barriers by the Elk artifact's shuffle (chip_spec/conventions.hpp,
+// CombineModel).
 #include <cmath>
 #include <limits>
 #include <optional>

@@ -12,9 +12,9 @@
 #include <mutex>
 #include <numeric>
 
+#include "framework/common/units.hpp"
 #include "framework/ir/analysis.hpp"
 #include "framework/planner/partition/plan_space.hpp"
-#include "framework/common/units.hpp"
 
 namespace tessera::planner {
 

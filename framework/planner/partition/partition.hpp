@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "framework/chip_spec/conventions.hpp"
 #include "framework/chip/machine.hpp"
+#include "framework/chip_spec/conventions.hpp"
 #include "framework/common/status.hpp"
 #include "framework/ir/graph.hpp"
 #include "framework/ir/repeats.hpp"
@@ -27,8 +27,8 @@ struct PartitionOptions {
   // Prices the default search's exchanges and preloads on the chip's routes (pricing.hpp);
   // nullptr: the Machine's per-core rates price them.
   const NetworkPricer* pricer = nullptr;
-  // How tiles and exchanges are accounted (chip_spec/conventions.hpp: orientation, combine); default:
-  // Tessera's own.
+  // How tiles and exchanges are accounted (chip_spec/conventions.hpp: orientation, combine);
+  // default: Tessera's own.
   PlanningConventions conventions;
 };
 

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "framework/chip_spec/conventions.hpp"
 #include "framework/chip/machine.hpp"
+#include "framework/chip_spec/conventions.hpp"
 #include "framework/common/status.hpp"
 #include "framework/ir/graph.hpp"
 #include "framework/planner/op_plans.hpp"

@@ -6,8 +6,8 @@
 #include <limits>
 #include <numeric>
 
-#include "framework/planner/partition/plan_space.hpp"
 #include "framework/planner/op_traffic.hpp"
+#include "framework/planner/partition/plan_space.hpp"
 
 namespace tessera::planner::partition {
 

@@ -1,20 +1,22 @@
-// One deliberately broken plugin per fault, chosen at compile time (tests/abi/CMakeLists.txt):
-//   BROKEN_NAME     the name the descriptor reports (the manifest may say another)
-//   BROKEN_VERSION  the version the descriptor reports
-//   BROKEN_FAULT    a Fault below; `none` builds the well-behaved control plugin
-//   BROKEN_ENTRY    the exported entry point's name (a misspelling = "no entry point")
-//   BROKEN_DEPENDENCY  defined when the plugin links a library the loader cannot find
-// Written against the raw C ABI without the SDK, because most of these faults are exactly what the
-// SDK's TESSERA_DEFINE_PLUGIN and trampolines make impossible.
+// One deliberately broken plugin per fault. Compiled once and linked into every fixture of
+// tessera_broken_plugin (tests/abi/CMakeLists.txt), which writes NAME.fixture beside NAME.so; the
+// library reads it as it loads (tests/abi/fixture_config.hpp):
+//   fault    a Fault below; `none` is the well-behaved control plugin
+//   name     the name the descriptor reports (the manifest may say another)
+//   version  the version the descriptor reports
+// What only the link can choose is chosen there: which entry point the library exports (both are
+// defined below; a version script exports one) and whether it links a library the loader cannot
+// find. Written against the raw C ABI without the SDK, because most of these faults are exactly
+// what the SDK's TESSERA_DEFINE_PLUGIN and trampolines make impossible.
 #include <tessera/plugin_abi.h>
 #include <unistd.h>
 
 #include <cstddef>
 #include <stdexcept>
+#include <string_view>
+#include <utility>
 
-#ifdef BROKEN_DEPENDENCY
-extern "C" int broken_dependency_answer();  // in a library off the loader's path
-#endif
+#include "tests/abi/fixture_config.hpp"
 
 namespace {
 
@@ -32,18 +34,37 @@ enum class Fault {
   crash_in_create,       // create_topology faults (SIGILL) when given valid arguments
   exit_in_create,        // create_topology ends the process with _exit(3)
 };
-constexpr Fault kFault = Fault::BROKEN_FAULT;
+// The spelling of each Fault in NAME.fixture (tessera_broken_plugin's FAULT).
+constexpr std::pair<std::string_view, Fault> kFaultNames[] = {
+    {"none", Fault::none},
+    {"query_returns_null", Fault::query_returns_null},
+    {"descriptor_major_2", Fault::descriptor_major_2},
+    {"short_descriptor", Fault::short_descriptor},
+    {"null_constructor", Fault::null_constructor},
+    {"extra_interface", Fault::extra_interface},
+    {"throwing_constructor", Fault::throwing_constructor},
+    {"no_object", Fault::no_object},
+    {"short_object", Fault::short_object},
+    {"crash_on_load", Fault::crash_on_load},
+    {"crash_in_create", Fault::crash_in_create},
+    {"exit_in_create", Fault::exit_in_create},
+};
 
-#ifndef BROKEN_ENTRY
-#define BROKEN_ENTRY tessera_plugin_query
-#endif
+const tessera::abi_test::FixtureConfig& config() {
+  static const tessera::abi_test::FixtureConfig c(reinterpret_cast<const void*>(&config));
+  return c;
+}
+
+// Read during static initialisation, while dlopen runs the library's initialisers, so that
+// load_time_fault below (initialised after it: same file, defined later) already knows it.
+const Fault kFault = config().one_of("fault", kFaultNames);
 
 const tessera_host_api* host = nullptr;
 
 // Runs while dlopen maps the library, before the host can call anything.
 struct LoadTimeFault {
   LoadTimeFault() {
-    if constexpr (kFault == Fault::crash_on_load) __builtin_trap();
+    if (kFault == Fault::crash_on_load) __builtin_trap();
   }
 } load_time_fault;
 
@@ -55,14 +76,14 @@ tessera_status* unimplemented(const tessera_params*, Object**) {
 // Faulty only in the one way its fault says: otherwise it checks its arguments like any plugin, so
 // the conformance suite sees that fault rather than a crash on a NULL it passes on purpose.
 tessera_status* create_topology(const tessera_params* params, tessera_topology** out) {
-  if constexpr (kFault == Fault::throwing_constructor)
+  if (kFault == Fault::throwing_constructor)
     throw std::runtime_error("the topology constructor exploded");
   if (params == nullptr || out == nullptr)
     return host->make_status(TESSERA_INVALID_ARGUMENT, "params and out must not be NULL");
-  if constexpr (kFault == Fault::crash_in_create) __builtin_trap();
-  if constexpr (kFault == Fault::exit_in_create) _exit(3);
-  if constexpr (kFault == Fault::no_object) return nullptr;
-  if constexpr (kFault == Fault::short_object) {
+  if (kFault == Fault::crash_in_create) __builtin_trap();
+  if (kFault == Fault::exit_in_create) _exit(3);
+  if (kFault == Fault::no_object) return nullptr;
+  if (kFault == Fault::short_object) {
     // Static: the host cannot release a malformed object, so nothing may leak.
     static tessera_topology truncated = [] {
       tessera_topology t{};
@@ -80,8 +101,8 @@ tessera_plugin_descriptor make_descriptor() {
   d.struct_size = sizeof(d);
   d.abi_major = TESSERA_ABI_MAJOR;
   d.abi_minor = TESSERA_ABI_MINOR;
-  d.name = BROKEN_NAME;
-  d.version = BROKEN_VERSION;
+  d.name = config().text("name");
+  d.version = config().text("version");
   d.description = "a deliberately broken plugin for tests/abi";
 
   d.create_topology = &create_topology;
@@ -93,16 +114,23 @@ tessera_plugin_descriptor make_descriptor() {
   return d;
 }
 
-}  // namespace
-
-extern "C" TESSERA_PLUGIN_EXPORT const tessera_plugin_descriptor* BROKEN_ENTRY(
-    uint32_t abi_major, uint32_t, const tessera_host_api* host_api) {
+const tessera_plugin_descriptor* query(uint32_t abi_major, const tessera_host_api* host_api) {
   if (abi_major != TESSERA_ABI_MAJOR || host_api == nullptr) return nullptr;
   if (kFault == Fault::query_returns_null) return nullptr;
-#ifdef BROKEN_DEPENDENCY
-  if (broken_dependency_answer() != 42) return nullptr;  // a use, so the library is needed
-#endif
   host = host_api;
   static const tessera_plugin_descriptor descriptor = make_descriptor();
   return &descriptor;
+}
+
+}  // namespace
+
+// The entry point, and the misspelling `no_entry_point` exports instead: the library exports the
+// one tessera_broken_plugin's ENTRY names, through a linker version script.
+extern "C" TESSERA_PLUGIN_EXPORT const tessera_plugin_descriptor* tessera_plugin_query(
+    uint32_t abi_major, uint32_t, const tessera_host_api* host_api) {
+  return query(abi_major, host_api);
+}
+extern "C" TESSERA_PLUGIN_EXPORT const tessera_plugin_descriptor* tessera_plugin_query_v1(
+    uint32_t abi_major, uint32_t, const tessera_host_api* host_api) {
+  return query(abi_major, host_api);
 }

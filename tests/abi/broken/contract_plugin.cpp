@@ -1,13 +1,19 @@
 // A small plugin of the five interfaces whose contracts the conformance kit checks beyond the
 // ABI's (CostModel, Partitioner, LayoutMapper, CodeGen, MemoryModel), well behaved but for one
-// fault chosen at compile time (BROKEN_FAULT, tests/abi/CMakeLists.txt). `none` passes the whole
-// kit; each fault must fail the one contract it breaks, so every suite is seen to fail.
+// fault. `none` passes the whole kit; each fault must fail the one contract it breaks, so every
+// suite is seen to fail. Compiled once and linked into every tessera_contract_plugin
+// (tests/abi/CMakeLists.txt); each reads its fault, name and version as it loads from NAME.fixture
+// beside it (tests/abi/fixture_config.hpp).
 // Written with the SDK: these are faults of behaviour, not of the ABI.
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <tessera/sdk/plugin.hpp>
 #include <tessera/sdk/program_rules.hpp>
+#include <utility>
 #include <vector>
+
+#include "tests/abi/fixture_config.hpp"
 
 namespace {
 
@@ -20,7 +26,24 @@ enum class Fault {
   emits_broken_programs,  // CodeGen lists a program the rules forbid instead of refusing it
   digits_collide,         // core_digits put every tile of a split plan on one core
 };
-constexpr Fault kFault = Fault::BROKEN_FAULT;
+// The spelling of each Fault in NAME.fixture (tessera_broken_plugin's FAULT).
+constexpr std::pair<std::string_view, Fault> kFaultNames[] = {
+    {"none", Fault::none},
+    {"cost_not_monotone", Fault::cost_not_monotone},
+    {"plans_overlap", Fault::plans_overlap},
+    {"inverse_wrong", Fault::inverse_wrong},
+    {"drops_completion", Fault::drops_completion},
+    {"emits_broken_programs", Fault::emits_broken_programs},
+    {"digits_collide", Fault::digits_collide},
+};
+
+const tessera::abi_test::FixtureConfig& config() {
+  static const tessera::abi_test::FixtureConfig c(reinterpret_cast<const void*>(&config));
+  return c;
+}
+
+// Read as the library loads (static initialisation), before the host can call anything.
+const Fault kFault = config().one_of("fault", kFaultNames);
 
 double dtype_bytes(uint32_t dtype) {
   static const double kBytes[TESSERA_DTYPE_COUNT] = {4, 2, 2, 1, 1, 4, 8, 1.0625};
@@ -233,7 +256,9 @@ class MemoryModel : public tessera::sdk::MemoryModel {
 
 }  // namespace
 
-TESSERA_DEFINE_PLUGIN(BROKEN_NAME, BROKEN_VERSION, "a plugin with one broken contract",
+// The name and version outlive every call: they are the configuration's, read once.
+TESSERA_DEFINE_PLUGIN(config().text("name"), config().text("version"),
+                      "a plugin with one broken contract",
                       tessera::sdk::provides_cost_model<CostModel>,
                       tessera::sdk::provides_partitioner<Partitioner>,
                       tessera::sdk::provides_layout_mapper<LayoutMapper>,

@@ -4,8 +4,10 @@
 // it and call neither 1.1 method (tests/abi/memory_test.cpp). Written against the raw C ABI:
 // today's SDK builds 1.1 objects. The model is FixedLatencyMemory.
 //
-// Built twice (tests/abi/CMakeLists.txt): PLUGIN_NAME is the descriptor's name, DESCRIPTOR_MINOR
-// its ABI minor: 0 for the honest 1.0 plugin, 1 for one that claims 1.1 with a 1.0 vtable.
+// Compiled once, linked twice (tests/abi/CMakeLists.txt). Each library reads NAME.fixture beside
+// it (tests/abi/fixture_config.hpp): `name` and `description` for its descriptor, and
+// `descriptor_minor`, the descriptor's ABI minor: 0 for the honest 1.0 plugin, 1 for one that
+// claims 1.1 with a 1.0 vtable.
 #include <tessera/plugin_abi.h>
 
 #include <cstddef>
@@ -19,6 +21,7 @@
 #include <tuple>
 
 #include "fixed_latency.hpp"
+#include "tests/abi/fixture_config.hpp"
 
 namespace {
 
@@ -28,6 +31,11 @@ constexpr size_t kVtableSize10 = offsetof(tessera_memory_model, channel_of);
 constexpr size_t kInfoSize10 = offsetof(tessera_memory_info, description);
 
 const tessera_host_api* host = nullptr;
+
+const tessera::abi_test::FixtureConfig& config() {
+  static const tessera::abi_test::FixtureConfig c(reinterpret_cast<const void*>(&config));
+  return c;
+}
 
 // What a plugin must do at every entry: nothing thrown crosses the C boundary.
 template <class Body>
@@ -142,10 +150,10 @@ extern "C" TESSERA_PLUGIN_EXPORT const tessera_plugin_descriptor* tessera_plugin
     tessera_plugin_descriptor d{};
     d.struct_size = sizeof(d);  // the descriptor did not grow in 1.1
     d.abi_major = 1;
-    d.abi_minor = DESCRIPTOR_MINOR;
-    d.name = PLUGIN_NAME;
+    d.abi_minor = config().number("descriptor_minor");
+    d.name = config().text("name");
     d.version = "1.0.0";
-    d.description = PLUGIN_DESCRIPTION;
+    d.description = config().text("description");
     d.create_memory_model = &create;
     return d;
   }();

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "framework/chip_spec/chip_spec.hpp"
+#include "framework/common/yaml_reader.hpp"
 
 namespace tessera {
 namespace {

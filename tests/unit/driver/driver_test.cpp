@@ -131,8 +131,8 @@ TEST(ClassKey, PlanningConventionsThatChangePlansAreInTheKey) {
   EXPECT_EQ(convention_design_names().size(), 5u) << "every design can be given a share";
 }
 
-// What each convention does to a plan (chip_spec/conventions.hpp): decode at batch 4 has m = 4 rows per
-// projection tile, which T10's fit times ~8x faster transposed.
+// What each convention does to a plan (chip_spec/conventions.hpp): decode at batch 4 has m = 4 rows
+// per projection tile, which T10's fit times ~8x faster transposed.
 TEST(Compile, PlanningConventionsChangeWhatTheyNameAndNothingElse) {
   LoadedModel model = llama(4);
   CompileOptions options;

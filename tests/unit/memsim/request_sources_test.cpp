@@ -1,5 +1,5 @@
-// The host's traffic sources (framework/memsim/request_sources.hpp) and the SDK's stream and front end
-// they share with memory-model plugins (<tessera/sdk/traffic.hpp>).
+// The host's traffic sources (framework/memsim/request_sources.hpp) and the SDK's stream and front
+// end they share with memory-model plugins (<tessera/sdk/traffic.hpp>).
 #include "framework/memsim/request_sources.hpp"
 
 #include <gtest/gtest.h>

@@ -11,8 +11,8 @@
 #include "framework/chip/chip_models.hpp"
 #include "framework/frontend/zoo/builders.hpp"
 #include "framework/frontend/zoo/zoo.hpp"
-#include "framework/planner/partition/plan_space.hpp"
 #include "framework/planner/op_traffic.hpp"
+#include "framework/planner/partition/plan_space.hpp"
 
 namespace tessera::planner {
 namespace {

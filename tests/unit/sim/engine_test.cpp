@@ -98,8 +98,8 @@ TEST(Engine, TransferSetsGiveTheSharesOfOneFlowPerTransfer) {
   EXPECT_GT(r.breakdown.congestion_s, 0);
 }
 
-// An op whose plan says which cores exchange what (planner/op_traffic.hpp): its rotation rings, then
-// its combine tree level by level, on 8 cores with 4 GB/s core links and 16 GB/s ports.
+// An op whose plan says which cores exchange what (planner/op_traffic.hpp): its rotation rings,
+// then its combine tree level by level, on 8 cores with 4 GB/s core links and 16 GB/s ports.
 TEST(Engine, APlansRingsAndTreeMoveItsShiftBytes) {
   chips::AllToAllSpec spec;
   spec.link_latency_s = 20e-9;

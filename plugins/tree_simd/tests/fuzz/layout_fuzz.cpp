@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "layout.hpp"
-#include "tree_chip.hpp"
 #include "tests/fuzz/fuzz_target.hpp"
+#include "tree_chip.hpp"
 
 namespace {
 
