@@ -1,8 +1,8 @@
-// Design-space sweeps (docs/dse.md): the shipped reduced-size Elk Fig. 19 (HBM bandwidth x
-// all-to-all/mesh, 16 points) and Fig. 22 (interconnect x HBM bandwidth, 25 points) sweeps run end
-// to end on this machine's threads — every point compiled under five designs and simulated —
-// into a fresh run directory; target <= 10 minutes each on 2 cores. Counters: points, points per
-// minute, per-op plan searches vs reuses, failed points.
+// Design-space sweeps (docs/dse.md): the shipped reduced-size Elk Fig. 18a (3 points, the smoke
+// test's), Fig. 19 (HBM bandwidth x all-to-all/mesh, 16 points) and Fig. 22 (interconnect x HBM
+// bandwidth, 25 points) sweeps run end to end on this machine's threads — every point compiled
+// under five designs and simulated — into a fresh run directory; target <= 10 minutes each on 2
+// cores. Counters: points, points per minute, per-op plan searches vs reuses, failed points.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -46,6 +46,10 @@ void BM_ShippedSweep(benchmark::State& state, const std::string& name) {
   state.counters["threads"] = std::thread::hardware_concurrency();
 }
 
+BENCHMARK_CAPTURE(BM_ShippedSweep, fig18a_reduced, std::string("fig18a-breakdown-reduced"))
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(BM_ShippedSweep, fig19_reduced, std::string("fig19-hbm-bandwidth-reduced"))
     ->Unit(benchmark::kSecond)
     ->Iterations(1)

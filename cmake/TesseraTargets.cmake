@@ -104,6 +104,7 @@ function(tessera_bench name)
   cmake_parse_arguments(PARSE_ARGV 1 B "" "SMOKE" "SOURCES;LINKS;DEPENDS")
   find_package(benchmark REQUIRED)
   add_executable(bench_${name} ${B_SOURCES})
+  set_target_properties(bench_${name} PROPERTIES UNITY_BUILD OFF)  # as the tests: file by file
   target_include_directories(bench_${name} PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_libraries(bench_${name} PRIVATE ${B_LINKS} benchmark::benchmark)
   if(B_DEPENDS)

@@ -37,7 +37,7 @@ struct CompileOptions {
 
 // Progress on stderr: on a terminal one line rewritten in place; with -v and no terminal, a
 // line at every tenth of the work; otherwise nothing.
-driver::Progress progress_printer(const std::string& what, bool verbose) {
+driver::Progress compile_progress_printer(const std::string& what, bool verbose) {
   bool tty = isatty(STDERR_FILENO) != 0;
   if (!verbose && !tty) return {};
   auto next_tenth = std::make_shared<double>(0.1);
@@ -100,7 +100,7 @@ int run_compile(const GlobalOptions& global, const CompileOptions& o) {
   options.objective = driver::parse_plan_objective(o.objective).take();
   const bool verbose = global.verbose > 0;
   options.progress = [verbose](const std::string& stage) {
-    return progress_printer(stage, verbose);
+    return compile_progress_printer(stage, verbose);
   };
   driver::Compilation compilation = driver::compile(chip, model, options).take();
 

@@ -49,7 +49,7 @@ std::ostream& report(const MapOptions& o) {
 }
 
 // A progress line on stderr when it is a terminal (or when asked), overwritten in place.
-std::function<void(const MapperProgress&)> progress_printer(bool forced) {
+std::function<void(const MapperProgress&)> map_progress_printer(bool forced) {
   bool tty = isatty(STDERR_FILENO) != 0;
   if (!tty && !forced) return {};
   return [tty](const MapperProgress& p) {
@@ -78,7 +78,7 @@ driver::MapRequest map_request(const MapOptions& o) {
   r.time_limit_seconds = o.time_limit;
   r.seed = o.seed;
   r.threads = o.threads;
-  r.progress = o.format == "json" ? nullptr : progress_printer(o.progress);
+  r.progress = o.format == "json" ? nullptr : map_progress_printer(o.progress);
   return r;
 }
 

@@ -53,7 +53,7 @@ std::string progress_line(const dse::Progress& p) {
 }
 
 // On a terminal one line rewritten in place; with -v and no terminal, a line per point.
-std::function<void(const dse::Progress&)> progress_printer(bool verbose) {
+std::function<void(const dse::Progress&)> sweep_progress_printer(bool verbose) {
   bool tty = isatty(STDERR_FILENO) != 0;
   if (!tty && !verbose) return {};
   return [tty](const dse::Progress& p) {
@@ -110,7 +110,7 @@ int run_sweep(const GlobalOptions& global, const SweepOptions& o) {
   options.force = o.force || global.force;
   options.retry_failed = o.retry_failed;
   options.threads = o.threads;
-  options.progress = progress_printer(global.verbose > 0);
+  options.progress = sweep_progress_printer(global.verbose > 0);
   Registry registry = global.registry();
   std::unique_ptr<dse::SweepSession> session;
   auto start = [&]() -> Result<std::unique_ptr<dse::SweepSession>> {

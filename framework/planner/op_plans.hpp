@@ -3,7 +3,10 @@
 // partitioner (partition/), read by the scheduler. Sizes are bytes per core; times are seconds.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -93,6 +96,14 @@ struct OpPlans {
   // preload[e]: the Pareto front for exec[e], preload_bytes_per_core strictly ascending,
   // distribute_s strictly descending. Empty lists when the op reads nothing from HBM.
   std::vector<std::vector<PreloadPlan>> preload;
+
+  // The least preload state any exec plan can wait in (0: the op preloads nothing).
+  double smallest_preload_bytes_per_core() const {
+    double least = std::numeric_limits<double>::infinity();
+    for (const auto& front : preload)
+      if (!front.empty()) least = std::min(least, front.front().preload_bytes_per_core);
+    return std::isfinite(least) ? least : 0;
+  }
 };
 
 }  // namespace tessera::planner

@@ -68,8 +68,8 @@ Sharing sharing(const partition::OperandShape& operand, const std::vector<Digit>
   s.member.resize(cores);
   // The core whose digits are k's on the used ranks and 0 elsewhere (< cores) names k's group;
   // the digits count up in mixed radix (fastest first) as k does.
-  constexpr uint32_t kNone = UINT32_MAX;
-  std::vector<uint32_t> index_of(cores, kNone), filled;
+  constexpr uint32_t kUnplaced = UINT32_MAX;
+  std::vector<uint32_t> index_of(cores, kUnplaced), filled;
   std::vector<int64_t> digit(digits.size(), 0);
   int64_t key = 0;
   for (uint32_t k = 0; k < cores; ++k) {
@@ -87,7 +87,7 @@ Sharing sharing(const partition::OperandShape& operand, const std::vector<Digit>
       }
     }
     uint32_t& g = index_of[static_cast<size_t>(key)];
-    if (g == kNone) {
+    if (g == kUnplaced) {
       g = static_cast<uint32_t>(filled.size());
       filled.push_back(0);
     }

@@ -52,13 +52,6 @@ class OrderTree {
   std::vector<std::vector<int>> orders_;
 };
 
-double smallest_preload_bytes(const OpPlans& plans) {
-  double bytes = plans.preload.front().front().preload_bytes_per_core;
-  for (const auto& list : plans.preload)
-    bytes = std::min(bytes, list.front().preload_bytes_per_core);
-  return bytes;
-}
-
 }  // namespace
 
 std::vector<LoadUnit> large_load_units(const CostContext& costs, const ir::RepeatedLayers& layers,
@@ -115,7 +108,7 @@ bool prefix_fits(const CostContext& costs, const ir::RepeatedLayers& layers,
     double bytes = costs.plans(layers.first_op + units[x].offset).exec.front().exec_bytes_per_core;
     for (int y = x + 1; y < n; ++y)
       if (slot_of[y] >= 0 && slot_of[y] <= needed)
-        bytes += smallest_preload_bytes(costs.plans(layers.first_op + units[y].offset));
+        bytes += costs.plans(layers.first_op + units[y].offset).smallest_preload_bytes_per_core();
     if (bytes > costs.sram_bytes()) return false;
   }
   return true;

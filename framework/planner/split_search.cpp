@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -24,14 +23,6 @@ struct SliceCost {
   std::shared_ptr<const ClassOutcome> outcome;
   double preload_s = 0;  // its HBM data at the machine's sustained rate
 };
-
-// The least preload state any of the slice's exec plans can wait in (0: nothing to preload).
-double smallest_preload_bytes(const OpPlans& plans) {
-  double least = std::numeric_limits<double>::infinity();
-  for (const auto& front : plans.preload)
-    if (!front.empty()) least = std::min(least, front.front().preload_bytes_per_core);
-  return std::isfinite(least) ? least : 0;
-}
 
 // The slice's fastest plan whose exec state leaves `room_bytes` free for the next preload, with
 // its distribute time; nullopt when none does.
@@ -56,7 +47,8 @@ double pipeline_s(const std::vector<SliceCost>& slices, const Machine& m) {
   for (size_t i = 0; i < slices.size(); ++i) {
     const OpPlans& plans = slices[i].outcome->plans;
     double next_preload_s = i + 1 < slices.size() ? slices[i + 1].preload_s : 0;
-    double room = i + 1 < slices.size() ? smallest_preload_bytes(slices[i + 1].outcome->plans) : 0;
+    double room =
+        i + 1 < slices.size() ? slices[i + 1].outcome->plans.smallest_preload_bytes_per_core() : 0;
     auto with_room = run_s(plans, room, m);
     serial += *run_s(plans, 0, m) + slices[i].preload_s;
     if (!with_room) overlaps = false;

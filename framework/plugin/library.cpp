@@ -15,10 +15,6 @@ namespace {
 constexpr size_t kDescriptorSize10 =
     offsetof(tessera_plugin_descriptor, create_memory_model) + sizeof(void*);
 
-std::string quoted(const std::filesystem::path& p) {
-  return "'" + p.string() + "'";
-}
-
 Status check_manifest(const Manifest& m) {
   if (m.platform != host_platform())
     return plugin_error("plugin '" + m.name + "' (" + quoted(m.file) + ") is built for platform '" +

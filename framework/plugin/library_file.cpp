@@ -21,10 +21,6 @@ namespace {
 // More links than any installation needs; the kernel's own limit is 40.
 constexpr size_t kMaxLinks = 40;
 
-std::string quoted(const fs::path& p) {
-  return "'" + p.string() + "'";
-}
-
 struct Fd {
   int fd = -1;
   ~Fd() {
@@ -96,6 +92,10 @@ Status check_integrity(const Manifest& m, int fd, uint64_t size, const std::stri
 }
 
 }  // namespace
+
+std::string quoted(const fs::path& path) {
+  return "'" + path.string() + "'";
+}
 
 Result<fs::path> verify_library_file(const Manifest& m) {
   std::string who = "plugin '" + m.name + "': library " + quoted(m.library);

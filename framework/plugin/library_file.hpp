@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 #include "framework/common/status.hpp"
 #include "framework/plugin/manifest.hpp"
@@ -17,5 +18,8 @@ namespace tessera {
 // records. Returns the resolved path, the file to load. Every refusal is a plugin error naming the
 // plugin, the file and the reason.
 Result<std::filesystem::path> verify_library_file(const Manifest& manifest);
+
+// A path as plugin errors show it: in single quotes, so a name with spaces reads as one.
+std::string quoted(const std::filesystem::path& path);
 
 }  // namespace tessera

@@ -8,10 +8,6 @@ namespace tessera::sim {
 
 namespace {
 
-double kind_bytes(const SimResult& r, FlowKind kind) {
-  return r.bytes_by_kind[static_cast<size_t>(kind)];
-}
-
 double class_bytes(const SimResult& r, LinkClass c) {
   return r.link_bytes_by_class[static_cast<size_t>(c)];
 }
@@ -30,11 +26,11 @@ Result<EnergyCounts> simulated_counts(const SimResult& result, const codegen::Pr
     if (!shape) return shape.error();
     c.flops[dtype_name(shape->dtype)] += op.flops;
   }
-  double exchanged = kind_bytes(result, FlowKind::distribute) +
-                     kind_bytes(result, FlowKind::shift) + kind_bytes(result, FlowKind::reduce);
+  double exchanged = result.bytes_of(FlowKind::distribute) + result.bytes_of(FlowKind::shift) +
+                     result.bytes_of(FlowKind::reduce);
   c.sram_read_bytes =
-      kind_bytes(result, FlowKind::compute) + kind_bytes(result, FlowKind::writeback) + exchanged;
-  c.sram_write_bytes = kind_bytes(result, FlowKind::preload) + exchanged;
+      result.bytes_of(FlowKind::compute) + result.bytes_of(FlowKind::writeback) + exchanged;
+  c.sram_write_bytes = result.bytes_of(FlowKind::preload) + exchanged;
   c.on_chip_byte_links =
       class_bytes(result, LinkClass::on_chip) + class_bytes(result, LinkClass::memory);
   c.chip_byte_links = class_bytes(result, LinkClass::chip_to_chip);

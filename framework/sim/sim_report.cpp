@@ -25,9 +25,6 @@ double fraction(double part, double whole) {
 std::string percent(double f) {
   return fmt::format("{:.1f}%", 100 * f);
 }
-double kind_bytes(const SimResult& r, FlowKind k) {
-  return r.bytes_by_kind[static_cast<size_t>(k)];
-}
 
 std::string breakdown_line(const planner::Breakdown& b, double latency_s) {
   auto part = [&](const char* name, double s) {
@@ -133,13 +130,13 @@ SimSummary summarize(const SimResult& r, const codegen::Program& program, const 
   s.latency_s = r.latency_s;
   s.estimated_latency_s = program.estimated_latency_s;
   s.breakdown = r.breakdown;
-  double hbm_bytes = r.hbm_read_bytes + kind_bytes(r, FlowKind::writeback);
+  double hbm_bytes = r.hbm_read_bytes + r.bytes_of(FlowKind::writeback);
   double hbm_peak =
       machine.hbm_peak_bytes_per_s > 0 ? machine.hbm_peak_bytes_per_s : machine.hbm_bytes_per_s;
   s.hbm_utilisation = fraction(hbm_bytes, r.latency_s * hbm_peak);
-  double moved = kind_bytes(r, FlowKind::preload) + kind_bytes(r, FlowKind::writeback) +
-                 kind_bytes(r, FlowKind::distribute) + kind_bytes(r, FlowKind::shift) +
-                 kind_bytes(r, FlowKind::reduce);
+  double moved = r.bytes_of(FlowKind::preload) + r.bytes_of(FlowKind::writeback) +
+                 r.bytes_of(FlowKind::distribute) + r.bytes_of(FlowKind::shift) +
+                 r.bytes_of(FlowKind::reduce);
   double capacity = machine.interconnect_bytes_per_s > 0
                         ? machine.interconnect_bytes_per_s
                         : r.class_capacity[static_cast<size_t>(LinkClass::on_chip)];

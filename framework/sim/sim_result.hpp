@@ -55,6 +55,8 @@ struct SimResult {
   double wall_s = 0;          // how long the simulation took (simulate_program), for the report
   std::vector<Track> tracks;  // empty unless the trace was asked for
   std::vector<Span> spans;
+
+  double bytes_of(FlowKind kind) const { return bytes_by_kind[static_cast<size_t>(kind)]; }
 };
 
 }  // namespace tessera::sim

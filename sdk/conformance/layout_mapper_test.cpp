@@ -21,7 +21,7 @@ namespace {
 
 constexpr uint64_t kAllIndicesUpTo = 4096;
 constexpr size_t kSampledIndices = 4096;
-constexpr uint64_t kSampleSeed = 0x1a7007;
+constexpr uint64_t kLayoutSampleSeed = 0x1a7007;
 
 std::string shape_text(const std::vector<uint64_t>& shape) {
   std::string text;
@@ -58,7 +58,7 @@ std::vector<uint64_t> sample_indices(const std::vector<uint64_t>& shape) {
   }
   add([](size_t) { return uint64_t{0}; });
   add([&](size_t a) { return shape[a] - 1; });
-  std::mt19937_64 random(kSampleSeed);
+  std::mt19937_64 random(kLayoutSampleSeed);
   for (size_t i = 0; i < kSampledIndices; ++i) add([&](size_t a) { return random() % shape[a]; });
   return out;
 }

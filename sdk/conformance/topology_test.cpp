@@ -26,7 +26,7 @@ using Pairs = std::vector<std::pair<uint32_t, uint32_t>>;
 
 constexpr uint32_t kAllPairsAmongFirst = 64;
 constexpr size_t kSampledCorePairs = 20000;
-constexpr uint64_t kSampleSeed = 0x7e55e4a;
+constexpr uint64_t kTopologySampleSeed = 0x7e55e4a;
 
 // Everything a topology reports except routes, read once per test.
 struct Snapshot {
@@ -102,7 +102,7 @@ Pairs core_pairs(uint32_t cores) {
       for (uint32_t b = a < first ? first : 0; b < cores; ++b) pairs.emplace_back(a, b);
     return pairs;
   }
-  std::mt19937_64 random(kSampleSeed);
+  std::mt19937_64 random(kTopologySampleSeed);
   for (size_t i = 0; i < kSampledCorePairs; ++i)
     pairs.emplace_back(static_cast<uint32_t>(random() % cores),
                        static_cast<uint32_t>(random() % cores));

@@ -65,6 +65,9 @@ std::string dims_str(const Dims& d) {
 ir::IndexExpr rank(const std::string& name) {
   return ir::IndexExpr{{{1, name}}, 0, -1};
 }
+ir::Operand operand(const std::string& tensor, std::vector<ir::IndexExpr> index) {
+  return ir::Operand{tensor, std::move(index)};
+}
 ir::IndexExpr constant(int64_t value) {
   return ir::IndexExpr{{}, value, -1};
 }

@@ -19,6 +19,8 @@ ir::IndexExpr rank(const std::string& name);
 ir::IndexExpr constant(int64_t value);
 ir::IndexExpr affine(std::vector<ir::AffineTerm> terms, int64_t offset);
 ir::IndexExpr indirect(int operand);
+// A tensor read or written at these indices.
+ir::Operand operand(const std::string& tensor, std::vector<ir::IndexExpr> index);
 // Ranks named prefix0, prefix1, ... with the extents of `shape`.
 std::vector<ir::Rank> ranks_for(const Dims& shape, const std::string& prefix);
 // The ranks' names as index expressions.

@@ -13,10 +13,6 @@ namespace {
 using ir::OpKind;
 using Ranks = std::vector<ir::Rank>;
 
-ir::Operand operand(const std::string& tensor, std::vector<ir::IndexExpr> index) {
-  return ir::Operand{tensor, std::move(index)};
-}
-
 // Batch dims of a MatMul operand (all but the last two) broadcast against the output's.
 std::vector<ir::IndexExpr> batch_index(const Dims& shape, size_t matrix_dims, const Ranks& batch) {
   Dims lead(shape.begin(), shape.end() - static_cast<long>(std::min(shape.size(), matrix_dims)));

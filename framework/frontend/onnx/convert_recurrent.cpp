@@ -34,10 +34,6 @@ struct Recurrence {
   std::string gates;  // [T, D, B, G*H]: the input projection of every step
 };
 
-ir::Operand operand(const std::string& t, std::vector<ir::IndexExpr> index) {
-  return ir::Operand{t, std::move(index)};
-}
-
 // gates[t, dd, b, g] = Σ_i X[t, b, i] W[dd, g, i] + B[dd, g] + B[dd, G*H + g].
 void project_inputs(NodeContext& ctx, Recurrence& r) {
   int64_t gh = r.cell.gates * r.hidden;
