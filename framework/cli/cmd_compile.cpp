@@ -157,14 +157,14 @@ void add_compile_command(CLI::App& app, const GlobalOptions& global, Action& act
                   "docs/mapper.md); default: the chip file's cost_model choice")
       ->check(CLI::IsMember({"plugin", "tcm"}));
   cmd->add_option("--threads", o->threads, "Worker threads (default: all)")
-      ->check(whole_in(1, 1024));
+      ->check(bounded("compile", "--threads"));
   cmd->add_option("--max-displacement", o->max_displacement,
                   "Elk-Full: slots a preload may move from program order")
-      ->check(whole_in(0, 8))
+      ->check(bounded("compile", "--max-displacement"))
       ->capture_default_str();
   cmd->add_option("--max-preloads", o->max_preloads,
                   "Most preloads beside one op, K (default: the ops of one repeated layer)")
-      ->check(whole_in(1, 4096));
+      ->check(bounded("compile", "--max-preloads"));
   cmd->callback([&global, &action, o, models] {
     models->finish();
     action = [&global, o] { return run_compile(global, *o); };

@@ -83,7 +83,7 @@ void add_layout_command(CLI::App& app, const GlobalOptions& global, Action& acti
                   "col-reduce, matmul-lhs, matmul-rhs, elementwise) with their costs");
   cmd->add_option("--candidates", options->candidates, "How many candidates --choose lists")
       ->capture_default_str()
-      ->check(whole_in(1, 1000));
+      ->check(bounded("layout", "--candidates"));
   cmd->add_option("--format", options->format,
                   "text, or json: one document on standard output (docs/formats.md)")
       ->check(CLI::IsMember({"text", "json"}))

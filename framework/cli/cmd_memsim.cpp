@@ -47,26 +47,24 @@ void add_memsim_command(CLI::App& app, const GlobalOptions& global, Action& acti
   auto* trace = cmd->add_option("--trace", o.trace,
                                 "DRAMsim3 trace: one '<hex address> READ|WRITE <cycle>' per line");
   gen->excludes(trace);
-  // A billion memory cycles take about two hours on one core (10 million: ~1 minute, see
-  // bench/memsim_bench.cpp); beyond that a run is a mistake, not a measurement.
   cmd->add_option("--cycles", o.cycles, "Cycles to simulate (of the memory clock)")
       ->required()
-      ->check(whole_in(1, 1'000'000'000));
-  // No memory model accepts more than a request per channel per cycle; 1024 channels is far
-  // above any stack in configs/memory.
+      ->check(bounded("memsim", "--cycles"));
   cmd->add_option("--rate", o.rate, "Requests offered per cycle (default: as fast as accepted)")
-      ->check(number_in(0, 1024, true));
+      ->check(bounded("memsim", "--rate"));
   cmd->add_option("--streams", o.streams, "Interleaved sequential streams (--gen stream)")
-      ->check(whole_in(1, 4096))
+      ->check(bounded("memsim", "--streams"))
       ->capture_default_str();
   cmd->add_option("--write-fraction", o.write_fraction, "Share of generated requests that write")
-      ->check(number_in(0, 1, false))
+      ->check(bounded("memsim", "--write-fraction"))
       ->capture_default_str();
-  cmd->add_option("--seed", o.seed, "Seed of the generators")->capture_default_str();
+  cmd->add_option("--seed", o.seed, "Seed of the generators")
+      ->check(bounded("memsim", "--seed"))
+      ->capture_default_str();
   auto* stacks = cmd->add_option("--stacks", command->stacks,
                                  "The model's stacks parameter, passed only when given; "
                                  "hbm_dramsim: identical devices, interleaved (default 1)")
-                     ->check(whole_in(1, 1024));
+                     ->check(bounded("memsim", "--stacks"));
   cmd->add_flag("--strict", o.strict,
                 "The model's strict parameter, passed only when given; hbm_dramsim: warnings "
                 "about the .ini (unknown keys, ...) are errors");

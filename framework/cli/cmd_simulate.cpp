@@ -105,7 +105,7 @@ void add_simulate_command(CLI::App& app, const GlobalOptions& global, Action& ac
       ->check(CLI::IsMember({"fast", "full"}))
       ->capture_default_str();
   cmd->add_option("--ops", o->op_rows, "Ops listed, furthest from the estimate first; 0: all")
-      ->check(whole_in(0, 10'000'000))
+      ->check(bounded("simulate", "--ops"))
       ->capture_default_str();
   cmd->add_option("--format", o->format,
                   "text, or json: the report as one JSON document, every op listed")

@@ -161,7 +161,7 @@ void add_sweep_command(CLI::App& app, const GlobalOptions& global, Action& actio
       "Spread points over MPI ranks (implied under mpirun): mpirun -np N tessera sweep FILE");
   cmd->add_flag("--list", o->list, "Print the points and stop");
   cmd->add_option("--threads", o->threads, "Worker threads per process (default: all)")
-      ->check(whole_in(1, 1024));
+      ->check(bounded("sweep", "--threads"));
   cmd->callback([&global, &action, o] { action = [&global, o] { return run_sweep(global, *o); }; });
 }
 

@@ -14,11 +14,11 @@ ModelOptionSet::ModelOptionSet(CLI::App* cmd, std::shared_ptr<ModelOptions> opti
   cmd->add_option("--dim", o.words.dims, "Bind a symbolic ONNX dimension: NAME=VALUE (repeatable)")
       ->type_name("NAME=VALUE");
   batch_ = cmd->add_option("--batch", o.batch, "Zoo models: sequences per step")
-               ->check(whole_in(1, kMaxBatch));
+               ->check(bounded("model", "--batch"));
   seq_ = cmd->add_option("--seq", o.seq,
                          "Zoo models: KV positions (decode), tokens (prefill), latent tokens "
                          "(DiT); ONNX decode graphs: the past length")
-             ->check(whole_in(1, kMaxSeq));
+             ->check(bounded("model", "--seq"));
   mode_ = cmd->add_option("--mode", o.mode, "Zoo models: decode (default) or prefill")
               ->check(CLI::IsMember({"decode", "prefill"}));
   dtype_ = cmd->add_option("--dtype", o.dtype,

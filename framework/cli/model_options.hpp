@@ -13,9 +13,6 @@
 
 namespace tessera::cli {
 
-using zoo::kMaxBatch;  // the bounds of --batch and --seq
-using zoo::kMaxSeq;
-
 // The words as given; the zoo-only options land in `words` (when given) in finish().
 struct ModelOptions {
   driver::ModelWords words;

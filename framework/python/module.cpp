@@ -8,6 +8,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <filesystem>
 #include <optional>
@@ -19,6 +20,7 @@
 #include "framework/driver/driver.hpp"
 #include "framework/driver/layout.hpp"
 #include "framework/driver/map.hpp"
+#include "framework/driver/option_bounds.hpp"
 #include "framework/dse/results_table.hpp"
 #include "framework/dse/sweep_run.hpp"
 #include "framework/dse/sweep_spec.hpp"
@@ -99,6 +101,17 @@ sim::MemoryDetail memory_detail_of(const std::string& text) {
   return text == "full" ? sim::MemoryDetail::full : sim::MemoryDetail::fast;
 }
 
+// `keyword`'s value (as Python writes it: str()) within the bound the CLI's `command` puts on
+// the option of the same name ('-' for '_'), or UsageError with the CLI's words.
+void check_bound(const std::string& command, const std::string& keyword, const std::string& text) {
+  std::string option = "--" + keyword;
+  std::replace(option.begin(), option.end(), '_', '-');
+  const driver::OptionBound* bound = driver::find_option_bound(command, option);
+  if (!bound) throw InternalError("internal error: no bound for " + command + " " + option);
+  std::string wrong = driver::bound_violation(*bound, text);
+  if (!wrong.empty()) throw UsageError(keyword + ": " + wrong);
+}
+
 py::object from_json(const std::string& text) {
   return py::module_::import("json").attr("loads")(text);
 }
@@ -143,6 +156,13 @@ struct Plan {
   std::string design() const { return planner::to_string(plan.result.design); }
   std::string yaml() const { return planner::write_plan_yaml(plan); }
 };
+
+// pybind11 lets Plan.__new__(Plan) make a Python object with no C++ Plan behind it: every use
+// receives a null pointer, so every use goes through here.
+const Plan& made(const Plan* plan) {
+  if (!plan) throw UsageError("this Plan was not made by tessera.compile or tessera.load_plan");
+  return *plan;
+}
 
 py::dict compile(const std::string& model, const std::string& target, const std::string& chip,
                  const std::string& design, bool simulate, const driver::ModelWords& words,
@@ -192,8 +212,9 @@ Plan load_plan(const std::string& path) {
 
 // The plan's program on the simulator, as `tessera simulate --format json`; `trace`: also write
 // the Chrome trace there (never over an existing file unless `force`).
-py::dict simulate(const Plan& plan, const std::string& memory_detail, const std::string& trace,
+py::dict simulate(const Plan* given, const std::string& memory_detail, const std::string& trace,
                   bool force) {
+  const Plan& plan = made(given);
   sim::MemoryDetail memory = memory_detail_of(memory_detail);
   std::string text = run([&] {
     Registry found = registry();
@@ -271,6 +292,8 @@ py::dict sweep(const std::string& file, const std::string& text, const std::stri
 py::dict run_memsim(const memsim::MemsimOptions& options) {
   if (options.generator.empty() == options.trace.empty())
     throw UsageError("memsim needs gen='stream' or 'random', or trace=FILE");
+  if (!options.generator.empty() && options.generator != "stream" && options.generator != "random")
+    throw UsageError("gen '" + options.generator + "': expected stream or random");
   return from_json(run([&] {
     Registry found = registry();
     PluginSet plugins(found);
@@ -360,15 +383,17 @@ PYBIND11_MODULE(_tessera, m) {
       .def_readwrite("weight_dtype", &driver::ModelWords::weight_dtype)
       .def_readwrite("skip_unsupported", &driver::ModelWords::skip_unsupported);
   py::class_<Plan>(m, "Plan")
-      .def_property_readonly("design", &Plan::design)
-      .def("yaml", &Plan::yaml)
+      .def_property_readonly("design", [](const Plan* p) { return made(p).design(); })
+      .def("yaml", [](const Plan* p) { return made(p).yaml(); })
       .def(
           "write",
-          [](const Plan& p, const std::string& path, bool force) {
-            run([&] { return write_file_atomically(path, p.yaml(), force); });
+          [](const Plan* p, const std::string& path, bool force) {
+            std::string text = made(p).yaml();
+            run([&] { return write_file_atomically(path, text, force); });
           },
           py::arg("path"), py::arg("force") = false);
   m.def("load_plan", &load_plan, py::arg("path"));
+  m.def("check_bound", &check_bound, py::arg("command"), py::arg("keyword"), py::arg("text"));
   m.def("compile", &compile, py::arg("model"), py::arg("target"), py::arg("chip"),
         py::arg("design"), py::arg("simulate"), py::arg("words"), py::arg("threads"),
         py::arg("memory_detail"), py::arg("objective"), py::arg("core_cost"), py::arg("progress"));

@@ -35,7 +35,17 @@ __all__ = ["targets", "chip", "inspect", "compile", "simulate", "load_plan", "Pl
            "Error", "UsageError", "InputError", "PluginError", "InternalError"]
 
 
+def _bounded(command, **values):
+    """Each keyword's number within the bound the CLI's `command` puts on its option of the same
+    name (framework/driver/option_bounds.hpp), else UsageError with the CLI's words; None: not
+    given."""
+    for keyword, value in values.items():
+        if value is not None:
+            _tessera.check_bound(command, keyword, str(value))
+
+
 def _words(batch, seq, mode, dtype, weight_dtype, dims=None, skip_unsupported=False):
+    _bounded("model", batch=batch, seq=seq)
     w = _tessera.ModelWords()
     w.batch, w.seq, w.mode, w.dtype, w.weight_dtype = batch, seq, mode, dtype, weight_dtype
     w.dims = [f"{name}={value}" for name, value in (dims or {}).items()]
@@ -51,7 +61,7 @@ def targets():
 
 
 def compile(model, target, chip="", design="elk-full", simulate=True, batch=None, seq=None, mode=None,
-            dtype=None, weight_dtype=None, dims=None, skip_unsupported=False, threads=0,
+            dtype=None, weight_dtype=None, dims=None, skip_unsupported=False, threads=None,
             memory_detail="fast", objective="latency", core_cost=None, progress=None):
     """Plan `model` (a zoo name, or a .onnx / workload .yaml path) on `target`'s `chip` (a preset
     or chip file; "" the target's default), as `tessera compile --format json [--simulate]`.
@@ -63,15 +73,17 @@ def compile(model, target, chip="", design="elk-full", simulate=True, batch=None
     core_cost: "plugin" or "tcm" (each tile mapped on the chip's core: hierarchy, as
     --core-cost; each plan's ops then carry their core_mapping); None: the chip file's choice.
     progress: a callable progress(stage, done, total), called now and then with the GIL held
-    (an exception it raises is raised when compile returns).
+    (an exception it raises is raised when compile returns). threads: the planner's workers, 1 to
+    1024 (None: all).
 
     Returns the compile document (format tessera-compile-2: one entry per design under "designs",
     with "planned" and, when simulated, "simulated_metrics"; seconds, fractions, FLOP/s), plus
     "plans": each design's Plan by name.
     """
+    _bounded("compile", threads=threads)
     return _tessera.compile(model, target, chip, design, simulate,
                             _words(batch, seq, mode, dtype, weight_dtype, dims, skip_unsupported),
-                            threads, memory_detail, objective, core_cost or "", progress)
+                            threads or 0, memory_detail, objective, core_cost or "", progress)
 
 
 def simulate(plan, memory_detail="fast", trace=None, force=False):
@@ -108,6 +120,8 @@ def map(workload=None, arch="tpu_v4i_like", objective="edp", model=None, op=None
     "latency_s", "edp_j_s", "utilisation", and the per-tensor "nodes" and per-level "levels" tables;
     "mapspace" and "times" for TCM, "random" for sampling.
     """
+    _bounded("model", batch=batch, seq=seq)
+    _bounded("map", time_limit=time_limit, seed=seed, threads=threads)
     r = _tessera.MapRequest()
     r.arch, r.workload, r.op = _os.fspath(arch), _os.fspath(workload) if workload else "", op or ""
     if model is not None:
@@ -139,6 +153,7 @@ def layout(target, shape, layout=None, chip="", locate=(), inverse=(), map=False
     pattern: stencil3x3, row-reduce, col-reduce, matmul-lhs, matmul-rhs, elementwise): the
     `candidates` cheapest layouts with their estimates are under "choice".
     """
+    _bounded("layout", candidates=candidates)
     r = _tessera.LayoutRequest()
     r.chip = _tessera.ChipChoice(target, chip)
     r.layout, r.choose = layout or "", choose or ""
@@ -173,31 +188,35 @@ class SweepResult(dict):
         return pandas.DataFrame(self["rows"], columns=self["columns"])
 
 
-def sweep(spec, run_dir=None, threads=0, force=False):
+def sweep(spec, run_dir=None, threads=None, force=False):
     """Run a design-space sweep as `tessera sweep` does (docs/dse.md): `spec` is a sweep file's
     path or the same content as a dict. Points already in `run_dir` are kept (a killed run
     resumes); run_dir None: a new temporary directory. force=True discards another sweep's
-    results there. Returns a SweepResult."""
+    results there. threads: workers, 1 to 1024 (None: all). Returns a SweepResult."""
+    _bounded("sweep", threads=threads)
     if run_dir is None:
         run_dir = _tempfile.mkdtemp(prefix="tessera-sweep-")
     if isinstance(spec, dict):
-        document = _tessera.sweep("", _json.dumps(spec), str(run_dir), threads, force)
+        document = _tessera.sweep("", _json.dumps(spec), str(run_dir), threads or 0, force)
     else:
-        document = _tessera.sweep(_os.fspath(spec), "", str(run_dir), threads, force)
+        document = _tessera.sweep(_os.fspath(spec), "", str(run_dir), threads or 0, force)
     return SweepResult(document, str(run_dir))
 
 
 def memsim(cycles, gen=None, trace=None, target="hbm_dramsim", config=None, stacks=None,
-           strict=False, rate=0.0, streams=1, write_fraction=0.0, seed=1):
+           strict=False, rate=None, streams=1, write_fraction=0.0, seed=1):
     """A memory model alone, as `tessera memsim --format json`: `gen` "stream" or "random"
     (generated requests), or `trace` a DRAMsim3 trace file; `config` the model's configuration
     (hbm_dramsim: a DRAMsim3 .ini path or a name in configs/memory); `rate` requests per cycle
-    (0: as fast as accepted). Returns the bandwidth, latency histogram, per-channel statistics
+    (None: as fast as accepted). Numbers are bounded as the CLI's (cycles 1 to 10^9, ...: see
+    docs/python.md). Returns the bandwidth, latency histogram, per-channel statistics
     and energy document."""
+    _bounded("memsim", cycles=cycles, rate=rate, streams=streams, write_fraction=write_fraction,
+             seed=seed, stacks=stacks)
     o = _tessera.MemsimOptions()
     o.cycles, o.target, o.strict = cycles, target, strict
     o.generator, o.trace = gen or "", _os.fspath(trace) if trace else ""
     o.config = config or ""
     o.stacks = stacks
-    o.rate, o.streams, o.write_fraction, o.seed = rate, streams, write_fraction, seed
+    o.rate, o.streams, o.write_fraction, o.seed = rate or 0.0, streams, write_fraction, seed
     return _tessera.memsim(o)
