@@ -157,11 +157,15 @@ struct Plan {
   std::string yaml() const { return planner::write_plan_yaml(plan); }
 };
 
-// pybind11 lets Plan.__new__(Plan) make a Python object with no C++ Plan behind it: every use
-// receives a null pointer, so every use goes through here.
-const Plan& made(const Plan* plan) {
-  if (!plan) throw UsageError("this Plan was not made by tessera.compile or tessera.load_plan");
-  return *plan;
+// pybind11 lets Plan.__new__(Plan) make a Python object whose C++ Plan is never constructed (its
+// memory is allocated on first use, uninitialised): every use checks that one was.
+const Plan& made(py::handle plan) {
+  bool constructed =
+      py::isinstance<Plan>(plan) &&
+      reinterpret_cast<py::detail::instance*>(plan.ptr())->get_value_and_holder().holder_constructed();
+  if (!constructed)
+    throw UsageError("this Plan was not made by tessera.compile or tessera.load_plan");
+  return plan.cast<const Plan&>();
 }
 
 py::dict compile(const std::string& model, const std::string& target, const std::string& chip,
@@ -212,7 +216,7 @@ Plan load_plan(const std::string& path) {
 
 // The plan's program on the simulator, as `tessera simulate --format json`; `trace`: also write
 // the Chrome trace there (never over an existing file unless `force`).
-py::dict simulate(const Plan* given, const std::string& memory_detail, const std::string& trace,
+py::dict simulate(py::handle given, const std::string& memory_detail, const std::string& trace,
                   bool force) {
   const Plan& plan = made(given);
   sim::MemoryDetail memory = memory_detail_of(memory_detail);
@@ -383,11 +387,11 @@ PYBIND11_MODULE(_tessera, m) {
       .def_readwrite("weight_dtype", &driver::ModelWords::weight_dtype)
       .def_readwrite("skip_unsupported", &driver::ModelWords::skip_unsupported);
   py::class_<Plan>(m, "Plan")
-      .def_property_readonly("design", [](const Plan* p) { return made(p).design(); })
-      .def("yaml", [](const Plan* p) { return made(p).yaml(); })
+      .def_property_readonly("design", [](py::handle p) { return made(p).design(); })
+      .def("yaml", [](py::handle p) { return made(p).yaml(); })
       .def(
           "write",
-          [](const Plan* p, const std::string& path, bool force) {
+          [](py::handle p, const std::string& path, bool force) {
             std::string text = made(p).yaml();
             run([&] { return write_file_atomically(path, text, force); });
           },
