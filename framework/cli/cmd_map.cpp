@@ -19,7 +19,6 @@ namespace {
 
 using namespace tessera::mapper;
 
-
 struct MapOptions {
   std::string arch = "tpu_v4i_like";
   std::string workload;
@@ -183,7 +182,8 @@ void add_map_command(CLI::App& app, const GlobalOptions&, Action& action) {
   cmd->add_option("--op", o->op, "The op of --model to map");
   cmd->add_option("--batch", o->batch, "Zoo models: sequences per step")
       ->check(bounded("model", "--batch"));
-  cmd->add_option("--seq", o->seq, "Zoo models: tokens per sequence")->check(bounded("model", "--seq"));
+  cmd->add_option("--seq", o->seq, "Zoo models: tokens per sequence")
+      ->check(bounded("model", "--seq"));
   cmd->add_option("--mode", o->mode, "Zoo models: decode or prefill")
       ->check(CLI::IsMember({"decode", "prefill"}));
   cmd->add_option("--objective", o->objective, "energy, latency, edp or pareto")
@@ -201,7 +201,8 @@ void add_map_command(CLI::App& app, const GlobalOptions&, Action& action) {
   cmd->add_option("--seed", o->seed, "Seed of random sampling")
       ->check(bounded("map", "--seed"))
       ->capture_default_str();
-  cmd->add_option("-j,--threads", o->threads, "Threads (0: all)")->check(bounded("map", "--threads"));
+  cmd->add_option("-j,--threads", o->threads, "Threads (0: all)")
+      ->check(bounded("map", "--threads"));
   cmd->add_option("-o,--output", o->output, "Write the mapping (YAML) here");
   cmd->add_flag("--force", o->force, "Overwrite an existing --output file");
   cmd->add_option("--evaluate", o->evaluate, "Evaluate the mapping in this file");

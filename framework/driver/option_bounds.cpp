@@ -56,7 +56,8 @@ bool within(const OptionBound& b, std::string_view text) {
   }
   double value = 0;
   if (!parses_all(text, value) || !std::isfinite(value)) return false;
-  bool above = b.min_open ? value > static_cast<double>(b.min) : value >= static_cast<double>(b.min);
+  auto min = static_cast<double>(b.min);
+  bool above = b.min_open ? value > min : value >= min;
   return above && value <= static_cast<double>(b.max);
 }
 

@@ -160,9 +160,9 @@ struct Plan {
 // pybind11 lets Plan.__new__(Plan) make a Python object whose C++ Plan is never constructed (its
 // memory is allocated on first use, uninitialised): every use checks that one was.
 const Plan& made(py::handle plan) {
+  auto* instance = reinterpret_cast<py::detail::instance*>(plan.ptr());
   bool constructed =
-      py::isinstance<Plan>(plan) &&
-      reinterpret_cast<py::detail::instance*>(plan.ptr())->get_value_and_holder().holder_constructed();
+      py::isinstance<Plan>(plan) && instance->get_value_and_holder().holder_constructed();
   if (!constructed)
     throw UsageError("this Plan was not made by tessera.compile or tessera.load_plan");
   return plan.cast<const Plan&>();
