@@ -1,6 +1,9 @@
 // `tessera topology`: what a target's chip is made of, and how a transfer crosses it.
 #include <iostream>
+#include <optional>
 
+#include "framework/common/json_text.hpp"
+#include "framework/common/user_text.hpp"
 #include "framework/chip/topology_report.hpp"
 #include "framework/cli/options.hpp"
 #include "framework/driver/driver.hpp"
@@ -19,10 +22,12 @@ struct TopologyOptions {
 uint32_t find_endpoint(const Topology& topology, const TopologyInfo& info,
                        const std::string& text) {
   if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
-    unsigned long long index = std::stoull(text);
-    if (index < info.num_endpoints) return static_cast<uint32_t>(index);
-    throw Failure(usage_error("--route: endpoint " + text + " is out of range (this chip has " +
-                              std::to_string(info.num_endpoints) + " endpoints)"));
+    std::optional<uint64_t> index = whole_number(text);
+    if (index && *index < info.num_endpoints) return static_cast<uint32_t>(*index);
+    throw Failure(usage_error("--route: endpoint " + printable(text) +
+                              " is out of range (this chip has " +
+                              std::to_string(info.num_endpoints) + " endpoints: 0 to " +
+                              std::to_string(info.num_endpoints - 1) + ")"));
   }
   for (uint32_t e = 0; e < info.num_endpoints; ++e)
     if (topology.endpoint(e).value().name == text) return e;
@@ -58,7 +63,7 @@ int run_topology(const GlobalOptions& global, const TopologyOptions& options) {
     auto j = render_json(summary);
     j["target"] = manifest.name;
     j["chip_file"] = chip.file.string();
-    std::cout << j.dump(2) << "\n";
+    std::cout << json_text(j, 2) << "\n";
     return kExitOk;
   }
   std::cout << "target       " << manifest.name << " " << manifest.version << " ("
