@@ -31,8 +31,8 @@ uint32_t find_endpoint(const Topology& topology, const TopologyInfo& info,
   }
   for (uint32_t e = 0; e < info.num_endpoints; ++e)
     if (topology.endpoint(e).value().name == text) return e;
-  throw Failure(usage_error("--route: no endpoint named '" + text +
-                            "' (give an index, or a name as `tessera topology` prints it)"));
+  throw Failure(usage_error("--route: no endpoint named " + in_quotes(text) +
+                            " (give an index, or a name as `tessera topology` prints it)"));
 }
 
 std::vector<std::pair<uint32_t, uint32_t>> parse_routes(const Topology& topology,
@@ -42,7 +42,7 @@ std::vector<std::pair<uint32_t, uint32_t>> parse_routes(const Topology& topology
   for (const auto& spec : specs) {
     size_t colon = spec.find(':');
     if (colon == std::string::npos)
-      throw Failure(usage_error("--route '" + spec + "': expected SRC:DST, e.g. 0:1471"));
+      throw Failure(usage_error("--route " + in_quotes(spec) + ": expected SRC:DST, e.g. 0:1471"));
     routes.emplace_back(find_endpoint(topology, info, spec.substr(0, colon)),
                         find_endpoint(topology, info, spec.substr(colon + 1)));
   }
