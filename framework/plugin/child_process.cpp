@@ -11,6 +11,8 @@
 #include <cstring>
 #include <iostream>
 
+#include "framework/plugin/crash_report.hpp"
+
 namespace tessera {
 
 namespace {
@@ -120,6 +122,7 @@ Result<ChildOutcome> run_in_child(const std::function<int(const ChildReporter&)>
   }
   if (pid == 0) {
     close(fds[0]);
+    default_fatal_signals();
     run_child(fds[1], body);
   }
   close(fds[1]);
