@@ -37,6 +37,7 @@ enum class Fault {
   exit_in_create,        // create_topology ends the process with _exit(3)
   segv_in_query,         // tessera_plugin_query faults (SIGSEGV)
   abort_in_create,       // create_topology aborts (SIGABRT), as a failed assert does
+  hang_in_create,        // create_topology never returns
 };
 // The spelling of each Fault in NAME.fixture (tessera_broken_plugin's FAULT).
 constexpr std::pair<std::string_view, Fault> kFaultNames[] = {
@@ -54,6 +55,7 @@ constexpr std::pair<std::string_view, Fault> kFaultNames[] = {
     {"exit_in_create", Fault::exit_in_create},
     {"segv_in_query", Fault::segv_in_query},
     {"abort_in_create", Fault::abort_in_create},
+    {"hang_in_create", Fault::hang_in_create},
 };
 
 const tessera::abi_test::FixtureConfig& config() {
@@ -89,6 +91,7 @@ tessera_status* create_topology(const tessera_params* params, tessera_topology**
   if (kFault == Fault::crash_in_create) __builtin_trap();
   if (kFault == Fault::exit_in_create) _exit(3);
   if (kFault == Fault::abort_in_create) std::abort();
+  while (kFault == Fault::hang_in_create) sleep(1);
   if (kFault == Fault::no_object) return nullptr;
   if (kFault == Fault::short_object) {
     // Static: the host cannot release a malformed object, so nothing may leak.
