@@ -5,6 +5,7 @@
 #include <array>
 #include <csignal>
 #include <string_view>
+#include <utility>
 
 #include "framework/plugin/host_api.hpp"
 
@@ -30,16 +31,16 @@ void say(std::string_view text) {
   }
 }
 
-void on_fatal_signal(int signal) {
+void on_fatal_signal(int received) {
   const std::string* plugin = detail::current_plugin;
   if (plugin == nullptr) {
-    std::signal(signal, SIG_DFL);
-    std::raise(signal);
+    std::signal(received, SIG_DFL);
+    std::raise(received);
     return;
   }
   std::string_view name = "a fatal signal";
   for (const auto& [number, text] : kSignals)
-    if (number == signal) name = text;
+    if (number == received) name = text;
   say("error: plugin '");
   say(*plugin);
   say("' crashed with ");

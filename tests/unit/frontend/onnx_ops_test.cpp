@@ -420,9 +420,9 @@ TEST(OnnxConverters, LstmOverTooManyStepsIsRefused) {
   set_int(m.node("LSTM", {"x", "w", "r"}, {"y"}), "hidden_size", H);
   m.output("y");
   EXPECT_EQ(m.error(),
-            "m.onnx: node 0 'y_node' (LSTM): 16777216 time steps x 1 direction(s) unroll to more "
-            "than the 65536 steps Tessera builds ops for; export the model over fewer time steps "
-            "(a shorter sequence, or bind its length with a smaller --dim)");
+            "m.onnx: node 'y_node' (LSTM, opset 14): 16777216 time steps x 1 direction(s) unroll "
+            "to more than the 65536 steps Tessera builds ops for; export the model over fewer "
+            "time steps (a shorter sequence, or bind its length with a smaller --dim)");
 }
 
 // Quantised contractions compute in their narrow type: int8 reaches the cost model's
