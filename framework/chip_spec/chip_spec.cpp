@@ -1,6 +1,7 @@
 #include "framework/chip_spec/chip_spec.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -21,6 +22,22 @@ namespace fs = std::filesystem;
 namespace tessera {
 
 namespace {
+
+// Every part of a chip moves at least this much per second; a rate written below it (1e-300
+// bytes/s) is a typo that would have one transfer outlast any clock the simulator keeps.
+constexpr double kMinRatePerS = 1;
+
+// A rate (a key ending in per_s) that is a positive number below kMinRatePerS fails; any other
+// value is the plugin's to check.
+void check_rate(const YamlNode& node, const std::string& key) {
+  if (!key.ends_with("per_s")) return;
+  std::string text = node.as_string();
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec == std::errc() && end == text.data() + text.size() && value > 0 && value < kMinRatePerS)
+    throw node.fail("must be at least 1 per second (no part of a chip is slower), got " +
+                    printable(text));
+}
 
 // Nested maps become dotted keys, lists get their index: {a: {b: 1}, c: [x, y]} →
 // a.b=1, c.0=x, c.1=y. Scalars are passed as written; the plugin parses them.
@@ -44,6 +61,7 @@ void flatten(const YamlNode& node, const std::string& prefix, ParamList& out, in
   } else if (node.raw().IsNull()) {
     throw node.fail("has no value; give the value, or remove the key for the plugin's default");
   } else {
+    check_rate(node, prefix);
     out.items.emplace_back(prefix, node.as_string());
   }
 }

@@ -1,6 +1,7 @@
 // `tessera conformance`: the conformance suite on one plugin, several, or all that are found.
 #include <tessera/conformance.hpp>
 
+#include "framework/cli/number_checks.hpp"
 #include "framework/cli/options.hpp"
 
 namespace tessera::cli {
@@ -15,6 +16,11 @@ void add_conformance_command(CLI::App& app, const GlobalOptions& global, Action&
   plugin->excludes(all);
   cmd->add_option("--gtest", options->gtest_args,
                   "Pass an option to GoogleTest, e.g. --gtest=--gtest_filter=*Topology*");
+  cmd->add_option("--deadline", options->deadline_s,
+                  "Seconds each plugin may take; past them its test process is killed and the "
+                  "plugin reported as failed")
+      ->capture_default_str()
+      ->check(whole_in(1, 86400));
   cmd->callback([&global, &action, options] {
     if (options->plugins.empty() && !options->all)
       throw CLI::RequiredError("conformance needs --plugin NAME|PATH or --all");

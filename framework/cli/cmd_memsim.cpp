@@ -2,6 +2,7 @@
 // (framework/memsim/memsim.hpp).
 #include <iostream>
 
+#include "framework/common/json_text.hpp"
 #include "framework/cli/number_checks.hpp"
 #include "framework/cli/options.hpp"
 #include "framework/memsim/memsim.hpp"
@@ -22,7 +23,7 @@ int run_memsim_command(const GlobalOptions& global, const MemsimCommand& command
   PluginSet plugins(global.registry());
   MemoryRunReport report = memsim::run_memsim(plugins, command.run);
   if (command.format == "json")
-    std::cout << render_json(report).dump(2) << "\n";
+    std::cout << json_text(render_json(report), 2) << "\n";
   else
     std::cout << render_text(report);
   return kExitOk;

@@ -2,6 +2,7 @@
 // loads. Exit 4 when one of them cannot be used, each with a warning saying why.
 #include <iostream>
 
+#include "framework/common/json_text.hpp"
 #include "framework/chip_spec/chip_spec.hpp"
 #include "framework/cli/options.hpp"
 #include "framework/common/table.hpp"
@@ -40,7 +41,7 @@ int verdict(const std::vector<std::string>& unusable) {
 
 int print_json(const Registry& registry) {
   std::vector<std::string> unusable;
-  std::cout << targets_json(registry, unusable).dump(2) << "\n";
+  std::cout << json_text(targets_json(registry, unusable), 2) << "\n";
   return verdict(unusable);
 }
 

@@ -1,6 +1,9 @@
 // `tessera topology`: what a target's chip is made of, and how a transfer crosses it.
 #include <iostream>
+#include <optional>
 
+#include "framework/common/json_text.hpp"
+#include "framework/common/user_text.hpp"
 #include "framework/chip/topology_report.hpp"
 #include "framework/cli/options.hpp"
 #include "framework/driver/driver.hpp"
@@ -19,15 +22,17 @@ struct TopologyOptions {
 uint32_t find_endpoint(const Topology& topology, const TopologyInfo& info,
                        const std::string& text) {
   if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
-    unsigned long long index = std::stoull(text);
-    if (index < info.num_endpoints) return static_cast<uint32_t>(index);
-    throw Failure(usage_error("--route: endpoint " + text + " is out of range (this chip has " +
-                              std::to_string(info.num_endpoints) + " endpoints)"));
+    std::optional<uint64_t> index = whole_number(text);
+    if (index && *index < info.num_endpoints) return static_cast<uint32_t>(*index);
+    throw Failure(usage_error("--route: endpoint " + printable(text) +
+                              " is out of range (this chip has " +
+                              std::to_string(info.num_endpoints) + " endpoints: 0 to " +
+                              std::to_string(info.num_endpoints - 1) + ")"));
   }
   for (uint32_t e = 0; e < info.num_endpoints; ++e)
     if (topology.endpoint(e).value().name == text) return e;
-  throw Failure(usage_error("--route: no endpoint named '" + text +
-                            "' (give an index, or a name as `tessera topology` prints it)"));
+  throw Failure(usage_error("--route: no endpoint named " + in_quotes(text) +
+                            " (give an index, or a name as `tessera topology` prints it)"));
 }
 
 std::vector<std::pair<uint32_t, uint32_t>> parse_routes(const Topology& topology,
@@ -37,7 +42,7 @@ std::vector<std::pair<uint32_t, uint32_t>> parse_routes(const Topology& topology
   for (const auto& spec : specs) {
     size_t colon = spec.find(':');
     if (colon == std::string::npos)
-      throw Failure(usage_error("--route '" + spec + "': expected SRC:DST, e.g. 0:1471"));
+      throw Failure(usage_error("--route " + in_quotes(spec) + ": expected SRC:DST, e.g. 0:1471"));
     routes.emplace_back(find_endpoint(topology, info, spec.substr(0, colon)),
                         find_endpoint(topology, info, spec.substr(colon + 1)));
   }
@@ -58,7 +63,7 @@ int run_topology(const GlobalOptions& global, const TopologyOptions& options) {
     auto j = render_json(summary);
     j["target"] = manifest.name;
     j["chip_file"] = chip.file.string();
-    std::cout << j.dump(2) << "\n";
+    std::cout << json_text(j, 2) << "\n";
     return kExitOk;
   }
   std::cout << "target       " << manifest.name << " " << manifest.version << " ("

@@ -9,6 +9,7 @@
 
 #include "framework/cli/options.hpp"
 #include "framework/common/user_text.hpp"
+#include "framework/plugin/crash_report.hpp"
 
 #ifndef TESSERA_VERSION
 #error "TESSERA_VERSION must be defined by the build"
@@ -100,6 +101,7 @@ int run(int argc, char** argv) {
     throw Failure(usage_error(e.what()));  // one `error:` line like every other error
   }
   setup_logging(global);
+  report_plugin_crashes(kExitPlugin);
   return action();
 }
 

@@ -21,6 +21,9 @@ constexpr const char* kHeader = "# tessera program 1";
 // No program tessera writes comes near these; beyond them a hand-written number is a typo that
 // would have the simulator report hours per token, or overflow.
 constexpr double kMaxSeconds = 1e6;
+// Programs' shortest times are ~6e-11 s; a non-zero time far below it (a denormal such as 1e-320)
+// is no duration a chip has, and the simulator's clock could not advance past it.
+constexpr double kMinSeconds = 1e-15;
 constexpr double kMaxBytes = 9007199254740992.0;  // 2^53 (8 PiB): exact in a double
 constexpr int kMaxCores = 10'000'000;
 
@@ -117,6 +120,9 @@ class LineReader {
       fail(key + "=" + in_quotes(text) + ": expected a number >= 0");
     bool time = key.ends_with("_s");
     double max = time ? kMaxSeconds : key.find("bytes") != std::string::npos ? kMaxBytes : value;
+    if (time && value > 0 && value < kMinSeconds)
+      fail(key + "=" + printable(text) + ": must be 0 or at least " +
+           fmt::format("{:g}", kMinSeconds) + " s");
     if (value > max)
       fail(key + "=" + printable(text) + ": more than " + fmt::format("{:g}", max) +
            (time ? " s" : " bytes") + ", which no program comes near");

@@ -1,6 +1,7 @@
 #include "framework/common/user_text.hpp"
 
 #include <array>
+#include <charconv>
 #include <cstdio>
 
 namespace tessera {
@@ -80,6 +81,30 @@ std::string printable(std::string_view text, size_t max_chars) {
     at += unit.size;
   }
   return out;
+}
+
+std::string valid_utf8(std::string_view text) {
+  std::string out;
+  for (size_t at = 0; at < text.size();) {
+    Unit unit = decode(text, at);
+    if (unit.code_point < 0) {
+      out += escape("\\x%02lX", static_cast<unsigned char>(text[at]));
+      ++at;
+    } else {
+      out += text.substr(at, unit.size);
+      at += unit.size;
+    }
+  }
+  return out;
+}
+
+std::optional<uint64_t> whole_number(std::string_view text, uint64_t max) {
+  uint64_t value = 0;
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string_view::npos)
+    return std::nullopt;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || end != text.data() + text.size() || value > max) return std::nullopt;
+  return value;
 }
 
 std::string in_quotes(std::string_view text, size_t max_chars) {

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,5 +25,14 @@ std::string printable(std::string_view text, size_t max_chars = kQuotedChars);
 // printable(text) between single quotes: how messages quote a user's words. (Not `quoted`, which
 // argument-dependent lookup would confuse with std::quoted.)
 std::string in_quotes(std::string_view text, size_t max_chars = kQuotedChars);
+
+// `text` with every byte that is not part of well-formed UTF-8 written as \xNN and nothing else
+// changed: a name fit for JSON (which holds only UTF-8) that still says which bytes it had.
+std::string valid_utf8(std::string_view text);
+
+// `text` as a whole number when it is one: decimal digits only, no sign, no space, at most
+// `max`. Empty when it is not (a letter, a sign, more than `max`, which no stoull would tell
+// without throwing).
+std::optional<uint64_t> whole_number(std::string_view text, uint64_t max = UINT64_MAX);
 
 }  // namespace tessera

@@ -1,3 +1,4 @@
+#include "framework/common/json_text.hpp"
 #include "framework/dse/point_result.hpp"
 
 #include "framework/dse/point_json.hpp"
@@ -10,7 +11,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PointResult, index, values, ok, reason, model
                                    peak_flops_per_s, rows, wall_s)
 
 std::string point_json(const PointResult& result) {
-  return nlohmann::json(result).dump(1) + "\n";
+  return json_text(nlohmann::json(result), 1) + "\n";
 }
 
 Result<PointResult> read_point_json(const std::string& text, const std::string& where) {

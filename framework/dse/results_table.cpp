@@ -1,3 +1,4 @@
+#include "framework/common/json_text.hpp"
 #include "framework/dse/results_table.hpp"
 
 #include <fmt/format.h>
@@ -222,7 +223,7 @@ std::string results_json(const SweepSpec& spec, const PointResults& results) {
       {"axes", axes},
       {"columns", names},
       {"rows", json_rows}};
-  return doc.dump(1) + "\n";
+  return json_text(doc, 1) + "\n";
 }
 
 }  // namespace tessera::dse

@@ -1,3 +1,4 @@
+#include "framework/common/json_text.hpp"
 #include "framework/ir/workload_report.hpp"
 
 #include <fmt/format.h>
@@ -135,7 +136,7 @@ std::string workload_json(const ir::Graph& g, const std::string& off_chip) {
       {"peak_live_on_chip_bytes", t.peak_live_on_chip_bytes},
       {"off_chip", off_chip.empty() ? nlohmann::json(nullptr) : nlohmann::json(off_chip)},
       {"ops", std::move(ops)}};
-  return out.dump(1) + "\n";
+  return json_text(out, 1) + "\n";
 }
 
 }  // namespace tessera

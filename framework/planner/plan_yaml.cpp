@@ -36,6 +36,9 @@ constexpr const char* kFormat = "tessera-plan-9";
 // What compile writes stays far inside these; a number beyond them is a corrupted or hand-made plan
 // that would have the simulator report hours per token, or overflow.
 constexpr double kMaxPlanSeconds = 1e6;
+// The shortest time compile writes is ~6e-11 s; a non-zero time far below it (a denormal such as
+// 1e-320) is no duration a chip has, and the simulator's clock could not advance past it.
+constexpr double kMinPlanSeconds = 1e-15;
 constexpr const char* kNone = "none";                 // an optional number that is absent
 constexpr double kMaxPlanBytes = 9007199254740992.0;  // 2^53 (8 PiB): exact in a double
 
@@ -227,7 +230,11 @@ double parse_number(const YamlNode& node, std::string_view key) {
   if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value))
     throw node.fail("expected a number (e.g. 1.5e-3), got " + in_quotes(text));
   if (value < 0) throw node.fail("must be >= 0, got " + printable(text));
-  if (auto bound = upper_bound(key); bound && value > bound->first)
+  auto bound = upper_bound(key);
+  if (bound && std::string_view(bound->second) == "s" && value > 0 && value < kMinPlanSeconds)
+    throw node.fail(
+        fmt::format("must be 0 or at least {:g} s, got {}", kMinPlanSeconds, printable(text)));
+  if (bound && value > bound->first)
     throw node.fail(
         fmt::format("must be at most {:g} {}, got {}; no plan tessera compile writes "
                     "comes near it",

@@ -1,21 +1,30 @@
 #include "framework/plugin/child_process.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <climits>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
+
+#include "framework/plugin/crash_report.hpp"
 
 namespace tessera {
 
 namespace {
 
 constexpr int kExitThrew = 5;
+
+using Clock = std::chrono::steady_clock;
 
 Error child_error(const std::string& what) {
   return Error{ErrorKind::internal, StatusCode::internal, what + ": " + std::strerror(errno)};
@@ -57,13 +66,22 @@ std::vector<std::string> decode(const std::string& line) {
 }
 
 // Everything the child writes, until it exits (and its end of the pipe closes).
-std::string read_all(int fd) {
-  std::string data;
+// Reads what the child sends until it closes the pipe (true), or until `deadline` passes (false).
+bool read_all(int fd, std::optional<Clock::time_point> deadline, std::string& data) {
   char buffer[4096];
   for (;;) {
+    int wait_ms = -1;
+    if (deadline) {
+      auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now());
+      if (left.count() <= 0) return false;
+      wait_ms = static_cast<int>(std::min<int64_t>(left.count(), INT_MAX));
+    }
+    pollfd ready{fd, POLLIN, 0};
+    int n_ready = poll(&ready, 1, wait_ms);
+    if (n_ready == 0 || (n_ready < 0 && errno == EINTR)) continue;
     ssize_t n = read(fd, buffer, sizeof(buffer));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return data;
+    if (n <= 0) return true;
     data.append(buffer, static_cast<size_t>(n));
   }
 }
@@ -93,6 +111,8 @@ void ChildReporter::send(const std::vector<std::string>& fields) const {
 }
 
 std::string ChildOutcome::how_it_ended() const {
+  if (deadline_s > 0)
+    return "did not finish within " + std::to_string(deadline_s) + " s and was killed";
   if (exited) return "exited with status " + std::to_string(exit_status);
   // Signals of a fault in the child's own code "crash" it; others (SIGKILL, SIGTERM) come from
   // outside.
@@ -105,7 +125,8 @@ std::string ChildOutcome::how_it_ended() const {
          (text != nullptr ? " (" + std::string(text) + ")" : "");
 }
 
-Result<ChildOutcome> run_in_child(const std::function<int(const ChildReporter&)>& body) {
+Result<ChildOutcome> run_in_child(const std::function<int(const ChildReporter&)>& body,
+                                  int deadline_s) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return child_error("cannot create a pipe to a child process");
   std::cout.flush();
@@ -120,11 +141,16 @@ Result<ChildOutcome> run_in_child(const std::function<int(const ChildReporter&)>
   }
   if (pid == 0) {
     close(fds[0]);
+    default_fatal_signals();
     run_child(fds[1], body);
   }
   close(fds[1]);
-  const std::string data = read_all(fds[0]);
+  std::optional<Clock::time_point> deadline;
+  if (deadline_s > 0) deadline = Clock::now() + std::chrono::seconds(deadline_s);
+  std::string data;
+  const bool finished = read_all(fds[0], deadline, data);
   close(fds[0]);
+  if (!finished) kill(pid, SIGKILL);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -134,6 +160,7 @@ Result<ChildOutcome> run_in_child(const std::function<int(const ChildReporter&)>
   outcome.exited = WIFEXITED(status);
   outcome.exit_status = outcome.exited ? WEXITSTATUS(status) : 0;
   outcome.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  outcome.deadline_s = finished ? 0 : deadline_s;
   return outcome;
 }
 

@@ -32,15 +32,19 @@ struct ChildOutcome {
   bool exited = false;                            // exited normally (exit_status) ...
   int exit_status = 0;
   int signal = 0;  // ... or was killed by this signal
+  int deadline_s = 0;  // non-zero: it ran past this deadline, and the parent killed it
 
   // "exited with status 3", "crashed with SIGSEGV (Segmentation fault)", "was killed by SIGKILL
-  // (Killed)".
+  // (Killed)", "did not finish within 300 s and was killed".
   std::string how_it_ended() const;
 };
 
 // Runs `body` in a forked child whose exit status is body's return value (5 if it throws). Flushes
-// the standard streams first, so the child does not repeat the parent's buffered output. An error
-// only when the child cannot be started.
-Result<ChildOutcome> run_in_child(const std::function<int(const ChildReporter&)>& body);
+// the standard streams first, so the child does not repeat the parent's buffered output. With a
+// `deadline_s` above 0 the child is killed (SIGKILL) when it has not finished that many seconds
+// after it started: a plugin looping forever must not hang the parent. An error only when the
+// child cannot be started.
+Result<ChildOutcome> run_in_child(const std::function<int(const ChildReporter&)>& body,
+                                  int deadline_s = 0);
 
 }  // namespace tessera

@@ -13,6 +13,7 @@ struct tessera_status {
 namespace tessera {
 
 constinit thread_local const std::string* detail::current_plugin = nullptr;
+constinit thread_local std::string_view detail::current_call;
 
 namespace {
 

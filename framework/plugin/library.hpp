@@ -66,7 +66,7 @@ Status finish_plugin_call(const PluginLibrary& library, std::string_view what,
 
 template <class Call>
 Status PluginLibrary::call(std::string_view what, Call&& call_plugin) const {
-  CurrentPlugin attribute(name());
+  CurrentPlugin attribute(name(), what);
   tessera_status* status = nullptr;
   try {
     status = call_plugin();

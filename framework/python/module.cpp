@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/common/json_text.hpp"
 #include "framework/chip/topology_report.hpp"
 #include "framework/common/files.hpp"
 #include "framework/driver/driver.hpp"
@@ -269,7 +270,7 @@ py::dict chip(const std::string& target, const std::string& chip_name) {
                     {"hbm_controllers", m.hbm_controllers},
                     {"off_chip_bytes", m.off_chip_bytes},
                     {"interconnect_bytes_per_s", m.interconnect_bytes_per_s}};
-    return j.dump();
+    return json_text(j);
   });
   return from_json(text);
 }
@@ -301,7 +302,7 @@ py::dict run_memsim(const memsim::MemsimOptions& options) {
   return from_json(run([&] {
     Registry found = registry();
     PluginSet plugins(found);
-    return render_json(memsim::run_memsim(plugins, options)).dump();
+    return json_text(render_json(memsim::run_memsim(plugins, options)));
   }));
 }
 
@@ -310,7 +311,7 @@ py::dict run_memsim(const memsim::MemsimOptions& options) {
 py::list targets() {
   return from_json(run([&] {
     std::vector<std::string> unusable;
-    return targets_json(registry(), unusable).dump();
+    return json_text(targets_json(registry(), unusable));
   }));
 }
 

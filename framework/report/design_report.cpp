@@ -1,3 +1,4 @@
+#include "framework/common/json_text.hpp"
 #include "framework/report/design_report.hpp"
 
 #include <fmt/format.h>
@@ -141,7 +142,7 @@ std::string compile_json(const driver::Compilation& c, const Machine& machine,
                         {"memory_detail", memory == sim::MemoryDetail::full ? "full" : "fast"},
                         {"designs", std::move(designs)},
                         {"splits", std::move(splits)}};
-  return out.dump(1) + "\n";
+  return json_text(out, 1) + "\n";
 }
 
 }  // namespace tessera

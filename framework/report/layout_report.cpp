@@ -1,3 +1,4 @@
+#include "framework/common/json_text.hpp"
 #include "framework/report/layout_report.hpp"
 
 #include <nlohmann/json.hpp>
@@ -131,7 +132,7 @@ std::string layout_json(const driver::LayoutAnswer& answer) {
       {"format", "tessera-layout-1"},
       {"description", answer.description ? description_json(*answer.description) : json(nullptr)},
       {"choice", answer.choice ? choice_json(*answer.choice) : json(nullptr)}};
-  return out.dump(1) + "\n";
+  return json_text(out, 1) + "\n";
 }
 
 }  // namespace tessera

@@ -1,3 +1,4 @@
+#include "framework/common/json_text.hpp"
 #include "framework/report/map_report.hpp"
 
 #include <cmath>
@@ -147,14 +148,14 @@ std::string map_json(const driver::Mapping& m) {
               {"mapspace", m.mapspace ? mapspace_json(*m.mapspace) : json(nullptr)},
               {"times", m.times ? times_json(*m.times) : json(nullptr)},
               {"random", m.random ? random_json(*m.random) : json(nullptr)}};
-  return out.dump(1) + "\n";
+  return json_text(out, 1) + "\n";
 }
 
 std::string map_presets_json() {
   json out = {{"format", "tessera-map-list-1"},
               {"architectures", arch_presets()},
               {"workloads", workload_presets()}};
-  return out.dump(1) + "\n";
+  return json_text(out, 1) + "\n";
 }
 
 }  // namespace tessera

@@ -247,8 +247,12 @@ void FlowNetwork::advance(double seconds, std::vector<uint32_t>& finished,
   size_t kept = 0;
   for (uint32_t id : active_) {
     Flow& f = flows_[id];
+    // Its finish time reached (as next_finish_s gave it): done, whatever the subtraction leaves.
+    // With a denormal byte count rate * seconds loses its bits, and a flow left a remainder would
+    // be given a next finish of 0 s, forever.
+    const bool due = f.rate > 0 && seconds >= f.remaining / f.rate;
     f.remaining -= f.rate * seconds;
-    if (f.remaining <= f.bytes * kFinishedFraction) {
+    if (due || f.remaining <= f.bytes * kFinishedFraction) {
       finished.push_back(f.owner);
       ids.push_back(id);
       free_.push_back(id);

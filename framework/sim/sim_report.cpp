@@ -1,3 +1,4 @@
+#include "framework/common/json_text.hpp"
 #include "framework/sim/sim_report.hpp"
 
 #include <fmt/format.h>
@@ -238,7 +239,7 @@ std::string sim_report_json(const SimResult& r, const codegen::Program& program,
               {"energy", energy_json(energy, s.latency_s)},
               {"estimated_energy", energy_json(planned_energy, s.estimated_latency_s)},
               {"ops", std::move(ops)}};
-  return out.dump(1) + "\n";
+  return json_text(out, 1) + "\n";
 }
 
 std::string trace_json(const SimResult& r, const codegen::Program& program,
@@ -292,7 +293,7 @@ std::string trace_json(const SimResult& r, const codegen::Program& program,
   json trace = {{"traceEvents", std::move(events)},
                 {"displayTimeUnit", "ns"},
                 {"otherData", {{"program", program.name}, {"latency_s", r.latency_s}}}};
-  return trace.dump() + "\n";
+  return json_text(trace) + "\n";
 }
 
 }  // namespace tessera::sim

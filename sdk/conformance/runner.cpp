@@ -117,9 +117,11 @@ int test_in_child(const std::shared_ptr<PluginState>& state, const Options& opti
 
 PluginResult test(const Candidate& candidate, const Options& options) {
   if (candidate.unresolved) return not_loaded(*candidate.state, *candidate.unresolved);
-  auto outcome = run_in_child([&](const ChildReporter& reporter) {
-    return test_in_child(candidate.state, options, reporter);
-  });
+  auto outcome = run_in_child(
+      [&](const ChildReporter& reporter) {
+        return test_in_child(candidate.state, options, reporter);
+      },
+      options.deadline_s);
   if (!outcome) return not_loaded(*candidate.state, outcome.error());
   return from_child(*candidate.state, *outcome);
 }

@@ -2,7 +2,7 @@
 # simulate_setup.sh TESSERA DIR — a small plan for the `tessera simulate` tests, and broken copies:
 # a corrupted value, a plan for another model, another sequence length, another chip size, numbers
 # no compile writes (bytes past 2^53 and past the op's tensors, more cores than the chip's, a time of
-# 1e300 s, factors that are not the op's ranks), and hand-written programs that execute op 0 before preloading it, lose a line, or carry
+# 1e300 s or 1e-320 s, factors that are not the op's ranks), and hand-written programs that execute op 0 before preloading it, lose a line, or carry
 # impossible numbers; and the plan of an ONNX model.
 set -euo pipefail
 tessera=$1
@@ -20,6 +20,7 @@ first_exec 'shift_bytes: [0-9.e+-]*' 'shift_bytes: 9223372036854775807' <"$plan"
 first_exec 'shift_bytes: [0-9.e+-]*' 'shift_bytes: 1e15' <"$plan" >"$dir/big_shift.yaml"
 first_exec 'cores_used: [0-9]*' 'cores_used: 99999' <"$plan" >"$dir/many_cores.yaml"
 first_exec 'compute_s: [0-9.e+-]*' 'compute_s: 1e300' <"$plan" >"$dir/huge_time.yaml"
+first_exec 'compute_s: [0-9.e+-]*' 'compute_s: 1e-320' <"$plan" >"$dir/denormal_time.yaml"
 first_exec 'factors: \[[0-9, ]*\]' 'factors: [1, 3]' <"$plan" >"$dir/bad_factors.yaml"
 "$tessera" simulate "$plan" --program "$dir/program.txt" >/dev/null 2>&1
 program=$dir/program.txt
@@ -27,6 +28,7 @@ first_exec 'shift_bytes=[0-9.e+-]*' 'shift_bytes=1e15' <"$program" >"$dir/absurd
 first_exec 'cores=[0-9]*' 'cores=0' <"$program" >"$dir/zero_cores.txt"
 first_exec 'cores=[0-9]*' 'cores=99999' <"$program" >"$dir/many_cores.txt"
 first_exec 'compute_s=[0-9.e+-]*' 'compute_s=1e300' <"$program" >"$dir/huge_compute.txt"
+first_exec 'compute_s=[0-9.e+-]*' 'compute_s=1e-320' <"$program" >"$dir/denormal_compute.txt"
 first_exec 'hbm_bytes=[0-9.e+-]*' 'hbm_bytes=1e12' <"$program" >"$dir/hbm_beyond.txt"
 sed '0,/^execute 0 /{//d}' "$program" >"$dir/missing_line.txt"  # op 0's execute deleted
 first=$(grep -n -m1 '^preload_async 0 ' "$dir/program.txt" | cut -d: -f1)

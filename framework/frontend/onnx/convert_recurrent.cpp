@@ -27,6 +27,11 @@ Cell cell_of(const std::string& op) {
   return {1, 1, "tanh", 0};
 }
 
+// Each step of each direction becomes ops of its own (the recurrence and the cell); past this
+// many the graph grows without bound in memory and takes longer to plan than any export is worth
+// (2^24 steps took more than 7 GB).
+constexpr int64_t kMaxUnrolledSteps = 65'536;
+
 struct Recurrence {
   bool batch_first;  // layout 1
   int64_t steps, batch, input, hidden, directions;
@@ -151,6 +156,11 @@ void recurrent(NodeContext& ctx) {
   r.hidden = w[1] / r.cell.gates;
   if (w[1] != r.cell.gates * r.hidden || w[2] != r.input || r.directions > 2)
     throw ctx.fail("W must be [directions, gates x hidden_size, input_size]");
+  if (r.steps * r.directions > kMaxUnrolledSteps)
+    throw ctx.fail(std::to_string(r.steps) + " time steps x " + std::to_string(r.directions) +
+                   " direction(s) unroll to more than the " + std::to_string(kMaxUnrolledSteps) +
+                   " steps Tessera builds ops for; export the model over fewer time steps (a "
+                   "shorter sequence, or bind its length with a smaller --dim)");
   project_inputs(ctx, r);
   std::string c_init = r.cell.states == 2 && ctx.has_input(6) ? ctx.in(6) : "";
   std::vector<std::vector<std::string>> states(static_cast<size_t>(r.directions));

@@ -11,7 +11,9 @@
 #include <tessera/plugin_abi.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstddef>
+#include <cstdlib>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
@@ -33,6 +35,9 @@ enum class Fault {
   crash_on_load,         // a static initialiser faults (SIGILL) as the library is loaded
   crash_in_create,       // create_topology faults (SIGILL) when given valid arguments
   exit_in_create,        // create_topology ends the process with _exit(3)
+  segv_in_query,         // tessera_plugin_query faults (SIGSEGV)
+  abort_in_create,       // create_topology aborts (SIGABRT), as a failed assert does
+  hang_in_create,        // create_topology never returns
 };
 // The spelling of each Fault in NAME.fixture (tessera_broken_plugin's FAULT).
 constexpr std::pair<std::string_view, Fault> kFaultNames[] = {
@@ -48,6 +53,9 @@ constexpr std::pair<std::string_view, Fault> kFaultNames[] = {
     {"crash_on_load", Fault::crash_on_load},
     {"crash_in_create", Fault::crash_in_create},
     {"exit_in_create", Fault::exit_in_create},
+    {"segv_in_query", Fault::segv_in_query},
+    {"abort_in_create", Fault::abort_in_create},
+    {"hang_in_create", Fault::hang_in_create},
 };
 
 const tessera::abi_test::FixtureConfig& config() {
@@ -82,6 +90,8 @@ tessera_status* create_topology(const tessera_params* params, tessera_topology**
     return host->make_status(TESSERA_INVALID_ARGUMENT, "params and out must not be NULL");
   if (kFault == Fault::crash_in_create) __builtin_trap();
   if (kFault == Fault::exit_in_create) _exit(3);
+  if (kFault == Fault::abort_in_create) std::abort();
+  while (kFault == Fault::hang_in_create) sleep(1);
   if (kFault == Fault::no_object) return nullptr;
   if (kFault == Fault::short_object) {
     // Static: the host cannot release a malformed object, so nothing may leak.
@@ -117,6 +127,7 @@ tessera_plugin_descriptor make_descriptor() {
 const tessera_plugin_descriptor* query(uint32_t abi_major, const tessera_host_api* host_api) {
   if (abi_major != TESSERA_ABI_MAJOR || host_api == nullptr) return nullptr;
   if (kFault == Fault::query_returns_null) return nullptr;
+  if (kFault == Fault::segv_in_query) std::raise(SIGSEGV);
   host = host_api;
   static const tessera_plugin_descriptor descriptor = make_descriptor();
   return &descriptor;

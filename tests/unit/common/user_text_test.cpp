@@ -40,5 +40,30 @@ TEST(UserText, LongTextIsCutWithAnEllipsis) {
   EXPECT_EQ(printable("abc", 3), "abc");
 }
 
+TEST(UserText, ValidUtf8EscapesOnlyTheBadBytes) {
+  EXPECT_EQ(valid_utf8("Größe 名前"), "Größe 名前");
+  EXPECT_EQ(valid_utf8("a\nb\x7f"), "a\nb\x7f") << "controls are valid UTF-8: JSON escapes them";
+  EXPECT_EQ(valid_utf8("chip\xff"), "chip\\xFF");
+  EXPECT_EQ(valid_utf8("\xc3"), "\\xC3") << "a sequence cut short";
+  EXPECT_EQ(valid_utf8("\xc0\xaf"), "\\xC0\\xAF") << "an overlong '/'";
+  EXPECT_EQ(valid_utf8("\xed\xa0\x80"), "\\xED\\xA0\\x80") << "a UTF-16 surrogate";
+  EXPECT_EQ(valid_utf8(std::string(300, 'x')), std::string(300, 'x')) << "never cut";
+}
+
+TEST(UserText, WholeNumberRefusesWhatIsNotOne) {
+  EXPECT_EQ(whole_number("0"), 0U);
+  EXPECT_EQ(whole_number("1471"), 1471U);
+  EXPECT_EQ(whole_number("18446744073709551615"), UINT64_MAX);
+  EXPECT_EQ(whole_number("18446744073709551616"), std::nullopt) << "one past UINT64_MAX";
+  EXPECT_EQ(whole_number("99999999999999999999999"), std::nullopt);
+  EXPECT_EQ(whole_number("5", 4), std::nullopt);
+  EXPECT_EQ(whole_number("4", 4), 4U);
+  EXPECT_EQ(whole_number(""), std::nullopt);
+  EXPECT_EQ(whole_number("-1"), std::nullopt);
+  EXPECT_EQ(whole_number("+1"), std::nullopt);
+  EXPECT_EQ(whole_number(" 1"), std::nullopt);
+  EXPECT_EQ(whole_number("1e3"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace tessera

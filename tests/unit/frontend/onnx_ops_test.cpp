@@ -409,6 +409,22 @@ TEST(OnnxConverters, LstmIsARecurrenceOverTimeSteps) {
   EXPECT_EQ(g.find_tensor("y")->shape, (std::vector<int64_t>{T, 1, B, H}));
 }
 
+// Every step is unrolled into ops of its own, so the steps are bounded: 2^24 of them would take
+// gigabytes before any plan.
+TEST(OnnxConverters, LstmOverTooManyStepsIsRefused) {
+  const int64_t H = 1;
+  Model m(14);
+  m.input("x", {"16777216", "1", "1"});
+  m.floats("w", {1, 4 * H, 1});
+  m.floats("r", {1, 4 * H, H});
+  set_int(m.node("LSTM", {"x", "w", "r"}, {"y"}), "hidden_size", H);
+  m.output("y");
+  EXPECT_EQ(m.error(),
+            "m.onnx: node 'y_node' (LSTM, opset 14): 16777216 time steps x 1 direction(s) unroll "
+            "to more than the 65536 steps Tessera builds ops for; export the model over fewer "
+            "time steps (a shorter sequence, or bind its length with a smaller --dim)");
+}
+
 // Quantised contractions compute in their narrow type: int8 reaches the cost model's
 // tessera_dtype; uint8 has no ABI type yet.
 TEST(OnnxConverters, QuantisedOpsCarryTheNarrowType) {

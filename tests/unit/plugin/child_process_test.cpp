@@ -49,6 +49,21 @@ TEST(ChildProcess, ASignalFromOutsideIsNotACrash) {
   EXPECT_EQ(outcome->how_it_ended(), "was killed by SIGKILL (Killed)");
 }
 
+// A child that never finishes is killed at its deadline; what it said before still arrives.
+TEST(ChildProcess, AChildPastItsDeadlineIsKilled) {
+  auto outcome = run_in_child(
+      [](const ChildReporter& reporter) {
+        reporter.send({"looping"});
+        for (;;) pause();
+        return 0;
+      },
+      1);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_EQ(outcome->records, (Records{{"looping"}}));
+  EXPECT_EQ(outcome->deadline_s, 1);
+  EXPECT_EQ(outcome->how_it_ended(), "did not finish within 1 s and was killed");
+}
+
 TEST(ChildProcess, AnExceptionFromTheBodyIsExitStatus5) {
   auto outcome = run_in_child(
       [](const ChildReporter&) -> int { throw std::runtime_error("the body gave up"); });

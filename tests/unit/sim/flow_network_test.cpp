@@ -30,6 +30,17 @@ TEST(FlowNetwork, OneFlowTakesBytesOverBandwidth) {
   EXPECT_EQ(net.active(), 0u);
 }
 
+// A denormal byte count (a compute stage of 1e-320 s on a 10 GB/s port): its finish time reached,
+// the flow is done, though rate x time has lost the bits to take its bytes to 0.
+TEST(FlowNetwork, ADenormalFlowFinishesAtItsFinishTime) {
+  FlowNetwork net;
+  uint32_t link = net.add_link(10e9, LinkClass::on_chip);
+  net.add_flow(std::vector<uint32_t>{link}, 1e-320 * 10e9, 7, FlowKind::compute);
+  net.recompute();
+  EXPECT_EQ(finish(net, net.next_finish_s()), std::vector<uint32_t>{7});
+  EXPECT_EQ(net.active(), 0u);
+}
+
 // A transfer set of 4 transfers on the shared link (and 2 on its own) beside one plain flow: the
 // link is shared per transfer, 10 GB/s over 5, so the set runs at 2 GB/s per transfer (8 on the
 // link) and the flow at 2; the set's own link (weight 2, 10 GB/s) has room to spare.

@@ -19,6 +19,9 @@ struct Options {
   bool all = false;                                // every plugin on the search path
   std::vector<std::filesystem::path> plugin_dirs;  // --plugin-path
   std::vector<std::string> gtest_args;             // passed through (e.g. --gtest_filter=...)
+  // Seconds each plugin's child process may run; past it the child is killed and the plugin
+  // reported as failed (a plugin that loops forever). 0: no deadline.
+  int deadline_s = 300;
 };
 
 // Runs the suites on each plugin in a child process of its own (fork), so that a plugin that
