@@ -20,7 +20,7 @@ void add_conformance_command(CLI::App& app, const GlobalOptions& global, Action&
                   "Seconds each plugin may take; past them its test process is killed and the "
                   "plugin reported as failed")
       ->capture_default_str()
-      ->check(whole_in(1, 86400));
+      ->check(bounded("conformance", "--deadline"));
   cmd->callback([&global, &action, options] {
     if (options->plugins.empty() && !options->all)
       throw CLI::RequiredError("conformance needs --plugin NAME|PATH or --all");

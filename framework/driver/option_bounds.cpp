@@ -22,11 +22,14 @@ constexpr int64_t kMaxMemoryCycles = 1'000'000'000;
 // any stack in configs/memory.
 constexpr int64_t kMaxRequestsPerCycle = 1024;
 constexpr int64_t kMaxThreads = 1024;
+// A day for one plugin's conformance run; the suite takes seconds on every shipped plugin.
+constexpr int64_t kMaxPluginSeconds = 86400;
 
 constexpr std::array kBounds = {
     OptionBound{"model", "--batch", true, 1, zoo::kMaxBatch, false},
     OptionBound{"model", "--seq", true, 1, zoo::kMaxSeq, false},
     OptionBound{"compile", "--threads", true, 1, kMaxThreads, false},
+    OptionBound{"conformance", "--deadline", true, 1, kMaxPluginSeconds, false},
     OptionBound{"compile", "--max-displacement", true, 0, 8, false},
     OptionBound{"compile", "--max-preloads", true, 1, 4096, false},
     OptionBound{"simulate", "--ops", true, 0, 10'000'000, false},
