@@ -96,7 +96,7 @@ std::string simulated_table(const driver::Compilation& c, sim::MemoryDetail memo
       std::vector<std::string> cells(14, "-");
       cells[0] = "ideal";
       cells[1] = ms(d.plan.result.latency_s);
-      table.add_row(cells);
+      table.add_row(std::move(cells));
       ideal = true;
       continue;
     }
