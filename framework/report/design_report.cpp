@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "framework/chip/energy_report.hpp"
 #include "framework/common/table.hpp"
 #include "framework/common/units.hpp"
