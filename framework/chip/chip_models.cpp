@@ -11,12 +11,13 @@
 //   peak_flops_per_s                    Topology::peak_flops_per_s(fp16) is ONE core's (ABI), so
 //                                       × cores
 //   hbm_controllers                     endpoints of kind MEMORY_CONTROLLER, all chips
-//   hbm_bytes_per_s                     with a memory_model section: MemoryModel::sustained(
+//   hbm_bytes_per_s                     per controller its fastest MEMORY link into the network
+//                                       (the chip file's rate), summed; with a memory_model
+//                                       section, the lower of that and MemoryModel::sustained(
 //                                       kSustainedStreams) × chips — the section describes the
 //                                       memory of ONE chip (every chip has its own stacks, as on
-//                                       the ipu-pod4 presets); without one: per controller its
-//                                       fastest MEMORY link into the network, summed
-//   hbm_peak_bytes_per_s                MemoryModel::info().peak × chips, else as above
+//                                       the ipu-pod4 presets)
+//   hbm_peak_bytes_per_s                MemoryModel::info().peak × chips, else the links' sum
 //   hbm_latency_s                       the sustained model's mean read latency, else the
 //                                       slowest controller link's latency
 //   off_chip_bytes                      MemoryModel::info().capacity × chips, else the
@@ -108,8 +109,11 @@ Status fill_hbm(Machine& m, const Topology& topology, const TopologyInfo& info,
   if (!sustained) return sustained.error();
   auto memory_info = memory->info();
   if (!memory_info) return memory_info.error();
+  // The simulator streams preloads through the memory model and then the chip file's controller
+  // links, so the slower of the two bounds the planner's rate as it bounds the simulated one.
   double instances = m.chips;
   m.hbm_bytes_per_s = sustained->bytes_per_s * instances;
+  if (links->bytes_per_s > 0) m.hbm_bytes_per_s = std::min(m.hbm_bytes_per_s, links->bytes_per_s);
   m.hbm_peak_bytes_per_s = memory_info->peak_bytes_per_s * instances;
   m.hbm_latency_s = sustained->latency_s;
   m.off_chip_bytes = memory_info->capacity_bytes * m.chips;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <map>
 
@@ -102,12 +103,39 @@ Error out_of_bounds(const std::string& file, size_t i, const std::string& key, d
                   printable(file), i, key, value, bound, why));
 }
 
+constexpr double kRounding = 1e-9;  // the planner rounds what it derives from the graph
+
+// The numbers compile copies from the graph op (its HBM traffic and FLOPs), which the simulator
+// times and prices: another value means the plan was edited or its source (model, shape, dtype)
+// names another graph, so timing and energy would describe different ops.
+Status check_op_facts(const std::string& file, size_t i, const planner::OpSchedule& op,
+                      const codegen::OpBounds& b, const PlanSource& source) {
+  struct Fact {
+    const char* key;
+    double value, graph;
+    const char* what;
+  };
+  const Fact facts[] = {
+      {"hbm_read_bytes", op.hbm_read_bytes, b.hbm_read_bytes, "bytes read from HBM"},
+      {"hbm_write_bytes", op.hbm_write_bytes, b.hbm_write_bytes, "bytes written to HBM"},
+      {"flops", op.flops, b.flops, "FLOPs"}};
+  const std::string dtype = source.dtype.empty() ? "" : " at source.dtype " + source.dtype;
+  for (const auto& [key, value, graph, what] : facts)
+    if (std::abs(value - graph) > kRounding * graph)
+      return input_error(fmt::format(
+          "{}: ops[{}].{}: {:g}, but op {} of {}{} has {:g} {}; no compile writes it — re-run "
+          "tessera compile",
+          printable(file), i, key, value, in_quotes(op.name), printable(model_words(source)),
+          printable(dtype), graph, what));
+  return ok_status();
+}
+
 // Each op's numbers within its graph op's: bytes within its tensors on every core, HBM traffic
 // within its HBM data, FLOPs its Einsum's, space per core within the core's SRAM, cores within
 // the machine's, and its tile within the op's extents.
 Status check_op_bounds(const std::string& file, size_t i, const planner::OpSchedule& op,
                        const ir::Op& graph_op, const codegen::OpBounds& b, const Machine& m) {
-  constexpr double kSlack = 1 + 1e-9;  // the planner rounds what it derives from the graph
+  constexpr double kSlack = 1 + kRounding;
   const std::string moved =
       fmt::format("its tensors' {:g} bytes on each of {} cores", b.tensor_bytes, m.cores);
   const std::string sram = "machine.sram_bytes_per_core";
@@ -118,9 +146,6 @@ Status check_op_bounds(const std::string& file, size_t i, const planner::OpSched
     std::string why;
   };
   const Limit limits[] = {
-      {"hbm_read_bytes", op.hbm_read_bytes, b.hbm_read_bytes, "its inputs in HBM"},
-      {"hbm_write_bytes", op.hbm_write_bytes, b.hbm_write_bytes, "its output in HBM"},
-      {"flops", op.flops, b.flops, "its Einsum's FLOPs"},
       {"sram_bytes_per_core", op.sram_bytes_per_core, sram_bytes, sram},
       {"exec.exec_bytes_per_core", op.exec.exec_bytes_per_core, sram_bytes, sram},
       {"exec.hbm_operand_bytes_per_core", op.exec.hbm_operand_bytes_per_core, sram_bytes, sram},
@@ -153,8 +178,9 @@ Status check_op_bounds(const std::string& file, size_t i, const planner::OpSched
 Status check_bounds(const std::string& file, const planner::Plan& plan, const ir::Graph& graph) {
   for (size_t i = 0; i < graph.ops().size(); ++i) {
     const ir::Op& op = graph.ops()[i];
-    Status s = check_op_bounds(file, i, plan.result.ops[i], op,
-                               codegen::op_bounds(graph, op, plan.machine), plan.machine);
+    const codegen::OpBounds bounds = codegen::op_bounds(graph, op, plan.machine);
+    if (Status s = check_op_facts(file, i, plan.result.ops[i], bounds, plan.source); !s) return s;
+    Status s = check_op_bounds(file, i, plan.result.ops[i], op, bounds, plan.machine);
     if (!s) return s;
   }
   return ok_status();

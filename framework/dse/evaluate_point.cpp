@@ -102,7 +102,9 @@ std::vector<DesignRow> design_rows(const driver::Compilation& compilation) {
     const planner::DesignResult& planned = d.plan.result;
     DesignRow row{
         to_string(planned.design), planned_metrics(planned), planned.orders_tried, false, {}};
-    if (d.simulated) {
+    // Ideal's plan assumes what no chip has (report/design_report.cpp): its simulated figures
+    // would contradict its name.
+    if (d.simulated && planned.design != planner::Design::ideal) {
       row.simulated = true;
       row.simulated_metrics = simulated_metrics(*d.simulated);
     }

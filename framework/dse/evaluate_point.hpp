@@ -23,8 +23,8 @@ struct EvaluateOptions {
   unsigned threads = 0;  // planner threads per point (0: all)
 };
 
-// Each design of `compilation` as planned and, where it was simulated, as simulated: a point's
-// rows, and `tessera compile --format json`'s designs.
+// Each design of `compilation` as planned and, where it was simulated, as simulated (never Ideal,
+// whose plan no chip can run): a point's rows, and `tessera compile --format json`'s designs.
 std::vector<DesignRow> design_rows(const driver::Compilation& compilation);
 
 PointResult evaluate_point(const SweepSpec& spec, const Point& point, const Registry& registry,

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "framework/chip/energy_report.hpp"
 #include "framework/common/table.hpp"
 #include "framework/common/units.hpp"
@@ -35,6 +37,13 @@ std::string millijoules(const std::optional<EnergyBreakdown>& e) {
 std::string watts(const std::optional<EnergyBreakdown>& e, double latency_s) {
   return e ? fmt::format("{:.1f}", e->watts(latency_s)) : "-";
 }
+
+// Ideal plans preloads on their own network at HBM speed with no SRAM limit (docs/planner.md,
+// "Designs"); the chip has neither, so simulating its plan there times a schedule the chip
+// cannot follow and reads as Ideal being slower than the designs it bounds.
+constexpr const char* kIdealNotSimulated =
+    "ideal is a bound (preloads on their own network, no SRAM limit) that no chip runs: not "
+    "simulated";
 
 std::vector<Table::Align> numbers_after_name(size_t columns) {
   std::vector<Table::Align> align(columns, Table::Align::right);
@@ -83,9 +92,17 @@ std::string simulated_table(const driver::Compilation& c, sim::MemoryDetail memo
   Table table({"design", "planned ms", "simulated ms", "diff", "HBM util", "NoC util", "SRAM util",
                "TFLOP/s", "exec only ms", "overlap ms", "stall ms", "congest ms", "mJ/token", "W"},
               numbers_after_name(14));
-  bool energy = false;
+  bool energy = false, ideal = false;
   for (const auto& d : c.designs) {
     if (!d.simulated) continue;
+    if (d.plan.result.design == Design::ideal) {
+      std::vector<std::string> cells(14, "-");
+      cells[0] = "ideal";
+      cells[1] = ms(d.plan.result.latency_s);
+      table.add_row(std::move(cells));
+      ideal = true;
+      continue;
+    }
     const sim::SimSummary& s = d.simulated->summary;
     const auto& e = d.simulated->energy;
     energy = energy || e.has_value();
@@ -105,7 +122,7 @@ std::string simulated_table(const driver::Compilation& c, sim::MemoryDetail memo
          std::string(memory == sim::MemoryDetail::full ? "full" : "fast") + " HBM model" +
          (energy ? "; energy from what moved and ran, docs/energy.md"
                  : "; no energy: the chip file has no energy section") +
-         ")\n" + table.render();
+         ")\n" + table.render() + (ideal ? std::string("- ") + kIdealNotSimulated + "\n" : "");
 }
 
 // The run as one JSON document (docs/formats.md, "tessera compile --format json"): the tables'
@@ -120,8 +137,13 @@ std::string compile_json(const driver::Compilation& c, const Machine& machine,
     d["search_s"] = planned.search_s;
     d["planned_energy"] = energy_json(planned.energy, planned.latency_s);
     const auto& simulated = c.designs[i].simulated;
-    d["simulated_energy"] = simulated ? energy_json(simulated->energy, simulated->summary.latency_s)
-                                      : nlohmann::json(nullptr);
+    d["simulated_energy"] = simulated && rows[i].simulated
+                                ? energy_json(simulated->energy, simulated->summary.latency_s)
+                                : nlohmann::json(nullptr);
+    if (simulated && !rows[i].simulated) {
+      d["simulated_metrics"] = nullptr;
+      d["simulated_note"] = kIdealNotSimulated;
+    }
     designs.push_back(std::move(d));
   }
   nlohmann::json splits = nlohmann::json::array();

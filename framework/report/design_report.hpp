@@ -25,7 +25,8 @@ std::string splits_table(const driver::Compilation& compilation);
 std::string compile_json(const driver::Compilation& compilation, const Machine& machine,
                          sim::MemoryDetail memory);
 
-// Designs that were not simulated are left out; `memory` names the HBM model in the heading.
+// Designs that were not simulated are left out; Ideal's row shows its plan and "-" elsewhere, with
+// a footnote saying why; `memory` names the HBM model in the heading.
 std::string simulated_table(const driver::Compilation& compilation, sim::MemoryDetail memory);
 
 }  // namespace tessera

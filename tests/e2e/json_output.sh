@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # json_output.sh TESSERA DIR — `--format json` of compile, simulate and inspect gives the tables'
 # numbers: every design's planned and simulated ms/token, utilisations and breakdown match the
-# compile tables (to their rounding); the simulate document's latency, what was simulated and
+# compile tables (to their rounding), Ideal's simulated figures left out with a note; the simulate document's latency, what was simulated and
 # per-op rows match the simulate report; inspect's ops (name, kind, Einsum, ranks, FLOPs), layers
 # and totals match its table. DIR holds simulate_setup.sh's plan.
 set -euo pipefail
@@ -48,6 +48,7 @@ rows = lambda t: {l.split()[0]: l.split() for l in t.splitlines() if l.split() a
 planned, simulated = rows(text[0]), rows(text[1])
 assert [x["design"] for x in c["designs"]] == list(planned), (c["designs"], planned)
 pct = lambda s: float(s.rstrip("%")) / 100
+IDEAL = "ideal is a bound (preloads on their own network, no SRAM limit) that no chip runs: not simulated"
 for x in c["designs"]:
     p, s, name = planned[x["design"]], simulated[x["design"]], x["design"]
     near(x["planned"]["latency_s"] * 1e3, float(p[1]), 5e-4, name + " planned ms")
@@ -57,6 +58,12 @@ for x in c["designs"]:
     assert x["orders_tried"] == int(p[11]), name
     near(x["planned_energy"]["energy_j"] * 1e3, float(p[13]), 5e-4, name + " planned mJ/token")
     near(x["planned_energy"]["power_w"], float(p[14]), 0.05, name + " planned W")
+    if name == "ideal":  # a bound no chip runs: its plan, "-" and a footnote; null in the JSON
+        assert s[1] == p[1] and s[2:] == ["-"] * 12, s
+        assert not x["simulated"] and x["simulated_metrics"] is None, x
+        assert x["simulated_energy"] is None and x["simulated_note"] == IDEAL, x
+        assert "\n- " + IDEAL + "\n" in text[1], text[1]
+        continue
     assert x["simulated"], name
     near(x["simulated_metrics"]["latency_s"] * 1e3, float(s[2]), 5e-4, name + " simulated ms")
     near(x["simulated_metrics"]["sram_utilisation"], pct(s[6]), 5e-4, name + " SRAM util")

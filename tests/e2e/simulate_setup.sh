@@ -2,7 +2,9 @@
 # simulate_setup.sh TESSERA DIR — a small plan for the `tessera simulate` tests, and broken copies:
 # a corrupted value, a plan for another model, another sequence length, another chip size, numbers
 # no compile writes (bytes past 2^53 and past the op's tensors, more cores than the chip's, a time of
-# 1e300 s or 1e-320 s, factors that are not the op's ranks), and hand-written programs that execute op 0 before preloading it, lose a line, or carry
+# 1e300 s or 1e-320 s, factors that are not the op's ranks, HBM reads, FLOPs or a dtype that are
+# not the model's), and hand-written programs that execute op 0 before preloading it, lose a line,
+# or carry
 # impossible numbers; and the plan of an ONNX model.
 set -euo pipefail
 tessera=$1
@@ -22,6 +24,11 @@ first_exec 'cores_used: [0-9]*' 'cores_used: 99999' <"$plan" >"$dir/many_cores.y
 first_exec 'compute_s: [0-9.e+-]*' 'compute_s: 1e300' <"$plan" >"$dir/huge_time.yaml"
 first_exec 'compute_s: [0-9.e+-]*' 'compute_s: 1e-320' <"$plan" >"$dir/denormal_time.yaml"
 first_exec 'factors: \[[0-9, ]*\]' 'factors: [1, 3]' <"$plan" >"$dir/bad_factors.yaml"
+# Numbers compile copies from the graph, edited: the first op's HBM reads, the first FLOPs that
+# are not 0, and the dtype the model is rebuilt in.
+first_exec 'hbm_read_bytes: [0-9.e+-]*' 'hbm_read_bytes: 0' <"$plan" >"$dir/no_hbm_reads.yaml"
+first_exec '^\( *\)flops: [1-9][0-9.e+]*$' '\1flops: 0' <"$plan" >"$dir/no_flops.yaml"
+sed 's/^  dtype: .*$/  dtype: fp32/' "$plan" >"$dir/other_dtype.yaml"
 "$tessera" simulate "$plan" --program "$dir/program.txt" >/dev/null 2>&1
 program=$dir/program.txt
 first_exec 'shift_bytes=[0-9.e+-]*' 'shift_bytes=1e15' <"$program" >"$dir/absurd_bytes.txt"

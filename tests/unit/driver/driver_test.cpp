@@ -255,6 +255,11 @@ TEST(Reopen, RefusesNumbersNoCompileWritesForTheModel) {
               op.hbm_read_bytes *= 2;
             }).rfind("p.yaml: ops[1].hbm_read_bytes: ", 0),
             0u);
+  EXPECT_EQ(error_with([](auto& op) {
+              op.flops = 0;
+            }).rfind("p.yaml: ops[1].flops: 0, but op '" + name + "' of ", 0),
+            0u)
+      << "FLOPs are the graph's: fewer would be timed and priced as no work";
   EXPECT_EQ(error_with([](auto& op) { op.exec.cores_used = 1473; }),
             "p.yaml: ops[1].exec.cores_used: 1473 cores, but machine.cores is 1472 — re-run "
             "tessera compile");

@@ -1,7 +1,8 @@
 // Points against the real planner, simulator and ipu_alltoall plugin: axis paths checked before
 // anything runs (with the valid paths near a wrong one), a point that does not fit recorded with
-// its reason, the per-op plan cache shared by points that differ only in HBM bandwidth, and the
-// scale knobs reaching the machine (or refused where the chip cannot take them).
+// its reason, the per-op plan cache shared by points that differ only in HBM bandwidth, the chip
+// file's HBM rate reaching plan and simulation alike, and the scale knobs reaching the machine (or
+// refused where the chip cannot take them).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -155,6 +156,23 @@ TEST(EvaluatePoint, PointsShareOpPlansAcrossHbmBandwidthAndFailuresKeepTheirReas
   EXPECT_EQ(tiny.reason.substr(0, 81),
             "op 'layers.0.gate_proj' needs at least 60.0 KiB of SRAM per core under any plan (");
   EXPECT_EQ(tiny.cores, 1472u) << "what ran is still described";
+}
+
+// The chip file's controller links and the memory model both carry preloads: a chip file rate
+// below the model's sustained one slows the plan as it slows the simulation.
+TEST(EvaluatePoint, TheChipFilesHbmRateMovesPlannedAndSimulatedAlike) {
+  SweepSpec s = sweep("  - {path: topology.hbm.bytes_per_s, values: [4.7104e12, 4.7104e9]}\n");
+  auto points = enumerate_points(s);
+  driver::OpPlanCache cache;
+  Registry reg = registry();
+  PointResult fast = evaluate_point(s, points[0], reg, cache, {2});
+  PointResult slow = evaluate_point(s, points[1], reg, cache, {2});
+  ASSERT_TRUE(fast.ok) << fast.reason;
+  ASSERT_TRUE(slow.ok) << slow.reason;
+  ASSERT_EQ(slow.rows.size(), 2u);
+  EXPECT_GT(slow.rows[1].planned.latency_s, 100 * fast.rows[1].planned.latency_s);
+  EXPECT_GT(slow.rows[1].simulated_metrics.latency_s,
+            100 * fast.rows[1].simulated_metrics.latency_s);
 }
 
 TEST(EvaluatePoint, CoreCostIsAnAxisWhosePointsDoNotSharePlans) {
