@@ -11,6 +11,7 @@
 
 #include "framework/frontend/onnx/importer.hpp"
 #include "framework/ir/analysis.hpp"
+#include "framework/ir/repeats.hpp"
 
 namespace tessera::onnx_import {
 namespace {
@@ -523,8 +524,9 @@ TEST(OnnxAsExported, ABoolMaskBuiltByScatterNdFolds) {
   EXPECT_EQ(g.find_tensor("keep")->role, ir::TensorRole::constant);
 }
 
-// Import is linear in the node count (bench/onnx_import_bench.cpp times it): a long chain imports
-// whole.
+// Import and the search for repeated layers are linear in the node count
+// (bench/onnx_import_bench.cpp times them): a long chain imports whole, and its layers are every
+// op after the first (which reads the model input, not an op's output).
 TEST(OnnxAsExported, ALongChainImportsEveryNode) {
   constexpr int kNodes = 10000;
   Model m(13);
@@ -538,6 +540,11 @@ TEST(OnnxAsExported, ALongChainImportsEveryNode) {
   m.output(x);
   ir::Graph g = m.import().take();
   EXPECT_EQ(g.ops().size(), static_cast<size_t>(kNodes));
+  auto layers = ir::repeated_layers(g, ir::identical_ops(g), ir::edges(g));
+  ASSERT_TRUE(layers.has_value());
+  EXPECT_EQ(layers->first_op, 1);
+  EXPECT_EQ(layers->ops_per_layer, 1);
+  EXPECT_EQ(layers->count, kNodes - 1);
 }
 
 }  // namespace
