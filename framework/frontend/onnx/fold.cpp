@@ -614,12 +614,12 @@ Values scatter_nd(const onnx::NodeProto& node, const ConstTensor& data, const Co
   if (idx.is_float() || idx.dims.empty() || data.is_float() != updates.is_float())
     return std::nullopt;
   auto k = static_cast<size_t>(idx.dims.back());
-  if (k > data.dims.size()) return std::nullopt;
+  if (k == 0 || k > data.dims.size()) return std::nullopt;
   int64_t slice = 1;
   for (size_t d = k; d < data.dims.size(); ++d) slice *= data.dims[d];
   ConstTensor out = data;
   std::string reduction = attr_string(node, "reduction", "none");
-  for (int64_t q = 0; k > 0 && q < idx.size() / static_cast<int64_t>(k); ++q) {
+  for (int64_t q = 0; q < idx.size() / static_cast<int64_t>(k); ++q) {
     int64_t base = 0;
     for (size_t d = 0; d < k; ++d) {
       int64_t i = idx.ints[q * static_cast<int64_t>(k) + static_cast<int64_t>(d)];

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace tessera::onnx_import {
 
@@ -25,7 +26,8 @@ void count_reads(const onnx::NodeProto& node, Readers& readers, int delta) {
 
 // Only an optional output may be left out: a variadic one (Split's) fixes how many parts there are.
 bool optional_output(const onnx::NodeProto& node, int i, int opset) {
-  const auto* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), opset, node.domain());
+  std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+  const auto* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), opset, domain);
   if (schema == nullptr || i >= static_cast<int>(schema->outputs().size())) return false;
   return schema->outputs()[static_cast<size_t>(i)].GetOption() ==
          onnx::OpSchema::FormalParameterOption::Optional;
