@@ -29,7 +29,8 @@ void view(NodeContext& ctx) {
 // view of the input, and a mask something reads is written as a constant.
 void dropout(NodeContext& ctx) {
   const ConstTensor* training = ctx.value(2);
-  if (ctx.has_input(2) && (training == nullptr || training->size() != 1 || training->as_double(0) != 0))
+  if (ctx.has_input(2) &&
+      (training == nullptr || training->size() != 1 || training->as_double(0) != 0))
     ctx.note("training-mode Dropout imported as identity (inference keeps every element)");
   ctx.view(0, 0);
   if (ctx.node().output_size() > 1 && !ctx.node().output(1).empty()) {
