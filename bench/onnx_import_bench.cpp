@@ -2,6 +2,8 @@
 // stack of 10 layers, hidden 2048, FFN 5632, fp16 weights (1.03 GB in one data file), written into
 // a temporary directory before timing. The importer reads the data file for shapes only, i.e. not
 // at all; target < 5 s and < 1 GB peak RSS. Counters: weight bytes imported, ops, peak RSS.
+// And what `tessera inspect` does with a chain of 10,000 Relu nodes (import, then the workload
+// summary: identical ops, repeated layers): linear in the node count; target <= 2 s.
 #include <benchmark/benchmark.h>
 #include <onnx/onnx_pb.h>
 #include <sys/resource.h>
@@ -12,6 +14,7 @@
 
 #include "framework/frontend/onnx/importer.hpp"
 #include "framework/ir/analysis.hpp"
+#include "framework/ir/workload_report.hpp"
 
 namespace tessera::onnx_import {
 namespace {
@@ -152,6 +155,47 @@ void BM_ImportOneGigabyteExternalData(benchmark::State& state) {
   state.counters["peak_rss_MB"] = peak_rss_bytes() / 1e6;
 }
 BENCHMARK(BM_ImportOneGigabyteExternalData)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// A chain of `nodes` Relu nodes over a [1, 64] input, serialized.
+std::string relu_chain(int64_t nodes) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  Builder b{m.mutable_graph()};
+  b.graph->set_name("relu_chain");
+  auto* in = b.graph->add_input();
+  in->set_name("x");
+  auto* t = in->mutable_type()->mutable_tensor_type();
+  t->set_elem_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : {1, 64}) t->mutable_shape()->add_dim()->set_dim_value(d);
+  std::string x = "x";
+  for (int64_t i = 0; i < nodes; ++i) x = b.node("Relu", {x});
+  auto* out = b.graph->add_output();
+  out->set_name(x);
+  out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  return m.SerializeAsString();
+}
+
+void BM_InspectReluChain(benchmark::State& state) {
+  std::string model = relu_chain(state.range(0));
+  double ops = 0;
+  for (auto _ : state) {
+    auto g = import_onnx_bytes(model, "relu_chain.onnx", {});
+    if (!g) {
+      state.SkipWithError(g.error().message.c_str());
+      break;
+    }
+    auto summary = workload_summary(*g);
+    benchmark::DoNotOptimize(summary);
+    ops = static_cast<double>(g->ops().size());
+  }
+  state.counters["ops"] = ops;
+}
+BENCHMARK(BM_InspectReluChain)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace
 }  // namespace tessera::onnx_import

@@ -37,16 +37,27 @@ std::string operand_signature(const Graph& graph, const Einsum& einsum, const Op
   return s;
 }
 
+// Per op, the position in graph.tensors() of each input's storage tensor: looked up once, not
+// once per period compared.
+std::vector<std::vector<size_t>> input_storage(const Graph& graph) {
+  std::vector<std::vector<size_t>> out;
+  for (const auto& op : graph.ops()) {
+    auto& row = out.emplace_back();
+    for (const auto& in : op.einsum.inputs)
+      row.push_back(static_cast<size_t>(&graph.storage_tensor(in.tensor) - graph.tensors().data()));
+  }
+  return out;
+}
+
 // Inputs of op `a` and op `b` = a + period are wired alike.
-bool same_wiring(const Graph& graph, const Edges& edges, int a, int b, int period) {
-  const auto& ia = graph.ops()[a].einsum.inputs;
-  const auto& ib = graph.ops()[b].einsum.inputs;
+bool same_wiring(const std::vector<std::vector<size_t>>& inputs, const Edges& edges, int a, int b,
+                 int period) {
+  const auto& ia = inputs[static_cast<size_t>(a)];
+  const auto& ib = inputs[static_cast<size_t>(b)];
   for (size_t j = 0; j < ia.size(); ++j) {
-    const Tensor& ta = graph.storage_tensor(ia[j].tensor);
-    const Tensor& tb = graph.storage_tensor(ib[j].tensor);
-    if (&ta == &tb) continue;
-    int pa = edges.producer[&ta - graph.tensors().data()];
-    int pb = edges.producer[&tb - graph.tensors().data()];
+    if (ia[j] == ib[j]) continue;
+    int pa = edges.producer[ia[j]];
+    int pb = edges.producer[ib[j]];
     if (pa < 0 || pb < 0) {
       if (pa != pb) return false;  // one produced, one resident: not the same role
       continue;                    // per-layer weights or caches
@@ -94,12 +105,17 @@ int RepeatedLayers::layer_of(int op) const {
 std::optional<RepeatedLayers> repeated_layers(const Graph& graph, const OpClasses& classes,
                                               const Edges& edges) {
   int n = static_cast<int>(graph.ops().size());
+  auto inputs = input_storage(graph);
   std::optional<RepeatedLayers> best;
   for (int period = 1; period <= n / 2; ++period) {
+    // Layers of this period cover at most n / period * period ops: a period that cannot cover
+    // more than the best is not searched (a chain of n identical ops is found at period 1 and
+    // the search ends there, in time linear in n).
+    if (best && n / period * period <= best->count * best->ops_per_layer) continue;
     int run = 0;  // consecutive i with op i matching op i + period
     for (int i = 0; i + period <= n; ++i) {
       bool match = i + period < n && classes.class_of[i] == classes.class_of[i + period] &&
-                   same_wiring(graph, edges, i, i + period, period);
+                   same_wiring(inputs, edges, i, i + period, period);
       if (match) {
         ++run;
         continue;

@@ -102,6 +102,10 @@ Failure NodeContext::fail(const std::string& what) const {
   return importer_.fail(node_, index_, what);
 }
 
+void NodeContext::note(const std::string& what) const {
+  spdlog::warn("{}: {}: {}", importer_.pm_.file, importer_.describe(node_, index_), what);
+}
+
 Dims NodeContext::shape(int i) const {
   if (!has_input(i)) throw fail("input " + std::to_string(i) + " is missing");
   auto it = importer_.pm_.types.find(node_.input(i));
@@ -286,8 +290,7 @@ std::string Importer::unique_op_name(const onnx::NodeProto& node, int index,
 }
 
 void Importer::placeholder(NodeContext& ctx, int index) {
-  spdlog::warn("{}: {}: unsupported op imported as a zero-cost placeholder", pm_.file,
-               describe(ctx.node(), index));
+  ctx.note("unsupported op imported as a zero-cost placeholder");
   for (int i = 0; i < ctx.node().output_size(); ++i) {
     if (ctx.node().output(i).empty()) continue;
     auto ranks = ranks_for(ctx.out_shape(i), "d");

@@ -34,6 +34,8 @@ class NodeContext {
   const onnx::NodeProto& node() const { return node_; }
   int opset() const;
   Failure fail(const std::string& what) const;
+  // A warning naming the file and the node: how the import departs from what the node says.
+  void note(const std::string& what) const;
 
   int inputs() const { return node_.input_size(); }
   bool has_input(int i) const { return i < node_.input_size() && !node_.input(i).empty(); }

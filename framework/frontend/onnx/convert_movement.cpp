@@ -21,10 +21,18 @@ void copy_op(NodeContext& ctx, OpKind kind, const Ranks& ranks, std::vector<ir::
 
 void view(NodeContext& ctx) {
   for (int i = 1; i < ctx.node().output_size(); ++i)
-    if (!ctx.node().output(i).empty() && ctx.node().op_type() != "Dropout")
-      throw ctx.fail("only the first output is supported");
+    if (!ctx.node().output(i).empty()) throw ctx.fail("only the first output is supported");
   ctx.view(0, 0);
-  // Inference keeps every element: Dropout's mask is written as a constant.
+}
+
+// Inference keeps every element, whatever the mode the model was exported in: the output is a
+// view of the input, and a mask something reads is written as a constant.
+void dropout(NodeContext& ctx) {
+  const ConstTensor* training = ctx.value(2);
+  if (ctx.has_input(2) &&
+      (training == nullptr || training->size() != 1 || training->as_double(0) != 0))
+    ctx.note("training-mode Dropout imported as identity (inference keeps every element)");
+  ctx.view(0, 0);
   if (ctx.node().output_size() > 1 && !ctx.node().output(1).empty()) {
     Ranks ranks = ranks_for(ctx.out_shape(1), "d");
     std::string mask = ctx.out(1);
@@ -249,8 +257,8 @@ void fill(NodeContext& ctx) {
 }  // namespace
 
 void add_movement_converters(ConverterTable& t) {
-  for (const char* op : {"Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Dropout"})
-    t[op] = view;
+  for (const char* op : {"Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze"}) t[op] = view;
+  t["Dropout"] = dropout;
   t["Constant"] = constant_data;
   t["Transpose"] = transpose;
   t["Concat"] = concat;

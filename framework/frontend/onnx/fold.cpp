@@ -588,6 +588,77 @@ Values trilu(const onnx::NodeProto& node, const ConstTensor& a, const ConstTenso
   return one(std::move(out));
 }
 
+// Combines update element `from` into element `to` of `out` as the node's reduction says.
+bool scatter_one(ConstTensor& out, int64_t to, const ConstTensor& updates, int64_t from,
+                 const std::string& reduction) {
+  if (to < 0 || to >= out.size() || from >= updates.size()) return false;
+  bool replace = reduction == "none";
+  std::string op = reduction == "add"   ? "Add"
+                   : reduction == "mul" ? "Mul"
+                   : reduction == "max" ? "Max"
+                   : reduction == "min" ? "Min"
+                                        : "";
+  if (out.is_float()) {
+    auto v = replace ? updates.floats[from] : float_op(op, out.floats[to], updates.floats[from]);
+    if (v) out.floats[to] = *v;
+    return v.has_value();
+  }
+  auto v = replace ? updates.ints[from] : int_op(op, out.ints[to], updates.ints[from]);
+  if (v) out.ints[to] = *v;
+  return v.has_value();
+}
+
+// ScatterND: updates[q.., rest..] goes to data[indices[q..] (k dims), rest..].
+Values scatter_nd(const onnx::NodeProto& node, const ConstTensor& data, const ConstTensor& idx,
+                  const ConstTensor& updates) {
+  if (idx.is_float() || idx.dims.empty() || data.is_float() != updates.is_float())
+    return std::nullopt;
+  auto k = static_cast<size_t>(idx.dims.back());
+  if (k == 0 || k > data.dims.size()) return std::nullopt;
+  int64_t slice = 1;
+  for (size_t d = k; d < data.dims.size(); ++d) slice *= data.dims[d];
+  ConstTensor out = data;
+  std::string reduction = attr_string(node, "reduction", "none");
+  for (int64_t q = 0; q < idx.size() / static_cast<int64_t>(k); ++q) {
+    int64_t base = 0;
+    for (size_t d = 0; d < k; ++d) {
+      int64_t i = idx.ints[q * static_cast<int64_t>(k) + static_cast<int64_t>(d)];
+      if (i < -data.dims[d] || i >= data.dims[d]) return std::nullopt;
+      base = base * data.dims[d] + (i < 0 ? i + data.dims[d] : i);
+    }
+    for (int64_t e = 0; e < slice; ++e)
+      if (!scatter_one(out, base * slice + e, updates, q * slice + e, reduction))
+        return std::nullopt;
+  }
+  return one(std::move(out));
+}
+
+// ScatterElements: updates[p] goes to data[p with axis = indices[p]].
+Values scatter_elements(const onnx::NodeProto& node, const ConstTensor& data,
+                        const ConstTensor& idx, const ConstTensor& updates) {
+  int64_t rank = static_cast<int64_t>(data.dims.size());
+  int64_t axis = normalize_axis(attr_int(node, "axis", 0), rank);
+  if (axis < 0 || idx.is_float() || idx.dims != updates.dims || idx.dims.size() != data.dims.size() ||
+      data.is_float() != updates.is_float())
+    return std::nullopt;
+  ConstTensor out = data;
+  std::string reduction = attr_string(node, "reduction", "none");
+  Dims coord(idx.dims.size());
+  for (int64_t p = 0; p < idx.size(); ++p) {
+    for (int64_t d = rank, flat = p; d-- > 0;) {
+      coord[d] = flat % idx.dims[d];
+      flat /= idx.dims[d];
+    }
+    int64_t i = idx.ints[p];
+    if (i < -data.dims[axis] || i >= data.dims[axis]) return std::nullopt;
+    coord[axis] = i < 0 ? i + data.dims[axis] : i;
+    int64_t to = 0;
+    for (int64_t d = 0; d < rank; ++d) to = to * data.dims[d] + coord[d];
+    if (!scatter_one(out, to, updates, p, reduction)) return std::nullopt;
+  }
+  return one(std::move(out));
+}
+
 Values fold_values(const onnx::NodeProto& node, int opset, const std::vector<FoldInput>& in) {
   const std::string& op = node.op_type();
   const ConstTensor& a = *in[0].value;
@@ -623,6 +694,9 @@ Values fold_values(const onnx::NodeProto& node, int opset, const std::vector<Fol
   if (op == "Tile") return tile(a, b);
   if (op == "Where" && in.size() == 3 && in[2].value) return where(a, b, *in[2].value);
   if (op == "Range" && in.size() == 3 && in[2].value) return range(a, b, *in[2].value);
+  if (op == "ScatterND" && in.size() == 3 && in[2].value) return scatter_nd(node, a, b, *in[2].value);
+  if ((op == "ScatterElements" || op == "Scatter") && in.size() == 3 && in[2].value)
+    return scatter_elements(node, a, b, *in[2].value);
   if (op == "Mod" && attr_int(node, "fmod", 0) != 0) return binary("FMod", a, b);
   if (in.size() == 2) return binary(op, a, b);
   return std::nullopt;

@@ -10,6 +10,7 @@
 #include "framework/frontend/onnx/infer.hpp"
 #include "framework/frontend/onnx/inline_if.hpp"
 #include "framework/frontend/onnx/patterns.hpp"
+#include "framework/frontend/onnx/prune.hpp"
 
 namespace tessera::onnx_import {
 
@@ -217,7 +218,9 @@ std::vector<FoldInput> fold_inputs(const PreparedModel& pm, const onnx::NodeProt
 }
 
 // Shape arithmetic is folded; computations on weights stay ops, so weights keep their size and
-// reading them stays visible (a slice of a rotary table, a gather from a position table).
+// reading them stays visible (a slice of a rotary table, a gather from a position table). A
+// scatter into a computed constant folds whatever its updates are (swin_t's window mask: a few
+// numbers written into zeros).
 bool foldable(const PreparedModel& pm, const onnx::NodeProto& node) {
   if (node.op_type() == "Constant" || node.op_type() == "Shape" || node.op_type() == "Size")
     return true;
@@ -227,8 +230,10 @@ bool foldable(const PreparedModel& pm, const onnx::NodeProto& node) {
     int_outputs = int_outputs && t != pm.types.end() && is_int_type(t->second.elem_type);
   }
   if (int_outputs) return true;
-  for (const auto& in : node.input())
-    if (pm.weights.count(in)) return false;
+  bool scatter = node.op_type() == "ScatterND" || node.op_type() == "ScatterElements" ||
+                 node.op_type() == "Scatter";
+  for (int i = 0; i < (scatter ? std::min(node.input_size(), 1) : node.input_size()); ++i)
+    if (pm.weights.count(node.input(i))) return false;
   return true;
 }
 
@@ -332,6 +337,7 @@ Result<PreparedModel> prepare_model(const std::string& bytes, const std::string&
     if (!inlined) return inlined.error();
     if (!folded && !completed && !*inlined) break;
   }
+  prune_unused(*pm.model.mutable_graph(), pm.opset);
   fuse_patterns(pm);
   return pm;
 }

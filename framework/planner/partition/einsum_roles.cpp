@@ -66,6 +66,17 @@ const ir::Operand& compute_operand(const ir::Graph& graph, const ir::Einsum& ein
   return einsum.output;
 }
 
+// Cores move bytes whatever their type: only arithmetic needs a type a core computes in. An
+// integer no core computes in (an int64 index) is computed as int32, the width of index
+// arithmetic; a bool or a byte that only moves is moved as int8.
+std::optional<tessera_dtype> compute_type(ir::OpKind kind, ir::DType dtype) {
+  if (auto abi = ir::to_abi(dtype)) return abi;
+  bool moves = kind == ir::OpKind::data_movement || kind == ir::OpKind::gather;
+  if (dtype == ir::DType::boolean || dtype == ir::DType::uint8)
+    return moves ? ir::to_abi(ir::DType::int8) : std::nullopt;
+  return ir::to_abi(ir::DType::int32);
+}
+
 void assign_roles(OpShape& op) {
   const auto& out = op.operands.back();
   size_t inputs = op.operands.size() - 1;
@@ -116,7 +127,7 @@ Result<OpShape> describe_op(const ir::Graph& graph, const ir::Op& op) {
   shape.operands.push_back(std::move(*output));
   const ir::Operand& first = compute_operand(graph, einsum);
   ir::DType dtype = graph.find_tensor(first.tensor)->dtype;
-  auto abi = ir::to_abi(dtype);
+  auto abi = compute_type(op.kind, dtype);
   if (!abi)
     return input_error(ir::op_context(op.name) + "it computes in the type of '" + first.tensor +
                        "', " + ir::to_string(dtype) +

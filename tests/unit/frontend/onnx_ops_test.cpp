@@ -2,9 +2,16 @@
 // today's ops: the Einsum each op becomes (so its FLOPs and bytes), and the exact errors.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <functional>
+#include <optional>
+#include <sstream>
 
 #include "framework/frontend/onnx/importer.hpp"
 #include "framework/ir/analysis.hpp"
+#include "framework/ir/repeats.hpp"
 
 namespace tessera::onnx_import {
 namespace {
@@ -452,6 +459,108 @@ TEST(OnnxConverters, QuantisedOpsCarryTheNarrowType) {
   EXPECT_EQ(g.ops()[1].einsum.str(), "mac([m,k],[k,n])->[m,n]");
   EXPECT_DOUBLE_EQ(ir::op_cost(g, g.ops()[1]).hbm_bytes_in, 24.0);
   EXPECT_FALSE(ir::to_abi(ir::DType::uint8));
+}
+
+// What the importer writes to the log while `run` runs, one line per warning.
+std::string logged(const std::function<void()>& run) {
+  std::ostringstream text;
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(text);
+  sink->set_pattern("%v");
+  spdlog::default_logger()->sinks().push_back(sink);
+  run();
+  spdlog::default_logger()->sinks().pop_back();
+  return text.str();
+}
+
+// torchvision exports swin_t's Dropout in training mode with its mask: the mask nothing reads is
+// left out, Dropout is the identity (with a note), and a node nothing reads is no op.
+TEST(OnnxAsExported, UnusedOutputsAndTrainingModeDropoutLeaveNoOp) {
+  Model m(13);
+  m.input("x", {"2", "4"});
+  m.floats("ratio", {});
+  auto* training = m.graph()->add_initializer();
+  training->set_name("training");
+  training->set_data_type(TensorProto::BOOL);
+  training->add_int32_data(1);
+  m.node("Dropout", {"x", "ratio", "training"}, {"y", "mask"});
+  m.node("Relu", {"x"}, {"unread"});
+  m.node("Relu", {"y"}, {"z"});
+  m.output("z");
+  std::optional<ir::Graph> g;
+  EXPECT_EQ(logged([&] { g = m.import().take(); }),
+            "m.onnx: node 'y_node' (Dropout, opset 13): training-mode Dropout imported as "
+            "identity (inference keeps every element)\n");
+  ASSERT_EQ(g->ops().size(), 1u);
+  EXPECT_EQ(g->ops()[0].name, "z_node");
+  EXPECT_EQ(g->find_tensor("mask"), nullptr);
+  EXPECT_EQ(g->find_tensor("unread"), nullptr);
+}
+
+// Scatters over constants fold (swin_t's shifted-window mask): written into shapes here, so the
+// views show the values: ScatterND writes [4, 4] over [16, 1], ScatterElements [8, 2].
+TEST(OnnxAsExported, ScattersOverConstantsFold) {
+  Model m(13);
+  m.input("x", {"2", "8"});
+  m.ints("base", {2}, {16, 1});
+  m.ints("nd_idx", {2, 1}, {0, 1});
+  m.ints("nd_new", {2}, {4, 4});
+  m.ints("el_idx", {2}, {1, 0});
+  m.ints("el_new", {2}, {2, 8});
+  m.node("ScatterND", {"base", "nd_idx", "nd_new"}, {"square"});
+  m.node("ScatterElements", {"base", "el_idx", "el_new"}, {"tall"});
+  m.node("Reshape", {"x", "square"}, {"a"});
+  m.node("Reshape", {"a", "tall"}, {"b"});
+  m.node("Relu", {"b"}, {"z"});
+  m.output("z");
+  ir::Graph g = m.import().take();
+  EXPECT_EQ(g.find_tensor("a")->shape, (std::vector<int64_t>{4, 4}));
+  EXPECT_EQ(g.find_tensor("b")->shape, (std::vector<int64_t>{8, 2}));
+  ASSERT_EQ(g.ops().size(), 1u);
+}
+
+// A float mask scattered into zeros (its updates weights), compared and negated (Not over bool)
+// folds to a constant: only the multiplication by it stays an op.
+TEST(OnnxAsExported, ABoolMaskBuiltByScatterNdFolds) {
+  Model m(13);
+  m.input("x", {"2", "3"});
+  m.ints("idx", {2, 2}, {0, 1, 1, 2});
+  m.floats("halves", {2});
+  m.floats("half", {});
+  m.node("Shape", {"x"}, {"shape"});
+  m.node("ConstantOfShape", {"shape"}, {"zeros"});
+  m.node("ScatterND", {"zeros", "idx", "halves"}, {"marked"});
+  m.node("Equal", {"marked", "half"}, {"hit"});
+  m.node("Not", {"hit"}, {"mask"});
+  set_int(m.node("Cast", {"mask"}, {"keep"}), "to", TensorProto::FLOAT);
+  m.node("Mul", {"x", "keep"}, {"z"});
+  m.output("z");
+  ir::Graph g = m.import().take();
+  ASSERT_EQ(g.ops().size(), 1u);
+  EXPECT_EQ(g.ops()[0].name, "z_node");
+  EXPECT_EQ(g.find_tensor("keep")->role, ir::TensorRole::constant);
+}
+
+// Import and the search for repeated layers are linear in the node count
+// (bench/onnx_import_bench.cpp times them): a long chain imports whole, and its layers are every
+// op after the first (which reads the model input, not an op's output).
+TEST(OnnxAsExported, ALongChainImportsEveryNode) {
+  constexpr int kNodes = 10000;
+  Model m(13);
+  m.input("x", {"1", "8"});
+  std::string x = "x";
+  for (int i = 0; i < kNodes; ++i) {
+    std::string y = "v" + std::to_string(i);
+    m.node("Relu", {x}, {y});
+    x = y;
+  }
+  m.output(x);
+  ir::Graph g = m.import().take();
+  EXPECT_EQ(g.ops().size(), static_cast<size_t>(kNodes));
+  auto layers = ir::repeated_layers(g, ir::identical_ops(g), ir::edges(g));
+  ASSERT_TRUE(layers.has_value());
+  EXPECT_EQ(layers->first_op, 1);
+  EXPECT_EQ(layers->ops_per_layer, 1);
+  EXPECT_EQ(layers->count, kNodes - 1);
 }
 
 }  // namespace

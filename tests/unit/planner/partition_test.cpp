@@ -545,5 +545,38 @@ TEST(ParetoFront, KeepsStrictlyFasterPointsInSpaceOrder) {
   EXPECT_EQ(partition::pareto_front(space, time), (std::vector<size_t>{1, 2, 0}));
 }
 
+// Cores move bytes whatever their type: an int64 index expanded (a top-k MoE's routing, as
+// PyTorch writes it) is moved as int32 and a bool mask as int8; only arithmetic on a bool needs a
+// compute type.
+TEST(ComputeType, IntegersAndBoolsThatOnlyMoveNeedNoComputeType) {
+  ir::GraphBuilder b("moe");
+  auto at = [](const std::string& rank) { return ir::IndexExpr{{{1, rank}}, 0, -1}; };
+  std::vector<ir::Rank> ranks = {{"a", 4}, {"b", 8}};
+  for (const auto& [name, shape, dtype, role] :
+       std::vector<std::tuple<std::string, std::vector<int64_t>, DType, TensorRole>>{
+           {"idx", {4, 1}, DType::int64, TensorRole::input},
+           {"idx_x", {4, 8}, DType::int64, TensorRole::activation},
+           {"mask", {4, 8}, DType::boolean, TensorRole::input},
+           {"mask_x", {4, 8}, DType::boolean, TensorRole::activation},
+           {"not_mask", {4, 8}, DType::boolean, TensorRole::activation}})
+    ASSERT_TRUE(b.add_tensor(ir::Tensor{name, shape, dtype, role, ""}).ok());
+  auto add = [&](const std::string& name, OpKind kind, const std::string& fn, ir::Operand in,
+                 const std::string& out) {
+    ir::Einsum e{ranks, {std::move(in)}, ir::Operand{out, {at("a"), at("b")}}, fn};
+    ASSERT_TRUE(b.add_op(ir::Op{name, kind, std::move(e), "test"}).ok());
+  };
+  add("expand", OpKind::data_movement, "copy", ir::Operand{"idx", {at("a"), {{}, 0, -1}}}, "idx_x");
+  add("copy", OpKind::data_movement, "copy", ir::Operand{"mask", {at("a"), at("b")}}, "mask_x");
+  add("not", OpKind::elementwise, "compare", ir::Operand{"mask", {at("a"), at("b")}}, "not_mask");
+  ir::Graph g = b.finish();
+  EXPECT_EQ(partition::describe_op(g, g.ops()[0]).take().dtype, TESSERA_DTYPE_INT32);
+  EXPECT_EQ(partition::describe_op(g, g.ops()[1]).take().dtype, TESSERA_DTYPE_INT8);
+  auto arithmetic = partition::describe_op(g, g.ops()[2]);
+  ASSERT_FALSE(arithmetic.ok());
+  EXPECT_EQ(arithmetic.error().message,
+            "op 'not': it computes in the type of 'mask', bool, which no core computes in; give "
+            "that tensor a compute type (fp32, fp16, bf16, fp8, int8, int32, fp64)");
+}
+
 }  // namespace
 }  // namespace tessera::planner
