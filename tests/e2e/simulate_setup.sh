@@ -4,8 +4,7 @@
 # no compile writes (bytes past 2^53 and past the op's tensors, more cores than the chip's, a time of
 # 1e300 s or 1e-320 s, factors that are not the op's ranks, HBM reads, FLOPs or a dtype that are
 # not the model's), and hand-written programs that execute op 0 before preloading it, lose a line,
-# or carry
-# impossible numbers; and the plan of an ONNX model.
+# or carry impossible numbers; and the plan of an ONNX model.
 set -euo pipefail
 tessera=$1
 dir=$2
