@@ -289,7 +289,7 @@ std::string Importer::unique_op_name(const onnx::NodeProto& node, int index,
   return name;
 }
 
-void Importer::placeholder(NodeContext& ctx, int index) {
+void Importer::placeholder(NodeContext& ctx) {
   ctx.note("unsupported op imported as a zero-cost placeholder");
   for (int i = 0; i < ctx.node().output_size(); ++i) {
     if (ctx.node().output(i).empty()) continue;
@@ -312,7 +312,7 @@ void Importer::convert(const onnx::NodeProto& node, int index) {
     throw fail(node, index,
                "unsupported op (docs/workloads.md lists the supported ones); pass "
                "--skip-unsupported to import it as a zero-cost placeholder");
-  placeholder(ctx, index);
+  placeholder(ctx);
 }
 
 Result<ir::Graph> Importer::run() {

@@ -97,7 +97,7 @@ class Importer {
               const onnx::NodeProto& node, int index, Dims shape);
   std::string unique_op_name(const onnx::NodeProto& node, int index, const std::string& part);
   void convert(const onnx::NodeProto& node, int index);
-  void placeholder(NodeContext& ctx, int index);
+  void placeholder(NodeContext& ctx);
 
   PreparedModel& pm_;
   const OnnxOptions& options_;
