@@ -191,11 +191,7 @@ void BM_InspectReluChain(benchmark::State& state) {
   }
   state.counters["ops"] = ops;
 }
-BENCHMARK(BM_InspectReluChain)
-    ->Arg(1000)
-    ->Arg(10000)
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(1);
+BENCHMARK(BM_InspectReluChain)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
 }  // namespace tessera::onnx_import

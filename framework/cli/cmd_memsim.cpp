@@ -2,9 +2,9 @@
 // (framework/memsim/memsim.hpp).
 #include <iostream>
 
-#include "framework/common/json_text.hpp"
 #include "framework/cli/number_checks.hpp"
 #include "framework/cli/options.hpp"
+#include "framework/common/json_text.hpp"
 #include "framework/memsim/memsim.hpp"
 
 namespace tessera::cli {

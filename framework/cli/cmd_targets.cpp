@@ -2,9 +2,9 @@
 // loads. Exit 4 when one of them cannot be used, each with a warning saying why.
 #include <iostream>
 
-#include "framework/common/json_text.hpp"
 #include "framework/chip_spec/chip_spec.hpp"
 #include "framework/cli/options.hpp"
+#include "framework/common/json_text.hpp"
 #include "framework/common/table.hpp"
 #include "framework/report/targets_report.hpp"
 

@@ -2,10 +2,10 @@
 #include <iostream>
 #include <optional>
 
-#include "framework/common/json_text.hpp"
-#include "framework/common/user_text.hpp"
 #include "framework/chip/topology_report.hpp"
 #include "framework/cli/options.hpp"
+#include "framework/common/json_text.hpp"
+#include "framework/common/user_text.hpp"
 #include "framework/driver/driver.hpp"
 
 namespace tessera::cli {

@@ -1,6 +1,6 @@
-#include "framework/common/json_text.hpp"
 #include "framework/dse/point_result.hpp"
 
+#include "framework/common/json_text.hpp"
 #include "framework/dse/point_json.hpp"
 
 namespace tessera::dse {

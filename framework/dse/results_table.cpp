@@ -1,4 +1,3 @@
-#include "framework/common/json_text.hpp"
 #include "framework/dse/results_table.hpp"
 
 #include <fmt/format.h>
@@ -6,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
+
+#include "framework/common/json_text.hpp"
 
 namespace tessera::dse {
 

@@ -1,4 +1,3 @@
-#include "framework/common/json_text.hpp"
 #include "framework/ir/workload_report.hpp"
 
 #include <fmt/format.h>
@@ -7,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "framework/common/json_text.hpp"
 #include "framework/common/table.hpp"
 #include "framework/common/units.hpp"
 #include "framework/ir/analysis.hpp"

@@ -31,7 +31,7 @@ struct ChildOutcome {
   std::vector<std::vector<std::string>> records;  // in the order sent
   bool exited = false;                            // exited normally (exit_status) ...
   int exit_status = 0;
-  int signal = 0;  // ... or was killed by this signal
+  int signal = 0;      // ... or was killed by this signal
   int deadline_s = 0;  // non-zero: it ran past this deadline, and the parent killed it
 
   // "exited with status 3", "crashed with SIGSEGV (Segmentation fault)", "was killed by SIGKILL

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "framework/common/json_text.hpp"
 #include "framework/chip/topology_report.hpp"
 #include "framework/common/files.hpp"
+#include "framework/common/json_text.hpp"
 #include "framework/driver/driver.hpp"
 #include "framework/driver/layout.hpp"
 #include "framework/driver/map.hpp"

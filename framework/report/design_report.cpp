@@ -1,4 +1,3 @@
-#include "framework/common/json_text.hpp"
 #include "framework/report/design_report.hpp"
 
 #include <fmt/format.h>
@@ -6,6 +5,7 @@
 #include <utility>
 
 #include "framework/chip/energy_report.hpp"
+#include "framework/common/json_text.hpp"
 #include "framework/common/table.hpp"
 #include "framework/common/units.hpp"
 #include "framework/dse/evaluate_point.hpp"

@@ -1,8 +1,8 @@
-#include "framework/common/json_text.hpp"
 #include "framework/report/layout_report.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include "framework/common/json_text.hpp"
 #include "framework/common/table.hpp"
 
 namespace tessera {

@@ -1,9 +1,9 @@
-#include "framework/common/json_text.hpp"
 #include "framework/report/map_report.hpp"
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "framework/common/json_text.hpp"
 #include "framework/mapper/workload_file.hpp"
 
 namespace tessera {

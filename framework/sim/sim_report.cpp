@@ -1,4 +1,3 @@
-#include "framework/common/json_text.hpp"
 #include "framework/sim/sim_report.hpp"
 
 #include <fmt/format.h>
@@ -10,6 +9,7 @@
 #include <numeric>
 
 #include "framework/chip/energy_report.hpp"
+#include "framework/common/json_text.hpp"
 #include "framework/common/table.hpp"
 #include "framework/common/units.hpp"
 #include "framework/planner/split.hpp"

@@ -3,8 +3,8 @@
 # a corrupted value, a plan for another model, another sequence length, another chip size, numbers
 # no compile writes (bytes past 2^53 and past the op's tensors, more cores than the chip's, a time of
 # 1e300 s or 1e-320 s, factors that are not the op's ranks, HBM reads, FLOPs or a dtype that are
-# not the model's), and hand-written programs that execute op 0 before preloading it, lose a line,
-# or carry impossible numbers; and the plan of an ONNX model.
+# not the model's, weights never loaded), and hand-written programs that execute op 0 before
+# preloading it, lose a line, or carry impossible numbers; and the plan of an ONNX model.
 set -euo pipefail
 tessera=$1
 dir=$2
@@ -28,6 +28,8 @@ first_exec 'factors: \[[0-9, ]*\]' 'factors: [1, 3]' <"$plan" >"$dir/bad_factors
 first_exec 'hbm_read_bytes: [0-9.e+-]*' 'hbm_read_bytes: 0' <"$plan" >"$dir/no_hbm_reads.yaml"
 first_exec '^\( *\)flops: [1-9][0-9.e+]*$' '\1flops: 0' <"$plan" >"$dir/no_flops.yaml"
 sed 's/^  dtype: .*$/  dtype: fp32/' "$plan" >"$dir/other_dtype.yaml"
+# An op that reads weights, its HBM-to-core traffic zeroed: weights simulated as never loaded.
+first_exec 'hbm_to_core_bytes: [1-9][0-9.e+]*' 'hbm_to_core_bytes: 0' <"$plan" >"$dir/no_weight_load.yaml"
 "$tessera" simulate "$plan" --program "$dir/program.txt" >/dev/null 2>&1
 program=$dir/program.txt
 first_exec 'shift_bytes=[0-9.e+-]*' 'shift_bytes=1e15' <"$program" >"$dir/absurd_bytes.txt"

@@ -44,6 +44,10 @@ def test_compile_gives_the_clis_json(model, target, chip, shape):
     assert sorted(got["plans"]) == sorted(d["design"] for d in want["designs"])
     elk = [d for d in got["designs"] if d["design"] == "elk-full"][0]
     assert elk["simulated"] and elk["simulated_metrics"]["latency_s"] > 0
+    ideal = [d for d in got["designs"] if d["design"] == "ideal"][0]
+    assert ideal["simulated_metrics"] is None
+    assert ideal["simulated_note"] == ("ideal is a bound (preloads on their own network, no SRAM "
+                                       "limit) that no chip runs: not simulated")
 
 
 def test_a_plan_written_and_simulated_again_matches_the_cli(tmp_path):

@@ -638,8 +638,8 @@ Values scatter_elements(const onnx::NodeProto& node, const ConstTensor& data,
                         const ConstTensor& idx, const ConstTensor& updates) {
   int64_t rank = static_cast<int64_t>(data.dims.size());
   int64_t axis = normalize_axis(attr_int(node, "axis", 0), rank);
-  if (axis < 0 || idx.is_float() || idx.dims != updates.dims || idx.dims.size() != data.dims.size() ||
-      data.is_float() != updates.is_float())
+  if (axis < 0 || idx.is_float() || idx.dims != updates.dims ||
+      idx.dims.size() != data.dims.size() || data.is_float() != updates.is_float())
     return std::nullopt;
   ConstTensor out = data;
   std::string reduction = attr_string(node, "reduction", "none");
@@ -694,7 +694,8 @@ Values fold_values(const onnx::NodeProto& node, int opset, const std::vector<Fol
   if (op == "Tile") return tile(a, b);
   if (op == "Where" && in.size() == 3 && in[2].value) return where(a, b, *in[2].value);
   if (op == "Range" && in.size() == 3 && in[2].value) return range(a, b, *in[2].value);
-  if (op == "ScatterND" && in.size() == 3 && in[2].value) return scatter_nd(node, a, b, *in[2].value);
+  if (op == "ScatterND" && in.size() == 3 && in[2].value)
+    return scatter_nd(node, a, b, *in[2].value);
   if ((op == "ScatterElements" || op == "Scatter") && in.size() == 3 && in[2].value)
     return scatter_elements(node, a, b, *in[2].value);
   if (op == "Mod" && attr_int(node, "fmod", 0) != 0) return binary("FMod", a, b);

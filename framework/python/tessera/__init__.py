@@ -78,7 +78,8 @@ def compile(model, target, chip="", design="elk-full", simulate=True, batch=None
 
     Returns the compile document (format tessera-compile-2: one entry per design under "designs",
     with "planned" and, when simulated, "simulated_metrics"; seconds, fractions, FLOP/s), plus
-    "plans": each design's Plan by name.
+    "plans": each design's Plan by name. Ideal is a bound no chip runs: its "simulated_metrics"
+    is None and "simulated_note" says why.
     """
     _bounded("compile", threads=threads)
     return _tessera.compile(model, target, chip, design, simulate,

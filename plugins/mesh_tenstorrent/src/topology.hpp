@@ -67,7 +67,8 @@
 //   flops_per_cycle.<dtype>  per Tensix: FPU 8x16 x 16x16 = 4096 FLOP/cycle at LoFi (one fidelity
 //                            phase) for fp16, bf16, fp8, bfp8 (block fp8 weights, unpacked to
 //                            the FPU's format); HiFi2/3/4 divide by 2/3/4 (set the value to model
-//                            them); fp32 on the 32-lane SFPU = 64 [V]; others 0
+//                            them); fp32 = 1024: the FPU at HiFi4, its full-precision mode
+//                            (the rate cost_model.hpp times fp32 matmuls at) [V]; others 0
 #pragma once
 
 #include <span>

@@ -1,4 +1,5 @@
-// JSON text from documents whose strings and keys may not be UTF-8: valid JSON that tells the bytes.
+// JSON text from documents whose strings and keys may not be UTF-8: valid JSON that tells the
+// bytes.
 #include "framework/common/json_text.hpp"
 
 #include <gtest/gtest.h>

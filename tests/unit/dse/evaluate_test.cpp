@@ -175,6 +175,47 @@ TEST(EvaluatePoint, TheChipFilesHbmRateMovesPlannedAndSimulatedAlike) {
             100 * fast.rows[1].simulated_metrics.latency_s);
 }
 
+// Every other rate of the chip file that a step pays for, cut a hundredfold (the chip-to-chip
+// links, which a decode on two chips barely uses, ten-thousandfold): the planner and the simulator
+// read it from the one place (the chip's plugins), so planned and simulated both slow.
+struct RateCase {
+  const char* path;
+  const char* values;
+  const char* chips;
+};
+
+class ChipFileRate : public ::testing::TestWithParam<RateCase> {};
+
+TEST_P(ChipFileRate, MovesPlannedAndSimulatedAlike) {
+  const RateCase c = GetParam();
+  SweepSpec s = sweep(std::string("  - {path: topology.chips, values: [") + c.chips +
+                      "]}\n  - {path: " + c.path + ", values: [" + c.values + "]}\n");
+  auto points = enumerate_points(s);
+  ASSERT_EQ(points.size(), 2u);
+  driver::OpPlanCache cache;
+  Registry reg = registry();
+  PointResult base = evaluate_point(s, points[0], reg, cache, {2});
+  PointResult slow = evaluate_point(s, points[1], reg, cache, {2});
+  ASSERT_TRUE(base.ok) << base.reason;
+  ASSERT_TRUE(slow.ok) << slow.reason;
+  constexpr double kSlower = 1.01;
+  EXPECT_GT(slow.rows[1].planned.latency_s, kSlower * base.rows[1].planned.latency_s);
+  EXPECT_GT(slow.rows[1].simulated_metrics.latency_s,
+            kSlower * base.rows[1].simulated_metrics.latency_s);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rates, ChipFileRate,
+    ::testing::Values(RateCase{"topology.exchange.bytes_per_cycle", "4, 0.04", "1"},
+                      RateCase{"topology.chip_link.bytes_per_s", "5e10, 5e6", "2"},
+                      RateCase{"cost_model.clock_hz", "1.325e9, 1.325e7", "1"}),
+    [](const ::testing::TestParamInfo<RateCase>& param) {
+      std::string name = param.param.path;
+      for (char& ch : name)
+        if (ch == '.') ch = '_';
+      return name;
+    });
+
 TEST(EvaluatePoint, CoreCostIsAnAxisWhosePointsDoNotSharePlans) {
   SweepSpec s = sweep("  - {path: core_cost, values: [plugin, tcm]}\n");
   auto points = enumerate_points(s);
