@@ -5,7 +5,7 @@ Plan). Every call must return or raise tessera.Error (or TypeError, Python's own
 of the wrong type): a crash, a hang past the deadline or any other exception fails the input.
 
 usage: python_fuzz.py CORPUS_DIR [SEEDED_INPUTS]  — the corpus files, then SEEDED_INPUTS inputs
-drawn from a fixed seed (default 400)."""
+drawn from a fixed seed (default 2000)."""
 import inspect
 import math
 import os
@@ -28,7 +28,7 @@ NUMBERS = [None, 0, 1, 2, -1, 0.5, 2**31 - 1, 2**63, -2**70, 1e-320, 1e308, math
            -math.inf, "1x", True, [], {}]
 TEXT = ["", "x", "\udcff\udcfe", "a\x00b", "ü" * 300, "/dev/null", "/nonexistent/dir/file.yaml",
         "../", "ipu_alltoall", "mesh_tenstorrent", "tree_mncore", "elk-full", "all", SMALL_ONNX,
-        "fp16", "bfp8", "decode", None, 7, b"\xff", ["x"], ("a", 1)]
+        "fp16", "bfp8", "decode", "random", "stream", None, 7, b"\xff", ["x"], ("a", 1)]
 POOLS = {"plan": [tessera.Plan.__new__(tessera.Plan), None, "plan.yaml", 3],
          "shape": [(4,), (), (0,), (2**40,), (-1, 2), "4", None, (4, 4)],
          "dims": [None, {}, {"seq": 2**70}, {"": 1}, {"b": math.nan}, [1]],
@@ -83,7 +83,7 @@ def run(label, data):
 
 def main():
     corpus = pathlib.Path(sys.argv[1])
-    seeded = int(sys.argv[2]) if len(sys.argv) > 2 else 400
+    seeded = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
     signal.signal(signal.SIGALRM, on_deadline)
     inputs = [(str(f), f.read_bytes()) for f in sorted(corpus.iterdir()) if f.is_file()]
     rng = random.Random(0)

@@ -48,6 +48,9 @@ def _words(batch, seq, mode, dtype, weight_dtype, dims=None, skip_unsupported=Fa
     _bounded("model", batch=batch, seq=seq)
     w = _tessera.ModelWords()
     w.batch, w.seq, w.mode, w.dtype, w.weight_dtype = batch, seq, mode, dtype, weight_dtype
+    if dims is not None and not isinstance(dims, dict):
+        raise TypeError(f"dims: expected a dict of dimension names to sizes, "
+                        f"got {type(dims).__name__}")
     w.dims = [f"{name}={value}" for name, value in (dims or {}).items()]
     w.skip_unsupported = skip_unsupported
     return w
