@@ -46,7 +46,7 @@ TEST(Defaults, DescribeWormholeB0) {
   EXPECT_DOUBLE_EQ(t.peak_flops_per_s(TESSERA_DTYPE_BF16), 4096e9);
   EXPECT_DOUBLE_EQ(t.peak_flops_per_s(TESSERA_DTYPE_FP8), 4096e9);
   EXPECT_DOUBLE_EQ(t.peak_flops_per_s(TESSERA_DTYPE_BFP8), 4096e9);  // bfp8 weights, unpacked
-  EXPECT_DOUBLE_EQ(t.peak_flops_per_s(TESSERA_DTYPE_FP32), 64e9);
+  EXPECT_DOUBLE_EQ(t.peak_flops_per_s(TESSERA_DTYPE_FP32), 1024e9);
   EXPECT_EQ(t.peak_flops_per_s(TESSERA_DTYPE_FP64), 0.0);
 }
 
