@@ -172,7 +172,9 @@ std::string relu_chain(int64_t nodes) {
   for (int64_t i = 0; i < nodes; ++i) x = b.node("Relu", {x});
   auto* out = b.graph->add_output();
   out->set_name(x);
-  out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  auto* out_type = out->mutable_type()->mutable_tensor_type();
+  out_type->set_elem_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : {1, 64}) out_type->mutable_shape()->add_dim()->set_dim_value(d);
   return m.SerializeAsString();
 }
 
