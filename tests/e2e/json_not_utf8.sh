@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # json_not_utf8.sh TESSERA DIR — names whose bytes are not UTF-8 (a chip's `name:`, a model file's
-# name) reach `--format json` as valid JSON, each bad byte written as \xNN.
+# name) reach `--format json` and a Perfetto trace as valid JSON, each bad byte written as \xNN.
 set -euo pipefail
 tessera=$1
 dir=$2
@@ -12,6 +12,9 @@ sed 's/^name: ipu-mk2$/name: ipu-\xff\xfe/' "$here/../../plugins/ipu_alltoall/ch
 model=$dir/gpt-$'\xff'.onnx
 cp "$here/../../models/fixtures/gpt_like.onnx" "$model"
 "$tessera" inspect "$model" --dim batch=2 --dim seq=16 --format json >"$dir/inspect.json"
+"$tessera" compile llama2-7b --batch 1 --seq 16 -t ipu_alltoall --chip "$chip" --threads 2 \
+  -o "$dir/plan" >/dev/null
+"$tessera" simulate "$dir/plan/plan.yaml" --trace "$dir/trace.json" >/dev/null
 python3 - "$dir" <<'PY'
 import json, sys
 d = sys.argv[1]
@@ -20,5 +23,8 @@ assert topology["chip"] == "ipu-\\xFF\\xFE", topology["chip"]
 text = open(f"{d}/inspect.json", encoding="utf-8").read()
 json.loads(text)
 assert "gpt-\\\\xFF" in text, "the model file's name is not in inspect's JSON with its byte escaped"
+trace = open(f"{d}/trace.json", encoding="utf-8").read()
+json.loads(trace)
+assert "ipu-\\\\xFF\\\\xFE" in trace, "the chip's name is not in the trace with its bytes escaped"
 PY
 echo "ok: valid JSON with bad bytes as \\xNN"
