@@ -11,6 +11,8 @@
 
 #include "framework/common/units.hpp"
 #include "framework/driver/driver.hpp"
+#include "framework/planner/attention_tiles.hpp"
+#include "framework/planner/split.hpp"
 
 namespace tessera::driver {
 
@@ -18,6 +20,8 @@ namespace {
 
 using planner::OffChipFootprint;
 
+// What would fit is searched on the model's own graphs, never tiled (a rebuild per candidate
+// batch or length would tile up to 100,000 ops each): a shape that fits so fits as planned too.
 std::optional<OffChipFootprint> footprint_of(const ModelRequest& request, const Machine& m) {
   auto graph = load_model(request);
   if (!graph) return std::nullopt;
@@ -96,10 +100,33 @@ std::vector<std::string> what_would_fit(const LoadedModel& model, const OpenChip
 
 }  // namespace
 
-OffChipReport off_chip_report(const LoadedModel& model, const OpenChip& chip) {
+Result<TiledGraph> tile_attention(std::shared_ptr<const ir::Graph> graph, const Machine& machine) {
+  OffChipFootprint f = planner::off_chip_footprint(*graph, machine);
+  bool activations_decide =
+      !planner::fits_off_chip(f, machine) &&
+      f.total_bytes() - f.activation_bytes <= static_cast<double>(machine.off_chip_bytes);
+  auto tiles = activations_decide ? planner::attention_tiles(*graph, machine)
+                                  : std::vector<planner::OpSplit>{};
+  if (tiles.empty()) return TiledGraph{std::move(graph), {}};
+  auto tiled = planner::apply_splits(*graph, tiles);
+  if (!tiled)
+    return Error{ErrorKind::internal, StatusCode::internal,
+                 "internal error: attention in tiles: " + tiled.error().message};
+  return TiledGraph{std::make_shared<const ir::Graph>(std::move(*tiled)), std::move(tiles)};
+}
+
+OffChipReport off_chip_report(const LoadedModel& model, const OpenChip& chip,
+                              const ir::Graph* planned) {
   const Machine& m = chip.models.machine;
+  std::shared_ptr<const ir::Graph> tiled;  // keeps the graph tile_attention gives alive
+  if (planned == nullptr) {
+    auto t = tile_attention(model.graph, m);
+    tiled = t ? t->graph : model.graph;  // compile reports a tiling's error
+    planned = tiled.get();
+  }
   OffChipReport r;
-  r.footprint = planner::off_chip_footprint(*model.graph, m);
+  r.footprint = planner::off_chip_footprint(*planned, m);
+  r.attention_in_tiles = planned != model.graph.get();
   r.capacity_bytes = m.off_chip_bytes;
   r.fits = planner::fits_off_chip(r.footprint, m);
   if (!r.fits) r.would_fit = what_would_fit(model, chip, r.footprint);
@@ -107,7 +134,8 @@ OffChipReport off_chip_report(const LoadedModel& model, const OpenChip& chip) {
 }
 
 std::string OffChipReport::needs() const {
-  return format_bytes(footprint.total_bytes()) + " (" + planner::describe(footprint) + ")";
+  return format_bytes(footprint.total_bytes()) + " (" + planner::describe(footprint) + ")" +
+         (attention_in_tiles ? " with attention computed in tiles" : "");
 }
 
 std::string OffChipReport::options() const {
@@ -140,8 +168,8 @@ Status check_weight_dtype(const LoadedModel& model, const OpenChip& chip) {
                                  accepts.empty() ? "none" : accepts));
 }
 
-Status check_off_chip(const LoadedModel& model, const OpenChip& chip) {
-  OffChipReport r = off_chip_report(model, chip);
+Status check_off_chip(const LoadedModel& model, const OpenChip& chip, const ir::Graph* planned) {
+  OffChipReport r = off_chip_report(model, chip, planned);
   const std::string& name = chip.models.machine.chip;
   if (r.capacity_bytes == 0) {
     spdlog::warn(

@@ -174,7 +174,7 @@ std::vector<planner::OpSplit> splits_of(const ir::Graph& graph,
     const ir::Op& representative = graph.ops()[classes.first_op[classes.class_of[i]]];
     for (const auto& d : decisions)
       if (d.split.op == representative.name)
-        splits.push_back({graph.ops()[i].name, d.split.rank, d.split.slices});
+        splits.push_back({graph.ops()[i].name, d.split.rank, d.split.slices, ""});
   }
   return splits;
 }
@@ -311,9 +311,14 @@ Result<LoadedModel> load(const ModelRequest& request) {
 
 Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const CompileOptions& o) {
   if (Status stored = check_weight_dtype(model, chip); !stored) return stored.error();
-  if (Status fits = check_off_chip(model, chip); !fits) return fits.error();
-  auto prepared = prepare(chip, model, o);
+  auto tiled = tile_attention(model.graph, chip.models.machine);
+  if (!tiled) return tiled.error();
+  if (Status fits = check_off_chip(model, chip, tiled->graph.get()); !fits) return fits.error();
+  auto prepared = prepare(chip, LoadedModel{model.request, tiled->graph}, o);
   if (!prepared) return prepared.error();
+  // The plans' splits: the attention's chains on the model's graph, then the ops split on theirs.
+  std::vector<planner::OpSplit> splits = tiled->tiles;
+  splits.insert(splits.end(), prepared->splits.begin(), prepared->splits.end());
   const ir::Graph& graph = *prepared->graph;
   planner::PlannerInput input;
   input.graph = &graph;
@@ -330,8 +335,11 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
   auto cost = objective_cost(o.objective, graph, chip, prepared->pricer.get());
   if (!cost) return cost.error();
   planning.cost = std::move(*cost);
-  Compilation out{
-      prepared->graph, std::move(prepared->decisions), input.classes.first_op.size(), {}};
+  Compilation out{prepared->graph,
+                  std::move(prepared->decisions),
+                  input.classes.first_op.size(),
+                  {},
+                  tiled->tiles};
   const planner::PlanSource source = plan_source(model, chip, graph);
   const PlanningConventions& conventions = chip.spec.conventions;
   planning.static_baseline = conventions.static_baseline;
@@ -346,8 +354,7 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
       return estimated.error();
     if (Status mapped = record_core_mappings(*result, chip, o.objective); !mapped)
       return mapped.error();
-    CompiledDesign compiled{
-        planner::Plan{source, input.machine, prepared->splits, std::move(*result)}, {}};
+    CompiledDesign compiled{planner::Plan{source, input.machine, splits, std::move(*result)}, {}};
     if (o.simulate) {
       auto simulated = simulate(compiled.plan, chip, graph, o.sim);
       if (!simulated) return simulated.error();

@@ -138,12 +138,14 @@ struct CompiledDesign {
 };
 
 struct Compilation {
-  // The graph the designs plan: the model's, with every op too large for the chip replaced by
-  // its slices (the plans' `splits`).
+  // The graph the designs plan: the model's, with attention in tiles where its scores exceed the
+  // SRAM and the model would not fit otherwise (tile_attention), then every op too large for the
+  // chip replaced by its slices (the plans' `splits`, chains first).
   std::shared_ptr<const ir::Graph> graph;
   std::vector<planner::SplitDecision> splits;  // per class of ops that were split
   size_t op_classes = 0;                       // classes of identical ops in `graph`
   std::vector<CompiledDesign> designs;
+  std::vector<planner::OpSplit> tiles;  // the attentions computed in tiles (chain splits)
 };
 
 // What the model keeps off chip against the chip's capacity, and when it does not fit, what
@@ -153,18 +155,35 @@ struct OffChipReport {
   uint64_t capacity_bytes = 0;  // 0: the chip states none
   bool fits = true;
   std::vector<std::string> would_fit;  // empty when it fits
-  std::string needs() const;           // "168.5 GiB (weights 128.5 GiB, KV cache 40.0 GiB)"
-  std::string options() const;         // would_fit joined with "; "
+  bool attention_in_tiles = false;     // the planned graph is tile_attention's, not the model's
+  // "168.5 GiB (weights 128.5 GiB, KV cache 40.0 GiB)", then " with attention computed in tiles"
+  std::string needs() const;
+  std::string options() const;  // would_fit joined with "; "
   // needs() " of 96.0 GiB: fits", or ": does not fit; what would fit: " options()
   std::string text() const;
 };
-OffChipReport off_chip_report(const LoadedModel& model, const OpenChip& chip);
+// Of `planned`, the graph the designs plan; null: the one tile_attention gives (below). What would
+// fit is found on the model's own graphs.
+OffChipReport off_chip_report(const LoadedModel& model, const OpenChip& chip,
+                              const ir::Graph* planned = nullptr);
+
+// The graph the designs plan before any op is split: the model's, or, when its activations alone
+// keep it from fitting the off-chip memory (weights, KV cache and inputs fit), with each attention
+// whose scores exceed the SRAM computed in tiles (planner/attention_tiles.hpp) — and those chain
+// splits. Internal error when a tiling the planner proposes cannot be applied.
+struct TiledGraph {
+  std::shared_ptr<const ir::Graph> graph;
+  std::vector<planner::OpSplit> tiles;  // chain splits; empty: the model's graph
+};
+Result<TiledGraph> tile_attention(std::shared_ptr<const ir::Graph> graph, const Machine& machine);
 
 // Refuses a model whose off-chip data (weights, KV cache, inputs, activations beyond SRAM) exceeds
 // the chip's off-chip memory: one input error with what it needs by kind, what the chip has, and
 // what would fit (more chips; for zoo models a narrower --dtype, the largest --batch and --seq).
-// A chip that states no capacity is not checked (a warning says so).
-Status check_off_chip(const LoadedModel& model, const OpenChip& chip);
+// A chip that states no capacity is not checked (a warning says so). `planned`: as for
+// off_chip_report.
+Status check_off_chip(const LoadedModel& model, const OpenChip& chip,
+                      const ir::Graph* planned = nullptr);
 
 // The storage types --weight-dtype may name (fp16, bf16, fp8, bfp8) that this chip stores weights
 // in: those its cores compute in or unpack (ChipModels::dtypes, from the chip file's

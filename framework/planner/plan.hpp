@@ -93,12 +93,15 @@ struct PlanSource {
   std::string chip;    // preset name or chip file, as given (empty: the target's default)
 };
 
-// An op too large for the chip, cut along one rank into slices (split.hpp): the graph a plan's
-// ops are from is the model's with its splits applied.
+// An op too large for the chip, cut along one rank into slices (split.hpp), or a chain of ops
+// from `op` through `through` cut alike into blocks computed one after the other (attention in
+// tiles, chain_split.hpp): the graph a plan's ops are from is the model's with its splits
+// applied, chains first.
 struct OpSplit {
-  std::string op;    // name in the unsplit graph
-  std::string rank;  // the rank cut into slices
+  std::string op;    // name in the unsplit graph (a chain's: in the model's graph)
+  std::string rank;  // the rank cut into slices (a chain's: its first op's)
   int64_t slices = 1;
+  std::string through;  // a chain's last op; empty for one op
   bool operator==(const OpSplit&) const = default;
 };
 

@@ -377,8 +377,9 @@ Plan parse_root(const YamlNode& root) {
   read_map(root.child("machine"), plan.machine, [](auto& m, auto&& v) { machine_keys(m, v); });
   for (const YamlNode& item : root.child("splits").items()) {
     OpSplit split;
-    read_map(item, split, [](auto& s, auto&& v) { split_fields(s, v); });
+    read_map(item, split, [](auto& s, auto&& v) { split_fields(s, v); }, {"through"});
     if (split.slices < 2) throw item.child("slices").fail("a split has at least 2 slices");
+    if (item.has("through")) split.through = item.child("through").as_string();  // a chain
     plan.splits.push_back(std::move(split));
   }
   if (plan.machine.cores < 1) throw root.child("machine").child("cores").fail("must be at least 1");
@@ -418,6 +419,7 @@ std::string write_plan_yaml(const Plan& plan) {
   for (const OpSplit& split : plan.splits) {
     out << YAML::Flow << YAML::BeginMap;
     split_fields(split, Emit{out});
+    if (!split.through.empty()) Emit{out}("through", split.through);
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;

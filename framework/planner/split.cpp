@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <map>
 
+#include "framework/planner/chain_split.hpp"
+#include "framework/planner/slicing.hpp"
+
 namespace tessera::planner {
 
 std::string slice_name(const std::string& op, const std::string& rank, int64_t index,
@@ -28,35 +31,6 @@ std::optional<std::string> sliced_op(const std::string& name) {
 }
 
 namespace {
-
-struct Part {
-  int64_t lo = 0, extent = 0;
-};
-
-// Equal parts of ceil(extent / slices), the last one shorter; empty when that leaves a slice
-// with nothing (e.g. 10 cut 8 ways).
-std::vector<Part> parts_of(int64_t extent, int64_t slices) {
-  int64_t size = (extent + slices - 1) / slices;
-  if (slices < 2 || size * (slices - 1) >= extent) return {};
-  std::vector<Part> parts;
-  for (int64_t i = 0; i < slices; ++i)
-    parts.push_back({i * size, std::min(size, extent - i * size)});
-  return parts;
-}
-
-ir::Operand shifted(ir::Operand operand, const std::string& rank, int64_t lo) {
-  for (auto& expr : operand.index)
-    for (const auto& term : expr.terms)
-      if (term.rank == rank) expr.offset += term.coeff * lo;
-  return operand;
-}
-
-bool uses_rank(const ir::Operand& operand, const std::string& rank) {
-  for (const auto& expr : operand.index)
-    for (const auto& term : expr.terms)
-      if (term.rank == rank) return true;
-  return false;
-}
 
 // The partial sums between two slices of a reduction split: on chip, shaped like the part of the
 // output the op writes (a KV-cache update writes one slot of a large tensor), indexed alike.
@@ -137,9 +111,7 @@ class Splitter {
   Accumulator previous_;
 };
 
-}  // namespace
-
-Result<ir::Graph> apply_splits(const ir::Graph& graph, const std::vector<OpSplit>& splits) {
+Result<ir::Graph> apply_op_splits(const ir::Graph& graph, const std::vector<OpSplit>& splits) {
   std::map<std::string, const OpSplit*> by_op;
   for (const OpSplit& s : splits)
     if (!by_op.emplace(s.op, &s).second)
@@ -167,6 +139,17 @@ Result<ir::Graph> apply_splits(const ir::Graph& graph, const std::vector<OpSplit
   for (const std::string& out : graph.outputs())
     if (Status s = b.mark_output(out); !s) return s.error();
   return b.finish();
+}
+
+}  // namespace
+
+Result<ir::Graph> apply_splits(const ir::Graph& graph, const std::vector<OpSplit>& splits) {
+  std::vector<OpSplit> chains, ops;
+  for (const OpSplit& s : splits) (s.through.empty() ? ops : chains).push_back(s);
+  if (chains.empty()) return apply_op_splits(graph, ops);
+  auto chained = apply_chain_splits(graph, chains);
+  if (!chained) return chained.error();
+  return apply_op_splits(*chained, ops);
 }
 
 }  // namespace tessera::planner

@@ -38,9 +38,11 @@ std::string slice_name(const std::string& op, const std::string& rank, int64_t i
 // form. Reports use it to group slices under their op (an op a user named "a@k0/2" groups too).
 std::optional<std::string> sliced_op(const std::string& name);
 
-// The graph with every split applied (ops not named keep their place and name). Input errors: an
-// op or rank that does not exist, slices < 2 or more than the rank's extent, a reduced rank of a
-// softmax or normalisation (their statistics do not add up slice by slice), an op split twice.
+// The graph with every split applied (ops not named keep their place and name): chain splits
+// first (OpSplit::through, chain_split.hpp), then the op splits, which name ops of the graph the
+// chains give. Input errors: an op or rank that does not exist, slices < 2 or more than the
+// rank's extent, a reduced rank of a softmax or normalisation (their statistics do not add up
+// slice by slice), an op split twice; a chain's (chain_split.hpp).
 Result<ir::Graph> apply_splits(const ir::Graph& graph, const std::vector<OpSplit>& splits);
 
 // What the search found for one class of ops that fit no plan unsplit.

@@ -79,7 +79,7 @@ class Search {
       double needed = unsplit_bytes;
       for (int64_t slices = 2; slices <= std::min(rank.extent, kMaxSlices) && feasible_seen < 2;
            slices *= 2) {
-        auto e = estimate({op.name, rank.name, slices});
+        auto e = estimate({op.name, rank.name, slices, ""});
         if (!e) return e.error();
         if (!e->valid) continue;
         if (!e->fits) {
@@ -89,7 +89,7 @@ class Search {
         }
         ++feasible_seen;
         if (!best || e->seconds < best->estimated_s)
-          best = Candidate{{op.name, rank.name, slices}, e->seconds};
+          best = Candidate{{op.name, rank.name, slices, ""}, e->seconds};
       }
     }
     return best;

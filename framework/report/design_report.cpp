@@ -75,15 +75,26 @@ std::string planned_table(const driver::Compilation& c) {
   return table.render();
 }
 
+// One line for the attentions computed in tiles (the first stands for the others).
+std::string tiles_line(const driver::Compilation& c) {
+  if (c.tiles.empty()) return "";
+  const planner::OpSplit& t = c.tiles.front();
+  return fmt::format(
+      "attention computed in tiles (its scores exceed the SRAM): {} attention{}, e.g. '{}' "
+      "through '{}' in {} blocks of {}\n",
+      c.tiles.size(), c.tiles.size() == 1 ? "" : "s", t.op, t.through, t.slices, t.rank);
+}
+
 std::string splits_table(const driver::Compilation& c) {
-  if (c.splits.empty()) return "";
+  if (c.splits.empty()) return tiles_line(c);
   Table table({"split op", "ops", "into", "slices est. ms", "unsplit needs", "unsplit ms"},
               numbers_after_name(6));
   for (const auto& d : c.splits)
     table.add_row({d.split.op, std::to_string(d.ops),
                    fmt::format("{} slices of {}", d.split.slices, d.split.rank), ms(d.estimated_s),
                    format_bytes(d.unsplit_bytes_per_core) + "/core", ms(d.unsplit_s)});
-  return "ops larger than the chip, split (estimates: preloads pipelined with the slices; "
+  return tiles_line(c) +
+         "ops larger than the chip, split (estimates: preloads pipelined with the slices; "
          "unsplit: its preload, then its fastest plan, were SRAM enough)\n" +
          table.render();
 }

@@ -16,7 +16,8 @@ std::string planned_table(const driver::Compilation& compilation);
 // The ops too large for the chip and how they were split: per class (its first op and how many
 // ops it stands for), the rank and slice count chosen, the pipelined estimate of its slices, and
 // what the unsplit op needed (its smallest plan's SRAM per core, and its fastest plan's time were
-// the SRAM large enough). Empty when nothing was split.
+// the SRAM large enough); after a line for the attentions computed in tiles, when some are.
+// Empty when nothing was split or tiled.
 std::string splits_table(const driver::Compilation& compilation);
 
 // The run as one JSON document (`compile --format json`, docs/formats.md): the tables' numbers

@@ -98,6 +98,7 @@ def new_converters():
                               helper.make_node("MatMul", ["q", "present_t"], ["s"])],
           [tensor("q", [1, 2, 1, 4]), tensor("k", [1, 2, 1, 4]), tensor("past", [1, 2, 3, 4])],
           [tensor("present", [1, 2, "total", 4]), tensor("s", [1, 2, 1, "total"])], opset=14)
+    stacked_decode()
     model("layernorm_decomposed",
           [helper.make_node("ReduceMean", ["x"], ["m"], axes=[-1]),
            helper.make_node("Sub", ["x", "m"], ["d"]),
@@ -133,6 +134,36 @@ def new_converters():
           [tensor("y", [1, 4, 3, 2])], opset=17)
     model("losses", [helper.make_node("SoftmaxCrossEntropyLoss", ["x", "t"], ["l", "lp"])],
           [tensor("x", [3, 5]), tensor("t", [3], i64)], [tensor("l", []), tensor("lp", [3, 5])])
+
+
+def stacked_decode():
+    """Keys and values stacked across two layers: keys sliced by Gather, values by Slice and
+    Squeeze, each layer's present restacked by Unsqueeze and Concat."""
+    i64 = TensorProto.INT64
+    nodes, inits, outputs = [], [helper.make_tensor("ax0", i64, [1], [0])], []
+    for l in range(2):
+        inits += [helper.make_tensor(f"at{l}", i64, [], [l]),
+                  helper.make_tensor(f"from{l}", i64, [1], [l]),
+                  helper.make_tensor(f"to{l}", i64, [1], [l + 1])]
+        nodes += [helper.make_node("Gather", ["past_k", f"at{l}"], [f"kp{l}"]),
+                  helper.make_node("Concat", [f"kp{l}", f"k{l}"], [f"pk{l}"], axis=2),
+                  helper.make_node("Unsqueeze", [f"pk{l}", "ax0"], [f"pku{l}"]),
+                  helper.make_node("Slice", ["past_v", f"from{l}", f"to{l}", "ax0"], [f"vs{l}"]),
+                  helper.make_node("Squeeze", [f"vs{l}", "ax0"], [f"vp{l}"]),
+                  helper.make_node("Concat", [f"vp{l}", f"v{l}"], [f"pv{l}"], axis=2),
+                  helper.make_node("Unsqueeze", [f"pv{l}", "ax0"], [f"pvu{l}"]),
+                  helper.make_node("Transpose", [f"pk{l}"], [f"kt{l}"], perm=[0, 1, 3, 2]),
+                  helper.make_node("MatMul", ["q", f"kt{l}"], [f"s{l}"]),
+                  helper.make_node("MatMul", [f"s{l}", f"pv{l}"], [f"o{l}"])]
+        outputs.append(tensor(f"o{l}", [1, 2, 1, 4]))
+    nodes += [helper.make_node("Concat", ["pku0", "pku1"], ["present_k"], axis=0),
+              helper.make_node("Concat", ["pvu0", "pvu1"], ["present_v"], axis=0)]
+    new = [tensor(f"{kv}{l}", [1, 2, 1, 4]) for kv in "kv" for l in range(2)]
+    model("decode_stacked_kv_cache", nodes,
+          [tensor("q", [1, 2, 1, 4]), tensor("past_k", [2, 1, 2, 3, 4]),
+           tensor("past_v", [2, 1, 2, 3, 4])] + new,
+          outputs + [tensor("present_k", [2, 1, 2, 4, 4]), tensor("present_v", [2, 1, 2, 4, 4])],
+          inits, opset=14)
 
 
 if __name__ == "__main__":

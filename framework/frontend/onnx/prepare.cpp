@@ -11,6 +11,7 @@
 #include "framework/frontend/onnx/inline_if.hpp"
 #include "framework/frontend/onnx/patterns.hpp"
 #include "framework/frontend/onnx/prune.hpp"
+#include "framework/frontend/onnx/stacked_cache.hpp"
 
 namespace tessera::onnx_import {
 
@@ -322,6 +323,7 @@ Result<PreparedModel> prepare_model(const std::string& bytes, const std::string&
   }
   if (auto s = check_window_attributes(pm); !s) return s.error();
   if (auto s = check_window_ranks(pm); !s) return s.error();
+  unstack_kv_caches(*pm.model.mutable_graph(), pm.opset);
   pm.kv_caches = find_kv_caches(pm.model.graph());
   auto bound = bind_past_length(pm.kv_caches, options, file);
   if (!bound) return bound.error();

@@ -1,6 +1,7 @@
 // From bytes to a model whose every value has a static shape: parse, check (libonnx's checker),
-// bind symbolic input dimensions, then alternate libonnx shape inference and constant folding of
-// shape arithmetic until nothing changes.
+// split KV caches stacked across layers into per-layer ones (stacked_cache.hpp), bind symbolic
+// input dimensions, then alternate libonnx shape inference and constant folding of shape
+// arithmetic until nothing changes.
 #pragma once
 
 #include <map>

@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <map>
 
+#include "framework/ir/analysis.hpp"
 #include "framework/memsim/memsim.hpp"
+#include "framework/planner/capacity.hpp"
 #include "framework/planner/planner.hpp"
 #include "tests/unit/driver/fixtures.hpp"
 #include "tests/unit/temp_dir.hpp"
@@ -322,6 +324,66 @@ TEST(OffChip, AModelLargerThanTheMemoryIsRefusedWithWhatWouldFit) {
                 .error()
                 .message.substr(0, 40),
             "llama2-70b decode b32 s4096 does not fit");
+}
+
+LoadedModel prefill(const std::string& name, int64_t seq) {
+  ModelRequest request;
+  request.model = name;
+  request.shape.seq = seq;
+  request.shape.mode = zoo::Mode::prefill;
+  request.shape_given = true;
+  return load(request).take();
+}
+
+// Llama 2 7B prefill at 64K tokens on an IPU-POD4 with HBM3E. Its scores and probabilities,
+// 2 x 32 heads x 64K x 64K fp16 per layer, would be 509.5 GiB of activations beyond the SRAM, more
+// than the 384 GiB of HBM: it used to be refused. Attention in 256 blocks of 256 queries (2 GiB of
+// scores and probabilities per block; the SRAM holds 3.6 GiB) plans: the FLOPs are the model's,
+// attention's 4·L·d·S² and the matmuls' 2·S·L·(4d² + 3·d·ffn) within 1 % (the rest: softmax,
+// norms, rotary, residuals), every plan within a core's SRAM and no tensor larger than the SRAM.
+TEST(Compile, LongPrefillComputesAttentionInTiles) {
+  OpenChip chip = open_chip(plugins(), ChipChoice{"ipu_alltoall", "ipu-pod4-hbm3e"}).take();
+  const Machine& m = chip.models.machine;
+  const int64_t S = 65536, L = 32, d = 4096, ffn = 11008;
+  LoadedModel model = prefill("llama2-7b", S);
+  EXPECT_FALSE(planner::fits_off_chip(planner::off_chip_footprint(*model.graph, m), m));
+  TiledGraph tiled = tile_attention(model.graph, m).take();
+  ASSERT_EQ(tiled.tiles.size(), 32u);
+  EXPECT_EQ(tiled.tiles[0], (planner::OpSplit{"layers.0.scores", "s", 256, "layers.0.attn_v"}));
+  EXPECT_TRUE(off_chip_report(model, chip)
+                  .text()
+                  .ends_with("activations beyond SRAM 1.0 GiB) with attention computed in tiles of "
+                             "384.0 GiB: fits"))
+      << off_chip_report(model, chip).text();
+  CompileOptions options;
+  options.designs = {Design::elk_full};
+  Compilation c = compile(chip, model, options).take();
+  EXPECT_EQ(c.tiles, tiled.tiles);
+  double flops = ir::totals(*c.graph).flops;
+  EXPECT_NEAR(flops / ir::totals(*model.graph).flops, 1.0, 1e-12);
+  double analytic = 4.0 * L * d * S * S + 2.0 * S * L * (4.0 * d * d + 3.0 * d * ffn);
+  EXPECT_NEAR(flops / analytic, 1.0, 0.01) << flops << " vs " << analytic;
+  double sram = static_cast<double>(m.cores) * static_cast<double>(m.sram_bytes_per_core);
+  for (const auto& t : c.graph->tensors())
+    if (t.role == ir::TensorRole::activation) {
+      EXPECT_LE(t.bytes(), sram) << t.name;
+    }
+  const planner::DesignResult& r = c.designs.front().plan.result;
+  for (const auto& op : r.ops)
+    EXPECT_LE(op.exec.exec_bytes_per_core, static_cast<double>(m.sram_bytes_per_core)) << op.name;
+  EXPECT_GT(r.latency_s, 0);
+}
+
+// Attention in tiles does not make every length fit: at 160K tokens on one Mk2 the KV cache
+// alone takes 80 GiB of its 96 GiB, and the activations beyond the SRAM, tiled, are 10.5 GiB more.
+// What would fit is searched without tiling (a rebuild per candidate would tile each).
+TEST(Compile, ALongPrefillTooLargeEvenInTilesIsRefusedWithItsFootprint) {
+  OpenChip chip = mk2();
+  EXPECT_EQ(check_off_chip(prefill("llama2-7b", 163840), chip).error().message,
+            "llama2-7b prefill b1 s163840 does not fit the off-chip memory of ipu-mk2-hbm3e: it "
+            "needs 103.0 GiB (weights 12.6 GiB, KV cache 80.0 GiB, inputs 640.0 KiB, activations "
+            "beyond SRAM 10.5 GiB) with attention computed in tiles but the chip has 96.0 GiB; "
+            "what would fit: the memory of 2 such chips (96.0 GiB each); --seq 24567");
 }
 
 TEST(Compile, OpsLargerThanTheChipAreSplitAndThePlanReopensWithItsSplits) {

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -293,6 +294,173 @@ TEST(OnnxDecode, SeqErrors) {
             "--seq 15: --seq binds the past length of a decode graph (past key/value inputs that "
             "a Concat extends into present outputs), and m.onnx has none; bind its symbolic "
             "dimensions with --dim NAME=VALUE");
+}
+
+// A two-layer decode step as exporters write it: past keys and values per layer, or one past
+// stacked across layers ([2, 1, 2, past_len, 8]), sliced per layer and restacked into one present
+// (Gather at a scalar index or Slice + Squeeze, restacked by Unsqueeze + Concat; or Slice keeping
+// the layer axis, restacked by Concat). `misordered` restacks layer 1 before layer 0.
+enum class Stacking { per_layer, gather, slice_squeeze, slice_kept, misordered };
+
+// Layer l's past key (or value) as the layer's update reads it.
+std::string layer_past(Model& m, Stacking s, const std::string& kv, int l) {
+  std::string past = "past_" + kv, slice = kv + "_slice" + std::to_string(l);
+  if (s == Stacking::per_layer) return past + "." + std::to_string(l);
+  if (s == Stacking::gather || s == Stacking::misordered) {
+    m.ints(slice + "_at", {}, {l});
+    m.node("Gather", {past, slice + "_at"}, {slice});
+    return slice;
+  }
+  m.ints(slice + "_from", {1}, {l});
+  m.ints(slice + "_to", {1}, {l + 1});
+  m.node("Slice", {past, slice + "_from", slice + "_to", "axis0"}, {slice});
+  if (s == Stacking::slice_kept) return slice;
+  m.node("Squeeze", {slice, "axis0"}, {slice + "_sq"});
+  return slice + "_sq";
+}
+
+// Appends layer l's new key (or value) to its past: {the present attention reads, what the
+// restacking Concat reads}.
+std::pair<std::string, std::string> append(Model& m, Stacking s, const std::string& kv, int l,
+                                           const std::string& x) {
+  std::string fresh = kv + std::to_string(l), w = "w" + fresh;
+  m.floats(w, {8, 8});
+  m.node("MatMul", {x, w}, {fresh});
+  std::string past = layer_past(m, s, kv, l);
+  std::string present =
+      s == Stacking::per_layer ? "present_" + kv + "." + std::to_string(l) : "p" + fresh;
+  if (s == Stacking::slice_kept) {
+    m.node("Unsqueeze", {fresh, "axis0"}, {fresh + "_u"});
+    set_int(m.node("Concat", {past, fresh + "_u"}, {present}), "axis", 3);
+    m.node("Squeeze", {present, "axis0"}, {present + "_sq"});
+    return {present + "_sq", present};
+  }
+  set_int(m.node("Concat", {past, fresh}, {present}), "axis", 2);
+  if (s == Stacking::per_layer) return {present, present};
+  m.node("Unsqueeze", {present, "axis0"}, {present + "_u"});
+  return {present, present + "_u"};
+}
+
+Model stacked_decode(Stacking s) {
+  Model m(14);
+  m.input("x", {"1", "2", "1", "8"});
+  m.ints("axis0", {1}, {0});
+  for (const char* kv : {"k", "v"}) {
+    if (s != Stacking::per_layer)
+      m.input(std::string("past_") + kv, {"2", "1", "2", "past_len", "8"});
+    for (int l = 0; s == Stacking::per_layer && l < 2; ++l)
+      m.input(std::string("past_") + kv + "." + std::to_string(l), {"1", "2", "past_len", "8"});
+  }
+  std::string x = "x";
+  std::map<std::string, std::vector<std::string>> restacked;
+  for (int l = 0; l < 2; ++l) {
+    auto [k, k_stack] = append(m, s, "k", l, x);
+    auto [v, v_stack] = append(m, s, "v", l, x);
+    restacked["k"].push_back(k_stack);
+    restacked["v"].push_back(v_stack);
+    std::string n = std::to_string(l);
+    set_ints(m.node("Transpose", {k}, {"kt" + n}), "perm", {0, 1, 3, 2});
+    m.node("MatMul", {x, "kt" + n}, {"s" + n});
+    set_int(m.node("Softmax", {"s" + n}, {"p" + n}), "axis", -1);
+    x = "x" + std::to_string(l + 1);
+    m.node("MatMul", {"p" + n, v}, {x});
+  }
+  m.output(x);
+  for (auto& [kv, values] : restacked) {
+    if (s == Stacking::per_layer) {
+      for (const auto& v : values) m.output(v);
+      continue;
+    }
+    if (s == Stacking::misordered) std::swap(values[0], values[1]);
+    set_int(m.node("Concat", values, {"present_" + kv}), "axis", 0);
+    m.output("present_" + kv);
+  }
+  return m;
+}
+
+ir::Graph import_decode(Stacking s) {
+  OnnxOptions options;
+  options.past_length = 15;
+  return stacked_decode(s).import(options).take();
+}
+
+// Sliced per layer and restacked, a stacked cache is the per-layer caches: the same tensors
+// (each layer's present a KV cache of past + 1 positions) and the same ops, so the same plan;
+// neither the stack nor the restacked present is read or copied.
+TEST(OnnxDecode, StackedCachesAreThePerLayerCaches) {
+  ir::Graph per_layer = import_decode(Stacking::per_layer);
+  ir::Totals want = ir::totals(per_layer);
+  EXPECT_EQ(want.ops, 16u);  // per layer: 2 projections, 2 cache writes, 4 attention ops
+  EXPECT_DOUBLE_EQ(want.kv_cache_bytes, 2 * 2 * (2 * 16 * 8) * 4.0);  // 4096 B
+  for (Stacking s : {Stacking::gather, Stacking::slice_squeeze, Stacking::slice_kept}) {
+    ir::Graph g = import_decode(s);
+    ir::Totals got = ir::totals(g);
+    EXPECT_EQ(got.ops, want.ops);
+    EXPECT_DOUBLE_EQ(got.flops, want.flops);
+    EXPECT_DOUBLE_EQ(got.kv_cache_bytes, want.kv_cache_bytes);
+    EXPECT_DOUBLE_EQ(got.hbm_bytes_in, want.hbm_bytes_in);
+    EXPECT_DOUBLE_EQ(got.on_chip_bytes_in, want.on_chip_bytes_in);
+    EXPECT_DOUBLE_EQ(got.bytes_out, want.bytes_out);
+    EXPECT_DOUBLE_EQ(got.peak_live_on_chip_bytes, want.peak_live_on_chip_bytes);
+    EXPECT_EQ(g.find_tensor("past_k"), nullptr);
+    EXPECT_EQ(g.find_tensor("present_k"), nullptr);
+    EXPECT_EQ(g.outputs(), per_layer.outputs());
+    const ir::Tensor* present = g.find_tensor("present_v.1");
+    ASSERT_NE(present, nullptr);
+    EXPECT_EQ(present->role, ir::TensorRole::kv_cache);
+    if (s == Stacking::slice_kept) continue;  // its presents keep the layer axis: [1, 1, 2, 16, 8]
+    EXPECT_EQ(g.tensors(), per_layer.tensors());
+    for (size_t i = 0; i < g.ops().size(); ++i)
+      EXPECT_EQ(g.ops()[i].einsum, per_layer.ops()[i].einsum) << g.ops()[i].name;
+  }
+}
+
+// Restacked in another order than it was sliced, the stack is not the layers' caches: the graph
+// imports as the copies it spells out, with no KV cache (and no past length for --seq to bind).
+TEST(OnnxDecode, AStackRestackedOutOfOrderIsCopied) {
+  OnnxOptions options;
+  options.dims = {{"past_len", 15}};
+  ir::Graph g = stacked_decode(Stacking::misordered).import(options).take();
+  EXPECT_DOUBLE_EQ(ir::totals(g).kv_cache_bytes, 0);
+  ASSERT_NE(g.find_tensor("present_k"), nullptr);
+  EXPECT_EQ(g.find_tensor("past_k")->role, ir::TensorRole::input);
+}
+
+// A fixed-size cache stacked across layers, each layer's slice updated by ScatterND at known
+// positions: per layer, the update's elements are written in place into that layer's cache.
+TEST(OnnxDecode, AStackedFixedSizeCacheIsWrittenInPlacePerLayer) {
+  Model m(14);
+  m.input("past", {"2", "1", "2", "8", "4"});
+  m.ints("slots", {1, 2, 1, 3}, {0, 0, 5, 0, 1, 5});
+  m.ints("axis0", {1}, {0});
+  std::vector<std::string> restacked;
+  for (int l = 0; l < 2; ++l) {
+    std::string n = std::to_string(l);
+    m.input("k" + n, {"1", "2", "1", "4"});
+    m.ints("at" + n, {}, {l});
+    m.node("Gather", {"past", "at" + n}, {"slice" + n});
+    m.node("ScatterND", {"slice" + n, "slots", "k" + n}, {"p" + n});
+    m.node("Unsqueeze", {"p" + n, "axis0"}, {"pu" + n});
+    restacked.push_back("pu" + n);
+  }
+  set_int(m.node("Concat", restacked, {"present"}), "axis", 0);
+  m.output("present");
+  ir::Graph g = m.import().take();
+  EXPECT_DOUBLE_EQ(ir::totals(g).kv_cache_bytes, 2 * (2 * 8 * 4) * 4.0);  // 512 B
+  ASSERT_EQ(g.ops().size(), 2u);
+  for (const auto& op : g.ops()) {
+    EXPECT_EQ(op.einsum.str(), "copy([u0,u1,u2,d3])->[0,u1,5,d3]");
+    EXPECT_DOUBLE_EQ(ir::op_cost(g, op).bytes_out, 2 * 4 * 4.0);
+  }
+  EXPECT_EQ(g.outputs(), (std::vector<std::string>{"present.0", "present.1"}));
+}
+
+// The layers of a stacked cache are inputs of their own: an unbound past length names layer 0's.
+TEST(OnnxDecode, AStackedCacheNeedsItsPastLength) {
+  EXPECT_EQ(stacked_decode(Stacking::gather).error(),
+            "m.onnx: input 'past_k.0' dimension 2 is the symbolic dimension 'past_len', which is "
+            "not bound; pass --dim past_len=VALUE (or --seq VALUE: the past length of this "
+            "decode graph)");
 }
 
 // Each converter's Einsum: what it reads, where it writes, its point function.

@@ -37,6 +37,8 @@ Plan sample_plan() {
   plan.result.ops[1].exec.label = "b/16 n/368 · rotate k×4";
   plan.result.ops[2].name = "null";  // a name YAML would otherwise read as nothing
   plan.result.ops[1].exec.core_digits = {{0, 2, 1}, {1, 3, 2}};  // a plugin's placement
+  // Attention in tiles (a chain, `through` its last op), then an op split.
+  plan.splits = {{"scores", "s", 256, "attn_v"}, {"lm_head", "k", 4, ""}};
   return plan;
 }
 
@@ -72,6 +74,9 @@ TEST(PlanYaml, RoundTripIsExact) {
   EXPECT_EQ(back.result.breakdown.overlapped_s, plan.result.breakdown.overlapped_s);
   EXPECT_EQ(back.result.orders_tried, plan.result.orders_tried);
   EXPECT_EQ(back.result.preload_order, plan.result.preload_order);
+  EXPECT_EQ(back.splits, plan.splits);
+  EXPECT_NE(text.find("{op: lm_head, rank: k, slices: 4}"), std::string::npos)
+      << "an op split has no `through`";
   ASSERT_EQ(back.result.ops.size(), plan.result.ops.size());
   for (size_t i = 0; i < plan.result.ops.size(); ++i)
     expect_same_op(back.result.ops[i], plan.result.ops[i]);
