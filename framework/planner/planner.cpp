@@ -63,10 +63,26 @@ Result<DesignResult> elk_dynamic(const PlannerInput& input, const CostContext& c
   return evaluate_timeline(input.graph, costs, r.decisions, TimelineMode::shared);
 }
 
+// Orders are ranked on a slice of the model — the ops before the repeated layers and the first
+// kScreenLayers layers, which every order treats alike — and the kFinalists best, with program
+// order, are then scheduled on the whole model. Identical layers make the slice's ranking the
+// whole model's up to the edge effects of the last layers.
+constexpr int kScreenLayers = 3;
+constexpr size_t kFinalists = 8;
+// Screening schedules the slice once per order: orders x the slice's ops is its work, about 5 us
+// each on one core. The displacement narrows until the work fits this budget, a few seconds:
+// LLM layers (a few thousand orders over a slice of ~100 ops) keep d = 4, while maxvit_t's
+// layer (11,854 orders at d = 2 over 506 ops: a minute) searches d = 1.
+constexpr double kScreenedOpBudget = 1 << 20;
+
 struct OrderSearch {
   std::vector<std::vector<int>> permutations;
   std::vector<LoadUnit> units;
 };
+
+int screening_ops(const ir::RepeatedLayers& layers) {
+  return layers.first_op + std::min(layers.count, kScreenLayers) * layers.ops_per_layer;
+}
 
 OrderSearch order_space(const PlannerInput& input, const CostContext& costs,
                         const PlannerOptions& options) {
@@ -83,10 +99,13 @@ OrderSearch order_space(const PlannerInput& input, const CostContext& costs,
       classes.push_back(costs.class_of(layers.first_op + u.offset + i));
     kinds.push_back(kind_of.emplace(classes, static_cast<int>(kind_of.size())).first->second);
   }
+  auto max_orders = static_cast<size_t>(kScreenedOpBudget / std::max(1, screening_ops(layers)));
   search.permutations =
-      bounded_orders(kinds, options.max_displacement, [&](const std::vector<int>& prefix) {
-        return prefix_fits(costs, layers, search.units, prefix);
-      });
+      widest_bounded_orders(kinds, options.max_displacement, max_orders,
+                            [&](const std::vector<int>& prefix) {
+                              return prefix_fits(costs, layers, search.units, prefix);
+                            })
+          .orders;
   return search;
 }
 
@@ -109,13 +128,6 @@ Result<double> cost_of(const DesignResult& r, const PlannerOptions& options) {
   return options.cost(r);
 }
 
-// Orders are ranked on a slice of the model — the ops before the repeated layers and the first
-// kScreenLayers layers, which every order treats alike — and the kFinalists best, with program
-// order, are then scheduled on the whole model. Identical layers make the slice's ranking the
-// whole model's up to the edge effects of the last layers.
-constexpr int kScreenLayers = 3;
-constexpr size_t kFinalists = 8;
-
 struct Slice {
   std::vector<int> class_of;
   ir::RepeatedLayers layers;
@@ -125,7 +137,7 @@ Slice screening_slice(const PlannerInput& input) {
   Slice slice;
   slice.layers = *input.layers;
   slice.layers.count = std::min(slice.layers.count, kScreenLayers);
-  int ops = slice.layers.first_op + slice.layers.count * slice.layers.ops_per_layer;
+  int ops = screening_ops(slice.layers);
   slice.class_of.assign(input.classes.class_of.begin(), input.classes.class_of.begin() + ops);
   return slice;
 }

@@ -2,7 +2,9 @@
 #include "framework/planner/preload_orders.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <set>
 
 namespace tessera::planner {
@@ -12,16 +14,23 @@ namespace {
 class OrderTree {
  public:
   OrderTree(const std::vector<int>& kinds, int max_displacement,
-            const std::function<bool(const std::vector<int>&)>& fits)
-      : kinds_(kinds), d_(max_displacement), fits_(fits), used_(kinds.size(), false) {}
+            const std::function<bool(const std::vector<int>&)>& fits, size_t max_orders)
+      : kinds_(kinds),
+        d_(max_displacement),
+        fits_(fits),
+        max_orders_(max_orders),
+        used_(kinds.size(), false) {}
 
-  std::vector<std::vector<int>> build() {
+  // Every order, or nullopt once there are more than max_orders.
+  std::optional<std::vector<std::vector<int>>> build() {
     grow();
+    if (orders_.size() > max_orders_) return std::nullopt;
     return std::move(orders_);
   }
 
  private:
   void grow() {
+    if (orders_.size() > max_orders_) return;
     int slot = static_cast<int>(prefix_.size());
     int n = static_cast<int>(kinds_.size());
     if (slot == n) {
@@ -46,6 +55,7 @@ class OrderTree {
   const std::vector<int>& kinds_;
   int d_;
   const std::function<bool(const std::vector<int>&)>& fits_;
+  size_t max_orders_;
   std::vector<bool> used_;
   std::vector<int> prefix_;
   std::set<std::vector<int>> seen_;
@@ -76,7 +86,16 @@ std::vector<LoadUnit> large_load_units(const CostContext& costs, const ir::Repea
 std::vector<std::vector<int>> bounded_orders(
     const std::vector<int>& kinds, int max_displacement,
     const std::function<bool(const std::vector<int>& prefix)>& fits) {
-  return OrderTree(kinds, std::max(0, max_displacement), fits).build();
+  return *OrderTree(kinds, std::max(0, max_displacement), fits, SIZE_MAX).build();
+}
+
+BoundedOrders widest_bounded_orders(
+    const std::vector<int>& kinds, int max_displacement, size_t max_orders,
+    const std::function<bool(const std::vector<int>& prefix)>& fits) {
+  for (int d = std::max(0, max_displacement); d > 0; --d)
+    if (auto orders = OrderTree(kinds, d, fits, std::max<size_t>(max_orders, 1)).build())
+      return {std::move(*orders), d};
+  return {bounded_orders(kinds, 0, fits), 0};
 }
 
 Decisions permuted_order(const CostContext& costs, const ir::RepeatedLayers& layers,

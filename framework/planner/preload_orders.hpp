@@ -7,10 +7,12 @@
 //
 // Why a displacement bound: an order that moves a preload d slots early keeps d more preloads
 // resident, so large displacements overflow SRAM on LLM layers anyway; d = 4 is the artifact's
-// bound for inference and keeps the count polynomial (n·(2d+1)! at most), 504 orders for 6
-// distinct ops and ~4·10^3 for 8.
+// bound for inference: 504 orders for 6 distinct ops and 6,902 for 8. The count still grows
+// exponentially with the ops that move, so a layer with many large loads searches a narrower
+// displacement (widest_bounded_orders).
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <vector>
 
@@ -41,6 +43,19 @@ std::vector<LoadUnit> large_load_units(const CostContext& costs, const ir::Repea
 // sees each prefix and cuts it (and its extensions) by returning false. The identity comes first.
 std::vector<std::vector<int>> bounded_orders(
     const std::vector<int>& kinds, int max_displacement,
+    const std::function<bool(const std::vector<int>& prefix)>& fits);
+
+// The orders of bounded_orders at the widest displacement, from max_displacement down, that gives
+// at most max_orders of them (at displacement 0 the identity alone, whatever max_orders), and
+// that displacement. The count grows exponentially with the units, not polynomially: 6,902 for
+// 8 distinct units at d = 4 but 11,854 already at d = 2 for maxvit_t's layer, whose many convs
+// and linears all load large weights, and millions at d = 4.
+struct BoundedOrders {
+  std::vector<std::vector<int>> orders;
+  int displacement = 0;
+};
+BoundedOrders widest_bounded_orders(
+    const std::vector<int>& kinds, int max_displacement, size_t max_orders,
     const std::function<bool(const std::vector<int>& prefix)>& fits);
 
 // The model-wide preload order that applies `permutation` (slot -> index into `units`) to every

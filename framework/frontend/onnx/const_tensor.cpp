@@ -108,12 +108,12 @@ std::optional<int64_t> ConstTensor::as_int(int64_t i) const {
   return static_cast<int64_t>(v);
 }
 
-std::optional<int64_t> small_count(const std::vector<int64_t>& dims) {
+std::optional<int64_t> small_count(const std::vector<int64_t>& dims, int64_t limit) {
   int64_t n = 1;
   for (int64_t d : dims) {
-    if (d < 0 || d > kMaxFoldElements) return std::nullopt;
+    if (d < 0 || d > limit) return std::nullopt;
     n *= d;
-    if (n > kMaxFoldElements) return std::nullopt;
+    if (n > limit) return std::nullopt;
   }
   return n;
 }

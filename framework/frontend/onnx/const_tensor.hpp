@@ -12,8 +12,14 @@
 
 namespace tessera::onnx_import {
 
-// Constants above this many elements are never decoded or folded: they are data, not shapes.
+// Stored constants above this many elements are never decoded: they are data, not shapes. A
+// computed value this small always folds.
 inline constexpr int64_t kMaxFoldElements = 1 << 16;
+// A value computed from constants folds up to this many elements (8 MiB as int64 or double), as
+// far as the model's budget for such large values allows (prepare.cpp): a mask built from shapes
+// alone can outgrow kMaxFoldElements, as swin_t's shifted-window mask does (64 windows x 49 x 49
+// positions at 224x224).
+inline constexpr int64_t kMaxComputedElements = 1 << 20;
 
 struct ConstTensor {
   int32_t elem_type = onnx::TensorProto::INT64;  // onnx::TensorProto_DataType
@@ -32,8 +38,9 @@ struct ConstTensor {
 
 bool is_float_type(int32_t elem_type);
 bool is_int_type(int32_t elem_type);  // integer or bool
-// Element count of `dims`, or nullopt when negative or above kMaxFoldElements.
-std::optional<int64_t> small_count(const std::vector<int64_t>& dims);
+// Element count of `dims`, or nullopt when negative or above `limit`.
+std::optional<int64_t> small_count(const std::vector<int64_t>& dims,
+                                   int64_t limit = kMaxFoldElements);
 
 // The value of an initializer or Constant attribute; nullopt for external data, float16,
 // strings, inconsistent sizes, or more than kMaxFoldElements elements.

@@ -14,8 +14,15 @@ using onnx::TensorProto;
 using Values = std::optional<std::vector<ConstTensor>>;
 using Dims = std::vector<int64_t>;
 
+// Element count of a computed value, or nullopt above kMaxComputedElements: what one node's
+// folding may compute, whatever the caller keeps.
+std::optional<int64_t> computed_count(const Dims& dims) {
+  return small_count(dims, kMaxComputedElements);
+}
+
 Values one(ConstTensor t) {
-  if (!small_count(t.dims) || t.size() != *small_count(t.dims)) return std::nullopt;
+  auto count = computed_count(t.dims);
+  if (!count || t.size() != *count) return std::nullopt;
   return std::vector<ConstTensor>{std::move(t)};
 }
 
@@ -59,7 +66,7 @@ std::optional<Dims> broadcast_dims(const std::vector<const ConstTensor*>& ins) {
 // Copies elements chosen by `source(flat_out)` from `in` into a tensor of `out_dims`.
 Values gather_elements(const ConstTensor& in, const Dims& out_dims,
                        const std::function<std::optional<int64_t>(int64_t)>& source) {
-  auto count = small_count(out_dims);
+  auto count = computed_count(out_dims);
   if (!count) return std::nullopt;
   ConstTensor out;
   out.elem_type = in.elem_type;
@@ -125,7 +132,7 @@ bool is_comparison(const std::string& op) {
 
 Values binary(const std::string& op, const ConstTensor& a, const ConstTensor& b) {
   auto dims = broadcast_dims({&a, &b});
-  auto count = dims ? small_count(*dims) : std::nullopt;
+  auto count = dims ? computed_count(*dims) : std::nullopt;
   if (!count || a.is_float() != b.is_float()) return std::nullopt;
   ConstTensor out;
   out.elem_type = is_comparison(op) ? TensorProto::BOOL : a.elem_type;
@@ -261,7 +268,7 @@ Values reshape(const onnx::NodeProto& node, const ConstTensor& a, const ConstTen
     else
       known *= std::max<int64_t>(d, 1);
     dims.push_back(d);
-    if (known > kMaxFoldElements) return std::nullopt;
+    if (known > kMaxComputedElements) return std::nullopt;
   }
   if (infer >= 0) {
     if (known == 0 || a.size() % known != 0) return std::nullopt;
@@ -455,7 +462,7 @@ Values tile(const ConstTensor& a, const ConstTensor& repeats) {
     if (repeats.ints[d] < 0) return std::nullopt;
     out_dims.push_back(a.dims[d] * repeats.ints[d]);
   }
-  if (!small_count(out_dims)) return std::nullopt;
+  if (!computed_count(out_dims)) return std::nullopt;
   return remap(a, out_dims, [&](Dims& c) {
     for (size_t d = 0; d < c.size(); ++d) c[d] %= a.dims[d];
     return true;
@@ -515,13 +522,13 @@ Values constant_of_shape(const onnx::NodeProto& node, const ConstTensor& shape) 
     if (!t || t->size() != 1) return std::nullopt;
     fill = *t;
   }
-  if (shape.is_float() || !small_count(shape.ints)) return std::nullopt;
+  auto n = shape.is_float() ? std::nullopt : computed_count(shape.ints);
+  if (!n) return std::nullopt;
   ConstTensor out{fill.elem_type, shape.ints, {}, {}};
-  int64_t n = *small_count(shape.ints);
   if (fill.is_float())
-    out.floats.assign(n, fill.floats[0]);
+    out.floats.assign(*n, fill.floats[0]);
   else
-    out.ints.assign(n, fill.ints[0]);
+    out.ints.assign(*n, fill.ints[0]);
   return one(std::move(out));
 }
 
@@ -540,7 +547,7 @@ Values range(const ConstTensor& start, const ConstTensor& limit, const ConstTens
   double s = start.as_double(0), l = limit.as_double(0), d = delta.as_double(0);
   if (d == 0 || !std::isfinite((l - s) / d)) return std::nullopt;
   double n = std::max(std::ceil((l - s) / d), 0.0);
-  if (n > kMaxFoldElements) return std::nullopt;
+  if (n > kMaxComputedElements) return std::nullopt;
   ConstTensor out{start.elem_type, {static_cast<int64_t>(n)}, {}, {}};
   for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) {
     if (out.is_float())
@@ -553,7 +560,7 @@ Values range(const ConstTensor& start, const ConstTensor& limit, const ConstTens
 
 Values where(const ConstTensor& c, const ConstTensor& a, const ConstTensor& b) {
   auto dims = broadcast_dims({&c, &a, &b});
-  auto count = dims ? small_count(*dims) : std::nullopt;
+  auto count = dims ? computed_count(*dims) : std::nullopt;
   if (!count || a.is_float() != b.is_float() || c.is_float()) return std::nullopt;
   ConstTensor out{a.elem_type, *dims, {}, {}};
   for (int64_t i = 0; i < *count; ++i) {
@@ -703,9 +710,7 @@ Values fold_values(const onnx::NodeProto& node, int opset, const std::vector<Fol
   return std::nullopt;
 }
 
-}  // namespace
-
-Values fold_node(const onnx::NodeProto& node, int opset, const std::vector<FoldInput>& in) {
+Values fold_any(const onnx::NodeProto& node, int opset, const std::vector<FoldInput>& in) {
   if (!node.domain().empty() && node.domain() != "ai.onnx") return std::nullopt;
   if (node.op_type() == "Constant") return constant(node);
   if (in.empty()) return std::nullopt;
@@ -720,6 +725,17 @@ Values fold_node(const onnx::NodeProto& node, int opset, const std::vector<FoldI
     if (!in[i].value && !node.input(static_cast<int>(i)).empty()) return std::nullopt;
   if (!in[0].value) return std::nullopt;
   return fold_values(node, opset, in);
+}
+
+}  // namespace
+
+Values fold_node(const onnx::NodeProto& node, int opset, const std::vector<FoldInput>& in,
+                 int64_t max_elements) {
+  auto values = fold_any(node, opset, in);
+  if (values)
+    for (const auto& v : *values)
+      if (v.size() > max_elements) return std::nullopt;
+  return values;
 }
 
 }  // namespace tessera::onnx_import

@@ -32,8 +32,10 @@ std::optional<SliceBounds> slice_bounds(const onnx::NodeProto& node, int opset,
                                         const std::vector<const ConstTensor*>& inputs);
 
 // The values of the node's outputs, or nullopt when it cannot be folded (unknown op, a value not
-// known, an overflow, an out-of-range index, or a result above kMaxFoldElements).
+// known, an overflow, an out-of-range index, or a result above `max_elements`, itself at most
+// kMaxComputedElements).
 std::optional<std::vector<ConstTensor>> fold_node(const onnx::NodeProto& node, int opset,
-                                                  const std::vector<FoldInput>& inputs);
+                                                  const std::vector<FoldInput>& inputs,
+                                                  int64_t max_elements = kMaxFoldElements);
 
 }  // namespace tessera::onnx_import

@@ -20,6 +20,11 @@ namespace {
 // Inference and folding alternate once per level of shapes computed from shapes (a decoder layer
 // each): bounded only against a graph that never settles.
 constexpr int kMaxRounds = 512;
+// Folded values above kMaxFoldElements count against this many elements per model (128 MiB as
+// int64 or double); past it only small values fold. Shape arithmetic is small and always folds;
+// a few large masks fit (swin_t's: 154k elements), a graph of thousands of large constant
+// expressions does not grow the import to gigabytes.
+constexpr int64_t kLargeFoldBudget = int64_t{1} << 24;
 
 Error model_error(const std::string& file, const std::string& what) {
   return input_error(file + ": " + what);
@@ -238,6 +243,17 @@ bool foldable(const PreparedModel& pm, const onnx::NodeProto& node) {
   return true;
 }
 
+// Whether every output of the node whose shape inference knows is at most `max_elements`: a
+// node the budget rules out is not computed only to be dropped.
+bool outputs_within(const PreparedModel& pm, const onnx::NodeProto& node, int64_t max_elements) {
+  for (const auto& out : node.output()) {
+    auto t = pm.types.find(out);
+    if (t != pm.types.end() && t->second.dims && !small_count(*t->second.dims, max_elements))
+      return false;
+  }
+  return true;
+}
+
 // One pass of folding in node order; folded nodes leave the graph, their values become
 // initializers. Returns whether anything was folded.
 bool fold_pass(PreparedModel& pm) {
@@ -245,14 +261,18 @@ bool fold_pass(PreparedModel& pm) {
   google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
   bool changed = false;
   for (auto& node : *graph->mutable_node()) {
-    auto values =
-        foldable(pm, node) ? fold_node(node, pm.opset, fold_inputs(pm, node)) : std::nullopt;
+    int64_t max_elements =
+        pm.large_folded_elements < kLargeFoldBudget ? kMaxComputedElements : kMaxFoldElements;
+    auto values = foldable(pm, node) && outputs_within(pm, node, max_elements)
+                      ? fold_node(node, pm.opset, fold_inputs(pm, node), max_elements)
+                      : std::nullopt;
     if (!values || static_cast<int>(values->size()) != node.output_size()) {
       kept.Add()->Swap(&node);
       continue;
     }
     for (int i = 0; i < node.output_size(); ++i) {
       const std::string& name = node.output(i);
+      if ((*values)[i].size() > kMaxFoldElements) pm.large_folded_elements += (*values)[i].size();
       *graph->add_initializer() = encode_tensor((*values)[i], name);
       pm.types[name] = {(*values)[i].elem_type, (*values)[i].dims};
       pm.folded.insert(name);

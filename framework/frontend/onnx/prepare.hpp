@@ -29,6 +29,7 @@ struct PreparedModel {
   std::map<std::string, ValueType> types;        // every value with a known tensor type
   std::map<std::string, ConstTensor> constants;  // known small values (shape arithmetic)
   std::set<std::string> folded;                  // values computed by folding, not weights
+  int64_t large_folded_elements = 0;             // of folded values above kMaxFoldElements
   std::set<std::string> weights;                 // the model's own initializers (also external)
   std::set<std::string> non_tensors;             // sequences, maps and optionals
   std::map<std::string, KvCache> kv_caches;      // decode graphs: by present output

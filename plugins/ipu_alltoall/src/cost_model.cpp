@@ -97,7 +97,11 @@ double IpuCostModel::cycles(const tessera_tile_query& q) const {
 }
 
 double IpuCostModel::tile_seconds(const tessera_tile_query& query) const {
-  if (query.dtype != TESSERA_DTYPE_FP16 && query.dtype != TESSERA_DTYPE_FP32) return kInfinity;
+  // A gather or data movement copies bytes, and the fit's pass over them does not depend on what
+  // they encode: an int32 index (a top-k MoE's routing) moves as fp32 does.
+  bool moves = query.op_kind == TESSERA_OP_DATA_MOVEMENT || query.op_kind == TESSERA_OP_GATHER;
+  if (!moves && query.dtype != TESSERA_DTYPE_FP16 && query.dtype != TESSERA_DTYPE_FP32)
+    return kInfinity;
   return cycles(query) / clock_hz_;
 }
 

@@ -16,8 +16,9 @@
 // data movement is one unary pass over its input; softmax is max-reduce + exp + sum-reduce +
 // divide (three unary passes and one elementwise); a normalisation is two reductions and two
 // elementwise passes; convolution uses the artifact's linear cap 0.0495·flops + 2030. fp32 matmul
-// runs the MAC term at a quarter of fp16's rate (62.5 vs 250 TFLOPS [S]); other dtypes the fit
-// does not know cost +inf (the core cannot run them as fitted), never a guess.
+// runs the MAC term at a quarter of fp16's rate (62.5 vs 250 TFLOPS [S]); arithmetic in other
+// dtypes the fit does not know costs +inf (the core cannot run it as fitted), never a guess. A
+// gather or data movement of any dtype is its unary pass over the bytes moved, as for fp32.
 //
 // Parameters (cost_model section of a chip file):
 //   clock_hz                 cycles per second                        1.325e9

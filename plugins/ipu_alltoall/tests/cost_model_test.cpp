@@ -57,6 +57,32 @@ TEST(IpuCostModel, Fp32MatmulRunsTheMacTermFourTimesSlower) {
 TEST(IpuCostModel, UnfittedDtypesCannotRun) {
   EXPECT_TRUE(std::isinf(make().tile_seconds(matmul(16, 64, 32, TESSERA_DTYPE_INT8))));
   EXPECT_TRUE(std::isinf(make().tile_seconds(matmul(16, 64, 32, TESSERA_DTYPE_BF16))));
+  tessera_tile_query add{};
+  add.op_kind = TESSERA_OP_ELEMENTWISE;
+  add.dtype = TESSERA_DTYPE_INT32;
+  add.elements = 1000;
+  EXPECT_TRUE(std::isinf(make().tile_seconds(add)));
+}
+
+// PyTorch's top-k MoE expands its int64 routing indices (planned as int32) before a gather: the
+// copy is a unary pass over its bytes, whatever they encode.
+TEST(IpuCostModel, MovesOfAnyDtypeCostTheirPassOverTheBytes) {
+  for (uint32_t kind : {TESSERA_OP_DATA_MOVEMENT, TESSERA_OP_GATHER}) {
+    tessera_tile_query fp32{};
+    fp32.op_kind = kind;
+    fp32.dtype = TESSERA_DTYPE_FP32;
+    fp32.elements = 1000;
+    fp32.bytes_in = 4000;
+    fp32.bytes_out = 4000;
+    tessera_tile_query int32 = fp32;
+    int32.dtype = TESSERA_DTYPE_INT32;
+    tessera_tile_query int8 = fp32;
+    int8.dtype = TESSERA_DTYPE_INT8;
+    int8.bytes_in = int8.bytes_out = 1000;
+    EXPECT_DOUBLE_EQ(make().tile_seconds(int32), make().tile_seconds(fp32));
+    EXPECT_DOUBLE_EQ(make().tile_seconds(int32), IpuCostModel::unary_cycles(2000) / kClockHz);
+    EXPECT_DOUBLE_EQ(make().tile_seconds(int8), IpuCostModel::unary_cycles(1000) / kClockHz);
+  }
 }
 
 TEST(IpuCostModel, ElementwiseHasASmallTileRegime) {

@@ -708,6 +708,77 @@ TEST(OnnxAsExported, ABoolMaskBuiltByScatterNdFolds) {
   EXPECT_EQ(g.find_tensor("keep")->role, ir::TensorRole::constant);
 }
 
+onnx::NodeProto& constant_ints(Model& m, const std::string& name, const std::vector<int64_t>& v) {
+  auto& n = m.node("Constant", {}, {name});
+  set_ints(n, "value_ints", v);
+  return n;
+}
+
+onnx::NodeProto& constant_int(Model& m, const std::string& name, int64_t v) {
+  auto& n = m.node("Constant", {}, {name});
+  set_int(n, "value_int", v);
+  return n;
+}
+
+// swin_t's shifted-window mask at 224x224: positions of 64 windows of 7x7 differenced pairwise
+// ([64, 49, 49], 153,664 elements, past the 65,536 of shape arithmetic), compared, negated and
+// cast, all from shapes. It folds to one constant the Add reads; as ops, the Not would compute in
+// bool, which no core does.
+TEST(OnnxAsExported, AMaskComputedFromShapesFoldsPastShapeArithmeticSize) {
+  Model m(17);
+  m.input("x", {"1", "64", "49", "49"});
+  constant_int(m, "start", 0);
+  constant_int(m, "limit", 64 * 49);
+  constant_int(m, "delta", 1);
+  m.node("Range", {"start", "limit", "delta"}, {"positions"});
+  set_int(m.node("Cast", {"positions"}, {"real"}), "to", TensorProto::FLOAT);
+  constant_ints(m, "rows", {64, 1, 49});
+  constant_ints(m, "cols", {64, 49, 1});
+  m.node("Reshape", {"real", "rows"}, {"a"});
+  m.node("Reshape", {"real", "cols"}, {"b"});
+  m.node("Sub", {"a", "b"}, {"diff"});
+  constant_int(m, "zero_int", 0);
+  set_int(m.node("Cast", {"zero_int"}, {"zero"}), "to", TensorProto::FLOAT);
+  m.node("Equal", {"diff", "zero"}, {"same"});
+  m.node("Not", {"same"}, {"differ"});
+  set_int(m.node("Cast", {"differ"}, {"mask"}), "to", TensorProto::FLOAT);
+  m.node("Add", {"x", "mask"}, {"z"});
+  m.output("z");
+  ir::Graph g = m.import().take();
+  ASSERT_EQ(g.ops().size(), 1u);
+  EXPECT_EQ(g.ops()[0].name, "z_node");
+  EXPECT_EQ(g.find_tensor("mask")->role, ir::TensorRole::constant);
+  EXPECT_EQ(g.find_tensor("mask")->shape, (std::vector<int64_t>{64, 49, 49}));
+}
+
+// Values above 65,536 elements fold while the model's large folded values stay under 2^24
+// elements: sixteen expansions of 2^20 elements fold, the seventeenth stays an op.
+TEST(OnnxAsExported, LargeFoldedValuesHaveABudget) {
+  constexpr int kExpansions = 17;
+  Model m(17);
+  m.input("x", {"1024", "1024"});
+  constant_ints(m, "square", {1024, 1024});
+  std::string sum = "x";
+  for (int i = 0; i < kExpansions; ++i) {
+    std::string id = std::to_string(i);
+    auto& value = m.node("Constant", {}, {"v" + id});
+    auto* f = value.add_attribute();
+    f->set_name("value_float");
+    f->set_type(onnx::AttributeProto::FLOAT);
+    f->set_f(static_cast<float>(i));
+    m.node("Expand", {"v" + id, "square"}, {"e" + id});
+    m.node("Add", {sum, "e" + id}, {"s" + id});
+    sum = "s" + id;
+  }
+  m.output(sum);
+  ir::Graph g = m.import().take();
+  std::vector<std::string> unfolded;
+  for (const auto& op : g.ops())
+    if (op.name.rfind("s", 0) != 0) unfolded.push_back(op.name);
+  EXPECT_EQ(g.ops().size() - unfolded.size(), static_cast<size_t>(kExpansions));
+  EXPECT_EQ(unfolded, (std::vector<std::string>{"e16_node"}));
+}
+
 // Import and the search for repeated layers are linear in the node count
 // (bench/onnx_import_bench.cpp times them): a long chain imports whole, and its layers are every
 // op after the first (which reads the model input, not an op's output).

@@ -36,6 +36,25 @@ TEST(Orders, CountsAtDisplacementFour) {
   EXPECT_EQ(bounded_orders(distinct(8), 4, always).size(), 6902u);
 }
 
+// The widest displacement whose orders fit the bound: 8 distinct units have 6,902 orders at
+// d = 4, 2,069 at 3, 400 at 2 and 34 at 1 (itertools); displacement 0 is the identity whatever
+// the bound.
+TEST(Orders, WidestDisplacementUnderABound) {
+  auto within = [](size_t max_orders) {
+    return widest_bounded_orders(distinct(8), 4, max_orders, always);
+  };
+  EXPECT_EQ(within(6902).displacement, 4);
+  EXPECT_EQ(within(6902).orders.size(), 6902u);
+  EXPECT_EQ(within(6901).displacement, 3);
+  EXPECT_EQ(within(1000).displacement, 2);
+  EXPECT_EQ(within(1000).orders, bounded_orders(distinct(8), 2, always));
+  EXPECT_EQ(within(34).displacement, 1);
+  BoundedOrders identity = within(1);
+  EXPECT_EQ(identity.displacement, 0);
+  EXPECT_EQ(identity.orders, (std::vector<std::vector<int>>{{0, 1, 2, 3, 4, 5, 6, 7}}));
+  EXPECT_EQ(within(0).orders.size(), 1u);
+}
+
 TEST(Orders, IdenticalOpsGiveOneOrder) {
   // kinds 0 0 1: the sequences 001, 010, 100.
   EXPECT_EQ(bounded_orders({0, 0, 1}, 2, always).size(), 3u);
