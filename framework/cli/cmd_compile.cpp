@@ -12,9 +12,11 @@
 #include "framework/cli/options.hpp"
 #include "framework/cli/output.hpp"
 #include "framework/driver/driver.hpp"
+#include "framework/parallel/parallel.hpp"
 #include "framework/planner/plan_yaml.hpp"
 #include "framework/report/core_mapping_report.hpp"
 #include "framework/report/design_report.hpp"
+#include "framework/report/parallel_report.hpp"
 
 namespace tessera::cli {
 
@@ -33,6 +35,8 @@ struct CompileOptions {
   std::string format = "table";
   std::string objective = "latency";
   std::string core_cost;  // empty: the chip file's choice
+  std::string parallel;   // empty: flat
+  std::string rank = "latency";
 };
 
 // Progress on stderr: on a terminal one line rewritten in place; with -v and no terminal, a
@@ -80,17 +84,8 @@ std::string core_mappings(const driver::Compilation& compilation, planner::Desig
   return "";
 }
 
-int run_compile(const GlobalOptions& global, const CompileOptions& o) {
-  if (is_stdout(o.output))
-    throw Failure(
-        usage_error("-o names the directory plan.yaml is written into; '-' (standard "
-                    "output) is not one"));
-  driver::DesignChoice choice = driver::parse_design_choice(o.design).take();
-  PluginSet plugins(global.registry());
-  driver::OpenChip chip = driver::open_chip(plugins, o.chip).take();
-  if (!o.core_cost.empty()) driver::choose_core_cost(chip, *parse_core_cost(o.core_cost)).take();
-  driver::LoadedModel model = driver::load(model_request(*o.model)).take();
-
+driver::CompileOptions compile_options(const GlobalOptions& global, const CompileOptions& o,
+                                       const driver::DesignChoice& choice) {
   driver::CompileOptions options;
   options.designs = choice.planned;
   options.threads = o.threads;
@@ -102,6 +97,61 @@ int run_compile(const GlobalOptions& global, const CompileOptions& o) {
   options.progress = [verbose](const std::string& stage) {
     return compile_progress_printer(stage, verbose);
   };
+  return options;
+}
+
+parallel::Rank parse_rank(const std::string& text) {
+  if (text == "throughput") return parallel::Rank::throughput;
+  if (text == "energy") return parallel::Rank::energy;
+  return parallel::Rank::latency;
+}
+
+// --parallel: a strategy's step, stages and collectives; `auto`: every strategy tried, then the
+// best one's tables.
+int run_parallel(PluginSet& plugins, driver::OpenChip& chip, const CompileOptions& o,
+                 const parallel::ParallelStrategy& strategy, const driver::CompileOptions& options,
+                 planner::Design written) {
+  if (!o.output.empty() || o.format == "json")
+    throw Failure(usage_error(
+        "--parallel " + o.parallel +
+        ": -o and --format json are not available with a parallel strategy yet; its tables are "
+        "printed (run without --parallel for plan.yaml)"));
+  auto model = parallel::parallel_model(model_request(*o.model)).take();
+  parallel::ParallelStrategy chosen = strategy;
+  if (strategy.automatic) {
+    auto search =
+        parallel::search_strategies(plugins, chip, model, options, parse_rank(o.rank)).take();
+    std::cout << search_table(search);
+    if (!search.best)
+      throw Failure(input_error("--parallel auto: no strategy fits " + o.model->model + " on " +
+                                chip.spec.name + "; each row above says why"));
+    chosen = search.tried[*search.best].strategy;
+    std::cout << "\n";
+    if (chosen.flat) return kExitOk;
+  }
+  auto compiled = parallel::compile_parallel(plugins, chip, model, chosen, options).take();
+  std::cout << strategy_line(compiled, chip.models.machine) << parallel_steps_table(compiled)
+            << "\n"
+            << stages_table(compiled, written) << "\n"
+            << collectives_table(compiled, written);
+  return kExitOk;
+}
+
+int run_compile(const GlobalOptions& global, const CompileOptions& o) {
+  if (is_stdout(o.output))
+    throw Failure(
+        usage_error("-o names the directory plan.yaml is written into; '-' (standard "
+                    "output) is not one"));
+  driver::DesignChoice choice = driver::parse_design_choice(o.design).take();
+  PluginSet plugins(global.registry());
+  driver::OpenChip chip = driver::open_chip(plugins, o.chip).take();
+  if (!o.core_cost.empty()) driver::choose_core_cost(chip, *parse_core_cost(o.core_cost)).take();
+  driver::CompileOptions options = compile_options(global, o, choice);
+  if (!o.parallel.empty()) {
+    auto strategy = parallel::parse_strategy(o.parallel).take();
+    if (!strategy.flat) return run_parallel(plugins, chip, o, strategy, options, choice.written);
+  }
+  driver::LoadedModel model = driver::load(model_request(*o.model)).take();
   driver::Compilation compilation = driver::compile(chip, model, options).take();
 
   const Machine& machine = chip.models.machine;
@@ -156,6 +206,17 @@ void add_compile_command(CLI::App& app, const GlobalOptions& global, Action& act
                   "optimal mapping of each tile on the chip file's core: hierarchy, "
                   "docs/mapper.md); default: the chip file's cost_model choice")
       ->check(CLI::IsMember({"plugin", "tcm"}));
+  cmd->add_option("--parallel", o->parallel,
+                  "How the step is divided over the chips (docs/planner.md): tp=T, pp=P, dp=D, "
+                  "ep=E, mb=M, stages=A:B:.., collective=ALG, comma-separated (e.g. pp=4,tp=2); "
+                  "auto: every strategy that fits, ranked by --rank; default flat (every op over "
+                  "every core of every chip)")
+      ->type_name("STRATEGY");
+  cmd->add_option("--rank", o->rank,
+                  "--parallel auto ranks strategies by latency (per step), throughput (tokens/s "
+                  "of the machine) or energy (per token)")
+      ->check(CLI::IsMember({"latency", "throughput", "energy"}))
+      ->capture_default_str();
   cmd->add_option("--threads", o->threads, "Worker threads (default: all)")
       ->check(bounded("compile", "--threads"));
   cmd->add_option("--max-displacement", o->max_displacement,

@@ -1,0 +1,193 @@
+#include "framework/parallel/compose.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "framework/collective/price.hpp"
+#include "framework/ir/dtype.hpp"
+#include "framework/sim/collective_sim.hpp"
+
+namespace tessera::parallel {
+namespace {
+
+using collective::Collective;
+using collective::CollectiveKind;
+
+bool is_prefill(const ParallelModel& model) {
+  return model.spec && model.request.shape.mode.value_or(zoo::Mode::decode) == zoo::Mode::prefill;
+}
+
+// The bytes of one micro-batch's hidden state (every query token) and of its logits (one row per
+// user: a prefill's head reads the last token only).
+struct Payload {
+  double hidden_bytes = 0, logits_bytes = 0, routed_bytes = 0;
+};
+
+Payload payload(const ParallelModel& model, const Resolved& r) {
+  const zoo::ModelSpec& m = *model.spec;
+  double element = ir::element_bytes(model.request.shape.dtype.value_or(m.dtype));
+  double queries = is_prefill(model) ? static_cast<double>(model.request.shape.seq.value_or(2048)) : 1;
+  double tokens = static_cast<double>(r.micro_batch) * queries;
+  Payload p;
+  p.hidden_bytes = tokens * static_cast<double>(m.hidden) * element;
+  p.logits_bytes = static_cast<double>(r.micro_batch) * static_cast<double>(m.vocab) * element;
+  // Each token goes to experts_per_token experts; an all-to-all moves it to each and back.
+  p.routed_bytes = p.hidden_bytes * static_cast<double>(m.experts_per_token);
+  return p;
+}
+
+struct Builder {
+  const collective::ChipGraph& graph;
+  const Resolved& r;
+  const GroupOf& group_of;
+  std::vector<CollectiveUse> uses;
+
+  // One use on the tensor-parallel group of stage s, with each replica's copy beside it.
+  Status tensor(size_t s, std::string where, CollectiveKind kind, double bytes, int64_t count) {
+    std::vector<Collective> copies;
+    for (int64_t rep = 0; rep < r.dp; ++rep)
+      copies.push_back(Collective{kind, r.algorithm, bytes, group_of(rep, s)});
+    return add(s, std::move(where), std::move(copies), count);
+  }
+  // Experts over ep replicas: the chips of the same stage and tensor rank in ep consecutive replicas.
+  Status experts(size_t s, std::string where, double bytes, int64_t count) {
+    std::vector<Collective> copies;
+    for (int64_t first = 0; first < r.dp; first += r.ep)
+      for (int64_t t = 0; t < r.tp; ++t) {
+        std::vector<uint32_t> group;
+        for (int64_t rep = first; rep < first + r.ep; ++rep) group.push_back(group_of(rep, s)[t]);
+        copies.push_back(Collective{CollectiveKind::all_to_all, r.algorithm, bytes, group});
+      }
+    return add(s, std::move(where), std::move(copies), count);
+  }
+  // Stage s's tensor rank t sends its 1/tp of the hidden state to stage s+1's rank t.
+  Status send(size_t s, double bytes) {
+    std::vector<Collective> copies;
+    for (int64_t rep = 0; rep < r.dp; ++rep)
+      for (int64_t t = 0; t < r.tp; ++t)
+        copies.push_back(Collective{CollectiveKind::send_recv, r.algorithm,
+                                    bytes / static_cast<double>(r.tp),
+                                    {group_of(rep, s)[t], group_of(rep, s + 1)[t]}});
+    return add(s, fmt::format("to stage {}", s + 1), std::move(copies), 1);
+  }
+  Status add(size_t s, std::string where, std::vector<Collective> copies, int64_t count) {
+    auto planned = collective::price(graph, copies.front());
+    if (!planned) return planned.error();
+    uses.push_back(CollectiveUse{s, std::move(where), copies.front(), std::move(copies), count,
+                                 *planned, std::nullopt});
+    return ok_status();
+  }
+};
+
+Status stage_uses(Builder& b, const ParallelModel& model, size_t s, const Payload& p) {
+  const Resolved& r = b.r;
+  const int64_t layers = r.stage_layers[s];
+  const bool last = s + 1 == r.stage_layers.size();
+  Status status = ok_status();
+  auto then = [&](Status next) {
+    if (status) status = std::move(next);
+  };
+  if (r.tp > 1) {
+    if (s == 0) then(b.tensor(s, "embedding", CollectiveKind::all_reduce, p.hidden_bytes, 1));
+    if (layers > 0) {
+      then(b.tensor(s, "after attention", CollectiveKind::all_reduce, p.hidden_bytes, layers));
+      then(b.tensor(s, "after MLP", CollectiveKind::all_reduce, p.hidden_bytes, layers));
+    }
+    if (last) then(b.tensor(s, "LM head", CollectiveKind::all_gather, p.logits_bytes, 1));
+  }
+  if (r.ep > 1 && model.spec->experts > 0 && layers > 0) {
+    then(b.experts(s, "expert dispatch", p.routed_bytes, layers));
+    then(b.experts(s, "expert combine", p.routed_bytes, layers));
+  }
+  if (!last) then(b.send(s, p.hidden_bytes));
+  return status;
+}
+
+double step_s(const std::vector<double>& stage_s, const std::vector<double>& send_s, int64_t mb,
+              bool prefill) {
+  double through = 0, slowest = 0;
+  for (size_t s = 0; s < stage_s.size(); ++s) {
+    through += stage_s[s] + send_s[s];
+    slowest = std::max(slowest, stage_s[s]);
+  }
+  const double m = static_cast<double>(mb);
+  return prefill ? through + (m - 1) * slowest : std::max(through, m * slowest);
+}
+
+}  // namespace
+
+Result<std::vector<CollectiveUse>> stage_collectives(const collective::ChipGraph& graph,
+                                                     const ParallelModel& model,
+                                                     const ParallelCompilation& compiled,
+                                                     const GroupOf& group_of) {
+  Builder b{graph, compiled.strategy, group_of, {}};
+  if (!model.spec) return b.uses;  // replicas of a whole model exchange nothing
+  Payload p = payload(model, compiled.strategy);
+  for (size_t s = 0; s < compiled.stages.size(); ++s)
+    if (auto status = stage_uses(b, model, s, p); !status) return status.error();
+  return std::move(b.uses);
+}
+
+Status simulate_uses(const collective::ChipGraph& graph, ParallelCompilation& compiled) {
+  for (CollectiveUse& use : compiled.collectives) {
+    auto run = sim::simulate_collectives(graph, use.concurrent);
+    if (!run) return run.error();
+    use.simulated_s = *std::max_element(run->seconds.begin(), run->seconds.end());
+  }
+  return ok_status();
+}
+
+std::vector<DesignStep> compose_steps(const ParallelCompilation& c, const ParallelModel& model,
+                                      const std::optional<EnergyRates>& energy) {
+  const Resolved& r = c.strategy;
+  const bool prefill = is_prefill(model);
+  const size_t stages = c.stages.size();
+  std::vector<DesignStep> steps;
+  for (size_t d = 0; d < c.compilations.front().designs.size(); ++d) {
+    DesignStep step;
+    step.design = c.compilations.front().designs[d].plan.result.design;
+    std::vector<double> planned(stages, 0), simulated(stages, 0), send_planned(stages, 0),
+        send_simulated(stages, 0);
+    bool all_simulated = true;
+    std::optional<double> energy_j = energy ? std::optional<double>(0) : std::nullopt;
+    for (size_t s = 0; s < stages; ++s) {
+      const driver::CompiledDesign& design = c.compilations[c.stages[s].compilation].designs[d];
+      planned[s] = design.plan.result.latency_s;
+      all_simulated = all_simulated && design.simulated.has_value();
+      if (design.simulated) simulated[s] = design.simulated->summary.latency_s;
+      if (energy_j && design.plan.result.energy)
+        *energy_j += design.plan.result.energy->total_j() *
+                     static_cast<double>(r.tp * r.dp * r.micro_batches);
+      else
+        energy_j.reset();
+    }
+    for (const CollectiveUse& use : c.collectives) {
+      const bool is_send = use.op.kind == CollectiveKind::send_recv;
+      const double count = static_cast<double>(use.per_micro_batch);
+      (is_send ? send_planned : planned)[use.stage] += count * use.planned.seconds;
+      (is_send ? send_simulated : simulated)[use.stage] += count * use.simulated_s.value_or(0);
+      step.collective_planned_s += count * use.planned.seconds;
+      if (energy_j)
+        *energy_j += count * use.planned.link_bytes * static_cast<double>(use.concurrent.size()) *
+                     static_cast<double>(r.micro_batches) * energy->chip_link_j_per_byte;
+    }
+    step.stage_planned_s = planned;
+    step.planned_s = step_s(planned, send_planned, r.micro_batches, prefill);
+    if (all_simulated && (c.collectives.empty() || c.collectives.front().simulated_s)) {
+      step.stage_simulated_s = simulated;
+      step.simulated_s = step_s(simulated, send_simulated, r.micro_batches, prefill);
+    }
+    double busy = 0;
+    for (double t : planned) busy += t * static_cast<double>(r.micro_batches);
+    step.bubble = 1 - busy / (static_cast<double>(stages) * step.planned_s);
+    double seq = static_cast<double>(model.request.shape.seq.value_or(2048));
+    step.tokens = static_cast<double>(r.batch) * (prefill ? seq : 1);
+    step.energy_j = energy_j;
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
+}  // namespace tessera::parallel

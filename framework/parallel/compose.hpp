@@ -1,0 +1,31 @@
+// The parts of compile_parallel after the stages are compiled: the collectives each stage needs
+// (priced alone), the same moved by the simulator with every concurrent copy, and the step
+// composed from stages and collectives (parallel.hpp says how).
+#pragma once
+
+#include <functional>
+
+#include "framework/collective/chip_graph.hpp"
+#include "framework/parallel/parallel.hpp"
+
+namespace tessera::parallel {
+
+// The chips of replica r's stage s, in tensor rank order.
+using GroupOf = std::function<std::vector<uint32_t>(int64_t replica, size_t stage)>;
+
+// Megatron's tensor-parallel all-reduces (embedding, after attention and after the MLP of every
+// layer), the LM head's all-gather of the vocabulary shards, the experts' all-to-all dispatch and
+// combine, each stage's send to the next; each priced by the planner alone on the links.
+Result<std::vector<CollectiveUse>> stage_collectives(const collective::ChipGraph& graph,
+                                                     const ParallelModel& model,
+                                                     const ParallelCompilation& compiled,
+                                                     const GroupOf& group_of);
+
+// Sets each use's simulated_s: its copies moved at once by the simulator.
+Status simulate_uses(const collective::ChipGraph& graph, ParallelCompilation& compiled);
+
+std::vector<DesignStep> compose_steps(const ParallelCompilation& compiled,
+                                      const ParallelModel& model,
+                                      const std::optional<EnergyRates>& energy);
+
+}  // namespace tessera::parallel

@@ -1,0 +1,139 @@
+// Parallel strategies compiled: a model step divided over a machine's chips as its users deploy
+// it (strategy.hpp), each chip group planned by Elk over its own cores and memory, the
+// collectives between them priced by the planner and moved by the simulator on the chip-to-chip
+// links (collective/collective.hpp, sim/collective_sim.hpp).
+//
+//   resolve            a strategy against a model and a machine: every degree set, or an input
+//                      error that says what would divide or fit
+//   compile_parallel   per distinct stage one chip's graph (zoo::Shard), compiled by the driver on
+//                      ONE chip of the machine (every design asked for, simulated when asked);
+//                      the collectives each stage needs; the step composed from them
+//   search_strategies  every strategy the machine and model admit (and flat), each compiled,
+//                      ranked by an objective, with the reason each infeasible one failed
+//
+// How a step is composed (decode or prefill, for every design). A stage's time t_s is one
+// micro-batch through it: its chip's planned (or simulated) step plus its collectives, which run
+// between its ops and are not overlapped with them (Megatron's all-reduces sit on the critical
+// path of a layer). Stages hand activations on (send/recv, c_s). With M micro-batches:
+//   decode   step = max(Σ (t_s + c_s), M × max t_s)   one token per user per step; a micro-batch's
+//            next token needs its last one through every stage, and a stage serves one at a time
+//   prefill  step = Σ (t_s + c_s) + (M − 1) × max t_s  the micro-batches fill and drain the pipe
+// Replicas run at once: the machine serves dp × (its replica's users) per step. Every replica's
+// copy of a collective runs at the same time on the shared links, so the simulated figure includes
+// their contention; the planned figure prices one copy alone. The chip's own plan is of one chip:
+// the other chips of a tensor-parallel group run the same plan on their shards at the same time.
+//
+// Threads and lifetimes: calls run on the calling thread (each stage's compile uses the driver's
+// arenas of options.threads). Arguments are borrowed for the call; results own their data. The
+// PluginSet is used as the driver uses it (not concurrently).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "framework/collective/collective.hpp"
+#include "framework/collective/price.hpp"
+#include "framework/driver/driver.hpp"
+#include "framework/frontend/zoo/model_spec.hpp"
+#include "framework/parallel/strategy.hpp"
+
+namespace tessera::parallel {
+
+// A strategy with every degree set for one model and machine.
+struct Resolved {
+  int64_t chips = 1, tp = 1, pp = 1, dp = 1, ep = 1, micro_batches = 1;
+  std::vector<int64_t> stage_layers;  // per stage; the embedding is on the first, the head on the last
+  collective::CollectiveAlgorithm algorithm = collective::CollectiveAlgorithm::automatic;
+  int64_t batch = 1;        // users of the whole machine (a zoo model's --batch)
+  int64_t micro_batch = 1;  // users of one micro-batch: batch / dp / micro_batches
+};
+
+// As `--parallel` takes it back, every degree written: "tp=8,pp=1,dp=1".
+std::string to_string(const Resolved& resolved);
+
+// What a strategy is asked to run: the model (a zoo decoder for tp, pp and ep; any model for dp,
+// each replica running it as given) and the machine.
+struct ParallelModel {
+  ModelRequest request;
+  std::optional<zoo::ModelSpec> spec;  // set for zoo models
+};
+Result<ParallelModel> parallel_model(const ModelRequest& request);
+
+// Input errors, each saying what would work: degrees whose product is not the machine's chips (the
+// strategies that are), tp or ep that do not divide the model (zoo::check_shard's divisors), more
+// stages than layers, stages= that do not add up to the layers, a batch that dp and mb do not
+// divide (the batches that they do), tp/pp/ep for a model that is not a zoo decoder.
+Result<Resolved> resolve(const ParallelStrategy& strategy, const ParallelModel& model,
+                         const Machine& machine);
+
+struct StageRun {
+  int64_t first_layer = 0, last_layer = 0;  // [first, last)
+  std::vector<uint32_t> chips;              // replica 0's chips of this stage, tensor rank order
+  size_t compilation = 0;                   // its chip's compile in ParallelCompilation
+};
+
+struct CollectiveUse {
+  size_t stage = 0;   // the stage that waits for it (a send: the sender)
+  std::string where;  // "after attention", "after MLP", "embedding", "LM head", "to stage 2"
+  collective::Collective op;  // replica 0's copy (tensor rank 0's for a send)
+  std::vector<collective::Collective> concurrent;  // every copy that runs with it, op first
+  int64_t per_micro_batch = 1;  // times one micro-batch passes it in this stage
+  collective::CollectivePrice planned;  // one copy, alone on the links
+  std::optional<double> simulated_s;    // one copy, beside every replica's copy at once
+};
+
+struct DesignStep {
+  planner::Design design = planner::Design::elk_full;
+  std::vector<double> stage_planned_s;    // t_s: the chip's plan + the stage's collectives
+  std::vector<double> stage_simulated_s;  // empty when not simulated
+  double planned_s = 0;                   // one step, composed as above
+  std::optional<double> simulated_s;
+  double collective_planned_s = 0;  // of planned_s: collectives and sends on the critical path
+  double bubble = 0;                // share of stage-time idle in the step (pipeline fill)
+  double tokens = 0;                // tokens the machine makes per step
+  std::optional<double> energy_j;   // planned, whole machine, per step (absent: no energy rates)
+};
+
+struct ParallelCompilation {
+  Resolved strategy;
+  std::vector<driver::Compilation> compilations;  // one per distinct stage
+  std::vector<StageRun> stages;
+  std::vector<CollectiveUse> collectives;
+  std::vector<DesignStep> designs;  // in options.designs' order
+};
+
+// `chip` is the whole machine (its chip graph prices the collectives; one chip of it, opened
+// through `plugins`, plans the stages). Errors: resolve's, a stage that does not fit one chip's
+// memory (naming the stage and the strategy), the driver's compile and simulate errors.
+Result<ParallelCompilation> compile_parallel(PluginSet& plugins, driver::OpenChip& chip,
+                                             const ParallelModel& model,
+                                             const ParallelStrategy& strategy,
+                                             const driver::CompileOptions& options);
+
+// ---- the search ---------------------------------------------------------------------------------
+
+enum class Rank { latency, throughput, energy };
+const char* to_string(Rank rank);
+
+struct Candidate {
+  ParallelStrategy strategy;
+  std::string reason;  // empty: compiled
+  std::optional<double> step_s, tokens_per_s, j_per_token;  // of its best design
+};
+
+struct Search {
+  Rank rank = Rank::latency;
+  std::vector<Candidate> tried;  // flat first, then by tp, pp, mb
+  std::optional<size_t> best;    // none: nothing fits (each reason says why)
+};
+
+// Every (tp, pp, dp, mb) whose product uses the machine's chips, and flat; each resolved, and
+// compiled when it resolves, with options' designs (the candidate's figure is its fastest design
+// but Ideal). Errors only from plugins and internal ones: an infeasible candidate is a row.
+Result<Search> search_strategies(PluginSet& plugins, driver::OpenChip& chip,
+                                 const ParallelModel& model, const driver::CompileOptions& options,
+                                 Rank rank);
+
+}  // namespace tessera::parallel

@@ -1,0 +1,118 @@
+#include "framework/report/parallel_report.hpp"
+
+#include <fmt/format.h>
+
+#include "framework/common/table.hpp"
+#include "framework/common/units.hpp"
+
+namespace tessera {
+namespace {
+
+using parallel::CollectiveUse;
+using parallel::DesignStep;
+using parallel::ParallelCompilation;
+
+std::string ms(double seconds) {
+  return fmt::format("{:.3f}", seconds * 1e3);
+}
+
+std::string chips_text(const std::vector<uint32_t>& chips) {
+  return fmt::format("{}", fmt::join(chips, ","));
+}
+
+std::vector<Table::Align> first_left(size_t columns) {
+  std::vector<Table::Align> align(columns, Table::Align::right);
+  align.front() = Table::Align::left;
+  return align;
+}
+
+const DesignStep* step_of(const ParallelCompilation& c, planner::Design design) {
+  for (const DesignStep& d : c.designs)
+    if (d.design == design) return &d;
+  return c.designs.empty() ? nullptr : &c.designs.back();
+}
+
+}  // namespace
+
+std::string strategy_line(const ParallelCompilation& c, const Machine& machine) {
+  const parallel::Resolved& r = c.strategy;
+  return fmt::format(
+      "strategy  tp={} pp={} dp={}{}{} on {} ({} chips): {} stage(s) of {} chip(s), {} "
+      "replica(s), {} user(s) per micro-batch; collectives: {}\n",
+      r.tp, r.pp, r.dp, r.ep > 1 ? fmt::format(" ep={}", r.ep) : "",
+      r.micro_batches > 1 ? fmt::format(" mb={}", r.micro_batches) : "", machine.chip,
+      machine.chips, r.pp, r.tp, r.dp, r.micro_batch,
+      r.algorithm == collective::CollectiveAlgorithm::automatic
+          ? "each its cheapest algorithm"
+          : std::string("all ") + collective::to_string(r.algorithm));
+}
+
+std::string parallel_steps_table(const ParallelCompilation& c) {
+  Table table({"design", "step ms", "tokens/s", "collectives ms", "bubble", "simulated ms", "diff",
+               "mJ/token"},
+              first_left(8));
+  for (const DesignStep& d : c.designs) {
+    std::string diff = d.simulated_s
+                           ? fmt::format("{:+.1f}%", 100 * (*d.simulated_s / d.planned_s - 1))
+                           : "-";
+    table.add_row({planner::to_string(d.design), ms(d.planned_s),
+                   fmt::format("{:.1f}", d.tokens / d.planned_s), ms(d.collective_planned_s),
+                   fmt::format("{:.1f}%", 100 * d.bubble),
+                   d.simulated_s ? ms(*d.simulated_s) : "-", diff,
+                   d.energy_j ? fmt::format("{:.3f}", *d.energy_j / d.tokens * 1e3) : "-"});
+  }
+  return table.render();
+}
+
+std::string stages_table(const ParallelCompilation& c, planner::Design design) {
+  const DesignStep* step = step_of(c, design);
+  Table table({"stage", "layers", "chips (replica 0)", "ops per chip", "stage ms", "simulated ms"},
+              first_left(6));
+  for (size_t s = 0; s < c.stages.size(); ++s) {
+    const parallel::StageRun& stage = c.stages[s];
+    const driver::Compilation& compiled = c.compilations[stage.compilation];
+    table.add_row({fmt::format("{}", s),
+                   fmt::format("{}-{}", stage.first_layer, stage.last_layer),
+                   chips_text(stage.chips), fmt::format("{}", compiled.graph->ops().size()),
+                   step ? ms(step->stage_planned_s[s]) : "-",
+                   step && !step->stage_simulated_s.empty() ? ms(step->stage_simulated_s[s])
+                                                            : "-"});
+  }
+  return table.render();
+}
+
+std::string collectives_table(const ParallelCompilation& c, planner::Design design) {
+  if (c.collectives.empty()) return "";
+  const DesignStep* step = step_of(c, design);
+  Table table({"stage", "where", "kind", "algorithm", "bytes", "chips", "links", "per step",
+               "each us", "simulated us", "step ms", "of step"},
+              first_left(12));
+  for (const CollectiveUse& u : c.collectives) {
+    double per_step = static_cast<double>(u.per_micro_batch * c.strategy.micro_batches);
+    double total_s = per_step * u.planned.seconds;
+    table.add_row({fmt::format("{}", u.stage), u.where, collective::to_string(u.op.kind),
+                   collective::to_string(u.planned.algorithm), format_bytes(u.op.bytes),
+                   chips_text(u.op.group), fmt::format("{}", u.planned.links_used),
+                   fmt::format("{:.0f}", per_step), fmt::format("{:.1f}", u.planned.seconds * 1e6),
+                   u.simulated_s ? fmt::format("{:.1f}", *u.simulated_s * 1e6) : "-", ms(total_s),
+                   step ? fmt::format("{:.1f}%", 100 * total_s / step->planned_s) : "-"});
+  }
+  return "collectives (planned: one copy alone; simulated: with every replica's copy at once)\n" +
+         table.render();
+}
+
+std::string search_table(const parallel::Search& search) {
+  Table table({"strategy", "step ms", "tokens/s", "mJ/token", ""}, first_left(5));
+  for (size_t i = 0; i < search.tried.size(); ++i) {
+    const parallel::Candidate& c = search.tried[i];
+    std::string note = c.reason.empty() ? (search.best == i ? "<- best" : "") : c.reason;
+    table.add_row({parallel::to_string(c.strategy), c.step_s ? ms(*c.step_s) : "-",
+                   c.tokens_per_s ? fmt::format("{:.1f}", *c.tokens_per_s) : "-",
+                   c.j_per_token ? fmt::format("{:.3f}", *c.j_per_token * 1e3) : "-", note});
+  }
+  return fmt::format("strategies tried ({}, ranked by {})\n", search.tried.size(),
+                     parallel::to_string(search.rank)) +
+         table.render();
+}
+
+}  // namespace tessera

@@ -1,0 +1,22 @@
+// The tables of `tessera compile --parallel`: the strategy line, the step per design (planned and
+// simulated, tokens/s for the machine, the collectives' share, the pipeline's bubble, energy),
+// the stages, the collectives (kind, algorithm, bytes, links, time, share of the step) and, for
+// `--parallel auto`, every strategy tried with its figures or why it failed.
+#pragma once
+
+#include <string>
+
+#include "framework/parallel/parallel.hpp"
+
+namespace tessera {
+
+// "strategy  tp=8,pp=1,dp=1 on wormhole-t3000 (8 chips): ..." with what each chip holds.
+std::string strategy_line(const parallel::ParallelCompilation& compiled, const Machine& machine);
+std::string parallel_steps_table(const parallel::ParallelCompilation& compiled);
+// Stages and collectives as `design` planned them (its per-stage times).
+std::string stages_table(const parallel::ParallelCompilation& compiled, planner::Design design);
+std::string collectives_table(const parallel::ParallelCompilation& compiled,
+                              planner::Design design);
+std::string search_table(const parallel::Search& search);
+
+}  // namespace tessera

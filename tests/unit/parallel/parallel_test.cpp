@@ -1,0 +1,181 @@
+// Strategies compiled on the in-tree multi-chip presets: what each stage holds, which collectives
+// a strategy needs and where, the step composed from them (planned against simulated), the
+// search, and the error for each strategy a machine or model cannot take.
+#include "framework/parallel/parallel.hpp"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <set>
+
+#include "tests/unit/driver/fixtures.hpp"
+
+namespace tessera::parallel {
+namespace {
+
+using collective::CollectiveKind;
+using driver::fixtures::plugins;
+using planner::Design;
+
+driver::OpenChip open(const std::string& target, const std::string& chip) {
+  return driver::open_chip(plugins(), driver::ChipChoice{target, chip}).take();
+}
+
+driver::OpenChip t3000() {
+  return open("mesh_tenstorrent", "wormhole-t3000");
+}
+
+ParallelModel model(const std::string& name, int64_t batch, int64_t seq) {
+  ModelRequest request;
+  request.model = name;
+  request.shape.batch = batch;
+  request.shape.seq = seq;
+  request.shape.weight_dtype = ir::DType::bfp8;
+  request.shape_given = true;
+  return parallel_model(request).take();
+}
+
+driver::CompileOptions options(bool simulate) {
+  driver::CompileOptions o;
+  o.designs = {Design::basic, Design::elk_full};
+  o.simulate = simulate;
+  return o;
+}
+
+ParallelCompilation compile(driver::OpenChip& chip, const ParallelModel& m,
+                            const std::string& strategy, bool simulate = false) {
+  return compile_parallel(plugins(), chip, m, parse_strategy(strategy).take(), options(simulate))
+      .take();
+}
+
+std::string error_of(driver::OpenChip& chip, const ParallelModel& m,
+                     const std::string& strategy) {
+  auto compiled =
+      compile_parallel(plugins(), chip, m, parse_strategy(strategy).take(), options(false));
+  EXPECT_FALSE(compiled.ok()) << strategy;
+  return compiled ? "" : compiled.error().message;
+}
+
+TEST(TensorParallel, MegatronAllReducesAfterAttentionAndMlpOfEveryLayer) {
+  driver::OpenChip chip = t3000();
+  ParallelCompilation c = compile(chip, model("llama3.1-8b", 1, 1024), "tp=8", true);
+  ASSERT_EQ(c.stages.size(), 1u);
+  EXPECT_EQ(std::set<uint32_t>(c.stages[0].chips.begin(), c.stages[0].chips.end()).size(), 8u);
+  std::vector<std::string> where;
+  for (const CollectiveUse& u : c.collectives) where.push_back(u.where);
+  EXPECT_EQ(where, (std::vector<std::string>{"embedding", "after attention", "after MLP",
+                                             "LM head"}));
+  const CollectiveUse& attention = c.collectives[1];
+  EXPECT_EQ(attention.op.kind, CollectiveKind::all_reduce);
+  EXPECT_EQ(attention.per_micro_batch, 32);
+  EXPECT_DOUBLE_EQ(attention.op.bytes, 4096 * 2) << "one token's hidden state in fp16";
+  EXPECT_EQ(c.collectives[3].op.kind, CollectiveKind::all_gather);
+  EXPECT_DOUBLE_EQ(c.collectives[3].op.bytes, 128256.0 * 2);
+  for (const DesignStep& d : c.designs) {
+    ASSERT_TRUE(d.simulated_s) << planner::to_string(d.design);
+    EXPECT_NEAR(*d.simulated_s / d.planned_s, 1.0, 0.05) << planner::to_string(d.design);
+    EXPECT_GT(d.collective_planned_s, 0);
+    EXPECT_NEAR(d.planned_s, d.stage_planned_s[0], 1e-12) << "one stage, one micro-batch";
+    EXPECT_EQ(d.tokens, 1);
+  }
+}
+
+TEST(TensorParallel, EachChipHoldsAnEighthOfTheWeights) {
+  driver::OpenChip chip = t3000();
+  ParallelCompilation tp8 = compile(chip, model("llama3.1-8b", 1, 1024), "tp=8");
+  ParallelCompilation tp2 = compile(chip, model("llama3.1-8b", 1, 1024), "tp=2,dp=4");
+  auto weights = [](const ParallelCompilation& c) {
+    return c.compilations[0].designs[0].plan.result.latency_s;
+  };
+  EXPECT_LT(weights(tp8), weights(tp2)) << "a quarter of the weights streams faster";
+}
+
+TEST(Pipeline, IdenticalStagesSharePlansAndTheStepIsTheirSum) {
+  driver::OpenChip chip = t3000();
+  ParallelCompilation c = compile(chip, model("llama3.1-8b", 1, 1024), "pp=8");
+  ASSERT_EQ(c.stages.size(), 8u);
+  EXPECT_EQ(c.compilations.size(), 3u) << "first (embedding), middle, last (head)";
+  for (const StageRun& s : c.stages) EXPECT_EQ(s.last_layer - s.first_layer, 4);
+  size_t sends = 0;
+  for (const CollectiveUse& u : c.collectives) sends += u.op.kind == CollectiveKind::send_recv;
+  EXPECT_EQ(sends, 7u);
+  const DesignStep& d = c.designs.back();
+  double sum = std::accumulate(d.stage_planned_s.begin(), d.stage_planned_s.end(), 0.0);
+  for (const CollectiveUse& u : c.collectives) sum += u.planned.seconds;
+  EXPECT_NEAR(d.planned_s, sum, 1e-12) << "decode, one micro-batch: the stages one after another";
+  EXPECT_NEAR(d.bubble, 7.0 / 8, 0.01) << "one micro-batch: each stage idles 7/8 of the step";
+}
+
+TEST(Pipeline, MicroBatchesOverlapStages) {
+  driver::OpenChip chip = t3000();
+  ParallelCompilation c = compile(chip, model("llama3.1-8b", 8, 1024), "pp=8,mb=8");
+  EXPECT_EQ(c.strategy.micro_batch, 1);
+  const DesignStep& d = c.designs.back();
+  double slowest = *std::max_element(d.stage_planned_s.begin(), d.stage_planned_s.end());
+  EXPECT_GE(d.planned_s, 8 * slowest - 1e-12);
+  EXPECT_EQ(d.tokens, 8);
+}
+
+TEST(DataParallel, ReplicasExchangeNothingAndServeTheirShare) {
+  driver::OpenChip chip = t3000();
+  ParallelCompilation c = compile(chip, model("llama3.1-8b", 8, 1024), "dp=8");
+  EXPECT_TRUE(c.collectives.empty());
+  EXPECT_EQ(c.strategy.micro_batch, 1);
+  EXPECT_EQ(c.designs.back().tokens, 8);
+  EXPECT_DOUBLE_EQ(c.designs.back().planned_s,
+                   c.compilations[0].designs.back().plan.result.latency_s);
+}
+
+TEST(StrategyErrors, SayWhatWouldWork) {
+  driver::OpenChip chip = t3000();
+  ParallelModel llama = model("llama3.1-8b", 4, 1024);
+  EXPECT_TRUE(error_of(chip, llama, "tp=3").starts_with(
+      "--parallel tp=3,pp=1,dp=2: tp=3 does not divide llama3.1-8b's 32 attention heads"))
+      << error_of(chip, llama, "tp=3");
+  EXPECT_EQ(error_of(chip, llama, "tp=4,pp=4"),
+            "--parallel tp=4,pp=4,dp=1: tp x pp x dp = 16 chips, and wormhole-t3000 has 8; "
+            "strategies that use its chips: tp=1,pp=1,dp=8; tp=1,pp=2,dp=4; tp=1,pp=4,dp=2; "
+            "tp=1,pp=8,dp=1; tp=2,pp=1,dp=4; tp=2,pp=2,dp=2; tp=2,pp=4,dp=1; tp=4,pp=1,dp=2; "
+            "tp=4,pp=2,dp=1; tp=8,pp=1,dp=1");
+  EXPECT_EQ(error_of(chip, llama, "dp=8"),
+            "--parallel tp=1,pp=1,dp=8: dp x mb = 8 does not divide --batch 4 (each replica "
+            "serves batch / dp users in mb micro-batches); batches that it divides: 8, 16, 24, ...");
+  EXPECT_EQ(error_of(chip, llama, "pp=2,tp=4,stages=10:20"),
+            "--parallel tp=4,pp=2,dp=1,stages=10:20: stages= hold 30 layers and llama3.1-8b has "
+            "32; give each stage's layers so that they add up to 32");
+  EXPECT_TRUE(error_of(chip, llama, "ep=8").starts_with("--parallel tp=1,pp=1,dp=8,ep=8: "))
+      << error_of(chip, llama, "ep=8");
+  driver::OpenChip pod = open("ipu_alltoall", "ipu-pod4");
+  EXPECT_EQ(error_of(pod, model("gpt2-xl", 1, 264), "pp=5"),
+            "--parallel tp=1,pp=5,dp=1: tp x pp x dp = 5 chips, and ipu-pod4 has 4; strategies "
+            "that use its chips: tp=1,pp=1,dp=4; tp=1,pp=2,dp=2; tp=1,pp=4,dp=1; tp=2,pp=1,dp=2; "
+            "tp=2,pp=2,dp=1; tp=4,pp=1,dp=1");
+  driver::OpenChip tree = open("tree_simd", "mncore2");
+  EXPECT_EQ(error_of(tree, llama, "tp=2"),
+            "--parallel tp=2,pp=1,dp=1: mncore2 is one chip (tree_simd); a parallel strategy "
+            "divides a step over several chips: choose a preset with more (tessera targets lists "
+            "each target's presets)");
+}
+
+TEST(Search, TriesEveryStrategyAndSaysWhyEachFailed) {
+  driver::OpenChip chip = open("mesh_tenstorrent", "wormhole-n300");
+  Search s = search_strategies(plugins(), chip, model("llama3.1-8b", 1, 1024), options(false),
+                               Rank::latency)
+                 .take();
+  std::vector<std::string> tried;
+  for (const Candidate& c : s.tried) tried.push_back(to_string(c.strategy));
+  EXPECT_EQ(tried, (std::vector<std::string>{"flat", "tp=1,pp=1,dp=2", "tp=1,pp=2,dp=1",
+                                             "tp=2,pp=1,dp=1"}));
+  EXPECT_TRUE(s.tried[1].reason.starts_with("--parallel tp=1,pp=1,dp=2: dp x mb = 2 does not "
+                                            "divide --batch 1"))
+      << s.tried[1].reason;
+  ASSERT_TRUE(s.best.has_value());
+  for (const Candidate& c : s.tried)
+    if (c.reason.empty()) {
+      ASSERT_TRUE(c.step_s.has_value());
+      EXPECT_LE(*s.tried[*s.best].step_s, *c.step_s);
+    }
+}
+
+}  // namespace
+}  // namespace tessera::parallel
