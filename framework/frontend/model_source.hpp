@@ -17,6 +17,7 @@ struct ModelRequest {
   onnx_import::OnnxOptions onnx;  // for .onnx files
   zoo::RunShape shape;            // for zoo entries
   bool shape_given = false;       // --batch, --seq or --mode was given
+  zoo::Shard shard;               // one chip's share of a zoo decoder; other models run whole
 };
 
 // How MODEL is read (common/reference.hpp's rule: a path contains '/' or ends in .onnx, .yaml,
@@ -25,7 +26,7 @@ enum class ModelKind { zoo_name, onnx_file, yaml_file, elk_texpr_file };
 ModelKind model_kind(const std::string& model);
 
 // Usage errors for options that do not apply to the kind of model (--dim for a zoo entry,
-// --batch for an ONNX file or a graph); input errors for the model itself.
+// --batch or a shard for an ONNX file or a graph); input errors for the model itself.
 Result<ir::Graph> load_model(const ModelRequest& request);
 
 }  // namespace tessera

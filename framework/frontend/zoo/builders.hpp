@@ -1,7 +1,9 @@
 // Graphs from zoo entries. decode: one new token per sequence attending over a KV cache of `seq`
 // positions (the new token's K and V are written into its last slot); prefill: `seq` tokens at
 // once, filling the cache, logits for the last token only. A DiT has one mode, a denoising step
-// over `seq` latent tokens (default: the entry's `tokens`).
+// over `seq` latent tokens (default: the entry's `tokens`). A Shard builds one chip's share of a
+// decoder under tensor, expert and pipeline parallelism; the collectives between chips are the
+// caller's, never ops of the graph.
 #pragma once
 
 #include <optional>
@@ -29,12 +31,47 @@ struct RunShape {
   // Storage type of the weights alone (TensorRole::weight), e.g. bfp8 or fp8; default: `dtype`.
   // Activations and the KV cache keep `dtype`, and every op computes in its activations' type.
   std::optional<ir::DType> weight_dtype;
+  // How unevenly a MoE router spreads tokens: 0 is uniform; s > 0 gives routed expert i a share
+  // proportional to (i+1)^-s (Zipf). Bounded to [0, kMaxExpertSkew]; dense models ignore it.
+  double expert_skew = 0;
 };
 
+inline constexpr double kMaxExpertSkew = 4;
+
+// One chip's share of a decoder under a parallel strategy (Megatron-style tensor parallel, experts
+// over chips, a pipeline stage's layers).
+struct Shard {
+  int64_t tp = 1;  // heads, ffn and vocab divided by tp; KV heads too, or replicated when fewer
+                   // than tp (one KV head per chip)
+  int64_t ep = 1;  // a MoE layer's routed experts over ep chips (this chip holds experts/ep)
+  int64_t first_layer = 0;  // this stage's layers [first_layer, last_layer)
+  std::optional<int64_t> last_layer = std::nullopt;  // default: the model's layers
+  bool operator==(const Shard&) const = default;
+};
+
+// Input errors when the shard does not split the model evenly: tp must divide the attention heads
+// and every FFN width, and divide or be a multiple of the KV heads; ep must divide the routed
+// experts; the layer range must be non-empty and inside the model. A DiT takes the default only.
+Status check_shard(const ModelSpec& model, const Shard& shard);
+
+// The routed experts of one MoE layer that the shard's chip runs (chip 0, the busiest: under Zipf
+// routing it holds the most popular expert of each round-robin group). An expectation over the
+// routing, not a sample: `experts` is the expected number of its experts that receive a token,
+// rounded up, and each gets `rows` = ceil(the chip's expected tokens / experts).
+struct ExpertLoad {
+  int64_t experts = 0;
+  int64_t rows = 0;
+  double tokens = 0;  // the chip's expected routed tokens (token-expert pairs)
+};
+ExpertLoad expert_load(const ModelSpec& model, const RunShape& shape, const Shard& shard);
+
 // Input errors for shapes the model cannot take (batch or seq beyond the bounds above or below 1,
-// seq beyond learned positions, DiT decode, ...).
-Result<ir::Graph> build_decoder(const ModelSpec& model, const RunShape& shape);
+// seq beyond learned positions, DiT decode, an expert skew out of bounds, a shard check_shard
+// refuses, ...).
+Result<ir::Graph> build_decoder(const ModelSpec& model, const RunShape& shape,
+                                const Shard& shard = {});
 Result<ir::Graph> build_dit(const ModelSpec& model, const RunShape& shape);
-Result<ir::Graph> build_model(const ModelSpec& model, const RunShape& shape);
+Result<ir::Graph> build_model(const ModelSpec& model, const RunShape& shape,
+                              const Shard& shard = {});
 
 }  // namespace tessera::zoo

@@ -1,6 +1,7 @@
 // Diffusion transformers (DiT, Peebles & Xie 2023): patchify, adaLN-Zero blocks conditioned on the
 // timestep and class label, and the final adaLN layer and unpatchify. One denoising step.
 #include <cmath>
+#include <sstream>
 
 #include "framework/frontend/zoo/builders.hpp"
 #include "framework/frontend/zoo/layers.hpp"
@@ -137,6 +138,12 @@ std::string Dit::final_layer(const std::string& x, const std::string& c) const {
   return image;
 }
 
+std::string shortest(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
 }  // namespace
 
 Result<ir::Graph> build_dit(const ModelSpec& m, const RunShape& shape) {
@@ -165,16 +172,20 @@ Result<ir::Graph> build_dit(const ModelSpec& m, const RunShape& shape) {
   }
 }
 
-Result<ir::Graph> build_model(const ModelSpec& model, const RunShape& shape) {
+Result<ir::Graph> build_model(const ModelSpec& model, const RunShape& shape, const Shard& shard) {
   if (shape.batch < 1 || shape.batch > kMaxBatch)
     return input_error(model.name + ": batch " + std::to_string(shape.batch) +
                        " is out of range [1, " + std::to_string(kMaxBatch) + "]");
   if (shape.seq && (*shape.seq < 1 || *shape.seq > kMaxSeq))
     return input_error(model.name + ": seq " + std::to_string(*shape.seq) +
                        " is out of range [1, " + std::to_string(kMaxSeq) + "]");
+  if (!(shape.expert_skew >= 0 && shape.expert_skew <= kMaxExpertSkew))
+    return input_error(model.name + ": expert skew " + shortest(shape.expert_skew) +
+                       " is out of range [0, " + shortest(kMaxExpertSkew) + "]");
+  if (auto s = check_shard(model, shard); !s) return s.error();
   ModelSpec typed = model;
   if (shape.dtype) typed.dtype = *shape.dtype;
-  return typed.family == Family::dit ? build_dit(typed, shape) : build_decoder(typed, shape);
+  return typed.family == Family::dit ? build_dit(typed, shape) : build_decoder(typed, shape, shard);
 }
 
 }  // namespace tessera::zoo

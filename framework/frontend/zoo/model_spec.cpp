@@ -1,6 +1,7 @@
 #include "framework/frontend/zoo/model_spec.hpp"
 
 #include <map>
+#include <vector>
 
 #include "framework/common/user_text.hpp"
 
@@ -37,6 +38,35 @@ int64_t number(const YamlNode& root, const std::string& key, int64_t fallback = 
 // would take the machine's memory before saying anything.
 constexpr int64_t kMaxLayers = 1024;
 
+// Routed experts per layer: well beyond the largest published MoE (DeepSeek-V3's 256), small
+// enough that a layer's expert ops stay a few thousand.
+constexpr int64_t kMaxExperts = 1024;
+
+const std::vector<std::string> kMoeKeys{"experts_per_token", "expert_ffn", "shared_experts",
+                                        "shared_expert_ffn"};
+
+void check_experts(const YamlNode& root, const ModelSpec& m) {
+  if (m.experts == 0) {
+    for (const auto& key : kMoeKeys)
+      if (root.has(key))
+        throw root.child(key).fail(key +
+                                   " describes a mixture of experts; give experts (the routed "
+                                   "experts per layer) too");
+    return;
+  }
+  if (m.family == Family::dit)
+    throw root.child("experts").fail("a DiT has a dense MLP; experts apply to decoders");
+  if (root.has("ffn"))
+    throw root.child("ffn").fail(
+        "a mixture of experts gives expert_ffn (and shared_expert_ffn) instead of ffn");
+  if (m.experts_per_token > m.experts)
+    throw root.child("experts_per_token")
+        .fail("experts_per_token (" + std::to_string(m.experts_per_token) +
+              ") must be at most experts (" + std::to_string(m.experts) + ")");
+  if (m.shared_experts == 0 && root.has("shared_expert_ffn"))
+    throw root.child("shared_expert_ffn").fail("shared_expert_ffn needs shared_experts >= 1");
+}
+
 void check_consistency(const YamlNode& root, const ModelSpec& m) {
   if (m.heads % m.kv_heads != 0)
     throw root.child("kv_heads")
@@ -47,6 +77,7 @@ void check_consistency(const YamlNode& root, const ModelSpec& m) {
     throw root.fail("position: learned needs max_positions (rows of the position table)");
   if (m.family == Family::dit && m.heads != m.kv_heads)
     throw root.child("kv_heads").fail("a DiT uses plain multi-head attention (kv_heads = heads)");
+  check_experts(root, m);
 }
 
 }  // namespace
@@ -56,13 +87,39 @@ bool is_model_document(const YamlNode& root) {
 }
 
 ModelSpec parse_model_spec(const YamlNode& root) {
-  root.only_keys({"name",         "description",     "family",        "layers",
-                  "hidden",       "heads",           "kv_heads",      "head_dim",
-                  "ffn",          "vocab",           "norm",          "activation",
-                  "mlp",          "position",        "max_positions", "position_offset",
-                  "bias",         "tied_embeddings", "post_norms",    "embed_scale",
-                  "attn_softcap", "final_softcap",   "dtype",         "patch",
-                  "in_channels",  "out_channels",    "freq_dim",      "tokens"});
+  root.only_keys({"name",
+                  "description",
+                  "family",
+                  "layers",
+                  "hidden",
+                  "heads",
+                  "kv_heads",
+                  "head_dim",
+                  "ffn",
+                  "vocab",
+                  "norm",
+                  "activation",
+                  "mlp",
+                  "position",
+                  "max_positions",
+                  "position_offset",
+                  "bias",
+                  "tied_embeddings",
+                  "post_norms",
+                  "embed_scale",
+                  "attn_softcap",
+                  "final_softcap",
+                  "dtype",
+                  "patch",
+                  "in_channels",
+                  "out_channels",
+                  "freq_dim",
+                  "tokens",
+                  "experts",
+                  "experts_per_token",
+                  "expert_ffn",
+                  "shared_experts",
+                  "shared_expert_ffn"});
   ModelSpec m;
   m.file = root.file();
   m.name = root.child("name").as_string();
@@ -74,7 +131,15 @@ ModelSpec parse_model_spec(const YamlNode& root) {
   m.heads = number(root, "heads");
   m.kv_heads = number(root, "kv_heads", m.heads);
   m.head_dim = number(root, "head_dim", m.hidden / m.heads);
-  m.ffn = number(root, "ffn");
+  m.experts = root.has("experts") ? root.child("experts").as_int(0, kMaxExperts) : 0;
+  m.ffn = m.experts > 0 ? 0 : number(root, "ffn");
+  if (m.experts > 0) {
+    m.experts_per_token = number(root, "experts_per_token", -1, kMaxExperts);
+    m.expert_ffn = number(root, "expert_ffn");
+    m.shared_experts =
+        root.has("shared_experts") ? root.child("shared_experts").as_int(0, kMaxExperts) : 0;
+    if (m.shared_experts > 0) m.shared_expert_ffn = number(root, "shared_expert_ffn");
+  }
   m.vocab = number(root, "vocab");
   m.norm = choice<Norm>(root, "norm", {{"rmsnorm", Norm::rmsnorm}, {"layernorm", Norm::layernorm}},
                         Norm::rmsnorm);

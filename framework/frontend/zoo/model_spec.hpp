@@ -25,8 +25,8 @@ struct ModelSpec {
   int64_t heads = 0;
   int64_t kv_heads = 0;  // defaults to heads
   int64_t head_dim = 0;  // defaults to hidden / heads
-  int64_t ffn = 0;
-  int64_t vocab = 0;  // decoder: tokens; dit: class labels (+1 for the null class)
+  int64_t ffn = 0;       // the dense MLP's width; 0 in a mixture of experts (expert_ffn instead)
+  int64_t vocab = 0;     // decoder: tokens; dit: class labels (+1 for the null class)
   Norm norm = Norm::rmsnorm;
   Activation activation = Activation::silu;
   bool gated_mlp = true;  // gate and up projections (SwiGLU/GeGLU)
@@ -40,6 +40,14 @@ struct ModelSpec {
   bool attn_softcap = false;   // Gemma 2: soft-capped attention logits
   bool final_softcap = false;  // Gemma 2: soft-capped output logits
   ir::DType dtype = ir::DType::fp16;
+  // Mixture of experts (decoders): every layer's MLP is `experts` routed gated MLPs of width
+  // `expert_ffn`, each token sent to `experts_per_token` of them, plus `shared_experts` MLPs of
+  // width `shared_expert_ffn` that see every token. experts = 0: a dense MLP of width `ffn`.
+  int64_t experts = 0;
+  int64_t experts_per_token = 0;
+  int64_t expert_ffn = 0;
+  int64_t shared_experts = 0;
+  int64_t shared_expert_ffn = 0;
   // DiT only.
   int64_t patch = 2;
   int64_t in_channels = 4;
