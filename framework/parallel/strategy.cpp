@@ -50,7 +50,7 @@ Status parse_stages(const std::string& value, ParallelStrategy& s) {
 Status parse_key(const std::string& key, const std::string& value, ParallelStrategy& s) {
   if (key == "stages") return parse_stages(value, s);
   if (key == "collective") {
-    auto algorithm = collective::parse_algorithm(value);
+    auto algorithm = collective::parse_collective_algorithm(value);
     if (!algorithm) return bad("collective=" + value + ": " + algorithm.error().message);
     s.algorithm = *algorithm;
     return ok_status();

@@ -298,13 +298,16 @@ Status check_shard(const ModelSpec& m, const Shard& shard) {
 // probability k·w_i (w uniform, or Zipf under expert_skew), so it gets t_i = T·k·w_i tokens and is
 // active with probability 1 - (1 - k·w_i)^T. The chip (round-robin placement: expert i on chip
 // i mod ep; chip 0 is built) runs ceil(Σ its activation probabilities) experts, each over
-// ceil(Σ its t_i / that count) rows: the rounding up keeps the busiest chip's work whole.
+// ceil(Σ its t_i / that count) rows: the rounding up keeps the busiest chip's work whole. With
+// ep > 1 the experts are spread over ep chips that each attend for their own `batch` users (the
+// replicas of a data-parallel strategy), so T counts the tokens of all ep of them.
 ExpertLoad expert_load(const ModelSpec& m, const RunShape& shape, const Shard& shard) {
   ExpertLoad load;
   if (m.experts == 0 || shard.ep < 1) return load;
   bool decode = shape.mode.value_or(Mode::decode) == Mode::decode;
-  double tokens =
-      static_cast<double>(shape.batch) * static_cast<double>(decode ? 1 : shape.seq.value_or(2048));
+  double tokens = static_cast<double>(shape.batch) *
+                  static_cast<double>(decode ? 1 : shape.seq.value_or(2048)) *
+                  static_cast<double>(shard.ep);
   std::vector<double> w(static_cast<size_t>(m.experts));
   double total = 0;
   for (size_t i = 0; i < w.size(); ++i)

@@ -408,9 +408,12 @@ TEST(ZooMoe, ExpectedActiveExpertsFollowTheRouting) {
     int64_t batch, ep, experts, rows;
   };
   // b1: each expert is active with probability 1 - (1 - 2/8)^1 = 0.25, 8 x 0.25 = 2 experts of
-  // one row each. b32: 1 - 0.75^32 per expert, so all 8, over 64 routed tokens.
-  for (const auto& c : {Case{1, 1, 2, 1}, Case{32, 1, 8, 8}, Case{1, 8, 1, 1}, Case{32, 8, 1, 8},
-                        Case{32, 2, 4, 8}}) {
+  // one row each. b32: 1 - 0.75^32 per expert, so all 8, over 64 routed tokens. Under ep the
+  // chip's experts serve the tokens of all ep replicas: b1 ep8 routes 8 x 2 tokens, 2 to expert 0
+  // (active with probability 1 - 0.75^8); b32 ep8 routes 512, 64 to it; b32 ep2 128, 16 to each
+  // of the chip's 4.
+  for (const auto& c : {Case{1, 1, 2, 1}, Case{32, 1, 8, 8}, Case{1, 8, 1, 2}, Case{32, 8, 1, 64},
+                        Case{32, 2, 4, 16}}) {
     RunShape shape = run_shape(c.batch, 256, Mode::decode);
     Shard shard{.ep = c.ep};
     ExpertLoad load = expert_load(mixtral, shape, shard);
