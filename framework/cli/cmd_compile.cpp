@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <iostream>
 #include <memory>
 
@@ -11,6 +12,7 @@
 #include "framework/cli/number_checks.hpp"
 #include "framework/cli/options.hpp"
 #include "framework/cli/output.hpp"
+#include "framework/common/json_text.hpp"
 #include "framework/driver/driver.hpp"
 #include "framework/parallel/parallel.hpp"
 #include "framework/planner/plan_yaml.hpp"
@@ -106,30 +108,41 @@ parallel::Rank parse_rank(const std::string& text) {
   return parallel::Rank::latency;
 }
 
-// --parallel: a strategy's step, stages and collectives; `auto`: every strategy tried, then the
-// best one's tables.
+// A compile document with the strategies tried beside it, under "search", when there was a search.
+std::string with_search(const std::string& document, const std::optional<parallel::Search>& found) {
+  if (!found) return document;
+  nlohmann::json doc = nlohmann::json::parse(document);
+  doc["search"] = nlohmann::json::parse(search_json(*found));
+  return json_text(doc, 1) + "\n";
+}
+
+// --parallel auto: every strategy tried (its table on standard output, but with --format json),
+// and the best one; an input error when none fits.
+parallel::Search search(PluginSet& plugins, driver::OpenChip& chip, const CompileOptions& o,
+                        const parallel::ParallelModel& model,
+                        const driver::CompileOptions& options) {
+  auto found = parallel::search_strategies(plugins, chip, model, options, parse_rank(o.rank)).take();
+  if (o.format != "json") std::cout << search_table(found) << "\n";
+  if (!found.best)
+    throw Failure(input_error("--parallel auto: no strategy fits " + model.request.model + " on " +
+                              chip.spec.name + "; each row above says why"));
+  return found;
+}
+
+// --parallel: a strategy's step, stages and collectives (after the search's table).
 int run_parallel(PluginSet& plugins, driver::OpenChip& chip, const CompileOptions& o,
-                 const parallel::ParallelStrategy& strategy, const driver::CompileOptions& options,
-                 planner::Design written) {
-  if (!o.output.empty() || o.format == "json")
-    throw Failure(usage_error(
-        "--parallel " + o.parallel +
-        ": -o and --format json are not available with a parallel strategy yet; its tables are "
-        "printed (run without --parallel for plan.yaml)"));
-  auto model = parallel::parallel_model(model_request(*o.model)).take();
-  parallel::ParallelStrategy chosen = strategy;
-  if (strategy.automatic) {
-    auto search =
-        parallel::search_strategies(plugins, chip, model, options, parse_rank(o.rank)).take();
-    std::cout << search_table(search);
-    if (!search.best)
-      throw Failure(input_error("--parallel auto: no strategy fits " + o.model->model + " on " +
-                                chip.spec.name + "; each row above says why"));
-    chosen = search.tried[*search.best].strategy;
-    std::cout << "\n";
-    if (chosen.flat) return kExitOk;
+                 const parallel::ParallelModel& model, const parallel::ParallelStrategy& strategy,
+                 const driver::CompileOptions& options, planner::Design written,
+                 const std::optional<parallel::Search>& searched) {
+  if (!o.output.empty())
+    throw Failure(usage_error("--parallel " + o.parallel +
+                              ": -o is not available with a parallel strategy yet (its plans are "
+                              "one chip's each); its tables are printed, or --format json"));
+  auto compiled = parallel::compile_parallel(plugins, chip, model, strategy, options).take();
+  if (o.format == "json") {
+    std::cout << parallel_json(compiled, chip.models.machine, searched ? &*searched : nullptr);
+    return kExitOk;
   }
-  auto compiled = parallel::compile_parallel(plugins, chip, model, chosen, options).take();
   std::cout << strategy_line(compiled, chip.models.machine) << parallel_steps_table(compiled)
             << "\n"
             << stages_table(compiled, written) << "\n"
@@ -147,9 +160,16 @@ int run_compile(const GlobalOptions& global, const CompileOptions& o) {
   driver::OpenChip chip = driver::open_chip(plugins, o.chip).take();
   if (!o.core_cost.empty()) driver::choose_core_cost(chip, *parse_core_cost(o.core_cost)).take();
   driver::CompileOptions options = compile_options(global, o, choice);
+  std::optional<parallel::Search> searched;
   if (!o.parallel.empty()) {
     auto strategy = parallel::parse_strategy(o.parallel).take();
-    if (!strategy.flat) return run_parallel(plugins, chip, o, strategy, options, choice.written);
+    auto model = parallel::parallel_model(model_request(*o.model)).take();
+    if (strategy.automatic) {
+      searched = search(plugins, chip, o, model, options);
+      strategy = searched->tried[*searched->best].strategy;
+    }
+    if (!strategy.flat)
+      return run_parallel(plugins, chip, o, model, strategy, options, choice.written, searched);
   }
   driver::LoadedModel model = driver::load(model_request(*o.model)).take();
   driver::Compilation compilation = driver::compile(chip, model, options).take();
@@ -157,7 +177,7 @@ int run_compile(const GlobalOptions& global, const CompileOptions& o) {
   const Machine& machine = chip.models.machine;
   const ir::Graph& planned = *compilation.graph;
   if (o.format == "json")
-    std::cout << compile_json(compilation, machine, options.sim.memory);
+    std::cout << with_search(compile_json(compilation, machine, options.sim.memory), searched);
   else
     std::cout << fmt::format("model  {} ({} ops, {} classes) on {} ({} cores)\n", planned.name(),
                              planned.ops().size(), compilation.op_classes, machine.chip,

@@ -10,6 +10,9 @@
 
 namespace tessera::parallel {
 
+// The divisors of n > 0, ascending.
+std::vector<int64_t> divisors(int64_t n);
+
 // The chips of replica r's stage s, in tensor rank order.
 using GroupOf = std::function<std::vector<uint32_t>(int64_t replica, size_t stage)>;
 

@@ -4,21 +4,11 @@
 
 #include "framework/frontend/zoo/builders.hpp"
 #include "framework/frontend/zoo/zoo.hpp"
+#include "framework/parallel/compose.hpp"
 #include "framework/parallel/parallel.hpp"
 
 namespace tessera::parallel {
 namespace {
-
-std::vector<int64_t> divisors(int64_t n) {
-  std::vector<int64_t> out;
-  for (int64_t d = 1; d <= n; ++d)
-    if (n % d == 0) out.push_back(d);
-  return out;
-}
-
-std::string joined(const std::vector<int64_t>& values) {
-  return fmt::format("{}", fmt::join(values, ", "));
-}
 
 // "tp=8; tp=4,pp=2; ..." : every tp × pp with dp filling the chips, for the chip-count error.
 std::string strategies_for(int64_t chips) {
@@ -91,6 +81,13 @@ Status check_shards(const Resolved& r, const ParallelModel& model, const std::st
 }
 
 }  // namespace
+
+std::vector<int64_t> divisors(int64_t n) {
+  std::vector<int64_t> out;
+  for (int64_t d = 1; d <= n; ++d)
+    if (n % d == 0) out.push_back(d);
+  return out;
+}
 
 std::string to_string(const Resolved& r) {
   ParallelStrategy s;

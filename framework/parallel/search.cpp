@@ -4,17 +4,11 @@
 #include <algorithm>
 #include <limits>
 
+#include "framework/parallel/compose.hpp"
 #include "framework/parallel/parallel.hpp"
 
 namespace tessera::parallel {
 namespace {
-
-std::vector<int64_t> divisors_of(int64_t n) {
-  std::vector<int64_t> out;
-  for (int64_t d = 1; d <= n; ++d)
-    if (n % d == 0) out.push_back(d);
-  return out;
-}
 
 // Flat first; then each tp × pp with dp filling the chips, one micro-batch and, where the
 // replica's users divide into pp, pp micro-batches; for a model with experts each ep dividing dp.
@@ -22,13 +16,13 @@ std::vector<ParallelStrategy> candidates(const ParallelModel& model, int64_t chi
   std::vector<ParallelStrategy> out{ParallelStrategy{}};
   const int64_t batch = model.spec ? model.request.shape.batch : 1;
   const int64_t experts = model.spec ? model.spec->experts : 0;
-  for (int64_t tp : divisors_of(chips))
-    for (int64_t pp : divisors_of(chips / tp)) {
+  for (int64_t tp : divisors(chips))
+    for (int64_t pp : divisors(chips / tp)) {
       const int64_t dp = chips / tp / pp;
       std::vector<int64_t> mbs{1};
       if (pp > 1 && batch % (dp * pp) == 0) mbs.push_back(pp);
       std::vector<int64_t> eps{1};
-      for (int64_t ep : divisors_of(dp))
+      for (int64_t ep : divisors(dp))
         if (ep > 1 && experts > 0 && experts % ep == 0) eps.push_back(ep);
       for (int64_t mb : mbs)
         for (int64_t ep : eps) {

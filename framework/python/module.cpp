@@ -33,6 +33,7 @@
 #include "framework/report/design_report.hpp"
 #include "framework/report/layout_report.hpp"
 #include "framework/report/map_report.hpp"
+#include "framework/report/parallel_report.hpp"
 #include "framework/report/targets_report.hpp"
 #include "framework/sim/sim_report.hpp"
 
@@ -208,6 +209,54 @@ py::dict compile(const std::string& model, const std::string& target, const std:
   for (Plan& p : plans) by_design[py::str(p.design())] = py::cast(std::move(p));
   out["plans"] = by_design;
   return out;
+}
+
+parallel::Rank rank_of(const std::string& rank) {
+  if (rank == "latency") return parallel::Rank::latency;
+  if (rank == "throughput") return parallel::Rank::throughput;
+  if (rank == "energy") return parallel::Rank::energy;
+  throw UsageError("rank '" + rank + "': expected latency, throughput or energy");
+}
+
+// compile(parallel=...): the strategy's document (tessera-parallel-1); for "auto" with the search
+// beside it, or, when flat wins, {"search": ..., "flat": true} for the caller to compile flat.
+py::dict compile_parallel(const std::string& model, const std::string& target,
+                          const std::string& chip, const std::string& design, bool simulate,
+                          const driver::ModelWords& words, unsigned threads,
+                          const std::string& objective, const std::string& strategy_text,
+                          const std::string& rank) {
+  driver::DesignChoice choice = run([&] { return driver::parse_design_choice(design); });
+  driver::PlanObjective goal = run([&] { return driver::parse_plan_objective(objective); });
+  parallel::ParallelStrategy strategy =
+      run([&] { return parallel::parse_strategy(strategy_text); });
+  parallel::Rank ranked = rank_of(rank);
+  ModelRequest request = model_request(model, words);
+  std::string text = run([&] {
+    Registry found = registry();
+    PluginSet plugins(found);
+    driver::OpenChip open = driver::open_chip(plugins, driver::ChipChoice{target, chip}).take();
+    driver::CompileOptions options;
+    options.designs = choice.planned;
+    options.threads = threads;
+    options.simulate = simulate;
+    options.objective = goal;
+    auto parallel_model = parallel::parallel_model(request).take();
+    std::optional<parallel::Search> search;
+    if (strategy.automatic) {
+      search = parallel::search_strategies(plugins, open, parallel_model, options, ranked).take();
+      if (!search->best)
+        throw Failure(input_error("parallel='auto': no strategy fits " + model + " on " +
+                                  open.spec.name + "; each row of the search says why"));
+      strategy = search->tried[*search->best].strategy;
+      if (strategy.flat)
+        return Result<std::string>("{\"flat\": true, \"search\": " + search_json(*search) + "}");
+    }
+    auto compiled =
+        parallel::compile_parallel(plugins, open, parallel_model, strategy, options).take();
+    return Result<std::string>(
+        parallel_json(compiled, open.models.machine, search ? &*search : nullptr));
+  });
+  return from_json(text);
 }
 
 // A saved plan.yaml (read_plan_yaml's input errors).
@@ -397,6 +446,9 @@ PYBIND11_MODULE(_tessera, m) {
             run([&] { return write_file_atomically(path, text, force); });
           },
           py::arg("path"), py::arg("force") = false);
+  m.def("compile_parallel", &compile_parallel, py::arg("model"), py::arg("target"),
+        py::arg("chip"), py::arg("design"), py::arg("simulate"), py::arg("words"),
+        py::arg("threads"), py::arg("objective"), py::arg("parallel"), py::arg("rank"));
   m.def("load_plan", &load_plan, py::arg("path"));
   m.def("check_bound", &check_bound, py::arg("command"), py::arg("keyword"), py::arg("text"));
   m.def("compile", &compile, py::arg("model"), py::arg("target"), py::arg("chip"),

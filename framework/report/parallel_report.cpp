@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
+#include "framework/common/json_text.hpp"
 #include "framework/common/table.hpp"
 #include "framework/common/units.hpp"
 
@@ -12,7 +15,7 @@ using parallel::CollectiveUse;
 using parallel::DesignStep;
 using parallel::ParallelCompilation;
 
-std::string ms(double seconds) {
+std::string ms_text(double seconds) {
   return fmt::format("{:.3f}", seconds * 1e3);
 }
 
@@ -55,10 +58,10 @@ std::string parallel_steps_table(const ParallelCompilation& c) {
     std::string diff = d.simulated_s
                            ? fmt::format("{:+.1f}%", 100 * (*d.simulated_s / d.planned_s - 1))
                            : "-";
-    table.add_row({planner::to_string(d.design), ms(d.planned_s),
-                   fmt::format("{:.1f}", d.tokens / d.planned_s), ms(d.collective_planned_s),
+    table.add_row({planner::to_string(d.design), ms_text(d.planned_s),
+                   fmt::format("{:.1f}", d.tokens / d.planned_s), ms_text(d.collective_planned_s),
                    fmt::format("{:.1f}%", 100 * d.bubble),
-                   d.simulated_s ? ms(*d.simulated_s) : "-", diff,
+                   d.simulated_s ? ms_text(*d.simulated_s) : "-", diff,
                    d.energy_j ? fmt::format("{:.3f}", *d.energy_j / d.tokens * 1e3) : "-"});
   }
   return table.render();
@@ -74,8 +77,8 @@ std::string stages_table(const ParallelCompilation& c, planner::Design design) {
     table.add_row({fmt::format("{}", s),
                    fmt::format("{}-{}", stage.first_layer, stage.last_layer),
                    chips_text(stage.chips), fmt::format("{}", compiled.graph->ops().size()),
-                   step ? ms(step->stage_planned_s[s]) : "-",
-                   step && !step->stage_simulated_s.empty() ? ms(step->stage_simulated_s[s])
+                   step ? ms_text(step->stage_planned_s[s]) : "-",
+                   step && !step->stage_simulated_s.empty() ? ms_text(step->stage_simulated_s[s])
                                                             : "-"});
   }
   return table.render();
@@ -94,7 +97,7 @@ std::string collectives_table(const ParallelCompilation& c, planner::Design desi
                    collective::to_string(u.planned.algorithm), format_bytes(u.op.bytes),
                    chips_text(u.op.group), fmt::format("{}", u.planned.links_used),
                    fmt::format("{:.0f}", per_step), fmt::format("{:.1f}", u.planned.seconds * 1e6),
-                   u.simulated_s ? fmt::format("{:.1f}", *u.simulated_s * 1e6) : "-", ms(total_s),
+                   u.simulated_s ? fmt::format("{:.1f}", *u.simulated_s * 1e6) : "-", ms_text(total_s),
                    step ? fmt::format("{:.1f}%", 100 * total_s / step->planned_s) : "-"});
   }
   return "collectives (planned: one copy alone; simulated: with every replica's copy at once)\n" +
@@ -103,16 +106,110 @@ std::string collectives_table(const ParallelCompilation& c, planner::Design desi
 
 std::string search_table(const parallel::Search& search) {
   Table table({"strategy", "step ms", "tokens/s", "mJ/token", ""}, first_left(5));
+  std::string notes;
+  size_t failed = 0;
   for (size_t i = 0; i < search.tried.size(); ++i) {
     const parallel::Candidate& c = search.tried[i];
-    std::string note = c.reason.empty() ? (search.best == i ? "<- best" : "") : c.reason;
-    table.add_row({parallel::to_string(c.strategy), c.step_s ? ms(*c.step_s) : "-",
+    std::string note = search.best == i ? "<- best" : "";
+    if (!c.reason.empty()) {
+      note = fmt::format("[{}]", ++failed);
+      notes += fmt::format("[{}] {}\n", failed, c.reason);
+    }
+    table.add_row({parallel::to_string(c.strategy), c.step_s ? ms_text(*c.step_s) : "-",
                    c.tokens_per_s ? fmt::format("{:.1f}", *c.tokens_per_s) : "-",
                    c.j_per_token ? fmt::format("{:.3f}", *c.j_per_token * 1e3) : "-", note});
   }
-  return fmt::format("strategies tried ({}, ranked by {})\n", search.tried.size(),
-                     parallel::to_string(search.rank)) +
-         table.render();
+  return fmt::format("strategies tried ({}, ranked by {}; planned, the fastest design but Ideal)\n",
+                     search.tried.size(), parallel::to_string(search.rank)) +
+         table.render() + (notes.empty() ? "" : "infeasible:\n" + notes);
+}
+
+namespace {
+
+nlohmann::json or_null(const std::optional<double>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json steps_json(const ParallelCompilation& c) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const DesignStep& d : c.designs)
+    out.push_back({{"design", planner::to_string(d.design)},
+                   {"step_s", d.planned_s},
+                   {"simulated_step_s", or_null(d.simulated_s)},
+                   {"stage_s", d.stage_planned_s},
+                   {"simulated_stage_s", d.stage_simulated_s},
+                   {"collective_s", d.collective_planned_s},
+                   {"bubble", d.bubble},
+                   {"tokens", d.tokens},
+                   {"tokens_per_s", d.tokens / d.planned_s},
+                   {"energy_j", or_null(d.energy_j)}});
+  return out;
+}
+
+nlohmann::json collectives_json(const ParallelCompilation& c) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const CollectiveUse& u : c.collectives)
+    out.push_back({{"stage", u.stage},
+                   {"where", u.where},
+                   {"kind", collective::to_string(u.op.kind)},
+                   {"algorithm", collective::to_string(u.planned.algorithm)},
+                   {"bytes", u.op.bytes},
+                   {"chips", u.op.group},
+                   {"copies", u.concurrent.size()},
+                   {"per_micro_batch", u.per_micro_batch},
+                   {"seconds", u.planned.seconds},
+                   {"simulated_seconds", or_null(u.simulated_s)},
+                   {"link_bytes", u.planned.link_bytes},
+                   {"links", u.planned.links_used}});
+  return out;
+}
+
+nlohmann::json search_document(const parallel::Search& search) {
+  nlohmann::json tried = nlohmann::json::array();
+  for (const parallel::Candidate& c : search.tried)
+    tried.push_back({{"strategy", parallel::to_string(c.strategy)},
+                     {"step_s", or_null(c.step_s)},
+                     {"tokens_per_s", or_null(c.tokens_per_s)},
+                     {"j_per_token", or_null(c.j_per_token)},
+                     {"reason", c.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.reason)}});
+  return {{"format", "tessera-parallel-search-1"},
+          {"rank", parallel::to_string(search.rank)},
+          {"best", search.best ? nlohmann::json(*search.best) : nlohmann::json(nullptr)},
+          {"tried", tried}};
+}
+
+}  // namespace
+
+std::string search_json(const parallel::Search& search) {
+  return json_text(search_document(search), 2) + "\n";
+}
+
+std::string parallel_json(const ParallelCompilation& c, const Machine& machine,
+                          const parallel::Search* search) {
+  const parallel::Resolved& r = c.strategy;
+  nlohmann::json stages = nlohmann::json::array();
+  for (const parallel::StageRun& s : c.stages)
+    stages.push_back({{"first_layer", s.first_layer},
+                      {"last_layer", s.last_layer},
+                      {"chips", s.chips},
+                      {"graph", c.compilations[s.compilation].graph->name()},
+                      {"ops", c.compilations[s.compilation].graph->ops().size()}});
+  nlohmann::json doc = {{"format", "tessera-parallel-1"},
+                        {"chip", machine.chip},
+                        {"chips", machine.chips},
+                        {"strategy", parallel::to_string(r)},
+                        {"tp", r.tp},
+                        {"pp", r.pp},
+                        {"dp", r.dp},
+                        {"ep", r.ep},
+                        {"micro_batches", r.micro_batches},
+                        {"micro_batch_users", r.micro_batch},
+                        {"stage_layers", r.stage_layers},
+                        {"designs", steps_json(c)},
+                        {"stages", stages},
+                        {"collectives", collectives_json(c)}};
+  if (search) doc["search"] = search_document(*search);
+  return json_text(doc, 2) + "\n";
 }
 
 }  // namespace tessera

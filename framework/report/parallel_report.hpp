@@ -19,4 +19,13 @@ std::string collectives_table(const parallel::ParallelCompilation& compiled,
                               planner::Design design);
 std::string search_table(const parallel::Search& search);
 
+// The strategies tried as one JSON document (format tessera-parallel-search-1).
+std::string search_json(const parallel::Search& search);
+
+// As one JSON document (format tessera-parallel-1, docs/formats.md): the strategy, each design's
+// step (seconds, tokens, joules), the stages and the collectives, unrounded; with `search`, every
+// strategy tried (format tessera-parallel-search-1 under "search").
+std::string parallel_json(const parallel::ParallelCompilation& compiled, const Machine& machine,
+                          const parallel::Search* search = nullptr);
+
 }  // namespace tessera

@@ -277,3 +277,26 @@ def test_python_only_words_are_usage_errors(call, message):
     with pytest.raises(tessera.UsageError) as raised:
         call()
     assert str(raised.value) == message
+
+
+def test_a_parallel_strategy_gives_the_clis_json():
+    args = dict(target="mesh_tenstorrent", chip="wormhole-t3000", batch=1, seq=256,
+                weight_dtype="bfp8", threads=2, simulate=False)
+    got = tessera.compile("llama3.1-8b", parallel="tp=8", **args)
+    code, out, err = cli("compile", "llama3.1-8b", "--target", "mesh_tenstorrent", "--chip",
+                         "wormhole-t3000", "--batch", "1", "--seq", "256", "--weight-dtype",
+                         "bfp8", "--threads", "2", "--parallel", "tp=8", "--format", "json")
+    assert code == 0, err
+    assert got == json.loads(out)
+    assert got["format"] == "tessera-parallel-1" and got["tp"] == 8
+    assert [c["where"] for c in got["collectives"]] == ["embedding", "after attention",
+                                                         "after MLP", "LM head"]
+    searched = tessera.compile("llama3.1-8b", parallel="auto", rank="throughput", **args)
+    assert searched["search"]["rank"] == "throughput"
+    assert len(searched["search"]["tried"]) > 4
+    with pytest.raises(tessera.UsageError, match="--parallel: tp=0: expected a whole number"):
+        tessera.compile("llama3.1-8b", parallel="tp=0", **args)
+    with pytest.raises(tessera.InputError, match="tp x pp x dp = 16 chips"):
+        tessera.compile("llama3.1-8b", parallel="tp=16", **args)
+    with pytest.raises(tessera.UsageError, match="rank 'fast'"):
+        tessera.compile("llama3.1-8b", parallel="auto", rank="fast", **args)

@@ -65,7 +65,8 @@ def targets():
 
 def compile(model, target, chip="", design="elk-full", simulate=True, batch=None, seq=None, mode=None,
             dtype=None, weight_dtype=None, dims=None, skip_unsupported=False, threads=None,
-            memory_detail="fast", objective="latency", core_cost=None, progress=None):
+            memory_detail="fast", objective="latency", core_cost=None, progress=None,
+            parallel=None, rank="latency"):
     """Plan `model` (a zoo name, or a .onnx / workload .yaml path) on `target`'s `chip` (a preset
     or chip file; "" the target's default), as `tessera compile --format json [--simulate]`.
 
@@ -83,8 +84,26 @@ def compile(model, target, chip="", design="elk-full", simulate=True, batch=None
     with "planned" and, when simulated, "simulated_metrics"; seconds, fractions, FLOP/s), plus
     "plans": each design's Plan by name. Ideal is a bound no chip runs: its "simulated_metrics"
     is None and "simulated_note" says why.
+
+    parallel: how the step is divided over the chips, as --parallel ("tp=8", "pp=4,tp=2",
+    "dp=8", "ep=8,tp=1", "stages=0:6:7:7", "auto"; None or "flat": every op over every core of
+    every chip). With a strategy the result is its document (format tessera-parallel-1: each
+    design's step, the stages, the collectives; docs/planner.md); "auto" adds "search", every
+    strategy tried ranked by `rank` ("latency", "throughput" or "energy"), and when flat wins
+    returns the flat compile document with "search" beside it.
     """
     _bounded("compile", threads=threads)
+    if parallel not in (None, "flat"):
+        words = _words(batch, seq, mode, dtype, weight_dtype, dims, skip_unsupported)
+        doc = _tessera.compile_parallel(model, target, chip, design, simulate, words,
+                                        threads or 0, objective, parallel, rank)
+        if not doc.get("flat"):
+            return doc
+        flat = compile(model, target, chip, design, simulate, batch, seq, mode, dtype,
+                       weight_dtype, dims, skip_unsupported, threads, memory_detail, objective,
+                       core_cost, progress)
+        flat["search"] = doc["search"]
+        return flat
     return _tessera.compile(model, target, chip, design, simulate,
                             _words(batch, seq, mode, dtype, weight_dtype, dims, skip_unsupported),
                             threads or 0, memory_detail, objective, core_cost or "", progress)
