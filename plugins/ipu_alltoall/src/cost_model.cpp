@@ -25,10 +25,19 @@ IpuCostModel::IpuCostModel(const sdk::Params& params)
       chips_(params.get_int("chips", 1, 1, 1024)),
       multi_chip_factor_(params.get_double("multi_chip_factor", 1.25, 0.0)),
       distribute_bytes_per_s_(params.get_double("distribute_bytes_per_s", 5.5e9, 0.0)),
-      chip_link_bytes_per_s_(params.get_double(
-          "chip_link_bytes_per_s", clock_hz_ / shift_cycles_per_byte_ / multi_chip_factor_, 0.0)),
+      chip_link_bytes_per_s_(clock_hz_ / shift_cycles_per_byte_ / multi_chip_factor_),
       artifact_composed_(params.get_choice("composed_ops", "t10", {"t10", "elk_artifact"}) ==
-                         "elk_artifact") {}
+                         "elk_artifact") {
+  // Chip-to-chip traffic is priced on the topology's links in every planning convention (the
+  // planner's per-core convention too reads the slowest CHIP_TO_CHIP link: chip_models.cpp), and
+  // nothing asks this model for a CHIP_TO_CHIP transfer, so a rate here would be a second number
+  // that moves nothing.
+  if (params.has("chip_link_bytes_per_s"))
+    throw sdk::invalid_argument(
+        "parameter 'chip_link_bytes_per_s': the chip-to-chip rate is the topology's (set "
+        "topology.chip_link.bytes_per_s); the planner and the simulator price chip-to-chip "
+        "traffic on its links");
+}
 
 double IpuCostModel::matmul_cycles(uint64_t m, uint64_t k, uint64_t n) {
   if (m == 0 || k == 0 || n == 0) return 0;

@@ -22,12 +22,22 @@
 //
 // Parameters (cost_model section of a chip file):
 //   clock_hz                 cycles per second                        1.325e9
-//   shift_cycles_per_byte    inter-core shift                         0.28
+//   shift_cycles_per_byte    inter-core shift [per-core rates]        0.28
 //   sync_cycles              chip-wide barrier                        118
 //   chips                    chips the program spans                  1
 //   multi_chip_factor        shift/sync slow-down when chips > 1      1.25
 //   distribute_bytes_per_s   HBM → core distribution per core (NoC)   5.5e9
-//   chip_link_bytes_per_s    one core's share of IPU-Link traffic     shift rate / 1.25
+//                            [per-core rates]
+//
+// [per-core rates]: read by the planner only under `planner: transfers: per_core_rates` (the
+// Elk artifact's accounting, configs/chips/elk-*.yaml), which prices shifts and preloads at the
+// Machine's per-core rates (this model's info() and MEMORY-class transfer_seconds); the simulator
+// never reads them. Under the default `transfers: routes` plan and simulation both price the
+// exchange and the HBM on the topology's links (exchange.bytes_per_cycle, hbm.bytes_per_s), so
+// these two move neither latency there: only the NoC-utilisation denominator (cores × shift rate)
+// and, with composed_ops elk_artifact, a slice's shift. The chip-to-chip rate is the topology's
+// alone (chip_link.bytes_per_s): `chip_link_bytes_per_s` here is refused, and a CHIP_TO_CHIP
+// transfer_seconds (which the framework never asks) answers at the shift rate / 1.25.
 //   composed_ops             t10 (above) or elk_artifact: a reduction by the artifact's aligned
 //                            fit (its output rounded up to 1, 2, 4, 8, 12, 16, 24 or a multiple
 //                            of 48, times the inputs per output: min(295.25, 1.5x + 175) up to

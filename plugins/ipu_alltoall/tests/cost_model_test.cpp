@@ -176,5 +176,19 @@ TEST(IpuCostModel, BadParametersNameTheKey) {
   }
 }
 
+// The topology's IPU-Links carry chip-to-chip traffic in plan and simulation alike; a second rate
+// here would move neither.
+TEST(IpuCostModel, AChipLinkRateIsTheTopologys) {
+  try {
+    make({{"chip_link_bytes_per_s", "1e9"}});
+    FAIL();
+  } catch (const sdk::Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "parameter 'chip_link_bytes_per_s': the chip-to-chip rate is the topology's (set "
+                 "topology.chip_link.bytes_per_s); the planner and the simulator price "
+                 "chip-to-chip traffic on its links");
+  }
+}
+
 }  // namespace
 }  // namespace tessera::plugins::ipu
