@@ -168,14 +168,17 @@ std::vector<DesignStep> compose_steps(const ParallelCompilation& c, const Parall
       const double count = static_cast<double>(use.per_micro_batch);
       (is_send ? send_planned : planned)[use.stage] += count * use.planned.seconds;
       (is_send ? send_simulated : simulated)[use.stage] += count * use.simulated_s.value_or(0);
-      step.collective_planned_s += count * use.planned.seconds;
+      step.collective_planned_s += count * static_cast<double>(r.micro_batches) * use.planned.seconds;
       if (energy_j)
         *energy_j += count * use.planned.link_bytes * static_cast<double>(use.concurrent.size()) *
                      static_cast<double>(r.micro_batches) * energy->chip_link_j_per_byte;
     }
     step.stage_planned_s = planned;
     step.planned_s = step_s(planned, send_planned, r.micro_batches, prefill);
-    if (all_simulated && (c.collectives.empty() || c.collectives.front().simulated_s)) {
+    // Ideal is a bound no chip runs (its preloads on their own network): planned only, as the
+    // flat compile's simulated table shows it.
+    const bool ideal = step.design == planner::Design::ideal;
+    if (!ideal && all_simulated && (c.collectives.empty() || c.collectives.front().simulated_s)) {
       step.stage_simulated_s = simulated;
       step.simulated_s = step_s(simulated, send_simulated, r.micro_batches, prefill);
     }

@@ -87,10 +87,10 @@ struct CollectiveUse {
 struct DesignStep {
   planner::Design design = planner::Design::elk_full;
   std::vector<double> stage_planned_s;    // t_s: the chip's plan + the stage's collectives
-  std::vector<double> stage_simulated_s;  // empty when not simulated
+  std::vector<double> stage_simulated_s;  // empty when not simulated (and for Ideal, a bound)
   double planned_s = 0;                   // one step, composed as above
   std::optional<double> simulated_s;
-  double collective_planned_s = 0;  // of planned_s: collectives and sends on the critical path
+  double collective_planned_s = 0;  // collectives and sends of every micro-batch, each copy alone
   double bubble = 0;                // share of stage-time idle in the step (pipeline fill)
   double tokens = 0;                // tokens the machine makes per step
   std::optional<double> energy_j;   // planned, whole machine, per step (absent: no energy rates)

@@ -60,7 +60,8 @@ struct Decoder {
   // A gated or plain MLP of width `width` over the normalised `h`; returns the down projection.
   std::string mlp(const std::string& prefix, const std::string& h, int64_t width) const;
   std::string moe(const std::string& prefix, const std::string& h) const;
-  std::string lm_head(const std::string& x) const;
+  // with_embedding: the graph holds the embedding table (a tied head reads it).
+  std::string lm_head(const std::string& x, bool with_embedding) const;
 };
 
 std::string Decoder::embed() const {
@@ -212,11 +213,13 @@ std::string Decoder::mlp_block(const std::string& prefix, const std::string& x) 
   return add(prefix + "ffn_residual", x, out);
 }
 
-std::string Decoder::lm_head(const std::string& x) const {
+std::string Decoder::lm_head(const std::string& x, bool with_embedding) const {
   // Only the last position's logits are needed to pick the next token.
   Rows last{{{"b", batch}}, "b," + std::to_string(queries - 1), "b", {batch}};
   std::string logits;
   if (m.tied_embeddings) {
+    // A head stage without the embedding keeps its own copy of the tied table.
+    if (!with_embedding) g.weight("embed.weight", {vocab, m.hidden});
     logits = g.activation("lm_head", {batch, vocab});
     g.op(logits, OpKind::matmul, "mac", {{"b", batch}, {"k", m.hidden}, {"v", vocab}},
          {x + "[" + last.x_index + ",k]", "embed.weight[v,k]"}, logits + "[b,v]");
@@ -288,9 +291,12 @@ Status check_shard(const ModelSpec& m, const Shard& shard) {
   if (first < 0 || last > m.layers)
     return input_error(range + " are outside " + m.name + "'s " + std::to_string(m.layers) +
                        " layers");
-  if (first >= last)
+  // A stage of no layers may hold the embedding (the first) or the head (the last), as
+  // PopTransformer's layer_per_ipu gives its first IPU none; a stage in between would hold nothing.
+  if (first > last || (first == last && first != 0 && last != m.layers))
     return input_error(range + " hold no layer of " + m.name +
-                       ": a stage is layers [first, last) with first < last");
+                       ": a stage is layers [first, last) with first < last, or an empty range at "
+                       "either end (the embedding alone, or the head alone)");
   return ok_status();
 }
 
@@ -366,7 +372,7 @@ Result<ir::Graph> build_decoder(const ModelSpec& m, const RunShape& shape, const
       x = d.embed();
     } else {  // a later pipeline stage: the previous stage's hidden state
       x = g.tensor("hidden_in", {shape.batch, d.queries, m.hidden}, ir::TensorRole::input, m.dtype);
-      d.rope_table();
+      if (first < last) d.rope_table();
     }
     std::vector<std::string> outputs;
     for (int64_t l = first; l < last; ++l) {
@@ -376,7 +382,7 @@ Result<ir::Graph> build_decoder(const ModelSpec& m, const RunShape& shape, const
       outputs.push_back(prefix + "v_cache");
     }
     // Only the last stage ends in logits; the others hand their hidden state on.
-    outputs.insert(outputs.begin(), last == m.layers ? d.lm_head(d.norm("final_norm", x)) : x);
+    outputs.insert(outputs.begin(), last == m.layers ? d.lm_head(d.norm("final_norm", x), first == 0) : x);
     return g.finish(outputs);
   } catch (const Failure& f) {
     return f.error();

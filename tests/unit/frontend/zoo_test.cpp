@@ -333,7 +333,15 @@ TEST(ZooShard, ClearErrorsForShardsThatDoNotSplitTheModel) {
   EXPECT_EQ(error(llama, make_shard(1, 1, -1)), "layers -1-32 are outside llama3.1-8b's 32 layers");
   EXPECT_EQ(error(llama, make_shard(1, 1, 10, 10)),
             "layers 10-10 hold no layer of llama3.1-8b: a stage is layers [first, last) with "
-            "first < last");
+            "first < last, or an empty range at either end (the embedding alone, or the head "
+            "alone)");
+  // PopTransformer's first IPU holds no layer: the embedding alone; the head alone at the end.
+  ir::Graph embedding = build_model(llama, run_shape(1, 256, Mode::decode),
+                                    make_shard(1, 1, 0, 0)).take();
+  EXPECT_EQ(embedding.name(), "llama3.1-8b decode b1 s256 layers 0-0");
+  ir::Graph head = build_model(llama, run_shape(1, 256, Mode::decode),
+                               make_shard(1, 1, 32, 32)).take();
+  EXPECT_NE(head.find_tensor("lm_head.weight"), nullptr);
   EXPECT_EQ(error(llama, make_shard(1, 8)), "ep=8 for llama3.1-8b, which has no experts");
   EXPECT_EQ(error(mixtral, make_shard(1, 3)),
             "ep=3 does not divide mixtral-8x7b's 8 experts; ep may be one of 1, 2, 4, 8");
@@ -446,7 +454,8 @@ TEST(ZooMoe, SkewedRoutingMakesChipZeroBusier) {
       EXPECT_GT(busy.tokens, even.tokens) << "ep" << ep;
       EXPECT_GE(busy.rows, even.rows) << "ep" << ep;
     }
-    EXPECT_NEAR(even.tokens, 8.0 * 4 / static_cast<double>(ep), 1e-9);
+    // The chip's share of the ep replicas' 8 users' 4 routed tokens each: 8 x 4 tokens.
+    EXPECT_NEAR(even.tokens, 8.0 * 4, 1e-9);
   }
   // Few experts share most tokens under skew: fewer experts are expected active.
   EXPECT_LT(expert_load(qwen, skewed, {}).experts, expert_load(qwen, uniform, {}).experts);
