@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # readme_demos.sh TESSERA README DIR — runs the README's two Tenstorrent demos (llama2-7b with bfp8
-# weights on wormhole-n150, llama2-70b on wormhole-t3000) as a user copies them, with a trace,
+# weights on wormhole-n150, llama2-70b on wormhole-t3000) as a user copies them, with a trace, and
+# its two strategies for Llama 3.1 70B on the T3000 (tp=8, pp=8),
 # and checks the ms/token the README states next to each command against what tessera prints
 # (within 0.5 %): the README's figures are the tool's.
 set -euo pipefail
@@ -32,6 +33,20 @@ demo() {
   [[ -s "$out/trace.json" ]] || fail "$chip: no trace"
 }
 
+# The strategies side by side: "--parallel S --simulate  # elk-full X ms/step".
+strategy() {
+  local s=$1 want got
+  want=$(grep -- "--parallel $s --simulate" "$readme" | grep -oE "elk-full [0-9.]+ ms/step" |
+    grep -oE "[0-9.]+" | head -1)
+  [[ -n $want ]] || fail "README has no figure for --parallel $s"
+  got=$("$tessera" compile llama3.1-70b --batch 1 --seq 1024 --weight-dtype bfp8 \
+    --target mesh_tenstorrent --chip wormhole-t3000 --parallel "$s" --simulate |
+    awk '$1 == "elk-full" { print $2; exit }')
+  near "$got" "$want" || fail "--parallel $s: compile prints elk-full $got ms/step, README $want"
+}
+
 demo llama2-7b wormhole-n150
 demo llama2-70b wormhole-t3000
+strategy tp=8
+strategy pp=8
 echo "ok: the README's Tenstorrent demos print the README's figures"
