@@ -152,6 +152,7 @@ std::vector<DesignStep> compose_steps(const ParallelCompilation& c, const Parall
         send_simulated(stages, 0);
     bool all_simulated = true;
     std::optional<double> energy_j = energy ? std::optional<double>(0) : std::nullopt;
+    double collective_j = 0;
     for (size_t s = 0; s < stages; ++s) {
       const driver::CompiledDesign& design = c.compilations[c.stages[s].compilation].designs[d];
       planned[s] = design.plan.result.latency_s;
@@ -169,9 +170,9 @@ std::vector<DesignStep> compose_steps(const ParallelCompilation& c, const Parall
       (is_send ? send_planned : planned)[use.stage] += count * use.planned.seconds;
       (is_send ? send_simulated : simulated)[use.stage] += count * use.simulated_s.value_or(0);
       step.collective_planned_s += count * static_cast<double>(r.micro_batches) * use.planned.seconds;
-      if (energy_j)
-        *energy_j += count * use.planned.link_bytes * static_cast<double>(use.concurrent.size()) *
-                     static_cast<double>(r.micro_batches) * energy->chip_link_j_per_byte;
+      if (energy)
+        collective_j += count * use.planned.link_bytes * static_cast<double>(use.concurrent.size()) *
+                        static_cast<double>(r.micro_batches) * energy->chip_link_j_per_byte;
     }
     step.stage_planned_s = planned;
     step.planned_s = step_s(planned, send_planned, r.micro_batches, prefill);
@@ -187,7 +188,10 @@ std::vector<DesignStep> compose_steps(const ParallelCompilation& c, const Parall
     step.bubble = 1 - busy / (static_cast<double>(stages) * step.planned_s);
     double seq = static_cast<double>(model.request.shape.seq.value_or(2048));
     step.tokens = static_cast<double>(r.batch) * (prefill ? seq : 1);
-    step.energy_j = energy_j;
+    if (energy_j) {
+      step.energy_j = *energy_j + collective_j;
+      step.collective_j = collective_j;
+    }
     steps.push_back(std::move(step));
   }
   return steps;

@@ -94,6 +94,7 @@ struct DesignStep {
   double bubble = 0;                // share of stage-time idle in the step (pipeline fill)
   double tokens = 0;                // tokens the machine makes per step
   std::optional<double> energy_j;   // planned, whole machine, per step (absent: no energy rates)
+  std::optional<double> collective_j;  // of energy_j: the bytes the collectives put on chip links
 };
 
 struct ParallelCompilation {

@@ -52,8 +52,8 @@ std::string strategy_line(const ParallelCompilation& c, const Machine& machine) 
 
 std::string parallel_steps_table(const ParallelCompilation& c) {
   Table table({"design", "step ms", "tokens/s", "collectives ms", "bubble", "simulated ms", "diff",
-               "mJ/token"},
-              first_left(8));
+               "mJ/token", "chip links mJ/token"},
+              first_left(9));
   for (const DesignStep& d : c.designs) {
     std::string diff = d.simulated_s
                            ? fmt::format("{:+.1f}%", 100 * (*d.simulated_s / d.planned_s - 1))
@@ -62,7 +62,9 @@ std::string parallel_steps_table(const ParallelCompilation& c) {
                    fmt::format("{:.1f}", d.tokens / d.planned_s), ms_text(d.collective_planned_s),
                    fmt::format("{:.1f}%", 100 * d.bubble),
                    d.simulated_s ? ms_text(*d.simulated_s) : "-", diff,
-                   d.energy_j ? fmt::format("{:.3f}", *d.energy_j / d.tokens * 1e3) : "-"});
+                   d.energy_j ? fmt::format("{:.3f}", *d.energy_j / d.tokens * 1e3) : "-",
+                   d.collective_j ? fmt::format("{:.3f}", *d.collective_j / d.tokens * 1e3)
+                                  : "-"});
   }
   return table.render();
 }
@@ -142,7 +144,8 @@ nlohmann::json steps_json(const ParallelCompilation& c) {
                    {"bubble", d.bubble},
                    {"tokens", d.tokens},
                    {"tokens_per_s", d.tokens / d.planned_s},
-                   {"energy_j", or_null(d.energy_j)}});
+                   {"energy_j", or_null(d.energy_j)},
+                   {"collective_j", or_null(d.collective_j)}});
   return out;
 }
 

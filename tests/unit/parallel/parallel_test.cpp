@@ -79,6 +79,14 @@ TEST(TensorParallel, MegatronAllReducesAfterAttentionAndMlpOfEveryLayer) {
     EXPECT_NEAR(d.planned_s, d.stage_planned_s[0], 1e-12) << "one stage, one micro-batch";
     EXPECT_EQ(d.tokens, 1);
   }
+  // The chip-to-chip energy: every byte on a chip link at the preset's 25 pJ per byte.
+  double link_bytes = 0;
+  for (const CollectiveUse& u : c.collectives)
+    link_bytes += static_cast<double>(u.per_micro_batch) * u.planned.link_bytes *
+                  static_cast<double>(u.concurrent.size());
+  ASSERT_TRUE(c.designs.back().collective_j.has_value());
+  EXPECT_NEAR(*c.designs.back().collective_j / (link_bytes * 25e-12), 1.0, 1e-9);
+  EXPECT_GT(link_bytes, 161 * 8.0 * 4096 * 2) << "each all-reduce moves more than its buffer";
 }
 
 TEST(TensorParallel, EachChipHoldsAnEighthOfTheWeights) {
