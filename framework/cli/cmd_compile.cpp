@@ -4,9 +4,10 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
 
 #include "framework/cli/model_options.hpp"
 #include "framework/cli/number_checks.hpp"
@@ -15,6 +16,7 @@
 #include "framework/common/json_text.hpp"
 #include "framework/driver/driver.hpp"
 #include "framework/parallel/parallel.hpp"
+#include "framework/parallel/parallel_yaml.hpp"
 #include "framework/planner/plan_yaml.hpp"
 #include "framework/report/core_mapping_report.hpp"
 #include "framework/report/design_report.hpp"
@@ -121,7 +123,8 @@ std::string with_search(const std::string& document, const std::optional<paralle
 parallel::Search search(PluginSet& plugins, driver::OpenChip& chip, const CompileOptions& o,
                         const parallel::ParallelModel& model,
                         const driver::CompileOptions& options) {
-  auto found = parallel::search_strategies(plugins, chip, model, options, parse_rank(o.rank)).take();
+  auto found =
+      parallel::search_strategies(plugins, chip, model, options, parse_rank(o.rank)).take();
   if (o.format != "json") std::cout << search_table(found) << "\n";
   if (!found.best)
     throw Failure(input_error("--parallel auto: no strategy fits " + model.request.model + " on " +
@@ -129,24 +132,50 @@ parallel::Search search(PluginSet& plugins, driver::OpenChip& chip, const Compil
   return found;
 }
 
+// -o with a strategy: each distinct stage's plan (one chip's, as plan.yaml is for the whole chip;
+// with --design all also each design's), then parallel.yaml, which names them — last, so a
+// parallel.yaml is never left naming plans that were not written.
+void write_parallel(const CompileOptions& o, const driver::DesignChoice& choice,
+                    const driver::OpenChip& chip, const parallel::ParallelModel& model,
+                    const parallel::ParallelCompilation& compiled) {
+  const std::filesystem::path dir(o.output);
+  std::set<size_t> written;
+  for (size_t s = 0; s < compiled.stages.size(); ++s) {
+    if (!written.insert(compiled.stages[s].compilation).second) continue;
+    for (const auto& d : compiled.compilations[compiled.stages[s].compilation].designs) {
+      const planner::Design design = d.plan.result.design;
+      if (design == choice.written)
+        write_plan(dir / parallel::stage_plan_file(compiled, s), d.plan, o.force);
+      if (choice.write_each)
+        write_plan(dir / parallel::stage_plan_file(compiled, s, design), d.plan, o.force);
+    }
+  }
+  const planner::PlanSource source = driver::plan_source(
+      driver::LoadedModel{model.request, nullptr}, chip, *compiled.compilations.front().graph);
+  write_output(
+      (dir / "parallel.yaml").string(),
+      parallel::write_parallel_yaml(parallel::parallel_plan(compiled, source, choice.written)),
+      o.force);
+}
+
 // --parallel: a strategy's step, stages and collectives (after the search's table).
 int run_parallel(PluginSet& plugins, driver::OpenChip& chip, const CompileOptions& o,
                  const parallel::ParallelModel& model, const parallel::ParallelStrategy& strategy,
-                 const driver::CompileOptions& options, planner::Design written,
+                 const driver::CompileOptions& options, const driver::DesignChoice& choice,
                  const std::optional<parallel::Search>& searched) {
-  if (!o.output.empty())
-    throw Failure(usage_error("--parallel " + o.parallel +
-                              ": -o is not available with a parallel strategy yet (its plans are "
-                              "one chip's each); its tables are printed, or --format json"));
   auto compiled = parallel::compile_parallel(plugins, chip, model, strategy, options).take();
-  if (o.format == "json") {
+  if (o.format == "json")
     std::cout << parallel_json(compiled, chip.models.machine, searched ? &*searched : nullptr);
+  else
+    std::cout << strategy_line(compiled, chip.models.machine) << parallel_steps_table(compiled)
+              << "\n"
+              << stages_table(compiled, choice.written) << "\n"
+              << collectives_table(compiled, choice.written);
+  if (o.output.empty()) {
+    std::cerr << "note: pass -o DIR to write DIR/parallel.yaml and its stages' plans\n";
     return kExitOk;
   }
-  std::cout << strategy_line(compiled, chip.models.machine) << parallel_steps_table(compiled)
-            << "\n"
-            << stages_table(compiled, written) << "\n"
-            << collectives_table(compiled, written);
+  write_parallel(o, choice, chip, model, compiled);
   return kExitOk;
 }
 
@@ -169,7 +198,7 @@ int run_compile(const GlobalOptions& global, const CompileOptions& o) {
       strategy = searched->tried[*searched->best].strategy;
     }
     if (!strategy.flat)
-      return run_parallel(plugins, chip, o, model, strategy, options, choice.written, searched);
+      return run_parallel(plugins, chip, o, model, strategy, options, choice, searched);
   }
   driver::LoadedModel model = driver::load(model_request(*o.model)).take();
   driver::Compilation compilation = driver::compile(chip, model, options).take();
@@ -208,7 +237,10 @@ void add_compile_command(CLI::App& app, const GlobalOptions& global, Action& act
                   "elk-full, elk-dyn, static, basic, ideal, or all (plan.yaml holds elk-full "
                   "then, and plan-DESIGN.yaml each design)")
       ->capture_default_str();
-  cmd->add_option("-o,--output", o->output, "Directory to write plan.yaml into")->type_name("DIR");
+  cmd->add_option("-o,--output", o->output,
+                  "Directory to write plan.yaml into (with --parallel: parallel.yaml and each "
+                  "stage's plan, stage-K.yaml)")
+      ->type_name("DIR");
   cmd->add_flag("--force", o->force, "Overwrite existing plan files");
   cmd->add_flag("--simulate", o->simulate,
                 "Also run each design's program on the event-driven simulator and show its table");

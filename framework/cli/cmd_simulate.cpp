@@ -12,7 +12,10 @@
 #include "framework/common/files.hpp"
 #include "framework/common/user_text.hpp"
 #include "framework/driver/driver.hpp"
+#include "framework/parallel/parallel_yaml.hpp"
 #include "framework/planner/plan_yaml.hpp"
+#include "framework/planner/planner.hpp"
+#include "framework/report/parallel_report.hpp"
 #include "framework/sim/sim_report.hpp"
 
 namespace tessera::cli {
@@ -56,9 +59,43 @@ codegen::Program hand_written_program(const std::string& path, const planner::Pl
   return program;
 }
 
+// parallel.yaml: every stage plan reopened on one chip of the machine and simulated, the
+// collectives with every replica's copy at once, the step composed; compile --parallel
+// --simulate's tables (or its JSON) and, with --trace, the step's trace per chip.
+int run_parallel(const GlobalOptions& global, const SimulateOptions& o, const std::string& text) {
+  if (!o.program_out.empty() || !o.run_program.empty())
+    throw Failure(usage_error(std::string(o.program_out.empty() ? "--run-program" : "--program") +
+                              " is one plan's program; " + printable(o.plan) +
+                              " is a parallel strategy's: give one of its stage plans"));
+  std::ostream& report = report_stream({o.trace});
+  parallel::ParallelPlan plan = parallel::parse_parallel_yaml(text, o.plan).take();
+  PluginSet plugins(global.registry());
+  sim::SimOptions options;
+  options.memory = o.memory_detail == "full" ? sim::MemoryDetail::full : sim::MemoryDetail::fast;
+  parallel::ReopenedParallel reopened =
+      parallel::reopen_parallel(plugins, plan, o.plan, true, options).take();
+  const parallel::ParallelCompilation& compiled = reopened.compiled;
+  const Machine& machine = reopened.machine.models.machine;
+  const planner::Design design = *planner::parse_design(plan.design);
+  if (o.format == "json")
+    report << parallel_json(compiled, machine);
+  else
+    report << strategy_line(compiled, machine) << parallel_steps_table(compiled) << "\n"
+           << stages_table(compiled, design) << "\n"
+           << collectives_table(compiled, design);
+  if (!o.trace.empty())
+    write_output(o.trace, parallel_trace_json(compiled, machine, design), o.force);
+  return kExitOk;
+}
+
 int run_simulate(const GlobalOptions& global, const SimulateOptions& o) {
+  // One read decides the kind: a parallel strategy's parallel.yaml or one design's plan.yaml.
+  // A file that cannot be read gets plan.yaml's message (which says what writes it).
+  auto text = read_file(o.plan, kMaxTextBytes);
+  if (text && parallel::is_parallel_yaml(*text)) return run_parallel(global, o, *text);
   std::ostream& report = report_stream({o.program_out, o.trace});
-  planner::Plan plan = planner::read_plan_yaml(o.plan).take();
+  planner::Plan plan =
+      (text ? planner::parse_plan_yaml(*text, o.plan) : planner::read_plan_yaml(o.plan)).take();
   PluginSet plugins(global.registry());
   driver::Reopened reopened = driver::reopen(plugins, plan, o.plan).take();
 
@@ -92,7 +129,10 @@ void add_simulate_command(CLI::App& app, const GlobalOptions& global, Action& ac
   auto o = std::make_shared<SimulateOptions>();
   CLI::App* cmd = app.add_subcommand(
       "simulate", "Run a saved plan's program on the event-driven simulator and report");
-  cmd->add_option("PLAN", o->plan, "plan.yaml written by tessera compile")->required();
+  cmd->add_option("PLAN", o->plan,
+                  "plan.yaml written by tessera compile, or parallel.yaml written by tessera "
+                  "compile --parallel (every stage, its collectives and the composed step)")
+      ->required();
   cmd->add_option("--trace", o->trace, "Write a Chrome/Perfetto trace.json")->type_name("FILE");
   cmd->add_option("--program", o->program_out, "Write the program as program.txt")
       ->type_name("FILE");

@@ -1,4 +1,6 @@
 // Opening a chip: the target's manifest, its chip file, then the plugin objects (framework/chip).
+#include <fmt/format.h>
+
 #include "framework/driver/driver.hpp"
 
 namespace tessera::driver {
@@ -23,6 +25,24 @@ Result<OpenChip> open_chip(PluginSet& plugins, const ChipChoice& choice) {
   auto chip = resolve_chip(plugins, choice);
   if (!chip) return chip.error();
   return open_chip(plugins, std::move(*chip));
+}
+
+Result<OpenChip> open_one_chip(PluginSet& plugins, const OpenChip& machine) {
+  ChipSpec spec = machine.spec;
+  for (auto& [section, params] : spec.sections)
+    for (auto& [key, value] : params.params.items)
+      if (key == "chips" || key == "chips.x" || key == "chips.y") value = "1";
+  const uint32_t chips = machine.models.machine.chips;
+  if (spec.scale.hbm_bytes_per_s > 0) spec.scale.hbm_bytes_per_s /= chips;
+  auto one = open_chip(plugins, ResolvedChip{machine.choice, machine.target, spec});
+  if (!one) return one.error();
+  if (one->models.machine.chips != 1)
+    return Error{ErrorKind::internal, StatusCode::internal,
+                 fmt::format("{}: one chip of it opened as {} chips", machine.spec.name,
+                             one->models.machine.chips)};
+  one->models.core_cost = machine.models.core_cost;
+  one->one_chip_of = chips;
+  return one;
 }
 
 Status choose_core_cost(OpenChip& chip, CoreCost cost) {

@@ -62,6 +62,9 @@ struct OpenChip {
   Manifest target;
   ChipSpec spec;
   ChipModels models;  // the plugin objects; not const: simulation drives the MemoryModel
+  // Set by open_one_chip: this is one chip of a machine of this many chips (plan.yaml records it,
+  // so reopening a stage's plan opens one chip again); 0: the chip file as it stands.
+  int64_t one_chip_of = 0;
 };
 
 // Errors: an unknown target or chip preset (with the nearest names), a chip file that does not
@@ -70,6 +73,13 @@ Result<ResolvedChip> resolve_chip(PluginSet& plugins, const ChipChoice& choice);
 // Builds the chip's objects (build_chip's errors: a plugin the chip names, a parameter it rejects).
 Result<OpenChip> open_chip(PluginSet& plugins, ResolvedChip chip);
 Result<OpenChip> open_chip(PluginSet& plugins, const ChipChoice& choice);
+
+// One chip of `machine`, as a parallel strategy's stage is planned on it: the chip file with its
+// chip count set to 1 wherever a section states it (an IPU pod's `chips` in its topology and cost
+// model, a Wormhole mesh's `chips.x` and `chips.y`) and the machine-wide HBM scale divided by the
+// chips; the core cost is the machine's (a --core-cost choice carries over), and one_chip_of is
+// the machine's chips. Errors: open_chip's; internal when the plugin still builds several chips.
+Result<OpenChip> open_one_chip(PluginSet& plugins, const OpenChip& machine);
 
 // --core-cost: who times one core's tiles for the planner (ChipModels::core_cost), over the chip
 // file's choice. Usage error: tcm on a chip without a core: section. Writes `chip`: not while
@@ -238,7 +248,8 @@ struct Reopened {
   OpenChip chip;
 };
 
-// The model and chip `plan` names, the model's ops split as the plan says, checked against it:
+// The model and chip `plan` names, the model's ops split as the plan says, checked against it
+// (a stage's plan: its shard of the model, on one chip of the machine, open_one_chip):
 // the graph's ops (count, names), the chip's shape (name, cores, chips, SRAM, HBM controllers),
 // and each op's numbers against what compile could write for that op (bytes within its tensors on
 // every core, HBM traffic within its HBM data, FLOPs its Einsum's, space per core within the SRAM,

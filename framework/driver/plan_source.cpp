@@ -239,6 +239,11 @@ PlanSource plan_source(const LoadedModel& model, const OpenChip& chip, const ir:
   s.graph_ops = planned.ops().size();
   s.target = chip.target.name;
   s.chip = recorded_path(chip.choice.chip, kYamlFileSuffixes);
+  if (chip.one_chip_of > 0 || r.shard != zoo::Shard{}) {
+    const zoo::Shard& shard = r.shard;
+    s.stage = PlanSource::Stage{chip.one_chip_of, shard.tp, shard.ep, shard.first_layer,
+                                shard.last_layer.value_or(0)};
+  }
   return s;
 }
 
@@ -261,6 +266,13 @@ Result<ModelRequest> model_request(const PlanSource& s, const std::string& plan_
   if (!dims) return dims.error();
   r.onnx.dims = std::move(*dims);
   r.onnx.skip_unsupported = s.skip_unsupported != 0;
+  if (s.stage) {
+    r.shard = zoo::Shard{.tp = s.stage->tp,
+                         .ep = s.stage->ep,
+                         .first_layer = s.stage->first_layer,
+                         .last_layer = std::nullopt};
+    if (s.stage->last_layer > 0) r.shard.last_layer = s.stage->last_layer;
+  }
   return r;
 }
 
@@ -273,7 +285,11 @@ Result<Reopened> reopen(PluginSet& plugins, const planner::Plan& plan,
   auto request = model_request(plan.source, plan_file);
   if (!request) return request.error();
   auto model = load(*request);
-  if (!model) return in_field(plan_file, "source.model", model.error());
+  // A shard the model cannot take (a tp that does not divide its heads, layers beyond its own)
+  // is the shard's fault, not the model's.
+  if (!model)
+    return in_field(plan_file, plan.source.stage ? "source.model, source.shard" : "source.model",
+                    model.error());
   std::shared_ptr<const ir::Graph> graph = model->graph;
   if (!plan.splits.empty()) {
     auto split = planner::apply_splits(*graph, plan.splits);
@@ -283,6 +299,17 @@ Result<Reopened> reopen(PluginSet& plugins, const planner::Plan& plan,
   if (Status s = check_model(plan_file, plan, *graph); !s) return s.error();
   auto chip = open_chip(plugins, chip_choice(plan.source, plan_file));
   if (!chip) return in_field(plan_file, "source.target, source.chip", chip.error());
+  if (plan.source.stage && plan.source.stage->one_chip_of > 0) {
+    const int64_t chips = chip->models.machine.chips;
+    if (chips != plan.source.stage->one_chip_of)
+      return mismatch(
+          plan_file, "source.one_chip_of",
+          fmt::format("the plan is one chip of {} but chip '{}' has {}",
+                      plan.source.stage->one_chip_of, chip->models.machine.chip, chips));
+    auto one = open_one_chip(plugins, *chip);
+    if (!one) return in_field(plan_file, "source.one_chip_of", one.error());
+    chip = std::move(one);
+  }
   if (Status s = check_chip(plan_file, plan.machine, chip->models.machine); !s) return s.error();
   if (Status s = check_bounds(plan_file, plan, *graph); !s) return s.error();
   return Reopened{std::move(*model), std::move(graph), std::move(*chip)};

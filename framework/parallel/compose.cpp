@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "framework/collective/price.hpp"
 #include "framework/ir/dtype.hpp"
@@ -28,7 +29,8 @@ struct Payload {
 Payload payload(const ParallelModel& model, const Resolved& r) {
   const zoo::ModelSpec& m = *model.spec;
   double element = ir::element_bytes(model.request.shape.dtype.value_or(m.dtype));
-  double queries = is_prefill(model) ? static_cast<double>(model.request.shape.seq.value_or(2048)) : 1;
+  double queries =
+      is_prefill(model) ? static_cast<double>(model.request.shape.seq.value_or(2048)) : 1;
   double tokens = static_cast<double>(r.micro_batch) * queries;
   Payload p;
   p.hidden_bytes = tokens * static_cast<double>(m.hidden) * element;
@@ -51,7 +53,8 @@ struct Builder {
       copies.push_back(Collective{kind, r.algorithm, bytes, group_of(rep, s)});
     return add(s, std::move(where), std::move(copies), count);
   }
-  // Experts over ep replicas: the chips of the same stage and tensor rank in ep consecutive replicas.
+  // Experts over ep replicas: the chips of the same stage and tensor rank in ep consecutive
+  // replicas.
   Status experts(size_t s, std::string where, double bytes, int64_t count) {
     std::vector<Collective> copies;
     for (int64_t first = 0; first < r.dp; first += r.ep)
@@ -67,7 +70,8 @@ struct Builder {
     std::vector<Collective> copies;
     for (int64_t rep = 0; rep < r.dp; ++rep)
       for (int64_t t = 0; t < r.tp; ++t)
-        copies.push_back(Collective{CollectiveKind::send_recv, r.algorithm,
+        copies.push_back(Collective{CollectiveKind::send_recv,
+                                    r.algorithm,
                                     bytes / static_cast<double>(r.tp),
                                     {group_of(rep, s)[t], group_of(rep, s + 1)[t]}});
     return add(s, fmt::format("to stage {}", s + 1), std::move(copies), 1);
@@ -117,6 +121,13 @@ double step_s(const std::vector<double>& stage_s, const std::vector<double>& sen
 }
 
 }  // namespace
+
+Placement placement(const collective::ChipGraph& graph, const Resolved& resolved) {
+  std::vector<uint32_t> all(resolved.chips);
+  std::iota(all.begin(), all.end(), 0u);
+  return Placement{collective::ring_order(graph, all), resolved.tp,
+                   static_cast<int64_t>(resolved.stage_layers.size())};
+}
 
 Result<std::vector<CollectiveUse>> stage_collectives(const collective::ChipGraph& graph,
                                                      const ParallelModel& model,

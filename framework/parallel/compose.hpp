@@ -13,6 +13,31 @@ namespace tessera::parallel {
 // The divisors of n > 0, ascending.
 std::vector<int64_t> divisors(int64_t n);
 
+// Where each replica's stages sit on the machine's chips.
+struct Placement {
+  std::vector<uint32_t> order;  // the machine's chips along its ring
+  int64_t tp = 1, pp = 1;
+  // Replica r's stage s's tensor rank t: consecutive along the ring, so a group's chips neighbour.
+  uint32_t chip(int64_t r, int64_t s, int64_t t) const {
+    return order[static_cast<size_t>((r * pp + s) * tp + t)];
+  }
+  std::vector<uint32_t> group(int64_t r, int64_t s) const {
+    std::vector<uint32_t> g;
+    for (int64_t t = 0; t < tp; ++t) g.push_back(chip(r, s, t));
+    return g;
+  }
+  // Stage s's chips in every one of `replicas` replicas, replica by replica.
+  std::vector<uint32_t> stage_chips(int64_t replicas, int64_t s) const {
+    std::vector<uint32_t> chips;
+    for (int64_t r = 0; r < replicas; ++r)
+      for (uint32_t c : group(r, s)) chips.push_back(c);
+    return chips;
+  }
+};
+
+// The machine's chips along its ring, in groups of tp per stage, stages of a replica in turn.
+Placement placement(const collective::ChipGraph& graph, const Resolved& resolved);
+
 // The chips of replica r's stage s, in tensor rank order.
 using GroupOf = std::function<std::vector<uint32_t>(int64_t replica, size_t stage)>;
 

@@ -44,7 +44,8 @@ namespace tessera::parallel {
 // A strategy with every degree set for one model and machine.
 struct Resolved {
   int64_t chips = 1, tp = 1, pp = 1, dp = 1, ep = 1, micro_batches = 1;
-  std::vector<int64_t> stage_layers;  // per stage; the embedding is on the first, the head on the last
+  std::vector<int64_t>
+      stage_layers;  // per stage; the embedding is on the first, the head on the last
   collective::CollectiveAlgorithm algorithm = collective::CollectiveAlgorithm::automatic;
   int64_t batch = 1;        // users of the whole machine (a zoo model's --batch)
   int64_t micro_batch = 1;  // users of one micro-batch: batch / dp / micro_batches
@@ -72,16 +73,17 @@ struct StageRun {
   int64_t first_layer = 0, last_layer = 0;  // [first, last)
   std::vector<uint32_t> chips;              // replica 0's chips of this stage, tensor rank order
   size_t compilation = 0;                   // its chip's compile in ParallelCompilation
+  std::vector<uint32_t> all_chips;  // every replica's chips of this stage, replica by replica
 };
 
 struct CollectiveUse {
   size_t stage = 0;   // the stage that waits for it (a send: the sender)
   std::string where;  // "after attention", "after MLP", "embedding", "LM head", "to stage 2"
-  collective::Collective op;  // replica 0's copy (tensor rank 0's for a send)
+  collective::Collective op;                       // replica 0's copy (tensor rank 0's for a send)
   std::vector<collective::Collective> concurrent;  // every copy that runs with it, op first
-  int64_t per_micro_batch = 1;  // times one micro-batch passes it in this stage
-  collective::CollectivePrice planned;  // one copy, alone on the links
-  std::optional<double> simulated_s;    // one copy, beside every replica's copy at once
+  int64_t per_micro_batch = 1;                     // times one micro-batch passes it in this stage
+  collective::CollectivePrice planned;             // one copy, alone on the links
+  std::optional<double> simulated_s;               // one copy, beside every replica's copy at once
 };
 
 struct DesignStep {
@@ -120,7 +122,7 @@ const char* to_string(Rank rank);
 
 struct Candidate {
   ParallelStrategy strategy;
-  std::string reason;  // empty: compiled
+  std::string reason;                                       // empty: compiled
   std::optional<double> step_s, tokens_per_s, j_per_token;  // of its best design
 };
 

@@ -36,9 +36,10 @@ Status balance_stages(Resolved& r, const ParallelModel& model, const std::string
   int64_t layers = model.spec->layers;
   if (r.stage_layers.empty()) {
     if (r.pp > layers)
-      return input_error(fmt::format("--parallel {}: pp={} stages for {}'s {} layers; pp may be "
-                                     "at most {}",
-                                     text, r.pp, name, layers, layers));
+      return input_error(
+          fmt::format("--parallel {}: pp={} stages for {}'s {} layers; pp may be "
+                      "at most {}",
+                      text, r.pp, name, layers, layers));
     for (int64_t s = 0; s < r.pp; ++s)
       r.stage_layers.push_back(layers / r.pp + (s < layers % r.pp ? 1 : 0));
     return ok_status();
@@ -46,9 +47,10 @@ Status balance_stages(Resolved& r, const ParallelModel& model, const std::string
   int64_t sum = 0;
   for (int64_t n : r.stage_layers) sum += n;
   if (sum != layers)
-    return input_error(fmt::format("--parallel {}: stages= hold {} layers and {} has {}; give "
-                                   "each stage's layers so that they add up to {}",
-                                   text, sum, name, layers, layers));
+    return input_error(
+        fmt::format("--parallel {}: stages= hold {} layers and {} has {}; give "
+                    "each stage's layers so that they add up to {}",
+                    text, sum, name, layers, layers));
   return ok_status();
 }
 
@@ -74,9 +76,10 @@ Status check_shards(const Resolved& r, const ParallelModel& model, const std::st
   auto shard = zoo::check_shard(*model.spec, zoo::Shard{.tp = r.tp, .ep = r.ep});
   if (!shard) return input_error("--parallel " + text + ": " + shard.error().message);
   if (r.ep > 1 && r.dp % r.ep != 0)
-    return input_error(fmt::format("--parallel {}: ep={} spreads experts over the replicas; it "
-                                   "must divide dp={}",
-                                   text, r.ep, r.dp));
+    return input_error(
+        fmt::format("--parallel {}: ep={} spreads experts over the replicas; it "
+                    "must divide dp={}",
+                    text, r.ep, r.dp));
   return ok_status();
 }
 

@@ -10,8 +10,9 @@
 namespace tessera::parallel {
 namespace {
 
-// Flat first; then, on several chips, each tp × pp with dp filling the chips, one micro-batch and, where the
-// replica's users divide into pp, pp micro-batches; for a model with experts each ep dividing dp.
+// Flat first; then, on several chips, each tp × pp with dp filling the chips, one micro-batch and,
+// where the replica's users divide into pp, pp micro-batches; for a model with experts each ep
+// dividing dp.
 std::vector<ParallelStrategy> candidates(const ParallelModel& model, int64_t chips) {
   std::vector<ParallelStrategy> out{ParallelStrategy{}};
   if (chips == 1) return out;  // tp=pp=dp=1 on one chip is the flat compile
@@ -129,8 +130,10 @@ Result<Search> search_strategies(PluginSet& plugins, driver::OpenChip& chip,
     auto figures = s.flat ? flat_figures(chip, model, shared)
                           : strategy_figures(plugins, chip, model, s, shared);
     if (!figures && figures.error().kind != ErrorKind::input) return figures.error();
-    if (figures) fill(c, *figures);
-    else c.reason = figures.error().message;
+    if (figures)
+      fill(c, *figures);
+    else
+      c.reason = figures.error().message;
     if (figures && rank == Rank::energy && !c.j_per_token)
       c.reason = chip.spec.name + " states no energy rates, and the search ranks by energy";
     search.tried.push_back(std::move(c));

@@ -39,9 +39,10 @@ Status parse_stages(const std::string& value, ParallelStrategy& s) {
   for (const std::string& part : split(value, ':')) {
     auto layers = degree(part, 0);
     if (!layers)
-      return bad(fmt::format("stages={}: expected the layers of each stage as whole numbers from "
-                             "0 to {} separated by ':' (e.g. stages=0:6:7:7)",
-                             value, kMaxDegree));
+      return bad(
+          fmt::format("stages={}: expected the layers of each stage as whole numbers from "
+                      "0 to {} separated by ':' (e.g. stages=0:6:7:7)",
+                      value, kMaxDegree));
     s.stage_layers.push_back(*layers);
   }
   return ok_status();
@@ -95,8 +96,8 @@ Result<ParallelStrategy> parse_strategy(const std::string& text) {
   if (!s.stage_layers.empty()) {
     auto stages = static_cast<int64_t>(s.stage_layers.size());
     if (pp_given && s.pp != stages)
-      return bad(fmt::format("pp={} but stages= lists {} stages; give one of them, or agree",
-                             s.pp, stages));
+      return bad(fmt::format("pp={} but stages= lists {} stages; give one of them, or agree", s.pp,
+                             stages));
     s.pp = stages;
   }
   s.flat = false;
@@ -109,7 +110,8 @@ std::string to_string(const ParallelStrategy& s) {
   std::string text = fmt::format("tp={},pp={},dp={}", s.tp, s.pp, s.dp.value_or(1));
   if (s.ep > 1) text += fmt::format(",ep={}", s.ep);
   if (s.micro_batches > 1) text += fmt::format(",mb={}", s.micro_batches);
-  if (!s.stage_layers.empty()) text += ",stages=" + fmt::format("{}", fmt::join(s.stage_layers, ":"));
+  if (!s.stage_layers.empty())
+    text += ",stages=" + fmt::format("{}", fmt::join(s.stage_layers, ":"));
   if (s.algorithm != collective::CollectiveAlgorithm::automatic)
     text += std::string(",collective=") + collective::to_string(s.algorithm);
   return text;

@@ -38,7 +38,7 @@ struct ParallelStrategy {
   bool automatic = false;  // `auto`: the degrees below are unset
   bool flat = true;        // no key given: the flat default
   int64_t tp = 1, pp = 1, ep = 1, micro_batches = 1;
-  std::optional<int64_t> dp;         // unset: chips / (tp × pp)
+  std::optional<int64_t> dp;          // unset: chips / (tp × pp)
   std::vector<int64_t> stage_layers;  // empty: layers balanced over pp stages
   collective::CollectiveAlgorithm algorithm = collective::CollectiveAlgorithm::automatic;
   bool operator==(const ParallelStrategy&) const = default;

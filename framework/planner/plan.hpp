@@ -91,6 +91,16 @@ struct PlanSource {
   size_t graph_ops = 0;
   std::string target;  // plugin name given with --target
   std::string chip;    // preset name or chip file, as given (empty: the target's default)
+  // A stage of a parallel strategy (`tessera compile --parallel`): one chip's share of a zoo
+  // decoder (zoo::Shard: tp, ep, the layers [first_layer, last_layer)), planned on one chip of
+  // the machine `target`/`chip` name, which has `one_chip_of` chips (0: the chip as named).
+  // Absent from plans of a whole model on a whole chip, which keep their bytes.
+  struct Stage {
+    int64_t one_chip_of = 0;
+    int64_t tp = 1, ep = 1, first_layer = 0, last_layer = 0;
+    bool operator==(const Stage&) const = default;
+  };
+  std::optional<Stage> stage;
 };
 
 // An op too large for the chip, cut along one rank into slices (split.hpp), or a chain of ops

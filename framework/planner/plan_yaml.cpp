@@ -67,6 +67,21 @@ void source_fields(S& s, V&& v) {
   v("chip", s.chip);
 }
 
+// A parallel strategy's stage (PlanSource::Stage): `one_chip_of` beside the other source keys, the
+// shard as one map. Only a stage's plan has them, so every other plan keeps its bytes.
+template <class S, class V>
+void shard_fields(S& s, V&& v) {
+  v("tp", s.tp);
+  v("ep", s.ep);
+  v("first_layer", s.first_layer);
+  v("last_layer", s.last_layer);
+}
+
+// Above any machine a chip file describes (parallel/strategy.hpp's kMaxDegree); layers below the
+// zoo's deepest model many times over.
+constexpr int64_t kMaxShardDegree = 4096;
+constexpr int64_t kMaxShardLayers = 1 << 20;
+
 // The Machine's keys are chip/machine.hpp's one list.
 template <class M, class V>
 void machine_keys(M& m, V&& v) {
@@ -206,6 +221,17 @@ void emit_map(YAML::Emitter& out, const char* key, const T& value, Fields fields
   out << YAML::EndMap;
 }
 
+void emit_source(YAML::Emitter& out, const PlanSource& source) {
+  out << YAML::Key << "source" << YAML::Value << YAML::BeginMap;
+  source_fields(source, Emit{out});
+  if (source.stage) {
+    Emit{out}("one_chip_of", source.stage->one_chip_of);
+    emit_map(
+        out, "shard", *source.stage, [](auto& x, auto&& v) { shard_fields(x, v); }, true);
+  }
+  out << YAML::EndMap;
+}
+
 void emit_op(YAML::Emitter& out, const OpSchedule& op) {
   out << YAML::BeginMap;
   op_fields(op, Emit{out});
@@ -341,6 +367,30 @@ OpSchedule read_op(const YamlNode& node, int index, size_t ops) {
   return op;
 }
 
+// The source's keys, and a stage's `one_chip_of` and `shard` (both or neither), each bounded.
+void read_source(const YamlNode& node, PlanSource& source) {
+  read_map(node, source, [](auto& s, auto&& v) { source_fields(s, v); }, {"one_chip_of", "shard"});
+  if (!node.has("one_chip_of") && !node.has("shard")) return;
+  PlanSource::Stage stage;
+  stage.one_chip_of = node.child("one_chip_of").as_int(0, kMaxShardDegree);
+  YamlNode shard = node.child("shard");
+  if (!shard.is_map()) throw shard.fail("expected a map {tp, ep, first_layer, last_layer}");
+  std::vector<std::string> keys;
+  shard_fields(stage, Keys{keys});
+  shard.only_keys(keys);
+  stage.tp = shard.child("tp").as_int(1, kMaxShardDegree);
+  stage.ep = shard.child("ep").as_int(1, kMaxShardDegree);
+  stage.first_layer = shard.child("first_layer").as_int(0, kMaxShardLayers);
+  YamlNode last = shard.child("last_layer");
+  stage.last_layer = last.as_int(0, kMaxShardLayers);
+  if (stage.last_layer != 0 && stage.last_layer <= stage.first_layer)
+    throw last.fail(fmt::format(
+        "the stage's layers are [first_layer, last_layer): {} must be more than first_layer {} "
+        "(or 0: through the model's last layer)",
+        stage.last_layer, stage.first_layer));
+  source.stage = stage;
+}
+
 void check_order(const YamlNode& root, const DesignResult& r) {
   YamlNode order = root.child("preload_order");
   for (size_t m = 0; m < r.preload_order.size(); ++m) {
@@ -373,7 +423,7 @@ Plan parse_root(const YamlNode& root) {
     throw design.fail("unknown design " + in_quotes(design.as_string()) +
                       "; valid: " + design_names());
   plan.result.design = *parsed;
-  read_map(root.child("source"), plan.source, [](auto& s, auto&& v) { source_fields(s, v); });
+  read_source(root.child("source"), plan.source);
   read_map(root.child("machine"), plan.machine, [](auto& m, auto&& v) { machine_keys(m, v); });
   for (const YamlNode& item : root.child("splits").items()) {
     OpSplit split;
@@ -411,8 +461,7 @@ std::string write_plan_yaml(const Plan& plan) {
   out << YAML::BeginMap;
   out << YAML::Key << "format" << YAML::Value << kFormat;
   out << YAML::Key << "design" << YAML::Value << to_string(r.design);
-  emit_map(
-      out, "source", plan.source, [](auto& s, auto&& v) { source_fields(s, v); }, false);
+  emit_source(out, plan.source);
   emit_map(
       out, "machine", plan.machine, [](auto& m, auto&& v) { machine_keys(m, v); }, false);
   out << YAML::Key << "splits" << YAML::Value << YAML::BeginSeq;

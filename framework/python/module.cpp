@@ -446,9 +446,9 @@ PYBIND11_MODULE(_tessera, m) {
             run([&] { return write_file_atomically(path, text, force); });
           },
           py::arg("path"), py::arg("force") = false);
-  m.def("compile_parallel", &compile_parallel, py::arg("model"), py::arg("target"),
-        py::arg("chip"), py::arg("design"), py::arg("simulate"), py::arg("words"),
-        py::arg("threads"), py::arg("objective"), py::arg("parallel"), py::arg("rank"));
+  m.def("compile_parallel", &compile_parallel, py::arg("model"), py::arg("target"), py::arg("chip"),
+        py::arg("design"), py::arg("simulate"), py::arg("words"), py::arg("threads"),
+        py::arg("objective"), py::arg("parallel"), py::arg("rank"));
   m.def("load_plan", &load_plan, py::arg("path"));
   m.def("check_bound", &check_bound, py::arg("command"), py::arg("keyword"), py::arg("text"));
   m.def("compile", &compile, py::arg("model"), py::arg("target"), py::arg("chip"),

@@ -55,9 +55,8 @@ std::string parallel_steps_table(const ParallelCompilation& c) {
                "mJ/token", "chip links mJ/token"},
               first_left(9));
   for (const DesignStep& d : c.designs) {
-    std::string diff = d.simulated_s
-                           ? fmt::format("{:+.1f}%", 100 * (*d.simulated_s / d.planned_s - 1))
-                           : "-";
+    std::string diff =
+        d.simulated_s ? fmt::format("{:+.1f}%", 100 * (*d.simulated_s / d.planned_s - 1)) : "-";
     table.add_row({planner::to_string(d.design), ms_text(d.planned_s),
                    fmt::format("{:.1f}", d.tokens / d.planned_s), ms_text(d.collective_planned_s),
                    fmt::format("{:.1f}%", 100 * d.bubble),
@@ -76,12 +75,11 @@ std::string stages_table(const ParallelCompilation& c, planner::Design design) {
   for (size_t s = 0; s < c.stages.size(); ++s) {
     const parallel::StageRun& stage = c.stages[s];
     const driver::Compilation& compiled = c.compilations[stage.compilation];
-    table.add_row({fmt::format("{}", s),
-                   fmt::format("{}-{}", stage.first_layer, stage.last_layer),
-                   chips_text(stage.chips), fmt::format("{}", compiled.graph->ops().size()),
-                   step ? ms_text(step->stage_planned_s[s]) : "-",
-                   step && !step->stage_simulated_s.empty() ? ms_text(step->stage_simulated_s[s])
-                                                            : "-"});
+    table.add_row(
+        {fmt::format("{}", s), fmt::format("{}-{}", stage.first_layer, stage.last_layer),
+         chips_text(stage.chips), fmt::format("{}", compiled.graph->ops().size()),
+         step ? ms_text(step->stage_planned_s[s]) : "-",
+         step && !step->stage_simulated_s.empty() ? ms_text(step->stage_simulated_s[s]) : "-"});
   }
   return table.render();
 }
@@ -99,7 +97,8 @@ std::string collectives_table(const ParallelCompilation& c, planner::Design desi
                    collective::to_string(u.planned.algorithm), format_bytes(u.op.bytes),
                    chips_text(u.op.group), fmt::format("{}", u.planned.links_used),
                    fmt::format("{:.0f}", per_step), fmt::format("{:.1f}", u.planned.seconds * 1e6),
-                   u.simulated_s ? fmt::format("{:.1f}", *u.simulated_s * 1e6) : "-", ms_text(total_s),
+                   u.simulated_s ? fmt::format("{:.1f}", *u.simulated_s * 1e6) : "-",
+                   ms_text(total_s),
                    step ? fmt::format("{:.1f}%", 100 * total_s / step->planned_s) : "-"});
   }
   return "collectives (planned: one copy alone; simulated: with every replica's copy at once)\n" +
@@ -170,11 +169,12 @@ nlohmann::json collectives_json(const ParallelCompilation& c) {
 nlohmann::json search_document(const parallel::Search& search) {
   nlohmann::json tried = nlohmann::json::array();
   for (const parallel::Candidate& c : search.tried)
-    tried.push_back({{"strategy", parallel::to_string(c.strategy)},
-                     {"step_s", or_null(c.step_s)},
-                     {"tokens_per_s", or_null(c.tokens_per_s)},
-                     {"j_per_token", or_null(c.j_per_token)},
-                     {"reason", c.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.reason)}});
+    tried.push_back(
+        {{"strategy", parallel::to_string(c.strategy)},
+         {"step_s", or_null(c.step_s)},
+         {"tokens_per_s", or_null(c.tokens_per_s)},
+         {"j_per_token", or_null(c.j_per_token)},
+         {"reason", c.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.reason)}});
   return {{"format", "tessera-parallel-search-1"},
           {"rank", parallel::to_string(search.rank)},
           {"best", search.best ? nlohmann::json(*search.best) : nlohmann::json(nullptr)},
@@ -213,6 +213,154 @@ std::string parallel_json(const ParallelCompilation& c, const Machine& machine,
                         {"collectives", collectives_json(c)}};
   if (search) doc["search"] = search_document(*search);
   return json_text(doc, 2) + "\n";
+}
+
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+struct TraceSlice {
+  std::string name, category;
+  double start_s = 0, end_s = 0;
+  nlohmann::json args = nlohmann::json::object();
+};
+
+// One micro-batch's pass through stage s from `start`, lasting `stage_s`: its collectives placed
+// where they run (see parallel_trace_json), in the order the stage passes them.
+std::vector<TraceSlice> collective_slices(const ParallelCompilation& c, size_t s, double start,
+                                          double stage_s, bool simulated) {
+  const int64_t layers = c.strategy.stage_layers[s];
+  auto seconds = [&](const CollectiveUse& u) {
+    return simulated && u.simulated_s ? *u.simulated_s : u.planned.seconds;
+  };
+  std::vector<const CollectiveUse*> once_before, per_layer, once_after;
+  double collectives_s = 0;
+  for (const CollectiveUse& u : c.collectives) {
+    if (u.stage != s || u.op.kind == collective::CollectiveKind::send_recv) continue;
+    collectives_s += static_cast<double>(u.per_micro_batch) * seconds(u);
+    if (u.per_micro_batch == layers && layers > 0 && u.where != "embedding" && u.where != "LM head")
+      per_layer.push_back(&u);
+    else
+      (per_layer.empty() && u.where == "embedding" ? once_before : once_after).push_back(&u);
+  }
+  const double compute_s = std::max(0.0, stage_s - collectives_s);
+  std::vector<TraceSlice> out;
+  double t = start;
+  auto run = [&](const CollectiveUse& u, int64_t layer) {
+    nlohmann::json args = {{"kind", collective::to_string(u.op.kind)},
+                           {"algorithm", collective::to_string(u.planned.algorithm)},
+                           {"bytes", u.op.bytes}};
+    if (layer >= 0) args["layer"] = c.stages[s].first_layer + layer;
+    out.push_back({u.where, "collective", t, t + seconds(u), std::move(args)});
+    t += seconds(u);
+  };
+  for (const CollectiveUse* u : once_before) run(*u, -1);
+  const int64_t parts = std::max<int64_t>(1, layers);
+  const double part_s = compute_s / static_cast<double>(parts) /
+                        static_cast<double>(std::max<size_t>(1, per_layer.size()));
+  for (int64_t l = 0; l < layers; ++l)
+    for (const CollectiveUse* u : per_layer) {
+      t += part_s;
+      run(*u, l);
+    }
+  if (per_layer.empty()) t += compute_s;
+  for (const CollectiveUse* u : once_after) run(*u, -1);
+  return out;
+}
+
+}  // namespace
+
+std::string parallel_trace_json(const ParallelCompilation& c, const Machine& machine,
+                                planner::Design design) {
+  using nlohmann::json;
+  const DesignStep* step = step_of(c, design);
+  const bool simulated = step && !step->stage_simulated_s.empty();
+  const std::vector<double> stage_s =
+      step ? (simulated ? step->stage_simulated_s : step->stage_planned_s) : std::vector<double>{};
+  const size_t stages = c.stages.size();
+  std::vector<double> send_s(stages, 0);
+  for (const CollectiveUse& u : c.collectives)
+    if (u.op.kind == collective::CollectiveKind::send_recv)
+      send_s[u.stage] += simulated && u.simulated_s ? *u.simulated_s : u.planned.seconds;
+
+  json events = json::array();
+  auto slice = [&](uint32_t chip, int tid, const TraceSlice& s) {
+    events.push_back({{"name", s.name},
+                      {"cat", s.category},
+                      {"ph", "X"},
+                      {"pid", chip},
+                      {"tid", tid},
+                      {"ts", s.start_s * 1e6},
+                      {"dur", (s.end_s - s.start_s) * 1e6},
+                      {"args", s.args}});
+  };
+  for (size_t s = 0; s < stages; ++s)
+    for (uint32_t chip : c.stages[s].all_chips) {
+      events.push_back({{"name", "process_name"},
+                        {"ph", "M"},
+                        {"pid", chip},
+                        {"tid", 0},
+                        {"args", {{"name", fmt::format("chip {}", chip)}}}});
+      events.push_back({{"name", "process_sort_index"},
+                        {"ph", "M"},
+                        {"pid", chip},
+                        {"tid", 0},
+                        {"args", {{"sort_index", chip}}}});
+      events.push_back({{"name", "thread_name"},
+                        {"ph", "M"},
+                        {"pid", chip},
+                        {"tid", 1},
+                        {"args", {{"name", fmt::format("stage {}", s)}}}});
+      events.push_back({{"name", "thread_name"},
+                        {"ph", "M"},
+                        {"pid", chip},
+                        {"tid", 2},
+                        {"args", {{"name", "collectives"}}}});
+    }
+  // Stage s of micro-batch m starts once stage s-1 has sent m and stage s has finished m-1.
+  const auto mb = static_cast<size_t>(c.strategy.micro_batches);
+  std::vector<std::vector<double>> end(stages, std::vector<double>(mb, 0));
+  for (size_t m = 0; m < mb && step; ++m)
+    for (size_t s = 0; s < stages; ++s) {
+      double start = 0;
+      if (s > 0) start = end[s - 1][m] + send_s[s - 1];
+      if (m > 0) start = std::max(start, end[s][m - 1]);
+      end[s][m] = start + stage_s[s];
+      TraceSlice pass{
+          fmt::format("micro-batch {}", m),
+          "stage",
+          start,
+          end[s][m],
+          {{"stage", s},
+           {"layers", fmt::format("{}-{}", c.stages[s].first_layer, c.stages[s].last_layer)},
+           {"micro_batch", m}}};
+      std::vector<TraceSlice> uses = collective_slices(c, s, start, stage_s[s], simulated);
+      if (s + 1 < stages)
+        uses.push_back({fmt::format("to stage {}", s + 1),
+                        "send",
+                        end[s][m],
+                        end[s][m] + send_s[s],
+                        {{"micro_batch", m}}});
+      for (uint32_t chip : c.stages[s].all_chips) {
+        slice(chip, 1, pass);
+        for (const TraceSlice& u : uses) slice(chip, 2, u);
+      }
+    }
+  double last = 0;
+  for (const auto& ends : end)
+    for (double e : ends) last = std::max(last, e);
+  json trace = {{"traceEvents", std::move(events)},
+                {"displayTimeUnit", "ns"},
+                {"otherData",
+                 {{"strategy", parallel::to_string(c.strategy)},
+                  {"chip", machine.chip},
+                  {"chips", machine.chips},
+                  {"design", planner::to_string(step ? step->design : design)},
+                  {"times", simulated ? "simulated" : "planned"},
+                  {"step_s", step ? (simulated ? *step->simulated_s : step->planned_s) : 0.0},
+                  {"trace_end_s", last}}}};
+  return json_text(trace) + "\n";
 }
 
 }  // namespace tessera

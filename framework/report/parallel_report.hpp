@@ -28,4 +28,14 @@ std::string search_json(const parallel::Search& search);
 std::string parallel_json(const parallel::ParallelCompilation& compiled, const Machine& machine,
                           const parallel::Search* search = nullptr);
 
+// The step of `design` as a Chrome/Perfetto trace (trace.json): one process per chip of the machine
+// ("chip N") with a lane for its stage's execution (one slice per micro-batch, at the composed
+// times: stage s of micro-batch m starts when stage s-1 has sent m and stage s has finished m-1)
+// and a lane for its collectives and sends. Times are the simulated ones when the step was
+// simulated, else the planned. Where a stage's collectives run inside it is not simulated op by
+// op: each layer's share of the stage's compute is spread evenly, with the layer's collectives
+// after equal parts of it (the embedding's first, the LM head's last).
+std::string parallel_trace_json(const parallel::ParallelCompilation& compiled,
+                                const Machine& machine, planner::Design design);
+
 }  // namespace tessera

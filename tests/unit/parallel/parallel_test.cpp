@@ -49,8 +49,7 @@ ParallelCompilation compile(driver::OpenChip& chip, const ParallelModel& m,
       .take();
 }
 
-std::string error_of(driver::OpenChip& chip, const ParallelModel& m,
-                     const std::string& strategy) {
+std::string error_of(driver::OpenChip& chip, const ParallelModel& m, const std::string& strategy) {
   auto compiled =
       compile_parallel(plugins(), chip, m, parse_strategy(strategy).take(), options(false));
   EXPECT_FALSE(compiled.ok()) << strategy;
@@ -64,8 +63,8 @@ TEST(TensorParallel, MegatronAllReducesAfterAttentionAndMlpOfEveryLayer) {
   EXPECT_EQ(std::set<uint32_t>(c.stages[0].chips.begin(), c.stages[0].chips.end()).size(), 8u);
   std::vector<std::string> where;
   for (const CollectiveUse& u : c.collectives) where.push_back(u.where);
-  EXPECT_EQ(where, (std::vector<std::string>{"embedding", "after attention", "after MLP",
-                                             "LM head"}));
+  EXPECT_EQ(where,
+            (std::vector<std::string>{"embedding", "after attention", "after MLP", "LM head"}));
   const CollectiveUse& attention = c.collectives[1];
   EXPECT_EQ(attention.op.kind, CollectiveKind::all_reduce);
   EXPECT_EQ(attention.per_micro_batch, 32);
@@ -145,17 +144,20 @@ TEST(DataParallel, ReplicasExchangeNothingAndServeTheirShare) {
 TEST(StrategyErrors, SayWhatWouldWork) {
   driver::OpenChip chip = t3000();
   ParallelModel llama = model("llama3.1-8b", 4, 1024);
-  EXPECT_TRUE(error_of(chip, llama, "tp=3").starts_with(
-      "--parallel tp=3,pp=1,dp=2: tp=3 does not divide llama3.1-8b's 32 attention heads"))
+  EXPECT_TRUE(
+      error_of(chip, llama, "tp=3")
+          .starts_with(
+              "--parallel tp=3,pp=1,dp=2: tp=3 does not divide llama3.1-8b's 32 attention heads"))
       << error_of(chip, llama, "tp=3");
   EXPECT_EQ(error_of(chip, llama, "tp=4,pp=4"),
             "--parallel tp=4,pp=4,dp=1: tp x pp x dp = 16 chips, and wormhole-t3000 has 8; "
             "strategies that use its chips: tp=1,pp=1,dp=8; tp=1,pp=2,dp=4; tp=1,pp=4,dp=2; "
             "tp=1,pp=8,dp=1; tp=2,pp=1,dp=4; tp=2,pp=2,dp=2; tp=2,pp=4,dp=1; tp=4,pp=1,dp=2; "
             "tp=4,pp=2,dp=1; tp=8,pp=1,dp=1");
-  EXPECT_EQ(error_of(chip, llama, "dp=8"),
-            "--parallel tp=1,pp=1,dp=8: dp x mb = 8 does not divide --batch 4 (each replica "
-            "serves batch / dp users in mb micro-batches); batches that it divides: 8, 16, 24, ...");
+  EXPECT_EQ(
+      error_of(chip, llama, "dp=8"),
+      "--parallel tp=1,pp=1,dp=8: dp x mb = 8 does not divide --batch 4 (each replica "
+      "serves batch / dp users in mb micro-batches); batches that it divides: 8, 16, 24, ...");
   EXPECT_EQ(error_of(chip, llama, "pp=2,tp=4,stages=10:20"),
             "--parallel tp=4,pp=2,dp=1,stages=10:20: stages= hold 30 layers and llama3.1-8b has "
             "32; give each stage's layers so that they add up to 32");
@@ -182,8 +184,9 @@ TEST(Search, TriesEveryStrategyAndSaysWhyEachFailed) {
   for (const Candidate& c : s.tried) tried.push_back(to_string(c.strategy));
   EXPECT_EQ(tried, (std::vector<std::string>{"flat", "tp=1,pp=1,dp=2", "tp=1,pp=2,dp=1",
                                              "tp=2,pp=1,dp=1"}));
-  EXPECT_TRUE(s.tried[1].reason.starts_with("--parallel tp=1,pp=1,dp=2: dp x mb = 2 does not "
-                                            "divide --batch 1"))
+  EXPECT_TRUE(
+      s.tried[1].reason.starts_with("--parallel tp=1,pp=1,dp=2: dp x mb = 2 does not "
+                                    "divide --batch 1"))
       << s.tried[1].reason;
   ASSERT_TRUE(s.best.has_value());
   for (const Candidate& c : s.tried)

@@ -41,8 +41,9 @@ TEST(ParseStrategy, StagesSetThePipelineDepth) {
 }
 
 TEST(ParseStrategy, EachMistakeHasItsMessage) {
-  EXPECT_EQ(error_of(""),
-            "--parallel: empty; give keys tp, pp, dp, ep, mb, stages, collective, or the word auto");
+  EXPECT_EQ(
+      error_of(""),
+      "--parallel: empty; give keys tp, pp, dp, ep, mb, stages, collective, or the word auto");
   EXPECT_EQ(error_of("xp=2"),
             "--parallel: unknown key 'xp' in 'xp=2'; keys: tp, pp, dp, ep, mb, stages, collective, "
             "or the word auto");

@@ -31,7 +31,8 @@ Plan sample_plan() {
                  "llama2-13b-decode",
                  3,
                  "ipu_alltoall",
-                 "ipu-pod4-hbm3e"};
+                 "ipu-pod4-hbm3e",
+                 std::nullopt};  // a whole model on the whole machine: no stage keys
   plan.machine = in.machine;
   plan.result = plan_design(in, Design::elk_full, options).take();
   plan.result.ops[1].exec.label = "b/16 n/368 · rotate k×4";
