@@ -7,6 +7,7 @@
 
 #include "framework/driver/driver.hpp"
 #include "framework/dse/point_setup.hpp"
+#include "framework/parallel/parallel.hpp"
 
 namespace tessera::dse {
 
@@ -64,6 +65,53 @@ void describe_machine(PointResult& r, const Machine& m) {
   r.peak_flops_per_s = m.peak_flops_per_s;
 }
 
+// Tokens the whole machine makes per step, counted as a strategy's step counts them (parallel.hpp):
+// a zoo decode step one per user, a prefill step each user's sequence; 0 for other models, whose
+// step's tokens the results cannot know.
+double step_tokens(const parallel::ParallelModel& model) {
+  if (!model.spec) return 0;
+  const zoo::RunShape& shape = model.request.shape;
+  bool prefill = shape.mode.value_or(zoo::Mode::decode) == zoo::Mode::prefill;
+  return static_cast<double>(shape.batch) *
+         (prefill ? static_cast<double>(shape.seq.value_or(2048)) : 1.0);
+}
+
+// A strategy's designs as rows: its composed step is the row's latency (planned, and simulated
+// when the sweep simulates), its energy the whole machine's; the per-chip figures (utilisations,
+// the breakdown) describe one chip of one stage, not the machine, so they stay unset.
+void strategy_rows(const parallel::ParallelCompilation& compiled, PointResult& r) {
+  for (const parallel::DesignStep& d : compiled.designs) {
+    DesignRow row;
+    row.design = to_string(d.design);
+    row.planned.latency_s = d.planned_s;
+    row.planned.energy_j = d.energy_j.value_or(0);
+    row.planned.power_w = d.planned_s > 0 ? row.planned.energy_j / d.planned_s : 0;
+    if (d.simulated_s && d.design != planner::Design::ideal) {
+      row.simulated = true;
+      row.simulated_metrics.latency_s = *d.simulated_s;
+    }
+    r.rows.push_back(std::move(row));
+    r.strategy_rows.push_back({d.collective_planned_s, d.bubble});
+    r.tokens = d.tokens;
+  }
+}
+
+// `auto`: the strategy the search ranks fastest per step. The search plans every candidate without
+// simulating it (its ranking reads planned steps only); the one chosen is then compiled as asked.
+Result<parallel::ParallelStrategy> best_strategy(PluginSet& plugins, driver::OpenChip& chip,
+                                                 const parallel::ParallelModel& model,
+                                                 driver::CompileOptions options) {
+  options.simulate = false;
+  auto found = parallel::search_strategies(plugins, chip, model, options, parallel::Rank::latency);
+  if (!found) return found.error();
+  if (found->best) return found->tried[*found->best].strategy;
+  std::string why;
+  for (const parallel::Candidate& c : found->tried)
+    why += (why.empty() ? "" : "; ") + parallel::to_string(c.strategy) + ": " + c.reason;
+  return input_error("parallel auto: no strategy fits " + model.request.model + " on " +
+                     chip.spec.name + " (" + why + ")");
+}
+
 Status run(const SweepSpec& spec, const Point& point, const Registry& registry,
            driver::OpPlanCache& cache, const EvaluateOptions& options, PointResult& r) {
   PluginSet plugins(registry);
@@ -75,19 +123,45 @@ Status run(const SweepSpec& spec, const Point& point, const Registry& registry,
   r.seq = setup->seq;
   r.mode = setup->mode;
   r.dtype = setup->dtype;
+  // As written until it resolves: a strategy that does not fit is still named in its rows.
+  r.strategy = setup->parallel.empty() ? "flat" : setup->parallel;
+  auto strategy = parallel::parse_strategy(setup->parallel.empty() ? "flat" : setup->parallel);
+  if (!strategy) return strategy.error();
   auto chip = driver::open_chip(plugins, std::move(setup->chip));
   if (!chip) return chip.error();
   describe_machine(r, chip->models.machine);
-  auto model = driver::load(setup->request);
-  if (!model) return model.error();
-  if (r.mode.empty()) r.mode = step_mode(model->graph->name());
-
   driver::CompileOptions compile;
   compile.designs = spec.base.designs;
   compile.threads = options.threads;
   compile.max_displacement = spec.base.max_displacement;
   compile.simulate = spec.base.simulate;
+  // Shared by every stage of a strategy, and by the candidates of `auto`, as by flat points.
   compile.op_plans = &cache;
+  // A flat point loads its model as it always has (the driver's errors for a model it cannot
+  // load); only a strategy needs the zoo entry first.
+  if (!strategy->flat) {
+    auto parallel_model = parallel::parallel_model(setup->request);
+    if (!parallel_model) return parallel_model.error();
+    if (strategy->automatic) {
+      auto best = best_strategy(plugins, *chip, *parallel_model, compile);
+      if (!best) return best.error();
+      *strategy = *best;
+    }
+    if (!strategy->flat) {
+      auto compiled =
+          parallel::compile_parallel(plugins, *chip, *parallel_model, *strategy, compile);
+      if (!compiled) return compiled.error();
+      r.strategy = parallel::to_string(compiled->strategy);
+      if (r.mode.empty()) r.mode = step_mode(compiled->compilations.front().graph->name());
+      strategy_rows(*compiled, r);
+      return ok_status();
+    }
+  }
+  r.strategy = "flat";  // `auto` may choose it
+  auto model = driver::load(setup->request);
+  if (!model) return model.error();
+  if (r.mode.empty()) r.mode = step_mode(model->graph->name());
+  if (auto counted = parallel::parallel_model(setup->request)) r.tokens = step_tokens(*counted);
   auto compilation = driver::compile(*chip, *model, compile);
   if (!compilation) return compilation.error();
   r.rows = design_rows(*compilation);
@@ -133,6 +207,7 @@ PointResult evaluate_point(const SweepSpec& spec, const Point& point, const Regi
   if (!r.ok) {
     r.reason = status.error().message;
     r.rows.clear();
+    r.strategy_rows.clear();
   }
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;

@@ -72,6 +72,7 @@ FLOPS_SCALE = "flops_scale"
 CORES = "cores"
 MODEL = "model"
 TOPOLOGY = "topology.kind"
+PARALLEL = "parallel"
 
 # design name -> (label, colour, marker, line style), in drawing order.
 DESIGNS = {
@@ -441,6 +442,7 @@ class Metric:
         self.tflops = p + "tflops"
         self.parts = [p + col for col, _, _ in PARTS]
         self.energy = "sim_mj" if simulated else "planned_mj"
+        self.tokens_per_s = p + "tokens_per_s"
 
 
 def choose_metric(sweep, requested):
@@ -849,6 +851,63 @@ def plot_tokens_per_joule(ctx):
                          per_row=tokens_per_joule)
 
 
+def strategy_label(g, rows):
+    """A strategy axis value as written; `auto` with the strategy the search chose under it."""
+    label = str(g)
+    chosen = {(r.get("strategy") or "").strip() for r in rows if r["__axes"][PARALLEL] == g}
+    chosen.discard("")
+    if g == "auto" and len(chosen) == 1:
+        label += "\n(" + chosen.pop() + ")"
+    return label
+
+
+def plot_strategies(ctx):
+    """Bars per parallel strategy and design: the machine's time per step, and its tokens/s."""
+    sweep, m = ctx.sweep, ctx.metric
+    panels, _ = ctx.panels([PARALLEL])
+    groups = sweep.ordered_values(PARALLEL, sweep.all_rows())
+    designs = [d for d in ctx.designs if d in designs_with(ctx, m.latency)]
+    nd = max(len(designs), 1)
+    ng = len(groups)
+    width = 0.8 / nd
+    panel_w = max(4.6, 0.9 + ng * (0.22 * nd + 0.4))
+    fig, axs = plt.subplots(len(panels), 2, figsize=(2 * panel_w, 3.8 * len(panels) + 0.9),
+                            squeeze=False, constrained_layout=True)
+    for (ax_ms, ax_tps), (title, rows, failed) in zip(axs, panels):
+        for ax, column, ylabel in ((ax_ms, m.latency, "time per step (ms)"),
+                                   (ax_tps, m.tokens_per_s, "tokens/s (whole machine)")):
+            any_bar = False
+            for gi, g in enumerate(groups):
+                grows = [r for r in rows if r["__axes"][PARALLEL] == g]
+                for di, d in enumerate(designs):
+                    x = gi + (di - (nd - 1) / 2.0) * width
+                    v = pick([r for r in grows if design_is(d)(r)], column)
+                    if v is None:
+                        ax.text(x, 0, " failed" if not grows else " n/a", rotation=90,
+                                ha="center", va="bottom", fontsize=7, color="#888888")
+                        continue
+                    ax.bar(x, v, width * 0.92, color=ctx.style(d)[1], edgecolor="white",
+                           linewidth=0.4)
+                    any_bar = True
+            if not any_bar:
+                no_data(ax)
+            ax.set_xticks(list(range(ng)))
+            ax.set_xticklabels([strategy_label(g, rows) for g in groups], rotation=30,
+                               ha="right", fontsize=8)
+            ax.set_xlim(-0.5, ng - 0.5)
+            ax.set_ylabel(ylabel)
+            ax.grid(True, axis="y", alpha=0.3)
+            ax.set_axisbelow(True)
+            if title:
+                ax.set_title(title, fontsize=10)
+    handles = [Patch(facecolor=ctx.style(d)[1], label=ctx.style(d)[0]) for d in designs]
+    if handles:
+        fig.legend(handles=handles, loc="center left", bbox_to_anchor=(1.0, 0.5),
+                   title="design", frameon=False)
+    ctx.title(fig, "step time and throughput by parallel strategy")
+    return fig
+
+
 def plot_utilisation_vs_hbm(ctx):
     sweep, m = ctx.sweep, ctx.metric
     panels, _ = ctx.panels([HBM])
@@ -1033,6 +1092,7 @@ PLOTS = {
     "flops_vs_bandwidth": (plot_flops_vs_bandwidth, [HBM, FLOPS_SCALE]),
     "energy": (plot_energy, []),
     "tokens_per_joule": (plot_tokens_per_joule, []),
+    "strategies": (plot_strategies, [PARALLEL]),
 }
 
 
@@ -1046,7 +1106,9 @@ def check_plot(name, sweep):
         raise PlotError("plot '%s' needs the %s %s; this sweep has: %s"
                         % (name, "axes" if len(needs) > 1 else "axis", " and ".join(needs),
                            have))
-    for path in needs:  # the plot draws these on numeric axes
+    for path in needs:  # the plot draws these on numeric axes; a strategy is a name
+        if path == PARALLEL:
+            continue
         values = list(sweep.axis(path).values) + [r["__axes"][path] for r in sweep.ok_rows]
         bad = next((v for v in values if v is not None and not isinstance(v, float)), None)
         if bad is not None:

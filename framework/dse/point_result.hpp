@@ -29,6 +29,13 @@ struct DesignRow {
   Metrics simulated_metrics;
 };
 
+// A parallel strategy's figures of one design (parallel.hpp's DesignStep) beyond its step, which
+// is the row's latency_s: the planned seconds of collectives and sends on the critical path, and
+// the share of stage-time idle in the step.
+struct StrategyRow {
+  double collective_s = 0, bubble = 0;
+};
+
 struct PointResult {
   size_t index = 0;
   std::vector<std::string> values;  // per axis
@@ -37,6 +44,12 @@ struct PointResult {
   // The point as it ran.
   std::string model, target, chip, mode, dtype;
   int64_t batch = 0, seq = 0;
+  // The strategy as it ran ("tp=8,pp=1,dp=1"; the one `auto` chose; "flat"), the tokens the whole
+  // machine makes per step (0: not a zoo model, whose step's tokens are unknown), and per row the
+  // strategy's own figures (empty for a flat point).
+  std::string strategy;
+  double tokens = 0;
+  std::vector<StrategyRow> strategy_rows;
   uint64_t cores = 0;
   double hbm_peak_bytes_per_s = 0, hbm_sustained_bytes_per_s = 0;
   double interconnect_bytes_per_s = 0, peak_flops_per_s = 0;

@@ -18,8 +18,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kWorkloadPaths = {"model", "batch", "seq",
-                                                 "mode",  "dtype", "weight_dtype"};
+const std::vector<std::string> kWorkloadPaths = {"model", "batch",        "seq",     "mode",
+                                                 "dtype", "weight_dtype", "parallel"};
 const std::vector<std::string> kKnobPaths = {"memory.bandwidth_bytes_per_s",
                                              "interconnect_scale",
                                              "flops_scale",
@@ -67,6 +67,7 @@ std::string value_problem(const std::string& path, const std::string& value) {
     return value == "fp16" || value == "bf16" || value == "fp8" || value == "bfp8"
                ? ""
                : "expected fp16, bf16, fp8 or bfp8";
+  if (path == "parallel") return strategy_problem(value);
   if (path == "core_cost")
     return parse_core_cost(value) ? ""
                                   : "expected plugin or tcm (docs/mapper.md, \"Cores of a chip\")";
@@ -125,12 +126,12 @@ Status apply_chip_value(ChipSpec& chip, const std::string& path, const std::stri
 struct Values {
   std::string model, chip;
   int64_t batch = 0, seq = 0;
-  std::string mode, dtype, weight_dtype;
+  std::string mode, dtype, weight_dtype, parallel;
 };
 
 Values workload(const SweepSpec& spec, const Point& point) {
   const SweepBase& b = spec.base;
-  Values v{b.model, b.chip, b.batch, b.seq, b.mode, b.dtype, b.weight_dtype};
+  Values v{b.model, b.chip, b.batch, b.seq, b.mode, b.dtype, b.weight_dtype, b.parallel};
   for (size_t a = 0; a < spec.axes.size(); ++a) {
     const std::string& path = spec.axes[a].path;
     const std::string& value = point.values[a];
@@ -141,6 +142,7 @@ Values workload(const SweepSpec& spec, const Point& point) {
     if (path == "mode") v.mode = value;
     if (path == "dtype") v.dtype = value;
     if (path == "weight_dtype") v.weight_dtype = value;
+    if (path == "parallel") v.parallel = value;
   }
   return v;
 }
@@ -189,6 +191,7 @@ Result<PointSetup> setup_point(const SweepSpec& spec, const Point& point, Plugin
     s.seq = v.seq;
     s.mode = v.mode;
     s.dtype = v.dtype;
+    s.parallel = v.parallel;
     auto chip = driver::resolve_chip(plugins, {spec.base.target, beside_sweep(spec, v.chip)});
     if (!chip) return chip.error();
     s.chip = std::move(*chip);

@@ -1,6 +1,7 @@
 // From a sweep point to what it runs: the model request and the chip spec with the point's values
 // applied. Axis paths (docs/dse.md):
 //   workload   model, batch, seq, mode, dtype, weight_dtype
+//   strategy   parallel (a strategy as --parallel takes it: flat, tp=8, pp=4,tp=2, auto, ...)
 //   chip       chip (a preset name or chip file of the base target)
 //   knobs      memory.bandwidth_bytes_per_s  the machine's peak HBM bandwidth
 //   (scale.hbm_bytes_per_s)
@@ -28,6 +29,7 @@ struct PointSetup {
   std::string model;  // as the results show it
   int64_t batch = 0, seq = 0;
   std::string mode, dtype;
+  std::string parallel;       // as written; empty: flat
   driver::ResolvedChip chip;  // choice.chip as given (preset or file); spec with the point's values
 };
 
@@ -36,7 +38,8 @@ struct PointSetup {
 Result<PointSetup> setup_point(const SweepSpec& spec, const Point& point, PluginSet& plugins);
 
 // Before any point runs: every axis path exists (a chip-file parameter must be one the plugin
-// reads) and every knob value is a number > 0; every design is known. The error names the sweep
+// reads), every knob value is a number > 0 and every parallel value a strategy; every design is
+// known. The error names the sweep
 // file's line and, for an unknown path, the valid paths nearest to it.
 Status check_sweep(const SweepSpec& spec, PluginSet& plugins);
 

@@ -33,6 +33,7 @@ const std::vector<std::string> kFixedColumns = {"model",
                                                 "seq",
                                                 "mode",
                                                 "dtype",
+                                                "strategy",
                                                 "design",
                                                 "cores",
                                                 "hbm_peak_bytes_per_s",
@@ -62,7 +63,12 @@ const std::vector<std::string> kFixedColumns = {"model",
                                                 "sim_stall_ms",
                                                 "sim_congest_ms",
                                                 "sim_mj",
-                                                "sim_w"};
+                                                "sim_w",
+                                                "tokens",
+                                                "tokens_per_s",
+                                                "sim_tokens_per_s",
+                                                "collective_ms",
+                                                "bubble"};
 
 // An axis whose path is a fixed column (batch, model, cores, ...) is shown once, as that column.
 std::vector<size_t> axis_columns(const SweepSpec& spec) {
@@ -107,7 +113,11 @@ double latency_of(const PointResult& r, const std::string& design) {
   return 0;
 }
 
-std::vector<Cell> design_cells(const PointResult& r, const DesignRow& d) {
+// The cells of one design. `strategy` is set for a parallel strategy's row: its step, energy and
+// tokens are the whole machine's, but the per-chip figures (utilisations, FLOP/s, the breakdown,
+// preload orders) would describe one chip of one stage, so those cells stay empty.
+std::vector<Cell> design_cells(const PointResult& r, const DesignRow& d,
+                               const StrategyRow* strategy) {
   std::vector<Cell> row;
   add_metrics(row, d.planned, false);
   double basic = latency_of(r, "basic"), ideal = latency_of(r, "ideal");
@@ -115,16 +125,25 @@ std::vector<Cell> design_cells(const PointResult& r, const DesignRow& d) {
   row.push_back(basic > 0 && own > 0 ? Cell(basic / own) : Cell());
   row.push_back(ideal > 0 && own > 0 ? Cell(ideal / own) : Cell());
   const Metrics& p = d.planned;
-  for (double v : {p.hbm_utilisation, p.interconnect_utilisation, p.flops_per_s / 1e12,
-                   p.execution_only_s * 1e3, p.overlapped_s * 1e3, p.preload_stall_s * 1e3,
-                   p.congestion_s * 1e3})
-    row.push_back(v);
-  row.push_back(static_cast<int64_t>(d.orders_tried));
+  if (strategy) {
+    row.resize(row.size() + 8);
+  } else {
+    for (double v : {p.hbm_utilisation, p.interconnect_utilisation, p.flops_per_s / 1e12,
+                     p.execution_only_s * 1e3, p.overlapped_s * 1e3, p.preload_stall_s * 1e3,
+                     p.congestion_s * 1e3})
+      row.push_back(v);
+    row.push_back(static_cast<int64_t>(d.orders_tried));
+  }
   add_energy(row, p);
-  if (d.simulated)
-    add_metrics(row, d.simulated_metrics, true);
-  else
-    row.resize(row.size() + 11);
+  if (d.simulated) add_metrics(row, d.simulated_metrics, !strategy);
+  row.resize(row.size() + (d.simulated ? (strategy ? 10 : 0) : 11));
+  // Tokens per step and per second (0 tokens: a model whose step's tokens are unknown).
+  const double sim_s = d.simulated ? d.simulated_metrics.latency_s : 0;
+  row.push_back(r.tokens > 0 ? Cell(r.tokens) : Cell());
+  row.push_back(r.tokens > 0 && own > 0 ? Cell(r.tokens / own) : Cell());
+  row.push_back(r.tokens > 0 && sim_s > 0 ? Cell(r.tokens / sim_s) : Cell());
+  row.push_back(strategy ? Cell(strategy->collective_s * 1e3) : Cell());
+  row.push_back(strategy ? Cell(strategy->bubble) : Cell());
   return row;
 }
 
@@ -139,7 +158,7 @@ std::vector<std::vector<Cell>> rows(const SweepSpec& spec, const PointResults& r
       row.insert(row.end(), {r.model, r.target, r.chip});
       row.push_back(r.batch > 0 ? Cell(r.batch) : Cell());
       row.push_back(r.seq > 0 ? Cell(r.seq) : Cell());
-      row.insert(row.end(), {r.mode, r.dtype, design});
+      row.insert(row.end(), {r.mode, r.dtype, r.strategy, design});
       if (r.cores == 0) {  // failed before the chip was built: nothing to describe
         row.resize(row.size() + 5);
         return row;
@@ -158,9 +177,10 @@ std::vector<std::vector<Cell>> rows(const SweepSpec& spec, const PointResults& r
       }
       continue;
     }
-    for (const DesignRow& d : r.rows) {
+    for (size_t i = 0; i < r.rows.size(); ++i) {
+      const DesignRow& d = r.rows[i];
       auto row = head(d.design);
-      auto cells = design_cells(r, d);
+      auto cells = design_cells(r, d, i < r.strategy_rows.size() ? &r.strategy_rows[i] : nullptr);
       row.insert(row.end(), cells.begin(), cells.end());
       out.push_back(std::move(row));
     }

@@ -12,6 +12,7 @@
 #include "framework/common/files.hpp"
 #include "framework/common/user_text.hpp"
 #include "framework/common/yaml_reader.hpp"
+#include "framework/parallel/strategy.hpp"
 #include "framework/planner/planner.hpp"
 
 namespace tessera::dse {
@@ -119,7 +120,7 @@ std::vector<planner::Design> parse_designs(const YamlNode& list) {
 SweepBase parse_base(const YamlNode& node) {
   if (!node.is_map()) throw node.fail("expected a map: model, target, chip, batch, ...");
   node.only_keys({"model", "target", "chip", "batch", "seq", "mode", "dtype", "weight_dtype",
-                  "dims", "designs", "simulate", "groups", "max_displacement"});
+                  "dims", "designs", "simulate", "groups", "max_displacement", "parallel"});
   SweepBase b;
   b.model = node.child("model").as_string();
   b.target = node.child("target").as_string();
@@ -141,6 +142,11 @@ SweepBase parse_base(const YamlNode& node) {
   if (node.has("groups"))  // sweeps written before the simulator ran at one node per core
     throw node.child("groups").fail(
         "core groups are gone: the simulator always runs one node per core now; remove the key");
+  if (node.has("parallel")) {
+    b.parallel = node.child("parallel").as_string();
+    if (std::string problem = strategy_problem(b.parallel); !problem.empty())
+      throw node.child("parallel").fail(problem);
+  }
   if (node.has("max_displacement"))
     b.max_displacement = static_cast<int>(node.child("max_displacement").as_int(0, 8));
   return b;
@@ -241,11 +247,20 @@ SweepSpec parse(const YamlNode& root, const std::string& text) {
 
 }  // namespace
 
+std::string strategy_problem(const std::string& text) {
+  auto strategy = parallel::parse_strategy(text);
+  if (strategy) return "";
+  // The message is written for the option; in a sweep the file, line and key name the place.
+  std::string message = strategy.error().message;
+  const std::string option = "--parallel: ";
+  return message.starts_with(option) ? message.substr(option.size()) : message;
+}
+
 const std::vector<std::string>& known_plots() {
   static const std::vector<std::string> plots = {
       "breakdown",       "latency_vs_hbm",   "utilisation_vs_hbm",
       "noc_hbm_heatmap", "latency_vs_cores", "flops_vs_bandwidth",
-      "energy",          "tokens_per_joule"};
+      "energy",          "tokens_per_joule", "strategies"};
   return plots;
 }
 

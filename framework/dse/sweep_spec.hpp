@@ -3,7 +3,8 @@
 //   name: fig19-hbm-bandwidth
 //   description: one line
 //   base: {model: llama2-13b, target: ipu_alltoall, chip: ipu-pod4-hbm3e, batch: 32,
-//          seq: 2048, designs: [basic, static, elk-dyn, elk-full, ideal], simulate: true}
+//          seq: 2048, designs: [basic, static, elk-dyn, elk-full, ideal], simulate: true,
+//          parallel: "tp=2"}
 //   axes:
 //     - {path: memory.bandwidth_bytes_per_s, range: {from: 2e12, to: 18e12, step: 2e12}}
 //     - {path: topology.kind, values: [alltoall, mesh]}
@@ -34,6 +35,7 @@ struct SweepBase {
   std::string dtype;              // empty: the model's
   std::string weight_dtype;       // zoo models' --weight-dtype; empty: dtype
   std::vector<std::string> dims;  // ONNX --dim bindings, NAME=VALUE
+  std::string parallel;           // a strategy as --parallel takes it; empty: flat
   std::vector<planner::Design> designs = {planner::Design::basic, planner::Design::static_split,
                                           planner::Design::elk_dyn, planner::Design::elk_full,
                                           planner::Design::ideal};
@@ -63,11 +65,16 @@ struct SweepSpec {
 inline constexpr size_t kMaxPoints = 100'000;
 
 // Errors (input, naming file, line and key): unknown keys, a value of the wrong kind, an unknown
-// design, a range that is empty or has more than 10000 values, zipped axes of different lengths,
-// a zip label on one axis only, more than kMaxPoints points, an axis given twice. Axis paths are
-// checked against the chip and model later (point_setup.hpp).
+// design, a base parallel strategy parse_strategy refuses, a range that is empty or has more than
+// 10000 values, zipped axes of different lengths, a zip label on one axis only, more than
+// kMaxPoints points, an axis given twice. Axis paths are checked against the chip and model later
+// (point_setup.hpp).
 Result<SweepSpec> read_sweep(const std::string& file);
 Result<SweepSpec> parse_sweep_text(const std::string& text, const std::string& file);
+
+// Why `text` is not a parallel strategy (parallel::parse_strategy's message without its option
+// name); empty when it is one.
+std::string strategy_problem(const std::string& text);
 
 // The plots `tessera plot` knows (framework/dse/plot_sweep.py), for validation.
 const std::vector<std::string>& known_plots();

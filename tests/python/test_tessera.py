@@ -124,6 +124,20 @@ def test_a_sweep_gives_the_clis_rows_and_resumes(tmp_path):
         tessera.sweep(dict(spec, axes=[{"path": "memory.bandwith", "values": [1]}]))
 
 
+def test_a_sweep_over_parallel_strategies(tmp_path):
+    spec = {"name": "strategies", "base": {"model": "llama3.1-8b", "target": "mesh_tenstorrent",
+                                           "chip": "wormhole-n300", "batch": 2, "seq": 128,
+                                           "designs": ["elk-full"], "simulate": False},
+            "axes": [{"path": "parallel", "values": ["flat", "tp=2", "pp=2"]}]}
+    got = tessera.sweep(spec, run_dir=tmp_path / "s", threads=2)
+    assert all(r["status"] == "ok" for r in got.rows)
+    assert [r["strategy"] for r in got.rows] == ["flat", "tp=2,pp=1,dp=1", "tp=1,pp=2,dp=1"]
+    assert got.rows[0]["collective_ms"] is None and got.rows[1]["collective_ms"] > 0
+    assert got.rows[2]["bubble"] > 0 and got.rows[2]["tokens"] == 2
+    with pytest.raises(tessera.InputError, match="parallel: value 'tp=0': tp=0: expected"):
+        tessera.sweep(dict(spec, axes=[{"path": "parallel", "values": ["tp=0"]}]))
+
+
 @pytest.mark.parametrize("call,args,kind", [
     (tessera.compile, ("llama2-7b",), {"target": "ipu_alltoall", "chip": "ipu-mk3"}),
     (tessera.compile, ("llama2-7b",), {"target": "ipu_alltoall", "design": "elk-fast"}),

@@ -2,7 +2,7 @@
 // anything runs (with the valid paths near a wrong one), a point that does not fit recorded with
 // its reason, the per-op plan cache shared by points that differ only in HBM bandwidth, the chip
 // file's HBM rate reaching plan and simulation alike, and the scale knobs reaching the machine (or
-// refused where the chip cannot take them).
+// refused where the chip cannot take them), and parallel strategies as an axis.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -12,6 +12,7 @@
 #include "framework/chip/chip_models.hpp"
 #include "framework/dse/evaluate_point.hpp"
 #include "framework/dse/point_setup.hpp"
+#include "framework/parallel/parallel.hpp"
 #include "framework/plugin/plugin_set.hpp"
 
 namespace tessera::dse {
@@ -288,6 +289,126 @@ TEST(EvaluatePoint, CoreCostIsAnAxisWhosePointsDoNotSharePlans) {
       << models.error().message;
 }
 
+// Llama 3.1 8B decode on the eight Wormholes of a T3000, planned only.
+SweepSpec strategy_sweep(const std::string& chip, const std::string& values) {
+  return parse_sweep_text(
+             "name: t\nbase: {model: llama3.1-8b, target: mesh_tenstorrent, chip: " + chip +
+                 ", batch: 8, seq: 1024, weight_dtype: bfp8, designs: [basic, elk-full], "
+                 "simulate: false}\naxes:\n  - {path: parallel, values: [" +
+                 values + "]}\n",
+             "s.yaml")
+      .take();
+}
+
+parallel::ParallelCompilation compiled(const SweepSpec& s, const std::string& chip_name,
+                                       const std::string& strategy) {
+  PluginSet plugins(registry());
+  auto chip = driver::open_chip(plugins, driver::ChipChoice{"mesh_tenstorrent", chip_name}).take();
+  ModelRequest request;
+  request.model = s.base.model;
+  request.shape.batch = s.base.batch;
+  request.shape.seq = s.base.seq;
+  request.shape.weight_dtype = ir::DType::bfp8;
+  request.shape_given = true;
+  driver::CompileOptions options;
+  options.designs = s.base.designs;
+  options.simulate = false;
+  return parallel::compile_parallel(plugins, chip, parallel::parallel_model(request).take(),
+                                    parallel::parse_strategy(strategy).take(), options)
+      .take();
+}
+
+TEST(StrategyAxis, EachPointIsCompileParallelsStepForItsStrategy) {
+  SweepSpec s = strategy_sweep("wormhole-t3000", "flat, \"tp=8\", \"pp=4,tp=2\", \"dp=8\"");
+  PluginSet plugins(registry());
+  ASSERT_TRUE(check_sweep(s, plugins).ok());
+  auto points = enumerate_points(s);
+  driver::OpPlanCache cache;
+  Registry reg = registry();
+  PointResult flat = evaluate_point(s, points[0], reg, cache, {2});
+  ASSERT_TRUE(flat.ok) << flat.reason;
+  EXPECT_EQ(flat.strategy, "flat");
+  EXPECT_TRUE(flat.strategy_rows.empty());
+  EXPECT_EQ(flat.tokens, 8);
+  for (size_t p = 1; p < points.size(); ++p) {
+    PointResult r = evaluate_point(s, points[p], reg, cache, {2});
+    ASSERT_TRUE(r.ok) << points[p].values[0] << ": " << r.reason;
+    parallel::ParallelCompilation c = compiled(s, "wormhole-t3000", points[p].values[0]);
+    EXPECT_EQ(r.strategy, parallel::to_string(c.strategy));
+    EXPECT_EQ(r.mode, "decode");
+    ASSERT_EQ(r.rows.size(), c.designs.size());
+    ASSERT_EQ(r.strategy_rows.size(), c.designs.size());
+    for (size_t d = 0; d < c.designs.size(); ++d) {
+      EXPECT_EQ(r.rows[d].design, planner::to_string(c.designs[d].design));
+      EXPECT_DOUBLE_EQ(r.rows[d].planned.latency_s, c.designs[d].planned_s) << r.strategy;
+      EXPECT_DOUBLE_EQ(r.strategy_rows[d].collective_s, c.designs[d].collective_planned_s);
+      EXPECT_DOUBLE_EQ(r.strategy_rows[d].bubble, c.designs[d].bubble);
+      EXPECT_FALSE(r.rows[d].simulated);
+    }
+    EXPECT_EQ(r.tokens, c.designs.back().tokens);
+  }
+  EXPECT_GT(cache.hits(), 0u) << "stages of different strategies share op plans";
+}
+
+TEST(StrategyAxis, AStrategyThatDoesNotFitIsAFailedPointWithTheReason) {
+  SweepSpec s = strategy_sweep("wormhole-t3000", "\"tp=3\"");
+  driver::OpPlanCache cache;
+  PointResult r = evaluate_point(s, enumerate_points(s).front(), registry(), cache, {2});
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(r.rows.empty());
+  EXPECT_EQ(r.strategy, "tp=3");
+  EXPECT_TRUE(r.reason.starts_with(
+      "--parallel tp=3,pp=1,dp=2: tp=3 does not divide llama3.1-8b's 32 attention heads"))
+      << r.reason;
+}
+
+TEST(StrategyAxis, AutoRunsTheSearchesBest) {
+  SweepSpec s = strategy_sweep("wormhole-n300", "auto");
+  driver::OpPlanCache cache;
+  PointResult r = evaluate_point(s, enumerate_points(s).front(), registry(), cache, {2});
+  ASSERT_TRUE(r.ok) << r.reason;
+  PluginSet plugins(registry());
+  auto chip =
+      driver::open_chip(plugins, driver::ChipChoice{"mesh_tenstorrent", "wormhole-n300"}).take();
+  ModelRequest request;
+  request.model = "llama3.1-8b";
+  request.shape.batch = 8;
+  request.shape.seq = 1024;
+  request.shape.weight_dtype = ir::DType::bfp8;
+  request.shape_given = true;
+  driver::CompileOptions options;
+  options.designs = s.base.designs;
+  options.simulate = false;
+  parallel::Search search =
+      parallel::search_strategies(plugins, chip, parallel::parallel_model(request).take(), options,
+                                  parallel::Rank::latency)
+          .take();
+  ASSERT_TRUE(search.best.has_value());
+  const parallel::Candidate& best = search.tried[*search.best];
+  if (best.strategy.flat) {
+    EXPECT_EQ(r.strategy, "flat");
+  } else {
+    EXPECT_EQ(r.strategy, parallel::to_string(best.strategy));
+  }
+  double fastest = r.rows.front().planned.latency_s;
+  for (const DesignRow& row : r.rows)
+    if (row.design != "ideal") fastest = std::min(fastest, row.planned.latency_s);
+  EXPECT_DOUBLE_EQ(fastest, *best.step_s);
+}
+
+TEST(CheckSweep, AParallelValueThatIsNotAStrategyIsRefusedWithItsLine) {
+  PluginSet plugins(registry());
+  Status status = check_sweep(strategy_sweep("wormhole-t3000", "\"tp=8\", \"tp=0\""), plugins);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().message,
+            "s.yaml:4: axes: parallel: value 'tp=0': tp=0: expected a whole number from 1 to 4096");
+  status = check_sweep(strategy_sweep("wormhole-t3000", "flat, \"pp=2,tp=4,tp=2\""), plugins);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().message,
+            "s.yaml:4: axes: parallel: value 'pp=2,tp=4,tp=2': 'tp' is given twice in "
+            "'pp=2,tp=4,tp=2'");
+}
+
 TEST(ShippedSweeps, EveryFileInConfigsSweepsParsesAndChecks) {
   PluginSet plugins(registry());
   size_t files = 0;
@@ -302,7 +423,8 @@ TEST(ShippedSweeps, EveryFileInConfigsSweepsParsesAndChecks) {
     EXPECT_FALSE(spec->plots.empty()) << entry.path();
     EXPECT_FALSE(enumerate_points(*spec).empty());
   }
-  EXPECT_EQ(files, 11u) << "each study at reduced and paper size, and the energy sweep";
+  EXPECT_EQ(files, 12u)
+      << "each study at reduced and paper size, the energy sweep and the strategies sweep";
 }
 
 }  // namespace

@@ -31,6 +31,8 @@ PointResult ok_point() {
   r.target = "ipu_alltoall";
   r.chip = "ipu-mk2";
   r.batch = 2;
+  r.strategy = "flat";
+  r.tokens = 2;
   r.cores = 1472;
   r.hbm_peak_bytes_per_s = 1e12;
   r.hbm_sustained_bytes_per_s = 0.8e12;
@@ -60,25 +62,55 @@ TEST(ResultsTable, CsvHasTheAxesThenEveryMetricPerDesign) {
   std::string csv = results_csv(spec(), results);
   std::string header =
       "point,status,reason,memory.bandwidth_bytes_per_s,model,target,chip,batch,seq,mode,dtype,"
-      "design,cores,hbm_peak_bytes_per_s,hbm_sustained_bytes_per_s,interconnect_bytes_per_s,"
+      "strategy,design,cores,hbm_peak_bytes_per_s,hbm_sustained_bytes_per_s,interconnect_bytes_per_"
+      "s,"
       "peak_flops_per_s,planned_ms,speedup_vs_basic,of_ideal,hbm_util,noc_util,tflops,"
       "exec_only_ms,overlap_ms,stall_ms,congest_ms,orders,planned_mj,planned_w,sim_ms,"
       "sim_hbm_util,sim_noc_util,sim_sram_util,sim_tflops,sim_exec_only_ms,sim_overlap_ms,"
-      "sim_stall_ms,sim_congest_ms,sim_mj,sim_w\n";
+      "sim_stall_ms,sim_congest_ms,sim_mj,sim_w,tokens,tokens_per_s,sim_tokens_per_s,"
+      "collective_ms,bubble\n";
   std::string basic =
-      "0,ok,,1e12,llama2-7b,ipu_alltoall,ipu-mk2,2,,,,basic,1472,1000000000000,800000000000,"
+      "0,ok,,1e12,llama2-7b,ipu_alltoall,ipu-mk2,2,,,,flat,basic,1472,1000000000000,800000000000,"
       "7000000000000,250000000000000,2,1,0.5,0.5,0.25,1,1,0.5,0.25,0.25,1,500,250,2.5,0.4,0.2,0.1,"
-      "0.8,1,1,0.25,0.25,600,240\n";
+      "0.8,1,1,0.25,0.25,600,240,2,1000,800,,\n";
   std::string ideal =
-      "0,ok,,1e12,llama2-7b,ipu_alltoall,ipu-mk2,2,,,,ideal,1472,1000000000000,800000000000,"
-      "7000000000000,250000000000000,1,2,1,1,0.5,2,0.5,0.5,0,0,1,,,,,,,,,,,,,\n";
+      "0,ok,,1e12,llama2-7b,ipu_alltoall,ipu-mk2,2,,,,flat,ideal,1472,1000000000000,800000000000,"
+      "7000000000000,250000000000000,1,2,1,1,0.5,2,0.5,0.5,0,0,1,,,,,,,,,,,,,,2,2000,,,\n";
   std::string fail_row =
       "1,failed,\"op 'x' needs 8 MiB, \"\"more\"\" than the chip\",2e12,,ipu_alltoall,,,,,,";
   EXPECT_EQ(csv.substr(0, header.size()), header);
   EXPECT_NE(csv.find(basic), std::string::npos) << csv;
   EXPECT_NE(csv.find(ideal), std::string::npos) << csv;
-  EXPECT_NE(csv.find(fail_row + "basic" + std::string(29, ',') + "\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find(fail_row + "ideal,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(fail_row + ",basic" + std::string(34, ',') + "\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(fail_row + ",ideal,"), std::string::npos) << csv;
+}
+
+// A strategy's row: the machine's step, energy, tokens and collectives; no per-chip figures.
+TEST(ResultsTable, AStrategysRowHasTheMachinesStepAndNoPerChipFigures) {
+  PointResult r = ok_point();
+  r.strategy = "tp=8,pp=1,dp=1";
+  r.tokens = 32;
+  r.rows[0].planned = {};
+  r.rows[0].planned.latency_s = 4e-3;
+  r.rows[0].planned.energy_j = 2;
+  r.rows[0].planned.power_w = 500;
+  r.rows[0].simulated_metrics = {};
+  r.rows[0].simulated_metrics.latency_s = 5e-3;
+  r.strategy_rows = {{1e-3, 0.25}, {0.5e-3, 0}};
+  PointResults results;
+  results[0] = r;
+  std::string csv = results_csv(spec(), results);
+  std::string row =
+      "\"tp=8,pp=1,dp=1\",basic,1472,1000000000000,800000000000,7000000000000,250000000000000,"
+      "4,1,0.25,,,,,,,,,2000,500,5,,,,,,,,,,,32,8000,6400,1,0.25\n";
+  EXPECT_NE(csv.find(row), std::string::npos) << csv;
+  auto json = nlohmann::json::parse(results_json(spec(), results));
+  EXPECT_EQ(json["rows"][0]["strategy"], "tp=8,pp=1,dp=1");
+  EXPECT_EQ(json["rows"][0]["collective_ms"], 1.0);
+  EXPECT_EQ(json["rows"][0]["hbm_util"], nullptr);
+  auto back = read_point_json(point_json(r), "p.json").take();
+  EXPECT_EQ(point_json(back), point_json(r));
+  EXPECT_EQ(back.strategy_rows[0].bubble, 0.25);
 }
 
 TEST(ResultsTable, JsonCarriesTheSweepAndTheSameRows) {

@@ -93,7 +93,7 @@ TEST(SweepSpec, Errors) {
   EXPECT_EQ(error_of(base + "plots: [latency_vs_hbm, roofline]\n"),
             "s.yaml:3: 'plots': unknown plot 'roofline'; known: breakdown, latency_vs_hbm, "
             "utilisation_vs_hbm, noc_hbm_heatmap, latency_vs_cores, flops_vs_bandwidth, energy, "
-            "tokens_per_joule");
+            "tokens_per_joule, strategies");
   EXPECT_EQ(error_of("name: t\nbase: {model: m}\n"),
             "s.yaml:2: 'base': missing required key 'target'");
   EXPECT_EQ(error_of("name: t\nbase: {model: m, target: t, simulate: maybe}\n"),
@@ -115,6 +115,13 @@ TEST(SweepSpec, Errors) {
   EXPECT_EQ(error_of("name: t\nbase: {model: m, target: t, groups: 16}\n"),
             "s.yaml:2: 'base.groups': core groups are gone: the simulator always runs one node per "
             "core now; remove the key");
+  EXPECT_EQ(error_of("name: t\nbase: {model: m, target: t, parallel: \"tp=8,mb=0\"}\n"),
+            "s.yaml:2: 'base.parallel': mb=0: expected a whole number from 1 to 4096");
+  EXPECT_EQ(
+      parse_sweep_text("name: t\nbase: {model: m, target: t, parallel: \"pp=4,tp=2\"}\n", "s.yaml")
+          .take()
+          .base.parallel,
+      "pp=4,tp=2");
 }
 
 TEST(SweepSpec, AZipLabelOnOneAxisIsAnError) {
