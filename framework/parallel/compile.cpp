@@ -52,8 +52,14 @@ Result<ModelRequest> stage_request(const ParallelModel& model, const Resolved& r
   if (!model.spec) return request;
   int64_t first = std::accumulate(r.stage_layers.begin(), r.stage_layers.begin() + s, int64_t{0});
   request.shape.batch = r.micro_batch;
-  request.shard = zoo::Shard{.tp = r.tp, .ep = r.ep, .first_layer = first,
-                             .last_layer = first + r.stage_layers[s]};
+  // Said outright, not left to the layer range: beside an empty end stage (stages=0:...) the next
+  // stage starts at layer 0 too, and takes the hidden state instead of embedding again.
+  request.shard = zoo::Shard{.tp = r.tp,
+                             .ep = r.ep,
+                             .first_layer = first,
+                             .last_layer = first + r.stage_layers[s],
+                             .embedding = s == 0,
+                             .head = s + 1 == r.stage_layers.size()};
   return request;
 }
 
@@ -83,8 +89,8 @@ Status compile_stages(PluginSet& plugins, driver::OpenChip& chip, const Parallel
     if (!compilation)
       return Error{compilation.error().kind, compilation.error().code,
                    fmt::format("--parallel {}, stage {} (layers {}-{}) on one chip of {}: {}",
-                               to_string(r), s, stage.first_layer, stage.last_layer,
-                               chip.spec.name, compilation.error().message)};
+                               to_string(r), s, stage.first_layer, stage.last_layer, chip.spec.name,
+                               compilation.error().message)};
     stage.compilation = compiled[key] = out.compilations.size();
     out.compilations.push_back(std::move(*compilation));
     out.stages.push_back(stage);

@@ -250,6 +250,14 @@ int64_t stage_end(const ModelSpec& m, const Shard& shard) {
   return shard.last_layer.value_or(m.layers);
 }
 
+bool embeds(const Shard& shard) {
+  return shard.embedding.value_or(shard.first_layer == 0);
+}
+
+bool ends_in_head(const ModelSpec& m, const Shard& shard) {
+  return shard.head.value_or(stage_end(m, shard) == m.layers);
+}
+
 }  // namespace
 
 Status check_shard(const ModelSpec& m, const Shard& shard) {
@@ -288,9 +296,12 @@ Status check_shard(const ModelSpec& m, const Shard& shard) {
   if (first < 0 || last > m.layers)
     return input_error(range + " are outside " + m.name + "'s " + std::to_string(m.layers) +
                        " layers");
-  if (first >= last)
+  // An empty stage at either end still holds something: the embedding or the LM head, as
+  // PopTransformer gives IPU 0 the embeddings alone.
+  if (first > last || (first == last && !embeds(shard) && !ends_in_head(m, shard)))
     return input_error(range + " hold no layer of " + m.name +
-                       ": a stage is layers [first, last) with first < last");
+                       ": a stage is layers [first, last) with first < last, or empty at either "
+                       "end (the embedding alone, or the LM head alone)");
   return ok_status();
 }
 
@@ -342,7 +353,7 @@ Result<ir::Graph> build_decoder(const ModelSpec& m, const RunShape& shape, const
                      std::to_string(shape.batch) + " s" + std::to_string(seq);
   if (shard.tp > 1) name += " tp" + std::to_string(shard.tp);
   if (shard.ep > 1) name += " ep" + std::to_string(shard.ep);
-  if (first != 0 || last != m.layers)
+  if (first != 0 || last != m.layers || !embeds(shard) || !ends_in_head(m, shard))
     name += " layers " + std::to_string(first) + "-" + std::to_string(last);
   try {
     ZooGraph g(name, m.dtype, shape.weight_dtype);
@@ -362,7 +373,7 @@ Result<ir::Graph> build_decoder(const ModelSpec& m, const RunShape& shape, const
               (m.vocab + tp - 1) / tp,
               expert_load(m, shape, shard)};
     std::string x;
-    if (first == 0) {
+    if (embeds(shard)) {
       x = d.embed();
     } else {  // a later pipeline stage: the previous stage's hidden state
       x = g.tensor("hidden_in", {shape.batch, d.queries, m.hidden}, ir::TensorRole::input, m.dtype);
@@ -376,7 +387,12 @@ Result<ir::Graph> build_decoder(const ModelSpec& m, const RunShape& shape, const
       outputs.push_back(prefix + "v_cache");
     }
     // Only the last stage ends in logits; the others hand their hidden state on.
-    outputs.insert(outputs.begin(), last == m.layers ? d.lm_head(d.norm("final_norm", x)) : x);
+    // A tied head on a stage without the embedding keeps its own copy of the table, as
+    // Megatron's last pipeline stage does.
+    if (ends_in_head(m, shard) && m.tied_embeddings && !embeds(shard))
+      g.weight("embed.weight", {d.vocab, m.hidden});
+    outputs.insert(outputs.begin(),
+                   ends_in_head(m, shard) ? d.lm_head(d.norm("final_norm", x)) : x);
     return g.finish(outputs);
   } catch (const Failure& f) {
     return f.error();
