@@ -241,8 +241,11 @@ PlanSource plan_source(const LoadedModel& model, const OpenChip& chip, const ir:
   s.chip = recorded_path(chip.choice.chip, kYamlFileSuffixes);
   if (chip.one_chip_of > 0 || r.shard != zoo::Shard{}) {
     const zoo::Shard& shard = r.shard;
-    s.stage = PlanSource::Stage{chip.one_chip_of, shard.tp, shard.ep, shard.first_layer,
-                                shard.last_layer.value_or(0)};
+    auto flag = [](std::optional<bool> b) { return b ? int64_t{*b} : int64_t{-1}; };
+    s.stage = PlanSource::Stage{chip.one_chip_of, shard.tp,
+                                shard.ep,         shard.first_layer,
+                                shard.last_layer.value_or(-1), flag(shard.embedding),
+                                flag(shard.head)};
   }
   return s;
 }
@@ -271,7 +274,9 @@ Result<ModelRequest> model_request(const PlanSource& s, const std::string& plan_
                          .ep = s.stage->ep,
                          .first_layer = s.stage->first_layer,
                          .last_layer = std::nullopt};
-    if (s.stage->last_layer > 0) r.shard.last_layer = s.stage->last_layer;
+    if (s.stage->last_layer >= 0) r.shard.last_layer = s.stage->last_layer;
+    if (s.stage->embedding >= 0) r.shard.embedding = s.stage->embedding == 1;
+    if (s.stage->head >= 0) r.shard.head = s.stage->head == 1;
   }
   return r;
 }

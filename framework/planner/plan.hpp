@@ -97,7 +97,9 @@ struct PlanSource {
   // Absent from plans of a whole model on a whole chip, which keep their bytes.
   struct Stage {
     int64_t one_chip_of = 0;
-    int64_t tp = 1, ep = 1, first_layer = 0, last_layer = 0;
+    // zoo::Shard's fields; -1: unset (through the model's last layer; embedding and head where
+    // the layer range says), else the layer, or 0/1.
+    int64_t tp = 1, ep = 1, first_layer = 0, last_layer = -1, embedding = -1, head = -1;
     bool operator==(const Stage&) const = default;
   };
   std::optional<Stage> stage;

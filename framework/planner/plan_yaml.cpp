@@ -75,6 +75,8 @@ void shard_fields(S& s, V&& v) {
   v("ep", s.ep);
   v("first_layer", s.first_layer);
   v("last_layer", s.last_layer);
+  v("embedding", s.embedding);
+  v("head", s.head);
 }
 
 // Above any machine a chip file describes (parallel/strategy.hpp's kMaxDegree); layers below the
@@ -374,7 +376,8 @@ void read_source(const YamlNode& node, PlanSource& source) {
   PlanSource::Stage stage;
   stage.one_chip_of = node.child("one_chip_of").as_int(0, kMaxShardDegree);
   YamlNode shard = node.child("shard");
-  if (!shard.is_map()) throw shard.fail("expected a map {tp, ep, first_layer, last_layer}");
+  if (!shard.is_map())
+    throw shard.fail("expected a map {tp, ep, first_layer, last_layer, embedding, head}");
   std::vector<std::string> keys;
   shard_fields(stage, Keys{keys});
   shard.only_keys(keys);
@@ -382,12 +385,14 @@ void read_source(const YamlNode& node, PlanSource& source) {
   stage.ep = shard.child("ep").as_int(1, kMaxShardDegree);
   stage.first_layer = shard.child("first_layer").as_int(0, kMaxShardLayers);
   YamlNode last = shard.child("last_layer");
-  stage.last_layer = last.as_int(0, kMaxShardLayers);
-  if (stage.last_layer != 0 && stage.last_layer <= stage.first_layer)
+  stage.last_layer = last.as_int(-1, kMaxShardLayers);
+  if (stage.last_layer >= 0 && stage.last_layer < stage.first_layer)
     throw last.fail(fmt::format(
-        "the stage's layers are [first_layer, last_layer): {} must be more than first_layer {} "
-        "(or 0: through the model's last layer)",
+        "the stage's layers are [first_layer, last_layer): {} must be at least first_layer {} "
+        "(or -1: through the model's last layer)",
         stage.last_layer, stage.first_layer));
+  stage.embedding = shard.child("embedding").as_int(-1, 1);
+  stage.head = shard.child("head").as_int(-1, 1);
   source.stage = stage;
 }
 

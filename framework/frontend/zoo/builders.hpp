@@ -46,12 +46,18 @@ struct Shard {
   int64_t ep = 1;  // a MoE layer's routed experts over ep chips (this chip holds experts/ep)
   int64_t first_layer = 0;  // this stage's layers [first_layer, last_layer)
   std::optional<int64_t> last_layer = std::nullopt;  // default: the model's layers
+  // Whether the stage embeds the tokens, and whether it ends in the LM head; unset: when it starts
+  // at layer 0, and when it ends at the model's last layer. Set when an end stage holds no layer
+  // (PopTransformer's embedding-only first IPU): its neighbour starts at layer 0 too but takes the
+  // hidden state.
+  std::optional<bool> embedding = std::nullopt, head = std::nullopt;
   bool operator==(const Shard&) const = default;
 };
 
 // Input errors when the shard does not split the model evenly: tp must divide the attention heads
 // and every FFN width, and divide or be a multiple of the KV heads; ep must divide the routed
-// experts; the layer range must be non-empty and inside the model. A DiT takes the default only.
+// experts; the layer range must be inside the model, and non-empty unless the stage holds the
+// embedding or the LM head. A DiT takes the default only.
 Status check_shard(const ModelSpec& model, const Shard& shard);
 
 // The routed experts of one MoE layer that the shard's chip runs (chip 0, the busiest: under Zipf

@@ -60,8 +60,7 @@ struct Decoder {
   // A gated or plain MLP of width `width` over the normalised `h`; returns the down projection.
   std::string mlp(const std::string& prefix, const std::string& h, int64_t width) const;
   std::string moe(const std::string& prefix, const std::string& h) const;
-  // with_embedding: the graph holds the embedding table (a tied head reads it).
-  std::string lm_head(const std::string& x, bool with_embedding) const;
+  std::string lm_head(const std::string& x) const;
 };
 
 std::string Decoder::embed() const {
@@ -213,13 +212,11 @@ std::string Decoder::mlp_block(const std::string& prefix, const std::string& x) 
   return add(prefix + "ffn_residual", x, out);
 }
 
-std::string Decoder::lm_head(const std::string& x, bool with_embedding) const {
+std::string Decoder::lm_head(const std::string& x) const {
   // Only the last position's logits are needed to pick the next token.
   Rows last{{{"b", batch}}, "b," + std::to_string(queries - 1), "b", {batch}};
   std::string logits;
   if (m.tied_embeddings) {
-    // A head stage without the embedding keeps its own copy of the tied table.
-    if (!with_embedding) g.weight("embed.weight", {vocab, m.hidden});
     logits = g.activation("lm_head", {batch, vocab});
     g.op(logits, OpKind::matmul, "mac", {{"b", batch}, {"k", m.hidden}, {"v", vocab}},
          {x + "[" + last.x_index + ",k]", "embed.weight[v,k]"}, logits + "[b,v]");
@@ -251,6 +248,14 @@ std::vector<int64_t> valid_tps(const ModelSpec& m) {
 
 int64_t stage_end(const ModelSpec& m, const Shard& shard) {
   return shard.last_layer.value_or(m.layers);
+}
+
+bool embeds(const Shard& shard) {
+  return shard.embedding.value_or(shard.first_layer == 0);
+}
+
+bool ends_in_head(const ModelSpec& m, const Shard& shard) {
+  return shard.head.value_or(stage_end(m, shard) == m.layers);
 }
 
 }  // namespace
@@ -291,12 +296,12 @@ Status check_shard(const ModelSpec& m, const Shard& shard) {
   if (first < 0 || last > m.layers)
     return input_error(range + " are outside " + m.name + "'s " + std::to_string(m.layers) +
                        " layers");
-  // A stage of no layers may hold the embedding (the first) or the head (the last), as
-  // PopTransformer's layer_per_ipu gives its first IPU none; a stage in between would hold nothing.
-  if (first > last || (first == last && first != 0 && last != m.layers))
+  // An empty stage at either end still holds something: the embedding or the LM head, as
+  // PopTransformer gives IPU 0 the embeddings alone.
+  if (first > last || (first == last && !embeds(shard) && !ends_in_head(m, shard)))
     return input_error(range + " hold no layer of " + m.name +
-                       ": a stage is layers [first, last) with first < last, or an empty range at "
-                       "either end (the embedding alone, or the head alone)");
+                       ": a stage is layers [first, last) with first < last, or empty at either "
+                       "end (the embedding alone, or the LM head alone)");
   return ok_status();
 }
 
@@ -348,7 +353,7 @@ Result<ir::Graph> build_decoder(const ModelSpec& m, const RunShape& shape, const
                      std::to_string(shape.batch) + " s" + std::to_string(seq);
   if (shard.tp > 1) name += " tp" + std::to_string(shard.tp);
   if (shard.ep > 1) name += " ep" + std::to_string(shard.ep);
-  if (first != 0 || last != m.layers)
+  if (first != 0 || last != m.layers || !embeds(shard) || !ends_in_head(m, shard))
     name += " layers " + std::to_string(first) + "-" + std::to_string(last);
   try {
     ZooGraph g(name, m.dtype, shape.weight_dtype);
@@ -368,11 +373,11 @@ Result<ir::Graph> build_decoder(const ModelSpec& m, const RunShape& shape, const
               (m.vocab + tp - 1) / tp,
               expert_load(m, shape, shard)};
     std::string x;
-    if (first == 0) {
+    if (embeds(shard)) {
       x = d.embed();
     } else {  // a later pipeline stage: the previous stage's hidden state
       x = g.tensor("hidden_in", {shape.batch, d.queries, m.hidden}, ir::TensorRole::input, m.dtype);
-      if (first < last) d.rope_table();
+      if (first < last) d.rope_table();  // a head alone has no attention
     }
     std::vector<std::string> outputs;
     for (int64_t l = first; l < last; ++l) {
@@ -382,7 +387,12 @@ Result<ir::Graph> build_decoder(const ModelSpec& m, const RunShape& shape, const
       outputs.push_back(prefix + "v_cache");
     }
     // Only the last stage ends in logits; the others hand their hidden state on.
-    outputs.insert(outputs.begin(), last == m.layers ? d.lm_head(d.norm("final_norm", x), first == 0) : x);
+    // A tied head on a stage without the embedding keeps its own copy of the table, as
+    // Megatron's last pipeline stage does.
+    if (ends_in_head(m, shard) && m.tied_embeddings && !embeds(shard))
+      g.weight("embed.weight", {d.vocab, m.hidden});
+    outputs.insert(outputs.begin(),
+                   ends_in_head(m, shard) ? d.lm_head(d.norm("final_norm", x)) : x);
     return g.finish(outputs);
   } catch (const Failure& f) {
     return f.error();

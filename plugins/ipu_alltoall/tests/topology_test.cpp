@@ -163,8 +163,8 @@ TEST(Params, BadValuesNameTheirKey) {
             "unknown topology parameter 'cores_per_chipp' (did you mean 'cores_per_chip'?)");
 }
 
-TEST(Presets, Mk2AndPod4Build) {
-  for (const char* file : {"ipu-mk2", "ipu-pod4"}) {
+TEST(Presets, Mk2Pod4AndPod8Build) {
+  for (const char* file : {"ipu-mk2", "ipu-pod4", "ipu-pod8"}) {
     Preset preset = load_preset(std::string(TESSERA_CHIPS_DIR) + "/" + file + ".yaml");
     EXPECT_EQ(preset.target, "ipu_alltoall");
     EXPECT_EQ(construction_error<IpuTopology>(preset.topology), "") << file;
@@ -175,6 +175,20 @@ TEST(Presets, Mk2AndPod4Build) {
   EXPECT_EQ(t.info().num_cores, 4 * kTiles);
   EXPECT_EQ(t.info().num_endpoints, 4 * (kTiles + 1 + 4));
   EXPECT_EQ(t.info().num_links, 4 * (2 * kTiles + 2 * 4) + 4 * 3);
+}
+
+// Two IPU-M2000s: every pair of the 8 chips linked, at the plugin's even split of a chip's
+// 160 GB/s out (the file states it rather than leaving it to the default).
+TEST(Presets, Pod8LinksEveryPairAtTheEvenSplit) {
+  Preset pod = load_preset(std::string(TESSERA_CHIPS_DIR) + "/ipu-pod8.yaml");
+  IpuTopology t = make(pod.topology);
+  EXPECT_STREQ(t.info().name, "ipu-pod8");
+  EXPECT_EQ(t.info().num_cores, 8 * kTiles);
+  EXPECT_EQ(t.info().num_links, 8 * (2 * kTiles + 2 * 4) + 8 * 7);
+  tessera_link chip_link = t.link(checked_route(t, 0, 7 * kTiles)[1]);
+  EXPECT_EQ(chip_link.link_class, TESSERA_LINK_CHIP_TO_CHIP);
+  EXPECT_NEAR(chip_link.bytes_per_s, 160e9 / 7, 1e6);
+  EXPECT_DOUBLE_EQ(chip_link.latency_s, 250e-9);
 }
 
 }  // namespace

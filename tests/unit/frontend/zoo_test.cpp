@@ -208,7 +208,7 @@ double weight_bytes(const ir::Graph& g) {
 // Spelled out: a designated initializer leaving fields out is a warning.
 Shard make_shard(int64_t tp, int64_t ep = 1, int64_t first = 0,
                  std::optional<int64_t> last = std::nullopt) {
-  return Shard{tp, ep, first, last};
+  return Shard{tp, ep, first, last, std::nullopt, std::nullopt};
 }
 
 ir::Graph build_shard(const std::string& name, const RunShape& shape, const Shard& shard) {
@@ -276,6 +276,33 @@ TEST(ZooShard, FewerKvHeadsThanChipsAreReplicated) {
   EXPECT_DOUBLE_EQ(ir::totals(g).kv_cache_bytes, 2.0 * 32 * 1 * 128 * 256 * 2);
 }
 
+// PopTransformer's layer map gives the first IPU no layer (stages=0:6:7:...): that stage is the
+// embedding alone, and the next, though it starts at layer 0 too, takes the hidden state; an empty
+// last stage is the LM head alone. Either way the stages add up to the whole.
+TEST(ZooShard, EmptyEndStagesHoldTheEmbeddingOrTheHead) {
+  ModelSpec spec = find_model("llama3.1-8b").take();
+  RunShape shape = run_shape(4, 256, Mode::decode);
+  ir::Graph whole = build_model(spec, shape).take();
+  auto stage = [&](int64_t first, int64_t last, bool embedding, bool head) {
+    return build_model(spec, shape, Shard{1, 1, first, last, embedding, head}).take();
+  };
+  ir::Graph embedding = stage(0, 0, true, false);
+  ir::Graph layers = stage(0, 32, false, false);
+  ir::Graph head = stage(32, 32, false, true);
+  EXPECT_NE(embedding.find_tensor("tokens"), nullptr);
+  EXPECT_EQ(ir::totals(embedding).kv_cache_bytes, 0);
+  EXPECT_EQ(layers.find_tensor("tokens"), nullptr) << "the embedding is the stage before";
+  EXPECT_NE(layers.find_tensor("hidden_in"), nullptr);
+  EXPECT_EQ(head.outputs().front(), "lm_head");
+  EXPECT_DOUBLE_EQ(weight_bytes(embedding) + weight_bytes(layers) + weight_bytes(head),
+                   weight_bytes(whole));
+  EXPECT_DOUBLE_EQ(ir::totals(embedding).flops + ir::totals(layers).flops + ir::totals(head).flops,
+                   ir::totals(whole).flops);
+  EXPECT_EQ(build_model(spec, shape, Shard{1, 1, 0, 0, false, false}).error().message,
+            "layers 0-0 hold no layer of llama3.1-8b: a stage is layers [first, last) with "
+            "first < last, or empty at either end (the embedding alone, or the LM head alone)");
+}
+
 TEST(ZooShard, PipelineStagesAddUpToTheWhole) {
   ModelSpec spec = find_model("llama3.1-8b").take();
   for (auto mode : {Mode::decode, Mode::prefill}) {
@@ -333,15 +360,7 @@ TEST(ZooShard, ClearErrorsForShardsThatDoNotSplitTheModel) {
   EXPECT_EQ(error(llama, make_shard(1, 1, -1)), "layers -1-32 are outside llama3.1-8b's 32 layers");
   EXPECT_EQ(error(llama, make_shard(1, 1, 10, 10)),
             "layers 10-10 hold no layer of llama3.1-8b: a stage is layers [first, last) with "
-            "first < last, or an empty range at either end (the embedding alone, or the head "
-            "alone)");
-  // PopTransformer's first IPU holds no layer: the embedding alone; the head alone at the end.
-  ir::Graph embedding = build_model(llama, run_shape(1, 256, Mode::decode),
-                                    make_shard(1, 1, 0, 0)).take();
-  EXPECT_EQ(embedding.name(), "llama3.1-8b decode b1 s256 layers 0-0");
-  ir::Graph head = build_model(llama, run_shape(1, 256, Mode::decode),
-                               make_shard(1, 1, 32, 32)).take();
-  EXPECT_NE(head.find_tensor("lm_head.weight"), nullptr);
+            "first < last, or empty at either end (the embedding alone, or the LM head alone)");
   EXPECT_EQ(error(llama, make_shard(1, 8)), "ep=8 for llama3.1-8b, which has no experts");
   EXPECT_EQ(error(mixtral, make_shard(1, 3)),
             "ep=3 does not divide mixtral-8x7b's 8 experts; ep may be one of 1, 2, 4, 8");

@@ -135,7 +135,8 @@ TEST(ParallelYaml, RefusesAStagePlanThatNoLongerMatches) {
   spill(dir / "parallel.yaml", w.parallel_yaml);
   std::string stage0 = slurp(w.dir / "stage-0.yaml");
   spill(dir / "stage-1.yaml", slurp(w.dir / "stage-1.yaml"));
-  const std::string shard = "shard: {tp: 4, ep: 1, first_layer: 0, last_layer: 16}";
+  const std::string shard =
+      "shard: {tp: 4, ep: 1, first_layer: 0, last_layer: 16, embedding: 1, head: 0}";
   ASSERT_NE(stage0.find(shard), std::string::npos);
   // The first stage's plan swapped for the second's: its layers are not the stage's.
   spill(dir / "stage-0.yaml", slurp(w.dir / "stage-1.yaml"));
@@ -151,7 +152,7 @@ TEST(ParallelYaml, RefusesAStagePlanThatNoLongerMatches) {
   // A shard a plan cannot have: refused where it is read, at its line.
   std::string bad = stage0;
   bad.replace(bad.find(shard), shard.size(),
-              "shard: {tp: 4, ep: 1, first_layer: 8, last_layer: 4}");
+              "shard: {tp: 4, ep: 1, first_layer: 8, last_layer: 4, embedding: 0, head: 0}");
   auto parsed = planner::parse_plan_yaml(bad, "stage-0.yaml");
   ASSERT_FALSE(parsed.ok());
   EXPECT_NE(parsed.error().message.find("stage-0.yaml:"), std::string::npos)
