@@ -14,39 +14,6 @@
 namespace tessera::parallel {
 namespace {
 
-// One chip of the machine: the chip file with its chip count set to one wherever a section states
-// it (an IPU pod's `chips` in its topology and cost model, a Wormhole mesh's `chips.x` and
-// `chips.y`), the machine-wide HBM scale divided by the chips.
-Result<driver::OpenChip> one_chip(PluginSet& plugins, const driver::OpenChip& chip) {
-  ChipSpec spec = chip.spec;
-  for (auto& [section, params] : spec.sections)
-    for (auto& [key, value] : params.params.items)
-      if (key == "chips" || key == "chips.x" || key == "chips.y") value = "1";
-  if (spec.scale.hbm_bytes_per_s > 0) spec.scale.hbm_bytes_per_s /= chip.models.machine.chips;
-  auto one = driver::open_chip(plugins, driver::ResolvedChip{chip.choice, chip.target, spec});
-  if (!one) return one.error();
-  if (one->models.machine.chips != 1)
-    return Error{ErrorKind::internal, StatusCode::internal,
-                 fmt::format("{}: one chip of it opened as {} chips", chip.spec.name,
-                             one->models.machine.chips)};
-  one->models.core_cost = chip.models.core_cost;
-  return one;
-}
-
-struct Placement {
-  std::vector<uint32_t> order;  // the machine's chips along its ring
-  int64_t tp = 1, pp = 1;
-  // Replica r's stage s's tensor rank t: consecutive along the ring, so a group's chips neighbour.
-  uint32_t chip(int64_t r, int64_t s, int64_t t) const {
-    return order[static_cast<size_t>((r * pp + s) * tp + t)];
-  }
-  std::vector<uint32_t> group(int64_t r, int64_t s) const {
-    std::vector<uint32_t> g;
-    for (int64_t t = 0; t < tp; ++t) g.push_back(chip(r, s, t));
-    return g;
-  }
-};
-
 Result<ModelRequest> stage_request(const ParallelModel& model, const Resolved& r, size_t s) {
   ModelRequest request = model.request;
   if (!model.spec) return request;
@@ -67,7 +34,7 @@ Result<ModelRequest> stage_request(const ParallelModel& model, const Resolved& r
 Status compile_stages(PluginSet& plugins, driver::OpenChip& chip, const ParallelModel& model,
                       const driver::CompileOptions& options, const Placement& place,
                       ParallelCompilation& out) {
-  auto one = one_chip(plugins, chip);
+  auto one = driver::open_one_chip(plugins, chip);
   if (!one) return one.error();
   std::map<std::tuple<int64_t, bool, bool>, size_t> compiled;
   const Resolved& r = out.strategy;
@@ -76,7 +43,8 @@ Status compile_stages(PluginSet& plugins, driver::OpenChip& chip, const Parallel
     if (!request) return request.error();
     StageRun stage{request->shard.first_layer,
                    request->shard.last_layer.value_or(request->shard.first_layer),
-                   place.group(0, static_cast<int64_t>(s)), 0};
+                   place.group(0, static_cast<int64_t>(s)), 0,
+                   place.stage_chips(r.dp, static_cast<int64_t>(s))};
     auto key = std::make_tuple(r.stage_layers[s], s == 0, s + 1 == r.stage_layers.size());
     if (auto it = compiled.find(key); it != compiled.end()) {
       stage.compilation = it->second;
@@ -108,10 +76,7 @@ Result<ParallelCompilation> compile_parallel(PluginSet& plugins, driver::OpenChi
   if (!resolved) return resolved.error();
   auto graph = collective::chip_graph(chip.models.topology);
   if (!graph) return graph.error();
-  std::vector<uint32_t> all(chip.models.machine.chips);
-  std::iota(all.begin(), all.end(), 0u);
-  Placement place{collective::ring_order(*graph, all), resolved->tp,
-                  static_cast<int64_t>(resolved->stage_layers.size())};
+  Placement place = placement(*graph, *resolved);
   ParallelCompilation out;
   out.strategy = *resolved;
   if (auto status = compile_stages(plugins, chip, model, options, place, out); !status)

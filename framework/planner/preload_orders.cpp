@@ -5,7 +5,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
-#include <set>
+#include <map>
+#include <utility>
 
 namespace tessera::planner {
 
@@ -19,7 +20,14 @@ class OrderTree {
         d_(max_displacement),
         fits_(fits),
         max_orders_(max_orders),
-        used_(kinds.size(), false) {}
+        used_(kinds.size(), false),
+        previous_of_kind_(kinds.size(), -1) {
+    std::map<int, int> last;
+    for (size_t x = 0; x < kinds.size(); ++x) {
+      auto [it, fresh] = last.try_emplace(kinds[x], static_cast<int>(x));
+      if (!fresh) previous_of_kind_[x] = std::exchange(it->second, static_cast<int>(x));
+    }
+  }
 
   // Every order, or nullopt once there are more than max_orders.
   std::optional<std::vector<std::vector<int>>> build() {
@@ -34,9 +42,7 @@ class OrderTree {
     int slot = static_cast<int>(prefix_.size());
     int n = static_cast<int>(kinds_.size());
     if (slot == n) {
-      std::vector<int> seq;
-      for (int x : prefix_) seq.push_back(kinds_[x]);
-      if (seen_.insert(seq).second) orders_.push_back(prefix_);
+      orders_.push_back(prefix_);
       return;
     }
     // An op more than d slots behind must take this slot, or no order completes.
@@ -44,6 +50,13 @@ class OrderTree {
     bool forced = overdue >= 0 && !used_[overdue];
     for (int x = std::max(0, slot - d_); x <= std::min(n - 1, slot + d_); ++x) {
       if (used_[x] || (forced && x != overdue)) continue;
+      // Units of one kind are taken in their own order: any order of the kinds that some
+      // permutation gives, this one gives too (within the displacement whenever any does: the
+      // order-keeping match of equal units moves none further), and it is the lexicographically
+      // first. So each order of kinds is made once, without trying the factorial many of its
+      // permutations (eight experts of one kind in a layer: 40,320 each).
+      int before = previous_of_kind_[x];
+      if (before >= 0 && !used_[before]) continue;
       prefix_.push_back(x);
       used_[x] = true;
       if (fits_(prefix_)) grow();
@@ -57,8 +70,8 @@ class OrderTree {
   const std::function<bool(const std::vector<int>&)>& fits_;
   size_t max_orders_;
   std::vector<bool> used_;
+  std::vector<int> previous_of_kind_;  // the unit of the same kind before each, or -1
   std::vector<int> prefix_;
-  std::set<std::vector<int>> seen_;
   std::vector<std::vector<int>> orders_;
 };
 
