@@ -50,7 +50,8 @@ Cell cell(std::string model, int64_t batch, int64_t seq, bool bfp8, std::string 
 }
 
 // One cell per strategy family on each multi-chip preset it is deployed on. GPT-2 XL has 25 heads,
-// which no tensor-parallel degree of the IPU-POD4 divides, so it has no tp cell.
+// which no tensor-parallel degree of the IPU-POD4 divides, so it has no tp cell; on 8 IPUs it runs
+// PopTransformer's layer map. Qwen's 60 experts take ep=4, not ep=8 (its refusal is a cell).
 std::vector<Cell> cells() {
   const std::string tt = "mesh_tenstorrent", ipu = "ipu_alltoall";
   return {
@@ -64,7 +65,9 @@ std::vector<Cell> cells() {
       cell("llama3.1-8b", 8, 1024, true, tt, "wormhole-t3000", "dp=8"),
       cell("gpt2-xl", 1, 264, false, ipu, "ipu-pod4", "pp=4"),
       cell("gpt2-xl", 4, 264, false, ipu, "ipu-pod4", "dp=4"),
+      cell("gpt2-xl", 1, 264, false, ipu, "ipu-pod8", "stages=0:6:7:7:7:7:7:7"),
       cell("mixtral-8x7b", 8, 1024, true, tt, "wormhole-t3000", "ep=8,tp=1"),
+      cell("qwen1.5-moe-a2.7b", 32, 1024, false, tt, "wormhole-t3000", "ep=4"),
       cell("qwen1.5-moe-a2.7b", 32, 1024, false, tt, "wormhole-t3000", "ep=8"),
   };
 }
