@@ -242,9 +242,12 @@ PlanSource plan_source(const LoadedModel& model, const OpenChip& chip, const ir:
   if (chip.one_chip_of > 0 || r.shard != zoo::Shard{}) {
     const zoo::Shard& shard = r.shard;
     auto flag = [](std::optional<bool> b) { return b ? int64_t{*b} : int64_t{-1}; };
-    s.stage = PlanSource::Stage{chip.one_chip_of, shard.tp,
-                                shard.ep,         shard.first_layer,
-                                shard.last_layer.value_or(-1), flag(shard.embedding),
+    s.stage = PlanSource::Stage{chip.one_chip_of,
+                                shard.tp,
+                                shard.ep,
+                                shard.first_layer,
+                                shard.last_layer.value_or(-1),
+                                flag(shard.embedding),
                                 flag(shard.head)};
   }
   return s;

@@ -180,9 +180,11 @@ std::vector<DesignStep> compose_steps(const ParallelCompilation& c, const Parall
       const double count = static_cast<double>(use.per_micro_batch);
       (is_send ? send_planned : planned)[use.stage] += count * use.planned.seconds;
       (is_send ? send_simulated : simulated)[use.stage] += count * use.simulated_s.value_or(0);
-      step.collective_planned_s += count * static_cast<double>(r.micro_batches) * use.planned.seconds;
+      step.collective_planned_s +=
+          count * static_cast<double>(r.micro_batches) * use.planned.seconds;
       if (energy)
-        collective_j += count * use.planned.link_bytes * static_cast<double>(use.concurrent.size()) *
+        collective_j += count * use.planned.link_bytes *
+                        static_cast<double>(use.concurrent.size()) *
                         static_cast<double>(r.micro_batches) * energy->chip_link_j_per_byte;
     }
     step.stage_planned_s = planned;

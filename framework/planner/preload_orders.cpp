@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <optional>
 #include <map>
+#include <optional>
 #include <utility>
 
 namespace tessera::planner {

@@ -62,8 +62,7 @@ std::string parallel_steps_table(const ParallelCompilation& c) {
                    fmt::format("{:.1f}%", 100 * d.bubble),
                    d.simulated_s ? ms_text(*d.simulated_s) : "-", diff,
                    d.energy_j ? fmt::format("{:.3f}", *d.energy_j / d.tokens * 1e3) : "-",
-                   d.collective_j ? fmt::format("{:.3f}", *d.collective_j / d.tokens * 1e3)
-                                  : "-"});
+                   d.collective_j ? fmt::format("{:.3f}", *d.collective_j / d.tokens * 1e3) : "-"});
   }
   return table.render();
 }
