@@ -201,7 +201,10 @@ int run_compile(const GlobalOptions& global, const CompileOptions& o) {
       return run_parallel(plugins, chip, o, model, strategy, options, choice, searched);
   }
   driver::LoadedModel model = driver::load(model_request(*o.model)).take();
-  driver::Compilation compilation = driver::compile(chip, model, options).take();
+  // The search compiled flat already (planned only): its compile stands unless --simulate.
+  driver::Compilation compilation = searched && searched->flat && !options.simulate
+                                        ? std::move(*searched->flat)
+                                        : driver::compile(chip, model, options).take();
 
   const Machine& machine = chip.models.machine;
   const ir::Graph& planned = *compilation.graph;

@@ -31,6 +31,10 @@ ModelOptionSet::ModelOptionSet(CLI::App* cmd, std::shared_ptr<ModelOptions> opti
                       "1.0625 bytes); activations and KV cache keep --dtype, ops compute in it. "
                       "Only where the target stores it (default: --dtype)")
           ->check(CLI::IsMember({"fp16", "bf16", "fp8", "bfp8"}));
+  expert_skew_ = cmd->add_option("--expert-skew", o.expert_skew,
+                                 "Zoo mixture-of-experts models: routing skew s, expert i's share "
+                                 "of tokens as (i+1)^-s (0: uniform, the default; at most 4)")
+                     ->check(bounded("model", "--expert-skew"));
   cmd->add_flag("--skip-unsupported", o.words.skip_unsupported,
                 "ONNX: import unsupported ops as zero-cost placeholders (with a warning)");
 }
@@ -42,6 +46,7 @@ void ModelOptionSet::finish() const {
   if (mode_->count()) o.words.mode = o.mode;
   if (dtype_->count()) o.words.dtype = o.dtype;
   if (weight_dtype_->count()) o.words.weight_dtype = o.weight_dtype;
+  if (expert_skew_->count()) o.words.expert_skew = o.expert_skew;
 }
 
 ModelRequest model_request(const ModelOptions& o) {

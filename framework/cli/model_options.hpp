@@ -21,6 +21,7 @@ struct ModelOptions {
   std::string mode;
   std::string dtype;
   std::string weight_dtype;
+  double expert_skew = 0;
 };
 
 // Adds MODEL (required when `model_required`) and the model options to `cmd`. Call
@@ -34,7 +35,7 @@ class ModelOptionSet {
 
  private:
   std::shared_ptr<ModelOptions> options_;
-  CLI::Option *batch_, *seq_, *mode_, *dtype_, *weight_dtype_;
+  CLI::Option *batch_, *seq_, *mode_, *dtype_, *weight_dtype_, *expert_skew_;
 };
 
 // The request load_model takes (driver::parse_model_request's usage errors).

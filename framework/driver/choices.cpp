@@ -105,7 +105,9 @@ Result<ModelRequest> parse_model_request(const ModelWords& words) {
     if (!dtype) return dtype.error();
     request.shape.weight_dtype = *dtype;
   }
-  request.shape_given = words.batch || words.seq || words.mode || words.dtype || words.weight_dtype;
+  if (words.expert_skew) request.shape.expert_skew = *words.expert_skew;
+  request.shape_given = words.batch || words.seq || words.mode || words.dtype ||
+                        words.weight_dtype || words.expert_skew;
   return request;
 }
 

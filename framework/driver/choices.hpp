@@ -45,6 +45,7 @@ struct ModelWords {
   std::vector<std::string> dims;  // NAME=VALUE, binding a symbolic ONNX dimension
   std::optional<int64_t> batch, seq;
   std::optional<std::string> mode, dtype, weight_dtype;
+  std::optional<double> expert_skew;  // --expert-skew: a MoE model's routing skew (zoo::RunShape)
   bool skip_unsupported = false;
 };
 

@@ -28,6 +28,8 @@ constexpr int64_t kMaxPluginSeconds = 86400;
 constexpr std::array kBounds = {
     OptionBound{"model", "--batch", true, 1, zoo::kMaxBatch, false},
     OptionBound{"model", "--seq", true, 1, zoo::kMaxSeq, false},
+    OptionBound{"model", "--expert-skew", false, 0, static_cast<int64_t>(zoo::kMaxExpertSkew),
+                false},
     OptionBound{"compile", "--threads", true, 1, kMaxThreads, false},
     OptionBound{"conformance", "--deadline", true, 1, kMaxPluginSeconds, false},
     OptionBound{"compile", "--max-displacement", true, 0, 8, false},

@@ -239,6 +239,7 @@ PlanSource plan_source(const LoadedModel& model, const OpenChip& chip, const ir:
   s.graph_ops = planned.ops().size();
   s.target = chip.target.name;
   s.chip = recorded_path(chip.choice.chip, kYamlFileSuffixes);
+  s.expert_skew = r.shape.expert_skew;
   if (chip.one_chip_of > 0 || r.shard != zoo::Shard{}) {
     const zoo::Shard& shard = r.shard;
     auto flag = [](std::optional<bool> b) { return b ? int64_t{*b} : int64_t{-1}; };
@@ -272,6 +273,7 @@ Result<ModelRequest> model_request(const PlanSource& s, const std::string& plan_
   if (!dims) return dims.error();
   r.onnx.dims = std::move(*dims);
   r.onnx.skip_unsupported = s.skip_unsupported != 0;
+  r.shape.expert_skew = s.expert_skew;
   if (s.stage) {
     r.shard = zoo::Shard{.tp = s.stage->tp,
                          .ep = s.stage->ep,

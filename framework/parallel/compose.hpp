@@ -17,9 +17,12 @@ std::vector<int64_t> divisors(int64_t n);
 struct Placement {
   std::vector<uint32_t> order;  // the machine's chips along its ring
   int64_t tp = 1, pp = 1;
-  // Replica r's stage s's tensor rank t: consecutive along the ring, so a group's chips neighbour.
+  // Replica r's stage s's tensor rank t: consecutive along the ring, so a group's chips neighbour;
+  // every other group counts its ranks backwards along it, so that rank t of one group and rank t
+  // of the next (a stage's send) are as near as the ring makes them (a snake's turn: adjacent).
   uint32_t chip(int64_t r, int64_t s, int64_t t) const {
-    return order[static_cast<size_t>((r * pp + s) * tp + t)];
+    int64_t group = r * pp + s;
+    return order[static_cast<size_t>(group * tp + (group % 2 == 0 ? t : tp - 1 - t))];
   }
   std::vector<uint32_t> group(int64_t r, int64_t s) const {
     std::vector<uint32_t> g;

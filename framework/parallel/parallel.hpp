@@ -130,11 +130,15 @@ struct Search {
   Rank rank = Rank::latency;
   std::vector<Candidate> tried;  // flat first, then by tp, pp, mb
   std::optional<size_t> best;    // none: nothing fits (each reason says why)
+  // The flat candidate's compile (planned, not simulated), for a caller that runs it when it
+  // wins instead of compiling it again; absent when it failed.
+  std::optional<driver::Compilation> flat;
 };
 
 // Every (tp, pp, dp, mb) whose product uses the machine's chips, and flat; each resolved, and
-// compiled when it resolves, with options' designs (the candidate's figure is its fastest design
-// but Ideal). Errors only from plugins and internal ones: an infeasible candidate is a row.
+// compiled when it resolves, with options' designs but not simulated (the ranking reads the
+// planned step; the candidate's figure is its fastest design but Ideal). Errors only from plugins
+// and internal ones: an infeasible candidate is a row.
 Result<Search> search_strategies(PluginSet& plugins, driver::OpenChip& chip,
                                  const ParallelModel& model, const driver::CompileOptions& options,
                                  Rank rank);

@@ -55,18 +55,21 @@ void fill(Candidate& c, const Figures& f) {
 }
 
 Result<Figures> flat_figures(driver::OpenChip& chip, const ParallelModel& model,
-                             const driver::CompileOptions& options) {
+                             const driver::CompileOptions& options,
+                             std::optional<driver::Compilation>& kept) {
   auto loaded = driver::load(model.request);
   if (!loaded) return loaded.error();
   auto compiled = driver::compile(chip, *loaded, options);
   if (!compiled) return compiled.error();
+  kept = std::move(*compiled);
+  const driver::Compilation* flat = &*kept;
   Figures f;
   const auto& shape = model.request.shape;
   bool prefill = shape.mode.value_or(zoo::Mode::decode) == zoo::Mode::prefill;
   f.tokens = model.spec ? static_cast<double>(shape.batch) *
                               (prefill ? static_cast<double>(shape.seq.value_or(2048)) : 1)
                         : 1;
-  for (const auto& d : compiled->designs)
+  for (const auto& d : flat->designs)
     if (d.plan.result.design != planner::Design::ideal && d.plan.result.latency_s < f.step_s) {
       f.step_s = d.plan.result.latency_s;
       f.energy_j.reset();
@@ -125,9 +128,10 @@ Result<Search> search_strategies(PluginSet& plugins, driver::OpenChip& chip,
   driver::OpPlanCache cache;
   driver::CompileOptions shared = options;
   if (!shared.op_plans) shared.op_plans = &cache;
+  shared.simulate = false;
   for (const ParallelStrategy& s : candidates(model, chip.models.machine.chips)) {
     Candidate c{s, "", std::nullopt, std::nullopt, std::nullopt};
-    auto figures = s.flat ? flat_figures(chip, model, shared)
+    auto figures = s.flat ? flat_figures(chip, model, shared, search.flat)
                           : strategy_figures(plugins, chip, model, s, shared);
     if (!figures && figures.error().kind != ErrorKind::input) return figures.error();
     if (figures)

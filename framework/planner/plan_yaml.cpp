@@ -226,6 +226,7 @@ void emit_map(YAML::Emitter& out, const char* key, const T& value, Fields fields
 void emit_source(YAML::Emitter& out, const PlanSource& source) {
   out << YAML::Key << "source" << YAML::Value << YAML::BeginMap;
   source_fields(source, Emit{out});
+  if (source.expert_skew > 0) Emit{out}("expert_skew", source.expert_skew);
   if (source.stage) {
     Emit{out}("one_chip_of", source.stage->one_chip_of);
     emit_map(
@@ -371,7 +372,10 @@ OpSchedule read_op(const YamlNode& node, int index, size_t ops) {
 
 // The source's keys, and a stage's `one_chip_of` and `shard` (both or neither), each bounded.
 void read_source(const YamlNode& node, PlanSource& source) {
-  read_map(node, source, [](auto& s, auto&& v) { source_fields(s, v); }, {"one_chip_of", "shard"});
+  read_map(node, source, [](auto& s, auto&& v) { source_fields(s, v); },
+           {"expert_skew", "one_chip_of", "shard"});
+  if (node.has("expert_skew"))
+    source.expert_skew = parse_number(node.child("expert_skew"), "expert_skew");
   if (!node.has("one_chip_of") && !node.has("shard")) return;
   PlanSource::Stage stage;
   stage.one_chip_of = node.child("one_chip_of").as_int(0, kMaxShardDegree);

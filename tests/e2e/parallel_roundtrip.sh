@@ -17,7 +17,7 @@ for f in parallel.yaml stage-0.yaml stage-1.yaml; do
   [[ -f "$dir/out/$f" ]] || fail "no $f: $(ls "$dir/out")"
 done
 grep -q '^  one_chip_of: 8$' "$dir/out/stage-0.yaml" || fail "stage-0.yaml records no one_chip_of"
-grep -q '^  shard: {tp: 4, ep: 1, first_layer: 16, last_layer: 32}$' "$dir/out/stage-1.yaml" ||
+grep -q '^  shard: {tp: 4, ep: 1, first_layer: 16, last_layer: 32, embedding: 0, head: 1}$' "$dir/out/stage-1.yaml" ||
   fail "stage-1.yaml's shard: $(grep shard "$dir/out/stage-1.yaml")"
 
 "$tessera" simulate "$dir/out/parallel.yaml" --trace "$dir/trace.json" >"$dir/sim.out" 2>&1 ||

@@ -15,8 +15,8 @@ CLI = os.environ["TESSERA_CLI"]
 # option, and the keywords that take a number. Every other keyword is in WORDS, so a keyword added
 # to a function fails test_every_keyword_is_a_number_or_a_word until it is placed (and bounded).
 TWINS = {
-    "compile": ("compile", ["x"], {"batch", "seq", "threads"}),
-    "inspect": ("inspect", ["x"], {"batch", "seq"}),
+    "compile": ("compile", ["x"], {"batch", "seq", "threads", "expert_skew"}),
+    "inspect": ("inspect", ["x"], {"batch", "seq", "expert_skew"}),
     "map": ("map", [], {"batch", "seq", "time_limit", "seed", "threads"}),
     "layout": ("layout", ["--shape", "4"], {"candidates"}),
     "sweep": ("sweep", ["x"], {"threads"}),

@@ -44,10 +44,12 @@ def _bounded(command, **values):
             _tessera.check_bound(command, keyword, str(value))
 
 
-def _words(batch, seq, mode, dtype, weight_dtype, dims=None, skip_unsupported=False):
-    _bounded("model", batch=batch, seq=seq)
+def _words(batch, seq, mode, dtype, weight_dtype, dims=None, skip_unsupported=False,
+           expert_skew=None):
+    _bounded("model", batch=batch, seq=seq, expert_skew=expert_skew)
     w = _tessera.ModelWords()
     w.batch, w.seq, w.mode, w.dtype, w.weight_dtype = batch, seq, mode, dtype, weight_dtype
+    w.expert_skew = expert_skew
     if dims is not None and not isinstance(dims, dict):
         raise TypeError(f"dims: expected a dict of dimension names to sizes, "
                         f"got {type(dims).__name__}")
@@ -66,7 +68,7 @@ def targets():
 def compile(model, target, chip="", design="elk-full", simulate=True, batch=None, seq=None, mode=None,
             dtype=None, weight_dtype=None, dims=None, skip_unsupported=False, threads=None,
             memory_detail="fast", objective="latency", core_cost=None, progress=None,
-            parallel=None, rank="latency"):
+            parallel=None, rank="latency", expert_skew=None):
     """Plan `model` (a zoo name, or a .onnx / workload .yaml path) on `target`'s `chip` (a preset
     or chip file; "" the target's default), as `tessera compile --format json [--simulate]`.
 
@@ -90,22 +92,24 @@ def compile(model, target, chip="", design="elk-full", simulate=True, batch=None
     every chip). With a strategy the result is its document (format tessera-parallel-1: each
     design's step, the stages, the collectives; docs/planner.md); "auto" adds "search", every
     strategy tried ranked by `rank` ("latency", "throughput" or "energy"), and when flat wins
-    returns the flat compile document with "search" beside it.
+    returns the flat compile document with "search" beside it. expert_skew: a mixture-of-experts
+    zoo model's routing skew, as --expert-skew (0, the default: uniform).
     """
     _bounded("compile", threads=threads)
     if parallel not in (None, "flat"):
-        words = _words(batch, seq, mode, dtype, weight_dtype, dims, skip_unsupported)
+        words = _words(batch, seq, mode, dtype, weight_dtype, dims, skip_unsupported, expert_skew)
         doc = _tessera.compile_parallel(model, target, chip, design, simulate, words,
                                         threads or 0, objective, parallel, rank)
         if not doc.get("flat"):
             return doc
         flat = compile(model, target, chip, design, simulate, batch, seq, mode, dtype,
                        weight_dtype, dims, skip_unsupported, threads, memory_detail, objective,
-                       core_cost, progress)
+                       core_cost, progress, expert_skew=expert_skew)
         flat["search"] = doc["search"]
         return flat
     return _tessera.compile(model, target, chip, design, simulate,
-                            _words(batch, seq, mode, dtype, weight_dtype, dims, skip_unsupported),
+                            _words(batch, seq, mode, dtype, weight_dtype, dims, skip_unsupported,
+                                   expert_skew),
                             threads or 0, memory_detail, objective, core_cost or "", progress)
 
 
@@ -118,11 +122,12 @@ def simulate(plan, memory_detail="fast", trace=None, force=False):
 
 
 def inspect(model, batch=None, seq=None, mode=None, dtype=None, weight_dtype=None, dims=None,
-            skip_unsupported=False):
+            skip_unsupported=False, expert_skew=None):
     """The model's ops as Einsums with FLOPs and bytes, as `tessera inspect --format json`
-    (format tessera-inspect-1)."""
+    (format tessera-inspect-1). expert_skew: a mixture-of-experts zoo model's routing skew, as
+    --expert-skew."""
     return _tessera.inspect(model, _words(batch, seq, mode, dtype, weight_dtype, dims,
-                                          skip_unsupported))
+                                          skip_unsupported, expert_skew))
 
 
 def map(workload=None, arch="tpu_v4i_like", objective="edp", model=None, op=None, batch=None,
