@@ -46,11 +46,18 @@ struct Builder {
   const GroupOf& group_of;
   std::vector<CollectiveUse> uses;
 
+  // The strategy's algorithm where the kind has it; else (a send, an all-to-all: direct only;
+  // ring_2d for an all-gather) the kind's cheapest.
+  collective::CollectiveAlgorithm algorithm(CollectiveKind kind) const {
+    auto available = collective::algorithms_of(kind);
+    bool has = std::find(available.begin(), available.end(), r.algorithm) != available.end();
+    return has ? r.algorithm : collective::CollectiveAlgorithm::automatic;
+  }
   // One use on the tensor-parallel group of stage s, with each replica's copy beside it.
   Status tensor(size_t s, std::string where, CollectiveKind kind, double bytes, int64_t count) {
     std::vector<Collective> copies;
     for (int64_t rep = 0; rep < r.dp; ++rep)
-      copies.push_back(Collective{kind, r.algorithm, bytes, group_of(rep, s)});
+      copies.push_back(Collective{kind, algorithm(kind), bytes, group_of(rep, s)});
     return add(s, std::move(where), std::move(copies), count);
   }
   // Experts over ep replicas: the chips of the same stage and tensor rank in ep consecutive
@@ -61,7 +68,8 @@ struct Builder {
       for (int64_t t = 0; t < r.tp; ++t) {
         std::vector<uint32_t> group;
         for (int64_t rep = first; rep < first + r.ep; ++rep) group.push_back(group_of(rep, s)[t]);
-        copies.push_back(Collective{CollectiveKind::all_to_all, r.algorithm, bytes, group});
+        copies.push_back(Collective{CollectiveKind::all_to_all,
+                                    algorithm(CollectiveKind::all_to_all), bytes, group});
       }
     return add(s, std::move(where), std::move(copies), count);
   }
@@ -71,7 +79,7 @@ struct Builder {
     for (int64_t rep = 0; rep < r.dp; ++rep)
       for (int64_t t = 0; t < r.tp; ++t)
         copies.push_back(Collective{CollectiveKind::send_recv,
-                                    r.algorithm,
+                                    algorithm(CollectiveKind::send_recv),
                                     bytes / static_cast<double>(r.tp),
                                     {group_of(rep, s)[t], group_of(rep, s + 1)[t]}});
     return add(s, fmt::format("to stage {}", s + 1), std::move(copies), 1);

@@ -12,8 +12,9 @@
 //   ep=E           a mixture-of-experts layer's experts over E chips of the replicas, all-to-all
 //                  dispatch and combine
 //   mb=M           micro-batches per step through the pipeline (default 1)
-//   collective=A   every collective's algorithm: ring, bidirectional_ring, ring_2d, tree, direct
-//                  (default: each collective's cheapest)
+//   collective=A   the algorithm of every collective whose kind has it: ring,
+//                  bidirectional_ring, ring_2d, tree, direct (the others, e.g. a send or an
+//                  all-to-all, which only go direct, and by default all: each its cheapest)
 //   auto           every strategy that fits the machine and the model, compared under the
 //                  objective (parallel.hpp)
 //

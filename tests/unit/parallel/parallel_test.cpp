@@ -121,6 +121,16 @@ TEST(Pipeline, IdenticalStagesSharePlansAndTheStepIsTheirSum) {
   EXPECT_NEAR(d.bubble, 7.0 / 8, 0.01) << "one micro-batch: each stage idles 7/8 of the step";
 }
 
+TEST(Pipeline, AFixedAlgorithmAppliesWhereTheKindHasIt) {
+  driver::OpenChip chip = t3000();
+  ParallelCompilation c = compile(chip, model("llama3.1-8b", 1, 256), "pp=2,tp=4,collective=ring");
+  for (const CollectiveUse& u : c.collectives)
+    EXPECT_EQ(u.planned.algorithm, u.op.kind == CollectiveKind::send_recv
+                                       ? collective::CollectiveAlgorithm::direct
+                                       : collective::CollectiveAlgorithm::ring)
+        << u.where;
+}
+
 TEST(Pipeline, MicroBatchesOverlapStages) {
   driver::OpenChip chip = t3000();
   ParallelCompilation c = compile(chip, model("llama3.1-8b", 8, 1024), "pp=8,mb=8");
