@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <numeric>
 
@@ -30,6 +31,34 @@ Result<ModelRequest> stage_request(const ParallelModel& model, const Resolved& r
   return request;
 }
 
+// For a stage that does not fit one chip's memory: the strategies of this machine whose stages
+// would, estimated from this stage's bytes (its weights and KV cache scale with its share of the
+// layers and 1/tp; the ends' embedding and head are counted as if every stage had them), or the
+// chips' memory it would need when none would.
+std::string fitting_strategies(const driver::OffChipReport& report, const Resolved& r,
+                               const ParallelModel& model, size_t s) {
+  if (report.fits || report.capacity_bytes == 0 || !model.spec || r.stage_layers[s] == 0) return "";
+  const double layers = static_cast<double>(model.spec->layers);
+  // The whole model on one chip: this stage's bytes × its tp × the stages like it.
+  const double model_bytes = report.footprint.total_bytes() * static_cast<double>(r.tp) * layers /
+                             static_cast<double>(r.stage_layers[s]);
+  std::vector<std::string> fits;
+  for (int64_t tp : divisors(r.chips))
+    for (int64_t pp : divisors(r.chips / tp)) {
+      bool divides = zoo::check_shard(*model.spec, zoo::Shard{.tp = tp}).ok() && pp <= layers;
+      double per_chip = model_bytes / static_cast<double>(tp * pp);
+      if (divides && per_chip <= static_cast<double>(report.capacity_bytes))
+        fits.push_back(fmt::format("tp={},pp={},dp={}", tp, pp, r.chips / tp / pp));
+    }
+  if (fits.empty())
+    return fmt::format(
+        "; no strategy of this machine's {} chips holds it (about {:.0f} chips' "
+        "memory for the whole model)",
+        r.chips, std::ceil(model_bytes / static_cast<double>(report.capacity_bytes)));
+  return fmt::format("; strategies whose stages would fit (estimated from this stage's bytes): {}",
+                     fmt::join(fits, "; "));
+}
+
 // The stage's graph compiled on one chip; identical stages (same layers count, same ends) share it.
 Status compile_stages(PluginSet& plugins, driver::OpenChip& chip, const ParallelModel& model,
                       const driver::CompileOptions& options, const Placement& place,
@@ -55,10 +84,12 @@ Status compile_stages(PluginSet& plugins, driver::OpenChip& chip, const Parallel
     if (!loaded) return loaded.error();
     auto compilation = driver::compile(*one, *loaded, options);
     if (!compilation)
-      return Error{compilation.error().kind, compilation.error().code,
-                   fmt::format("--parallel {}, stage {} (layers {}-{}) on one chip of {}: {}",
-                               to_string(r), s, stage.first_layer, stage.last_layer, chip.spec.name,
-                               compilation.error().message)};
+      return Error{
+          compilation.error().kind, compilation.error().code,
+          fmt::format("--parallel {}, stage {} (layers {}-{}) on one chip of {}: {}{}",
+                      to_string(r), s, stage.first_layer, stage.last_layer, chip.spec.name,
+                      compilation.error().message,
+                      fitting_strategies(driver::off_chip_report(*loaded, *one), r, model, s))};
     stage.compilation = compiled[key] = out.compilations.size();
     out.compilations.push_back(std::move(*compilation));
     out.stages.push_back(stage);

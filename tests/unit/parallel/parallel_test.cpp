@@ -173,6 +173,12 @@ TEST(StrategyErrors, SayWhatWouldWork) {
             "32; give each stage's layers so that they add up to 32");
   EXPECT_TRUE(error_of(chip, llama, "ep=8").starts_with("--parallel tp=1,pp=1,dp=8,ep=8: "))
       << error_of(chip, llama, "ep=8");
+  // A stage too large for one chip: the strategies whose stages would hold it.
+  EXPECT_TRUE(error_of(chip, model("llama3.1-70b", 8, 128), "tp=2,pp=2,dp=2")
+                  .ends_with("; strategies whose stages would fit (estimated from this stage's "
+                             "bytes): tp=1,pp=8,dp=1; tp=2,pp=4,dp=1; tp=4,pp=2,dp=1; "
+                             "tp=8,pp=1,dp=1"))
+      << error_of(chip, model("llama3.1-70b", 8, 128), "tp=2,pp=2,dp=2");
   driver::OpenChip pod = open("ipu_alltoall", "ipu-pod4");
   EXPECT_EQ(error_of(pod, model("gpt2-xl", 1, 264), "pp=5"),
             "--parallel tp=1,pp=5,dp=1: tp x pp x dp = 5 chips, and ipu-pod4 has 4; strategies "
