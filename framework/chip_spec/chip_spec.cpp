@@ -178,6 +178,10 @@ const Names<PlanPruning> kPrunings = {{PlanPruning::tessera, "tessera"},
                                       {PlanPruning::elk_artifact, "elk_artifact"}};
 const Names<StaticBaseline> kStatics = {{StaticBaseline::tessera, "tessera"},
                                         {StaticBaseline::elk_artifact, "elk_artifact"}};
+const Names<ResidencyMode> kResidencies = {{ResidencyMode::off, "off"},
+                                           {ResidencyMode::automatic, "auto"},
+                                           {ResidencyMode::weights, "weights"},
+                                           {ResidencyMode::weights_kv, "weights+kv"}};
 const Names<ExecutionContention> kContentions = {{ExecutionContention::charged, "charged"},
                                                  {ExecutionContention::ignored, "ignored"}};
 
@@ -228,9 +232,9 @@ void read_per_design(const YamlNode& section, const std::string& key, const std:
 PlanningConventions parse_conventions(const YamlNode& section) {
   if (!section.is_map())
     throw section.fail(
-        "expected a map: orientation, transfers, combine, pruning, static, "
+        "expected a map: orientation, transfers, combine, pruning, static, residency, "
         "preload_network_share, execution_contention");
-  section.only_keys({"orientation", "transfers", "combine", "pruning", "static",
+  section.only_keys({"orientation", "transfers", "combine", "pruning", "static", "residency",
                      "preload_network_share", "execution_contention"});
   PlanningConventions c;
   read_choice(section, "orientation", kOrientations, c.orientation);
@@ -238,6 +242,7 @@ PlanningConventions parse_conventions(const YamlNode& section) {
   read_choice(section, "combine", kCombines, c.combine);
   read_choice(section, "pruning", kPrunings, c.pruning);
   read_choice(section, "static", kStatics, c.static_baseline);
+  read_choice(section, "residency", kResidencies, c.residency);
   read_per_design<double>(
       section, "preload_network_share", "a share in (0, 1]", "shares, e.g. {elk-full: 0.99}",
       [](const YamlNode& v) { return number_in(v, 1, "a share in (0, 1]"); },
@@ -345,6 +350,16 @@ const char* to_string(ExecutionContention contention) {
 }
 const char* to_string(StaticBaseline baseline) {
   return name_in(kStatics, baseline);
+}
+
+const char* to_string(ResidencyMode mode) {
+  return name_in(kResidencies, mode);
+}
+
+std::optional<ResidencyMode> parse_residency(std::string_view text) {
+  for (const auto& [mode, name] : kResidencies)
+    if (text == name) return mode;
+  return std::nullopt;
 }
 
 std::optional<CoreCost> parse_core_cost(const std::string& text) {

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tessera {
@@ -61,12 +63,24 @@ enum class ExecutionContention { charged, ignored };
 //                 region overlapping nothing; at most K preloads beside an execution.
 enum class StaticBaseline { tessera, elk_artifact };
 
+// Which off-chip tensors stay in SRAM across steps (planner/residency.hpp), when the command line
+// does not say:
+//   off         none: every op preloads its weights and KV cache each step (Elk's design point;
+//               default);
+//   automatic   the planner keeps what saves the most time per byte, as much as pays ("auto");
+//   weights     every weight (an error when they do not fit);
+//   weights_kv  every weight and KV cache ("weights+kv").
+// A machine whose off-chip memory is a slow backing store (an IPU-M2000's Streaming Memory) says
+// `residency: auto`: that is how its users run it.
+enum class ResidencyMode { off, automatic, weights, weights_kv };
+
 struct PlanningConventions {
   TileOrientation orientation = TileOrientation::fastest;
   TransferPricing transfers = TransferPricing::routes;
   CombineModel combine = CombineModel::tree;
   PlanPruning pruning = PlanPruning::tessera;
   StaticBaseline static_baseline = StaticBaseline::tessera;
+  ResidencyMode residency = ResidencyMode::off;
   // Per design name (basic, static, elk-dyn, elk-full, ideal): the share of the network a
   // preload may use, i.e. its network time is divided by it (load = max(HBM, network / share),
   // the artifact's LOAD_NOC_THRESHOLD_*). Several values: the design is planned with each and
@@ -85,6 +99,10 @@ const char* to_string(CombineModel combine);
 const char* to_string(PlanPruning pruning);
 const char* to_string(ExecutionContention contention);
 const char* to_string(StaticBaseline baseline);
+// "off", "auto", "weights", "weights+kv"; parse_residency: nullopt for another text.
+const char* to_string(ResidencyMode mode);
+std::optional<ResidencyMode> parse_residency(std::string_view text);
+inline constexpr const char* kResidencyNames = "off, auto, weights or weights+kv";
 
 // The design names preload_network_share and execution_contention may key (planner/design.cpp's,
 // checked by a test).

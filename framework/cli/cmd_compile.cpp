@@ -21,6 +21,7 @@
 #include "framework/report/core_mapping_report.hpp"
 #include "framework/report/design_report.hpp"
 #include "framework/report/parallel_report.hpp"
+#include "framework/report/residency_report.hpp"
 
 namespace tessera::cli {
 
@@ -41,6 +42,7 @@ struct CompileOptions {
   std::string core_cost;  // empty: the chip file's choice
   std::string parallel;   // empty: flat
   std::string rank = "latency";
+  std::string residency;  // empty: the chip file's
 };
 
 // Progress on stderr: on a terminal one line rewritten in place; with -v and no terminal, a
@@ -97,6 +99,7 @@ driver::CompileOptions compile_options(const GlobalOptions& global, const Compil
   options.max_preload_ops = o.max_preloads;
   options.simulate = o.simulate;
   options.objective = driver::parse_plan_objective(o.objective).take();
+  if (!o.residency.empty()) options.residency = parse_residency(o.residency);
   const bool verbose = global.verbose > 0;
   options.progress = [verbose](const std::string& stage) {
     return compile_progress_printer(stage, verbose);
@@ -215,6 +218,9 @@ int run_compile(const GlobalOptions& global, const CompileOptions& o) {
                              planned.ops().size(), compilation.op_classes, machine.chip,
                              machine.cores)
               << splits_table(compilation) << planned_table(compilation)
+              << (compilation.designs.empty()
+                      ? ""
+                      : residency_text(compilation.designs.front().plan.result.residency, machine))
               << (o.simulate ? "\n" + simulated_table(compilation, options.sim.memory) : "")
               << core_mappings(compilation, choice.written, chip);
   if (o.output.empty()) {
@@ -272,6 +278,11 @@ void add_compile_command(CLI::App& app, const GlobalOptions& global, Action& act
                   "of the machine) or energy (per token)")
       ->check(CLI::IsMember({"latency", "throughput", "energy"}))
       ->capture_default_str();
+  cmd->add_option("--residency", o->residency,
+                  "What stays in SRAM across steps instead of being preloaded every step "
+                  "(docs/planner.md): off, auto (what pays, as much as fits), weights, or "
+                  "weights+kv; default: the chip file's (off unless it says)")
+      ->check(CLI::IsMember({"off", "auto", "weights", "weights+kv"}));
   cmd->add_option("--threads", o->threads, "Worker threads (default: all)")
       ->check(bounded("compile", "--threads"));
   cmd->add_option("--max-displacement", o->max_displacement,

@@ -10,12 +10,14 @@
 #include "framework/codegen/program_check.hpp"
 #include "framework/codegen/program_text.hpp"
 #include "framework/common/files.hpp"
+#include "framework/common/json_text.hpp"
 #include "framework/common/user_text.hpp"
 #include "framework/driver/driver.hpp"
 #include "framework/parallel/parallel_yaml.hpp"
 #include "framework/planner/plan_yaml.hpp"
 #include "framework/planner/planner.hpp"
 #include "framework/report/parallel_report.hpp"
+#include "framework/report/residency_report.hpp"
 #include "framework/sim/sim_report.hpp"
 
 namespace tessera::cli {
@@ -62,6 +64,22 @@ codegen::Program hand_written_program(const std::string& path, const planner::Pl
 // parallel.yaml: every stage plan reopened on one chip of the machine and simulated, the
 // collectives with every replica's copy at once, the step composed; compile --parallel
 // --simulate's tables (or its JSON) and, with --trace, the step's trace per chip.
+// The JSON report with the plan's residency beside it, under "residency" (null when off).
+std::string with_residency(const std::string& document, const planner::ResidencyRecord& residency) {
+  nlohmann::json doc = nlohmann::json::parse(document);
+  doc["residency"] = residency_json(residency);
+  return json_text(doc, 1) + "\n";
+}
+
+// The plan's residency and what it means for the run: the simulator moved none of those bytes.
+std::string resident_note(const planner::ResidencyRecord& residency, const Machine& machine) {
+  std::string text = residency_text(residency, machine);
+  if (text.empty()) return text;
+  return "\n" + text +
+         "  (simulated: no preload, off-chip read or write for the resident tensors; their "
+         "ops move them from their homes as a distribution)\n";
+}
+
 int run_parallel(const GlobalOptions& global, const SimulateOptions& o, const std::string& text) {
   if (!o.program_out.empty() || !o.run_program.empty())
     throw Failure(usage_error(std::string(o.program_out.empty() ? "--run-program" : "--program") +
@@ -114,10 +132,12 @@ int run_simulate(const GlobalOptions& global, const SimulateOptions& o) {
     write_output(o.program_out, codegen::write_program_text(run.program), o.force);
   const Machine& machine = reopened.chip.models.machine;
   report << (o.format == "json"
-                 ? sim::sim_report_json(run.result, run.program, machine, run.energy,
-                                        plan.result.energy)
+                 ? with_residency(sim::sim_report_json(run.result, run.program, machine, run.energy,
+                                                       plan.result.energy),
+                                  plan.result.residency)
                  : sim::render_sim_report(run.result, run.program, machine, o.op_rows, run.energy,
-                                          plan.result.energy));
+                                          plan.result.energy) +
+                       resident_note(plan.result.residency, machine));
   if (!o.trace.empty())
     write_output(o.trace, sim::trace_json(run.result, run.program, driver::power_w(run)), o.force);
   return kExitOk;

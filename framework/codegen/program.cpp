@@ -21,7 +21,8 @@ ProgramOp program_op(const planner::OpSchedule& s, const Machine& machine) {
   p.preload_label = s.preload.label;
   p.preload_bytes = s.preload_position >= 0 ? s.preload.hbm_to_core_bytes : 0;
   p.hbm_read_bytes = s.preload_position >= 0 ? s.hbm_read_bytes : 0;
-  p.distribute_bytes = s.preload.distribute_bytes;
+  // A resident op's operands move from their home as a preload's would from its layout.
+  p.distribute_bytes = s.preload.distribute_bytes + s.exec.home_distribute_bytes;
   p.distribute_sync_s = p.distribute_bytes > 0 ? machine.sync_s : 0;
   p.compute_s = s.exec.compute_s;
   p.shift_bytes = s.exec.shift_bytes;

@@ -14,6 +14,7 @@
 #include "framework/ir/repeats.hpp"
 #include "framework/planner/energy_estimate.hpp"
 #include "framework/planner/planner.hpp"
+#include "framework/planner/residency.hpp"
 #include "framework/sim/network_pricer.hpp"
 #include "framework/sim/sim_energy.hpp"
 
@@ -262,6 +263,18 @@ std::vector<T> for_design(const std::map<std::string, std::vector<T>>& per_desig
   return found == per_design.end() ? std::vector<T>{} : found->second;
 }
 
+// The resident set of `mode`, searched (auto) with Elk-Dyn as the chip's conventions plan it.
+Result<planner::ResidencyChoice> choose_residency(const planner::PlannerInput& input,
+                                                  ResidencyMode mode,
+                                                  planner::PlannerOptions planning,
+                                                  const PlanningConventions& conventions) {
+  planning.preload_network_shares =
+      for_design(conventions.preload_network_share, planner::Design::elk_dyn);
+  planning.execution_contentions =
+      for_design(conventions.execution_contention, planner::Design::elk_dyn);
+  return planner::choose_residency(input, mode, planning);
+}
+
 }  // namespace
 
 std::optional<EnergyBreakdown> reported_energy(const EnergyRates& rates, const EnergyCounts& counts,
@@ -343,12 +356,18 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
   const planner::PlanSource source = plan_source(model, chip, graph);
   const PlanningConventions& conventions = chip.spec.conventions;
   planning.static_baseline = conventions.static_baseline;
+  auto residency =
+      choose_residency(input, o.residency.value_or(conventions.residency), planning, conventions);
+  if (!residency) return residency.error();
+  const planner::PlannerInput resident =
+      planner::with_residency(input, residency->candidates, residency->chosen);
   for (planner::Design design : o.designs) {
     planning.progress = progress_of(o, fmt::format("{} (preload orders)", to_string(design)));
     planning.preload_network_shares = for_design(conventions.preload_network_share, design);
     planning.execution_contentions = for_design(conventions.execution_contention, design);
-    auto result = planner::plan_design(input, design, planning);
+    auto result = planner::plan_design(resident, design, planning);
     if (!result) return result.error();
+    planner::record_residency(*result, *residency);
     if (Status estimated = estimate_energy(*result, graph, chip, prepared->pricer.get());
         !estimated)
       return estimated.error();

@@ -109,6 +109,9 @@ struct CompileOptions {
   // What each design's search minimises: latency (Elk's), or the planned energy or energy ×
   // latency (planner/energy_estimate.hpp), which need the chip's energy rates.
   PlanObjective objective = PlanObjective::latency;
+  // What stays in SRAM across steps (planner/residency.hpp), for every design; nullopt: the chip
+  // file's `planner: residency:` (off unless it says).
+  std::optional<ResidencyMode> residency;
   bool simulate = false;  // also lower and simulate every design
   sim::SimOptions sim;
   // Per-op plans shared with other compiles (a sweep's points); nullptr: this compile's own.

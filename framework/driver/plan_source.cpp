@@ -183,10 +183,28 @@ Status check_op_bounds(const std::string& file, size_t i, const planner::OpSched
   return ok_status();
 }
 
+// A resident op (a `home:`) reads and writes nothing off chip, and its home lies within the
+// plan's residency: a plan that says an op's data stays in SRAM says how much SRAM it holds.
+Status check_resident(const std::string& file, size_t i, const planner::OpSchedule& op,
+                      const planner::ResidencyRecord& residency) {
+  constexpr double kSlack = 1 + kRounding;
+  if (op.exec.home_bytes_per_core <= residency.bytes_per_core * kSlack) return ok_status();
+  return input_error(
+      fmt::format("{}: ops[{}].home.bytes_per_core: {:g}, but residency.bytes_per_core is {:g} "
+                  "(the homes of every resident op together); no compile writes it — re-run "
+                  "tessera compile",
+                  printable(file), i, op.exec.home_bytes_per_core, residency.bytes_per_core));
+}
+
 Status check_bounds(const std::string& file, const planner::Plan& plan, const ir::Graph& graph) {
   for (size_t i = 0; i < graph.ops().size(); ++i) {
     const ir::Op& op = graph.ops()[i];
-    const codegen::OpBounds bounds = codegen::op_bounds(graph, op, plan.machine);
+    codegen::OpBounds bounds = codegen::op_bounds(graph, op, plan.machine);
+    if (plan.result.ops[i].resident) {
+      if (Status s = check_resident(file, i, plan.result.ops[i], plan.result.residency); !s)
+        return s;
+      bounds.hbm_read_bytes = bounds.hbm_write_bytes = 0;
+    }
     if (Status s = check_op_facts(file, i, plan.result.ops[i], bounds, plan.source); !s) return s;
     Status s = check_op_bounds(file, i, plan.result.ops[i], op, bounds, plan.machine);
     if (!s) return s;

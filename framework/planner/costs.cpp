@@ -103,11 +103,13 @@ std::vector<int> needed_positions(const Decisions& decisions) {
 }
 
 Comm comm_of(const ExecPlan& exec, const PreloadPlan& preload) {
-  Comm c{{preload.distribute_s, {}}, {exec.shift_s, {}}, exec.sync_s};
+  // A resident op's move from its home is a distribution too (not priced beside a preload).
+  const double distribute_s = preload.distribute_s + exec.home_distribute_s;
+  Comm c{{distribute_s, {}}, {exec.shift_s, {}}, exec.sync_s};
   bool priced = false;
   for (size_t k = 0; k < kPreloadBusy.size(); ++k) {
     priced |= exec.shift_s_beside[k] > 0 || preload.distribute_s_beside[k] > 0;
-    c.head.beside_s[k] = std::max(preload.distribute_s, preload.distribute_s_beside[k]);
+    c.head.beside_s[k] = std::max(distribute_s, preload.distribute_s_beside[k]);
     c.tail.beside_s[k] = std::max(exec.shift_s, exec.shift_s_beside[k]);
   }
   if (!priced) c.head.beside_s = c.tail.beside_s = {};

@@ -67,7 +67,15 @@ struct ExecPlan {
   // report shows the core's mapping of (chip/core_cost.hpp). Unset when no tile was timed here (a
   // plugin plan on the plugin's own cost model).
   std::optional<tessera_tile_query> core_tile;
-  double time_s() const { return compute_s + shift_s + sync_s; }
+  // An op whose off-chip operands stay in SRAM across steps (residency.hpp): their home, each
+  // byte once spread over every core, is held outside exec_bytes_per_core (which keeps only the
+  // rest of the execution state), and as the op starts they move from the home to the execution
+  // layout, as a preload's distribute_data would (priced as the least preload plan's: the home
+  // on the plan's cores). All 0 for an op that is not resident.
+  double home_bytes_per_core = 0;
+  double home_distribute_bytes = 0;
+  double home_distribute_s = 0;
+  double time_s() const { return home_distribute_s + compute_s + shift_s + sync_s; }
 };
 
 // The preload state of an op for one of its execution plans: the layout its HBM data waits in.
@@ -96,6 +104,9 @@ struct OpPlans {
   // preload[e]: the Pareto front for exec[e], preload_bytes_per_core strictly ascending,
   // distribute_s strictly descending. Empty lists when the op reads nothing from HBM.
   std::vector<std::vector<PreloadPlan>> preload;
+  // Its off-chip operands stay in SRAM across steps (residency.hpp): nothing is preloaded
+  // (hbm_read_bytes and hbm_write_bytes 0, `preload` empty), each exec plan's home_* set.
+  bool resident = false;
 
   // The least preload state any exec plan can wait in (0: the op preloads nothing).
   double smallest_preload_bytes_per_core() const {

@@ -50,6 +50,31 @@ struct OpSchedule {
   double distribute_end_s = 0;                    // local_execute starts
   double execute_end_s = 0;
   std::optional<CoreMappingRecord> core_mapping;  // absent: the plugin's cost model timed the op
+  // Its off-chip operands stay in SRAM across steps (exec.home_*): hbm_read_bytes and
+  // hbm_write_bytes are 0, nothing is preloaded.
+  bool resident = false;
+};
+
+// One candidate of residency.hpp's choice: tensors that stay in SRAM across steps together (a
+// weight with the ops reading it, a KV cache with its write and reads; in repeated layers, the
+// same tensor of every layer), resident or streamed from off-chip memory each step.
+struct ResidentUnit {
+  std::string label;   // its first op's name, e.g. "layers.0.q_proj (x32 layers)"
+  std::string kind;    // "weights" or "kv_cache"
+  double bytes = 0;    // its tensors' bytes, each once
+  double saves_s = 0;  // the off-chip preload time per step its ops pay when streamed
+  bool resident = false;
+  std::string why;  // why it is resident or streamed
+  bool operator==(const ResidentUnit&) const = default;
+};
+
+// What stays in SRAM across steps for the whole compile (every design plans with it).
+struct ResidencyRecord {
+  std::string mode = "off";         // off | auto | weights | weights+kv
+  double bytes_per_core = 0;        // every core's SRAM held by the resident homes, beside every op
+  std::vector<ResidentUnit> units;  // every candidate, resident or streamed
+  int choices_tried = 0;            // resident sets planned by the search (auto)
+  bool operator==(const ResidencyRecord&) const = default;
 };
 
 // Elk's breakdown of the step's latency (Elk §6.2, Fig. 18a); the four parts sum to latency_s.
@@ -74,6 +99,7 @@ struct DesignResult {
   // The planner's estimate of the step's energy (energy_estimate.hpp); absent when the chip file
   // states no energy rates.
   std::optional<EnergyBreakdown> energy;
+  ResidencyRecord residency;  // mode off, no units: every op's data is preloaded each step
 };
 
 // Where the plan came from, so `tessera simulate plan.yaml` can rebuild the same model and chip

@@ -127,6 +127,31 @@ void preload_fields(P& p, V&& v) {
   v("network_s", p.network_s);
 }
 
+// A resident op's home (op_plans.hpp's ExecPlan::home_*), written only for resident ops.
+template <class E, class V>
+void home_fields(E& e, V&& v) {
+  v("bytes_per_core", e.home_bytes_per_core);
+  v("distribute_bytes", e.home_distribute_bytes);
+  v("distribute_s", e.home_distribute_s);
+}
+
+template <class R, class V>
+void residency_fields(R& r, V&& v) {
+  v("mode", r.mode);
+  v("bytes_per_core", r.bytes_per_core);
+  v("choices_tried", r.choices_tried);
+}
+
+template <class U, class V>
+void resident_unit_fields(U& u, V&& v) {
+  v("label", u.label);
+  v("kind", u.kind);
+  v("bytes", u.bytes);
+  v("saves_s", u.saves_s);
+  v("resident", u.resident);
+  v("why", u.why);
+}
+
 template <class C, class V>
 void core_mapping_fields(C& c, V&& v) {
   v("arch", c.arch);
@@ -242,11 +267,26 @@ void emit_op(YAML::Emitter& out, const OpSchedule& op) {
       out, "exec", op.exec, [](auto& e, auto&& v) { exec_fields(e, v); }, true);
   emit_map(
       out, "preload", op.preload, [](auto& p, auto&& v) { preload_fields(p, v); }, true);
+  if (op.resident)
+    emit_map(
+        out, "home", op.exec, [](auto& e, auto&& v) { home_fields(e, v); }, true);
   if (op.core_mapping)
     emit_map(
         out, "core_mapping", *op.core_mapping, [](auto& c, auto&& v) { core_mapping_fields(c, v); },
         false);
   out << YAML::EndMap;
+}
+
+void emit_residency(YAML::Emitter& out, const ResidencyRecord& r) {
+  out << YAML::Key << "residency" << YAML::Value << YAML::BeginMap;
+  residency_fields(r, Emit{out});
+  out << YAML::Key << "units" << YAML::Value << YAML::BeginSeq;
+  for (const ResidentUnit& u : r.units) {
+    out << YAML::Flow << YAML::BeginMap;
+    resident_unit_fields(u, Emit{out});
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap;
 }
 
 // ---- reading ----
@@ -302,6 +342,11 @@ struct Read {
     YamlNode node = map.child(key);
     if constexpr (std::is_same_v<T, std::string>) {
       field = node.as_string();
+    } else if constexpr (std::is_same_v<T, bool>) {
+      std::string text = node.as_string();
+      if (text != "true" && text != "false")
+        throw node.fail("expected true or false, got " + in_quotes(text));
+      field = text == "true";
     } else if constexpr (std::is_floating_point_v<T>) {
       field = parse_number(node, key);
     } else if constexpr (std::is_integral_v<T>) {
@@ -352,7 +397,7 @@ void check_op_counts(const YamlNode& node, const OpSchedule& op, size_t ops) {
 OpSchedule read_op(const YamlNode& node, int index, size_t ops) {
   OpSchedule op;
   read_map(node, op, [](auto& o, auto&& v) { op_fields(o, v); },
-           {"exec", "preload", "core_mapping"});
+           {"exec", "preload", "home", "core_mapping"});
   if (op.op != index)
     throw node.child("op").fail(
         fmt::format("expected op {} (ops are listed in execution order), "
@@ -360,6 +405,10 @@ OpSchedule read_op(const YamlNode& node, int index, size_t ops) {
                     index, op.op));
   read_map(node.child("exec"), op.exec, [](auto& e, auto&& v) { exec_fields(e, v); });
   read_map(node.child("preload"), op.preload, [](auto& p, auto&& v) { preload_fields(p, v); });
+  if (node.has("home")) {  // written for ops whose off-chip data stays in SRAM
+    op.resident = true;
+    read_map(node.child("home"), op.exec, [](auto& e, auto&& v) { home_fields(e, v); });
+  }
   if (node.has("core_mapping")) {  // written when the mapper timed the op's tile
     CoreMappingRecord core;
     read_map(node.child("core_mapping"), core,
@@ -400,6 +449,21 @@ void read_source(const YamlNode& node, PlanSource& source) {
   source.stage = stage;
 }
 
+// The residency block: its mode one of the modes, each unit's kind one of the kinds.
+void read_residency(const YamlNode& node, ResidencyRecord& r) {
+  read_map(node, r, [](auto& x, auto&& v) { residency_fields(x, v); }, {"units"});
+  if (!parse_residency(r.mode))
+    throw node.child("mode").fail("unknown residency " + in_quotes(r.mode) + "; expected " +
+                                  kResidencyNames);
+  for (const YamlNode& item : node.child("units").items()) {
+    ResidentUnit u;
+    read_map(item, u, [](auto& x, auto&& v) { resident_unit_fields(x, v); });
+    if (u.kind != "weights" && u.kind != "kv_cache")
+      throw item.child("kind").fail("expected weights or kv_cache, got " + in_quotes(u.kind));
+    r.units.push_back(std::move(u));
+  }
+}
+
 void check_order(const YamlNode& root, const DesignResult& r) {
   YamlNode order = root.child("preload_order");
   for (size_t m = 0; m < r.preload_order.size(); ++m) {
@@ -419,7 +483,7 @@ void check_order(const YamlNode& root, const DesignResult& r) {
 
 Plan parse_root(const YamlNode& root) {
   root.only_keys({"format", "design", "source", "machine", "splits", "totals", "breakdown",
-                  "energy", "preload_order", "ops"});
+                  "energy", "residency", "preload_order", "ops"});
   std::string format = root.child("format").as_string();
   if (format != kFormat)
     throw root.child("format").fail(
@@ -450,6 +514,7 @@ Plan parse_root(const YamlNode& root) {
     read_map(root.child("energy"), energy, [](auto& e, auto&& v) { energy_fields(e, v); });
     plan.result.energy = energy;
   }
+  if (root.has("residency")) read_residency(root.child("residency"), plan.result.residency);
   Read{root}("preload_order", plan.result.preload_order);
   std::vector<YamlNode> ops = root.child("ops").items();
   for (size_t i = 0; i < ops.size(); ++i)
@@ -488,6 +553,7 @@ std::string write_plan_yaml(const Plan& plan) {
   if (r.energy)
     emit_map(
         out, "energy", *r.energy, [](auto& e, auto&& v) { energy_fields(e, v); }, false);
+  if (r.residency.mode != "off") emit_residency(out, r.residency);
   Emit{out}("preload_order", r.preload_order);
   out << YAML::Key << "ops" << YAML::Value << YAML::BeginSeq;
   for (const auto& op : r.ops) emit_op(out, op);

@@ -108,6 +108,7 @@ double Timeline::execute(int op, OpSchedule* s) {
     s->hbm_write_bytes = plans.hbm_write_bytes;
     s->flops = plans.flops;
     s->preload_position = position;
+    s->resident = plans.resident;
     if (position >= 0) {
       s->preload_start_s = loads_[position].interval.start_s;
       s->preload_end_s = loads_[position].interval.end_s;

@@ -10,6 +10,7 @@
 #include "framework/common/units.hpp"
 #include "framework/dse/evaluate_point.hpp"
 #include "framework/dse/point_json.hpp"
+#include "framework/report/residency_report.hpp"
 
 namespace tessera {
 
@@ -166,15 +167,18 @@ std::string compile_json(const driver::Compilation& c, const Machine& machine,
                       {"estimated_s", d.estimated_s},
                       {"unsplit_bytes_per_core", d.unsplit_bytes_per_core},
                       {"unsplit_s", d.unsplit_s}});
-  nlohmann::json out = {{"format", "tessera-compile-2"},
-                        {"model", c.graph->name()},
-                        {"ops", c.graph->ops().size()},
-                        {"op_classes", c.op_classes},
-                        {"chip", machine.chip},
-                        {"cores", machine.cores},
-                        {"memory_detail", memory == sim::MemoryDetail::full ? "full" : "fast"},
-                        {"designs", std::move(designs)},
-                        {"splits", std::move(splits)}};
+  nlohmann::json out = {
+      {"format", "tessera-compile-2"},
+      {"model", c.graph->name()},
+      {"ops", c.graph->ops().size()},
+      {"op_classes", c.op_classes},
+      {"chip", machine.chip},
+      {"cores", machine.cores},
+      {"memory_detail", memory == sim::MemoryDetail::full ? "full" : "fast"},
+      {"designs", std::move(designs)},
+      {"splits", std::move(splits)},
+      {"residency", c.designs.empty() ? nlohmann::json(nullptr)
+                                      : residency_json(c.designs.front().plan.result.residency)}};
   return json_text(out, 1) + "\n";
 }
 
