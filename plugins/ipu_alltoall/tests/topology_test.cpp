@@ -163,8 +163,12 @@ TEST(Params, BadValuesNameTheirKey) {
             "unknown topology parameter 'cores_per_chipp' (did you mean 'cores_per_chip'?)");
 }
 
-TEST(Presets, Mk2Pod4AndPod8Build) {
-  for (const char* file : {"ipu-mk2", "ipu-pod4", "ipu-pod8"}) {
+// Every preset in plugins/ipu_alltoall/chips/, the machines sold without HBM included.
+constexpr const char* kPresets[] = {"ipu-mk2",   "ipu-pod4", "ipu-pod8",
+                                    "ipu-m2000", "bow-2000", "c600"};
+
+TEST(Presets, EveryPresetBuilds) {
+  for (const char* file : kPresets) {
     Preset preset = load_preset(std::string(TESSERA_CHIPS_DIR) + "/" + file + ".yaml");
     EXPECT_EQ(preset.target, "ipu_alltoall");
     EXPECT_EQ(construction_error<IpuTopology>(preset.topology), "") << file;
@@ -189,6 +193,50 @@ TEST(Presets, Pod8LinksEveryPairAtTheEvenSplit) {
   EXPECT_EQ(chip_link.link_class, TESSERA_LINK_CHIP_TO_CHIP);
   EXPECT_NEAR(chip_link.bytes_per_s, 160e9 / 7, 1e6);
   EXPECT_DOUBLE_EQ(chip_link.latency_s, 250e-9);
+}
+
+// The cost model turns T10's cycle counts into seconds at its own clock_hz, the topology its FLOP
+// and link rates at its own: a preset at another clock than the Mk2's (bow-2000, c600) must set
+// both, or its tiles are priced at one clock and its peak at another.
+TEST(Presets, CostModelRunsAtTheTopologyClock) {
+  for (const char* file : kPresets) {
+    YAML::Node root = YAML::LoadFile(std::string(TESSERA_CHIPS_DIR) + "/" + file + ".yaml");
+    auto clock = [](const YAML::Node& section) {
+      return section && section["clock_hz"] ? section["clock_hz"].as<double>() : kClockHz;
+    };
+    EXPECT_DOUBLE_EQ(clock(root["cost_model"]), clock(root["topology"])) << file;
+  }
+}
+
+// The machines sold without HBM: one memory port per IPU (the gateway's or the host's PCIe link
+// into the exchange) at a PCIe rate, and Streaming Memory or host memory as the capacity.
+TEST(Presets, StreamingMemoryMachinesHaveOnePcieMemoryPortPerIpu) {
+  struct Expected {
+    const char* file;
+    uint32_t chips;
+    double memory_bytes_per_s, clock_hz;
+    uint64_t memory_bytes_per_chip;
+  };
+  for (const Expected& e : {Expected{"ipu-m2000", 4, 15.75e9, 1.325e9, 112ull << 30},
+                            Expected{"bow-2000", 4, 15.75e9, 1.85e9, 64ull << 30},
+                            Expected{"c600", 1, 31.5e9, 1.486e9, 128ull << 30}}) {
+    IpuTopology t =
+        make(load_preset(std::string(TESSERA_CHIPS_DIR) + "/" + e.file + ".yaml").topology);
+    tessera_topology_info info = t.info();
+    EXPECT_EQ(info.num_chips, e.chips) << e.file;
+    EXPECT_DOUBLE_EQ(info.clock_hz, e.clock_hz) << e.file;
+    EXPECT_EQ(info.num_endpoints, e.chips * (kTiles + 1 + 1)) << e.file;  // tiles, exchange, port
+    for (uint32_t chip = 0; chip < e.chips; ++chip) {
+      tessera_endpoint port = t.endpoint(t.hbm_controller(chip, 0));
+      EXPECT_EQ(port.kind, TESSERA_ENDPOINT_MEMORY_CONTROLLER) << e.file;
+      EXPECT_EQ(port.memory_bytes, e.memory_bytes_per_chip) << e.file;
+      std::vector<uint32_t> route = checked_route(t, t.hbm_controller(chip, 0), chip * kTiles);
+      tessera_link memory = t.link(route[0]);
+      EXPECT_EQ(memory.link_class, TESSERA_LINK_MEMORY) << e.file;
+      EXPECT_DOUBLE_EQ(memory.bytes_per_s, e.memory_bytes_per_s) << e.file;
+      EXPECT_NEAR(memory.latency_s, 1e-6, 1e-9) << e.file;  // ~1 us through PCIe [U]
+    }
+  }
 }
 
 }  // namespace
