@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -245,14 +246,9 @@ class Search {
         break;
       ++fitting;
     }
-    size_t best = best_prefix(fitting);
-    std::vector<bool> set = prefix(best);
-    if (candidates_.size() <= kToggleAll)
-      for (size_t i : rank_) {
-        std::vector<bool> other = set;
-        other[i] = !other[i];
-        if (cost(other) < cost(set)) set = std::move(other);
-      }
+    if (candidates_.size() <= kEveryset) return every_set();
+    std::vector<bool> set = prefix(best_prefix(fitting));
+    if (candidates_.size() <= kLocalSearch) improve(set);
     return set;
   }
 
@@ -264,8 +260,42 @@ class Search {
   }
 
  private:
-  static constexpr size_t kGrid = 8;        // coarse prefixes
-  static constexpr size_t kToggleAll = 16;  // candidates toggled one by one up to this many
+  static constexpr size_t kEveryset = 6;       // up to this many candidates: every set planned
+  static constexpr size_t kGrid = 8;           // coarse prefixes
+  static constexpr size_t kLocalSearch = 16;   // candidates searched around the prefix up to this
+  static constexpr int kLocalPlans = 256;      // resident sets the local search may plan
+
+  // The cheapest of every set (ties: the first in mask order, fewer residents first).
+  std::vector<bool> every_set() {
+    std::vector<bool> best(candidates_.size(), false);
+    for (uint32_t mask = 1; mask < (1u << candidates_.size()); ++mask) {
+      std::vector<bool> set(candidates_.size());
+      for (size_t i = 0; i < set.size(); ++i) set[i] = ((mask >> i) & 1u) != 0;
+      if (cost(set) < cost(best)) best = std::move(set);
+    }
+    return best;
+  }
+
+  // Moves to a cheaper neighbour while there is one: one or two candidates added or dropped (an
+  // exchange of one for another among them; two that pay only together, as when both keep a
+  // preload from overlapping the other's op), in rank order.
+  void improve(std::vector<bool>& set) {
+    for (bool improved = true; improved && tried() < kLocalPlans;) {
+      improved = false;
+      for (size_t a = 0; a < rank_.size() && !improved; ++a) {
+        for (size_t b = a; b < rank_.size() && !improved; ++b) {
+          size_t i = rank_[a], j = rank_[b];
+          std::vector<bool> other = set;
+          other[i] = !other[i];
+          if (i != j) other[j] = !other[j];
+          if (cost(other) < cost(set)) {
+            set = std::move(other);
+            improved = true;
+          }
+        }
+      }
+    }
+  }
 
   std::vector<bool> prefix(size_t k) const {
     std::vector<bool> set(candidates_.size(), false);

@@ -23,8 +23,9 @@
 // The choice (`auto`): candidates ranked by the preload time they save per byte of home; the
 // prefixes of that ranking that fit are planned (Elk-Dyn: the cheap inductive schedule of the
 // real SRAM left, so space and time trade as in every design) on a coarse grid, refined around the
-// best, then each candidate toggled once when there are few; the cheapest set wins. Brute force
-// over every set on small models agrees (tests/unit/planner/residency_test.cpp).
+// best, then, when there are few candidates, a local search (one or two added or dropped) until
+// no neighbour is cheaper. Brute force over every set of small
+// models agrees (tests/unit/planner/residency_test.cpp).
 //
 // Threads and lifetimes: all functions are pure and run on the calling thread but plan_design's
 // (planner.hpp); they borrow their inputs for the call. Errors are input Errors naming the mode
