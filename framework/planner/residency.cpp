@@ -260,10 +260,10 @@ class Search {
   }
 
  private:
-  static constexpr size_t kEveryset = 6;       // up to this many candidates: every set planned
-  static constexpr size_t kGrid = 8;           // coarse prefixes
-  static constexpr size_t kLocalSearch = 16;   // candidates searched around the prefix up to this
-  static constexpr int kLocalPlans = 256;      // resident sets the local search may plan
+  static constexpr size_t kEveryset = 6;      // up to this many candidates: every set planned
+  static constexpr size_t kGrid = 8;          // coarse prefixes
+  static constexpr size_t kLocalSearch = 16;  // candidates searched around the prefix up to this
+  static constexpr int kLocalPlans = 256;     // resident sets the local search may plan
 
   // The cheapest of every set (ties: the first in mask order, fewer residents first).
   std::vector<bool> every_set() {

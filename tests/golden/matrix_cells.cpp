@@ -29,6 +29,13 @@ const std::vector<Workload> kDitWorkloads = {{"step b1 s256", zoo::Mode::prefill
                                              {"step b32 s256", zoo::Mode::prefill, 32, 256},
                                              {"step b1 s1024", zoo::Mode::prefill, 1, 1024}};
 
+// GPT-2 XL's 3.1 GB of weights: nearly all of them fit an IPU-M2000's or a Galaxy's SRAM; on
+// MN-Core 2's 32 KiB PEs the search keeps only what pays.
+const Workload kResidentWorkload = {"decode b1 s264", zoo::Mode::decode, 1, 264};
+const std::vector<Chip> kResidentChips = {{"ipu_alltoall", "ipu-m2000", false},
+                                          {"mesh_tenstorrent", "wormhole-galaxy"},
+                                          {"tree_simd", "mncore2"}};
+
 }  // namespace
 
 std::vector<Cell> cells() {
@@ -40,6 +47,9 @@ std::vector<Cell> cells() {
         out.push_back(
             {fmt::format("{} {} on {}", entry.name, w.name, chip.chip), entry.name, w, chip});
   }
+  for (const Chip& chip : kResidentChips)
+    out.push_back({fmt::format("gpt2-xl {} resident auto on {}", kResidentWorkload.name, chip.chip),
+                   "gpt2-xl", kResidentWorkload, chip, ResidencyMode::automatic});
   return out;
 }
 
@@ -58,6 +68,7 @@ Outcome run(const Cell& c) {
   driver::CompileOptions options;
   options.designs = {planner::Design::elk_full};
   options.simulate = true;
+  options.residency = c.residency;
   // A shape the model cannot take (GPT-2 XL's 1024 learned positions at --seq 2048) is a refusal
   // with its exact text, as a model the chip cannot hold is.
   auto loaded = driver::load(request);

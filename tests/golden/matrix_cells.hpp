@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/chip_spec/conventions.hpp"
 #include "framework/frontend/zoo/builders.hpp"
 
 namespace tessera::matrix {
@@ -32,9 +33,11 @@ struct Cell {
   std::string model;
   Workload workload;
   Chip chip;
+  ResidencyMode residency = ResidencyMode::off;
 };
 
-// Every zoo model × its three workloads × every chip, in that order.
+// Every zoo model × its three workloads × every chip, in that order; then one cell per chip family
+// with weights and caches resident (--residency auto) where they mostly fit.
 std::vector<Cell> cells();
 
 // What a cell gives: Elk-Full's planned and simulated ms/token, or the error's text.

@@ -56,8 +56,8 @@ PlannerInput chain_input(const ir::Graph& graph, const std::vector<int64_t>& wei
   for (size_t i = 0; i < weight_bytes.size(); ++i) {
     auto w = static_cast<double>(weight_bytes[i]);
     auto [extra, time_s] = extra_bytes_and_s[i];
-    in.class_plans.push_back(testing::synthetic_op(
-        w, {{w + extra, 2 * time_s}, {w + 3 * extra, time_s}}, {{w, 0}}));
+    in.class_plans.push_back(
+        testing::synthetic_op(w, {{w + extra, 2 * time_s}, {w + 3 * extra, time_s}}, {{w, 0}}));
   }
   in.classes.class_of = testing::identity_classes(weight_bytes.size());
   in.classes.first_op = in.classes.class_of;
