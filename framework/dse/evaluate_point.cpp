@@ -131,6 +131,8 @@ Status run(const SweepSpec& spec, const Point& point, const Registry& registry,
   if (!chip) return chip.error();
   describe_machine(r, chip->models.machine);
   driver::CompileOptions compile;
+  if (!setup->residency.empty()) compile.residency = parse_residency(setup->residency);
+  r.residency = to_string(compile.residency.value_or(chip->spec.conventions.residency));
   compile.designs = spec.base.designs;
   compile.threads = options.threads;
   compile.max_displacement = spec.base.max_displacement;
@@ -165,6 +167,8 @@ Status run(const SweepSpec& spec, const Point& point, const Registry& registry,
   auto compilation = driver::compile(*chip, *model, compile);
   if (!compilation) return compilation.error();
   r.rows = design_rows(*compilation);
+  if (!compilation->designs.empty())
+    r.resident_bytes_per_core = compilation->designs.front().plan.result.residency.bytes_per_core;
   return ok_status();
 }
 

@@ -7,9 +7,10 @@ namespace tessera::dse {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StrategyRow, collective_s, bubble)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PointResult, index, values, ok, reason, model, target, chip,
-                                   mode, dtype, batch, seq, strategy, tokens, strategy_rows, cores,
-                                   hbm_peak_bytes_per_s, hbm_sustained_bytes_per_s,
-                                   interconnect_bytes_per_s, peak_flops_per_s, rows, wall_s)
+                                   mode, dtype, batch, seq, strategy, tokens, strategy_rows,
+                                   residency, resident_bytes_per_core, cores, hbm_peak_bytes_per_s,
+                                   hbm_sustained_bytes_per_s, interconnect_bytes_per_s,
+                                   peak_flops_per_s, rows, wall_s)
 
 std::string point_json(const PointResult& result) {
   return json_text(nlohmann::json(result), 1) + "\n";

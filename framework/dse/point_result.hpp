@@ -50,6 +50,11 @@ struct PointResult {
   std::string strategy;
   double tokens = 0;
   std::vector<StrategyRow> strategy_rows;
+  // What stayed in SRAM across steps: the mode as it ran (the axis's, else the chip file's) and
+  // the homes' bytes on each core, the same for every design of a flat point (residency is chosen
+  // once per compile); 0 for a strategy, whose stages each choose their own.
+  std::string residency;
+  double resident_bytes_per_core = 0;
   uint64_t cores = 0;
   double hbm_peak_bytes_per_s = 0, hbm_sustained_bytes_per_s = 0;
   double interconnect_bytes_per_s = 0, peak_flops_per_s = 0;

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <tessera/sdk/nearest.hpp>
 
+#include "framework/chip_spec/conventions.hpp"
 #include "framework/common/reference.hpp"
 #include "framework/common/user_text.hpp"
 
@@ -18,8 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kWorkloadPaths = {"model", "batch",        "seq",     "mode",
-                                                 "dtype", "weight_dtype", "parallel"};
+const std::vector<std::string> kWorkloadPaths = {"model", "batch",        "seq",      "mode",
+                                                 "dtype", "weight_dtype", "parallel", "residency"};
 const std::vector<std::string> kKnobPaths = {"memory.bandwidth_bytes_per_s",
                                              "interconnect_scale",
                                              "flops_scale",
@@ -68,6 +69,8 @@ std::string value_problem(const std::string& path, const std::string& value) {
                ? ""
                : "expected fp16, bf16, fp8 or bfp8";
   if (path == "parallel") return strategy_problem(value);
+  if (path == "residency")
+    return parse_residency(value) ? "" : std::string("expected ") + kResidencyNames;
   if (path == "core_cost")
     return parse_core_cost(value) ? ""
                                   : "expected plugin or tcm (docs/mapper.md, \"Cores of a chip\")";
@@ -126,12 +129,13 @@ Status apply_chip_value(ChipSpec& chip, const std::string& path, const std::stri
 struct Values {
   std::string model, chip;
   int64_t batch = 0, seq = 0;
-  std::string mode, dtype, weight_dtype, parallel;
+  std::string mode, dtype, weight_dtype, parallel, residency;
 };
 
 Values workload(const SweepSpec& spec, const Point& point) {
   const SweepBase& b = spec.base;
-  Values v{b.model, b.chip, b.batch, b.seq, b.mode, b.dtype, b.weight_dtype, b.parallel};
+  Values v{b.model, b.chip,         b.batch,    b.seq,      b.mode,
+           b.dtype, b.weight_dtype, b.parallel, b.residency};
   for (size_t a = 0; a < spec.axes.size(); ++a) {
     const std::string& path = spec.axes[a].path;
     const std::string& value = point.values[a];
@@ -143,6 +147,7 @@ Values workload(const SweepSpec& spec, const Point& point) {
     if (path == "dtype") v.dtype = value;
     if (path == "weight_dtype") v.weight_dtype = value;
     if (path == "parallel") v.parallel = value;
+    if (path == "residency") v.residency = value;
   }
   return v;
 }
@@ -192,6 +197,7 @@ Result<PointSetup> setup_point(const SweepSpec& spec, const Point& point, Plugin
     s.mode = v.mode;
     s.dtype = v.dtype;
     s.parallel = v.parallel;
+    s.residency = v.residency;
     auto chip = driver::resolve_chip(plugins, {spec.base.target, beside_sweep(spec, v.chip)});
     if (!chip) return chip.error();
     s.chip = std::move(*chip);

@@ -2,6 +2,7 @@
 // applied. Axis paths (docs/dse.md):
 //   workload   model, batch, seq, mode, dtype, weight_dtype
 //   strategy   parallel (a strategy as --parallel takes it: flat, tp=8, pp=4,tp=2, auto, ...)
+//   residency  residency (off, auto, weights, weights+kv, as --residency takes it)
 //   chip       chip (a preset name or chip file of the base target)
 //   knobs      memory.bandwidth_bytes_per_s  the machine's peak HBM bandwidth
 //   (scale.hbm_bytes_per_s)
@@ -30,6 +31,7 @@ struct PointSetup {
   int64_t batch = 0, seq = 0;
   std::string mode, dtype;
   std::string parallel;       // as written; empty: flat
+  std::string residency;      // as written; empty: the chip file's
   driver::ResolvedChip chip;  // choice.chip as given (preset or file); spec with the point's values
 };
 
@@ -38,8 +40,8 @@ struct PointSetup {
 Result<PointSetup> setup_point(const SweepSpec& spec, const Point& point, PluginSet& plugins);
 
 // Before any point runs: every axis path exists (a chip-file parameter must be one the plugin
-// reads), every knob value is a number > 0 and every parallel value a strategy; every design is
-// known. The error names the sweep
+// reads), every knob value is a number > 0, every parallel value a strategy and every residency
+// value a mode; every design is known. The error names the sweep
 // file's line and, for an unknown path, the valid paths nearest to it.
 Status check_sweep(const SweepSpec& spec, PluginSet& plugins);
 

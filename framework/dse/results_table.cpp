@@ -34,6 +34,7 @@ const std::vector<std::string> kFixedColumns = {"model",
                                                 "mode",
                                                 "dtype",
                                                 "strategy",
+                                                "residency",
                                                 "design",
                                                 "cores",
                                                 "hbm_peak_bytes_per_s",
@@ -68,7 +69,8 @@ const std::vector<std::string> kFixedColumns = {"model",
                                                 "tokens_per_s",
                                                 "sim_tokens_per_s",
                                                 "collective_ms",
-                                                "bubble"};
+                                                "bubble",
+                                                "resident_bytes_per_core"};
 
 // An axis whose path is a fixed column (batch, model, cores, ...) is shown once, as that column.
 std::vector<size_t> axis_columns(const SweepSpec& spec) {
@@ -144,6 +146,8 @@ std::vector<Cell> design_cells(const PointResult& r, const DesignRow& d,
   row.push_back(r.tokens > 0 && sim_s > 0 ? Cell(r.tokens / sim_s) : Cell());
   row.push_back(strategy ? Cell(strategy->collective_s * 1e3) : Cell());
   row.push_back(strategy ? Cell(strategy->bubble) : Cell());
+  // Empty for a strategy: each stage keeps its own homes on its own chips.
+  row.push_back(strategy ? Cell() : Cell(r.resident_bytes_per_core));
   return row;
 }
 
@@ -158,7 +162,7 @@ std::vector<std::vector<Cell>> rows(const SweepSpec& spec, const PointResults& r
       row.insert(row.end(), {r.model, r.target, r.chip});
       row.push_back(r.batch > 0 ? Cell(r.batch) : Cell());
       row.push_back(r.seq > 0 ? Cell(r.seq) : Cell());
-      row.insert(row.end(), {r.mode, r.dtype, r.strategy, design});
+      row.insert(row.end(), {r.mode, r.dtype, r.strategy, r.residency, design});
       if (r.cores == 0) {  // failed before the chip was built: nothing to describe
         row.resize(row.size() + 5);
         return row;

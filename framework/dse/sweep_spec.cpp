@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <tessera/sdk/nearest.hpp>
 
+#include "framework/chip_spec/conventions.hpp"
 #include "framework/common/files.hpp"
 #include "framework/common/user_text.hpp"
 #include "framework/common/yaml_reader.hpp"
@@ -120,7 +121,8 @@ std::vector<planner::Design> parse_designs(const YamlNode& list) {
 SweepBase parse_base(const YamlNode& node) {
   if (!node.is_map()) throw node.fail("expected a map: model, target, chip, batch, ...");
   node.only_keys({"model", "target", "chip", "batch", "seq", "mode", "dtype", "weight_dtype",
-                  "dims", "designs", "simulate", "groups", "max_displacement", "parallel"});
+                  "dims", "designs", "simulate", "groups", "max_displacement", "parallel",
+                  "residency"});
   SweepBase b;
   b.model = node.child("model").as_string();
   b.target = node.child("target").as_string();
@@ -147,6 +149,10 @@ SweepBase parse_base(const YamlNode& node) {
     if (std::string problem = strategy_problem(b.parallel); !problem.empty())
       throw node.child("parallel").fail(problem);
   }
+  b.residency = node.get_string("residency", "");
+  if (!b.residency.empty() && !parse_residency(b.residency))
+    throw node.child("residency")
+        .fail(std::string("expected ") + kResidencyNames + ", got " + in_quotes(b.residency));
   if (node.has("max_displacement"))
     b.max_displacement = static_cast<int>(node.child("max_displacement").as_int(0, 8));
   return b;

@@ -4,7 +4,7 @@
 //   description: one line
 //   base: {model: llama2-13b, target: ipu_alltoall, chip: ipu-pod4-hbm3e, batch: 32,
 //          seq: 2048, designs: [basic, static, elk-dyn, elk-full, ideal], simulate: true,
-//          parallel: "tp=2"}
+//          parallel: "tp=2", residency: auto}
 //   axes:
 //     - {path: memory.bandwidth_bytes_per_s, range: {from: 2e12, to: 18e12, step: 2e12}}
 //     - {path: topology.kind, values: [alltoall, mesh]}
@@ -36,6 +36,7 @@ struct SweepBase {
   std::string weight_dtype;       // zoo models' --weight-dtype; empty: dtype
   std::vector<std::string> dims;  // ONNX --dim bindings, NAME=VALUE
   std::string parallel;           // a strategy as --parallel takes it; empty: flat
+  std::string residency;          // as --residency takes it; empty: the chip file's
   std::vector<planner::Design> designs = {planner::Design::basic, planner::Design::static_split,
                                           planner::Design::elk_dyn, planner::Design::elk_full,
                                           planner::Design::ideal};
@@ -65,7 +66,8 @@ struct SweepSpec {
 inline constexpr size_t kMaxPoints = 100'000;
 
 // Errors (input, naming file, line and key): unknown keys, a value of the wrong kind, an unknown
-// design, a base parallel strategy parse_strategy refuses, a range that is empty or has more than
+// design, a base parallel strategy parse_strategy refuses, a base residency that is not one of
+// kResidencyNames, a range that is empty or has more than
 // 10000 values, zipped axes of different lengths, a zip label on one axis only, more than
 // kMaxPoints points, an axis given twice. Axis paths are checked against the chip and model later
 // (point_setup.hpp).

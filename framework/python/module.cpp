@@ -34,6 +34,7 @@
 #include "framework/report/layout_report.hpp"
 #include "framework/report/map_report.hpp"
 #include "framework/report/parallel_report.hpp"
+#include "framework/report/residency_report.hpp"
 #include "framework/report/targets_report.hpp"
 #include "framework/sim/sim_report.hpp"
 
@@ -118,6 +119,14 @@ py::object from_json(const std::string& text) {
   return py::module_::import("json").attr("loads")(text);
 }
 
+// compile(residency=...): None (empty) leaves it to the chip file's `planner: residency:`.
+std::optional<ResidencyMode> residency_of(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  std::optional<ResidencyMode> mode = parse_residency(text);
+  if (!mode) throw UsageError("residency '" + text + "': expected " + kResidencyNames);
+  return mode;
+}
+
 Registry registry() {
   return Registry::discover(plugin_search_dirs({}));
 }
@@ -157,6 +166,8 @@ struct Plan {
   planner::Plan plan;
   std::string design() const { return planner::to_string(plan.result.design); }
   std::string yaml() const { return planner::write_plan_yaml(plan); }
+  // The compile JSON's "residency" (null when off).
+  std::string residency() const { return json_text(residency_json(plan.result.residency)); }
 };
 
 // pybind11 lets Plan.__new__(Plan) make a Python object whose C++ Plan is never constructed (its
@@ -173,9 +184,10 @@ const Plan& made(py::handle plan) {
 py::dict compile(const std::string& model, const std::string& target, const std::string& chip,
                  const std::string& design, bool simulate, const driver::ModelWords& words,
                  unsigned threads, const std::string& memory_detail, const std::string& objective,
-                 const std::string& core_cost, py::object progress) {
+                 const std::string& core_cost, py::object progress, const std::string& residency) {
   driver::DesignChoice choice = run([&] { return driver::parse_design_choice(design); });
   driver::PlanObjective goal = run([&] { return driver::parse_plan_objective(objective); });
+  std::optional<ResidencyMode> resident = residency_of(residency);
   std::optional<CoreCost> cores = core_cost.empty() ? std::nullopt : parse_core_cost(core_cost);
   if (!core_cost.empty() && !cores)
     throw UsageError("core_cost '" + core_cost + "': expected plugin or tcm (or None: the chip's)");
@@ -194,14 +206,17 @@ py::dict compile(const std::string& model, const std::string& target, const std:
     options.simulate = simulate;
     options.sim.memory = memory;
     options.objective = goal;
+    options.residency = resident;
     if (!hook.empty())
       options.progress = [&hook](const std::string& stage) -> driver::Progress {
         return [&hook, stage](double done, double total) { hook(stage, done, total); };
       };
     driver::Compilation c = driver::compile(open, loaded, options).take();
+    // The document first: it reads the plans (their residency) that are then moved out.
+    std::string document = compile_json(c, open.models.machine, memory);
     std::vector<Plan> kept;
     for (auto& d : c.designs) kept.push_back({std::move(d.plan)});
-    return std::pair{compile_json(c, open.models.machine, memory), std::move(kept)};
+    return std::pair{std::move(document), std::move(kept)};
   });
   hook.rethrow();
   py::dict out = from_json(text);
@@ -224,9 +239,10 @@ py::dict compile_parallel(const std::string& model, const std::string& target,
                           const std::string& chip, const std::string& design, bool simulate,
                           const driver::ModelWords& words, unsigned threads,
                           const std::string& objective, const std::string& strategy_text,
-                          const std::string& rank) {
+                          const std::string& rank, const std::string& residency) {
   driver::DesignChoice choice = run([&] { return driver::parse_design_choice(design); });
   driver::PlanObjective goal = run([&] { return driver::parse_plan_objective(objective); });
+  std::optional<ResidencyMode> resident = residency_of(residency);
   parallel::ParallelStrategy strategy =
       run([&] { return parallel::parse_strategy(strategy_text); });
   parallel::Rank ranked = rank_of(rank);
@@ -240,6 +256,7 @@ py::dict compile_parallel(const std::string& model, const std::string& target,
     options.threads = threads;
     options.simulate = simulate;
     options.objective = goal;
+    options.residency = resident;
     auto parallel_model = parallel::parallel_model(request).take();
     std::optional<parallel::Search> search;
     if (strategy.automatic) {
@@ -264,8 +281,9 @@ Plan load_plan(const std::string& path) {
   return {run([&] { return planner::read_plan_yaml(path); })};
 }
 
-// The plan's program on the simulator, as `tessera simulate --format json`; `trace`: also write
-// the Chrome trace there (never over an existing file unless `force`).
+// The plan's program on the simulator, as `tessera simulate --format json` (the plan's residency
+// beside the report, under "residency"); `trace`: also write the Chrome trace there (never over an
+// existing file unless `force`).
 py::dict simulate(py::handle given, const std::string& memory_detail, const std::string& trace,
                   bool force) {
   const Plan& plan = made(given);
@@ -286,7 +304,9 @@ py::dict simulate(py::handle given, const std::string& memory_detail, const std:
     return sim::sim_report_json(run.result, run.program, reopened.chip.models.machine, run.energy,
                                 plan.plan.result.energy);
   });
-  return from_json(text);
+  py::dict out = from_json(text);
+  out["residency"] = from_json(plan.residency());
+  return out;
 }
 
 py::dict inspect(const std::string& model, const driver::ModelWords& words) {
@@ -439,6 +459,8 @@ PYBIND11_MODULE(_tessera, m) {
       .def_readwrite("skip_unsupported", &driver::ModelWords::skip_unsupported);
   py::class_<Plan>(m, "Plan")
       .def_property_readonly("design", [](py::handle p) { return made(p).design(); })
+      .def_property_readonly("residency",
+                             [](py::handle p) { return from_json(made(p).residency()); })
       .def("yaml", [](py::handle p) { return made(p).yaml(); })
       .def(
           "write",
@@ -449,12 +471,13 @@ PYBIND11_MODULE(_tessera, m) {
           py::arg("path"), py::arg("force") = false);
   m.def("compile_parallel", &compile_parallel, py::arg("model"), py::arg("target"), py::arg("chip"),
         py::arg("design"), py::arg("simulate"), py::arg("words"), py::arg("threads"),
-        py::arg("objective"), py::arg("parallel"), py::arg("rank"));
+        py::arg("objective"), py::arg("parallel"), py::arg("rank"), py::arg("residency"));
   m.def("load_plan", &load_plan, py::arg("path"));
   m.def("check_bound", &check_bound, py::arg("command"), py::arg("keyword"), py::arg("text"));
   m.def("compile", &compile, py::arg("model"), py::arg("target"), py::arg("chip"),
         py::arg("design"), py::arg("simulate"), py::arg("words"), py::arg("threads"),
-        py::arg("memory_detail"), py::arg("objective"), py::arg("core_cost"), py::arg("progress"));
+        py::arg("memory_detail"), py::arg("objective"), py::arg("core_cost"), py::arg("progress"),
+        py::arg("residency"));
   m.def("simulate", &simulate, py::arg("plan"), py::arg("memory_detail"), py::arg("trace"),
         py::arg("force"));
   m.def("inspect", &inspect, py::arg("model"), py::arg("words"));

@@ -161,6 +161,7 @@ def test_a_bad_input_raises_the_clis_message(call, args, kind):
     ({"dtype": "fp64x"}, "dtype 'fp64x': expected fp32, fp16, bf16 or fp8"),
     ({"weight_dtype": "fp32"}, "weight_dtype 'fp32': expected fp16, bf16, fp8 or bfp8"),
     ({"dims": {"batch": 0}}, "--dim 'batch=0': expected NAME=VALUE with VALUE in [1, 16777216], e.g. --dim batch=16"),
+    ({"residency": "all"}, "residency 'all': expected off, auto, weights or weights+kv"),
 ])
 def test_a_keyword_out_of_its_words_is_a_usage_error(kind, message):
     with pytest.raises(tessera.UsageError) as raised:
@@ -314,3 +315,78 @@ def test_a_parallel_strategy_gives_the_clis_json():
         tessera.compile("llama3.1-8b", parallel="tp=16", **args)
     with pytest.raises(tessera.UsageError, match="rank 'fast'"):
         tessera.compile("llama3.1-8b", parallel="auto", rank="fast", **args)
+
+
+# GPT-2 XL decode on one IPU Mk2 (no HBM beside it in practice: what stays in SRAM matters).
+RESIDENT = dict(target="ipu_alltoall", chip="ipu-mk2", batch=1, seq=264, design="elk-dyn",
+                threads=2, simulate=False)
+RESIDENT_FLAGS = ["--target", "ipu_alltoall", "--chip", "ipu-mk2", "--batch", "1", "--seq", "264",
+                  "--design", "elk-dyn", "--threads", "2"]
+
+
+def test_residency_gives_the_clis_plans_and_record(tmp_path):
+    got = tessera.compile("gpt2-xl", residency="auto", **RESIDENT)
+    code, out, err = cli("compile", "gpt2-xl", *RESIDENT_FLAGS, "--residency", "auto", "--format",
+                         "json", "-o", str(tmp_path))
+    assert code == 0, err
+    want = json.loads(out)
+    for d in got["designs"] + want["designs"]:
+        d.pop("search_s")
+    assert without(got, "plans") == want
+    plan = got["plans"]["elk-dyn"]
+    assert plan.residency == want["residency"]
+    assert plan.residency["mode"] == "auto" and plan.residency["bytes_per_core"] > 0
+    assert plan.yaml() == open(tmp_path / "plan.yaml").read()
+    # The record survives plan.yaml, and simulate reports it beside the run, as the CLI does.
+    again = tessera.load_plan(str(tmp_path / "plan.yaml"))
+    assert again.residency == plan.residency
+    simulated = tessera.simulate(again)
+    code, out, err = cli("simulate", str(tmp_path / "plan.yaml"), "--format", "json")
+    assert code == 0, err
+    assert without(simulated, "wall_s") == without(json.loads(out), "wall_s")
+    assert simulated["residency"] == plan.residency
+    # None: the chip file's, which for ipu-mk2 is off; every op preloads again, and takes longer.
+    off = tessera.compile("gpt2-xl", **RESIDENT)
+    assert off["residency"] is None and off["plans"]["elk-dyn"].residency is None
+    assert off["designs"][1]["design"] == got["designs"][1]["design"] == "elk-dyn"
+    assert off["designs"][1]["planned"]["latency_s"] != got["designs"][1]["planned"]["latency_s"]
+
+
+def test_residency_that_does_not_fit_raises_the_clis_message():
+    with pytest.raises(tessera.InputError) as raised:
+        tessera.compile("gpt2-xl", residency="weights", **RESIDENT)
+    assert str(raised.value) == ("--residency weights: the homes take 2.0 MiB of each core's "
+                                 "624.0 KiB of SRAM; --residency auto keeps the ones that fit "
+                                 "and pay")
+    code, out, err = cli("compile", "gpt2-xl", *RESIDENT_FLAGS, "--residency", "weights")
+    assert code == 3
+    assert err.strip().splitlines()[-1] == "error: " + str(raised.value)
+
+
+def test_a_sweep_over_residency(tmp_path):
+    spec = {"name": "residency", "base": {"model": "gpt2-xl", "target": "ipu_alltoall",
+                                          "chip": "ipu-mk2", "batch": 1, "seq": 264,
+                                          "designs": ["elk-dyn"], "simulate": False},
+            "axes": [{"path": "residency", "values": ["off", "auto"]}]}
+    got = tessera.sweep(spec, run_dir=tmp_path / "s", threads=2)
+    assert [(r["status"], r["residency"]) for r in got.rows] == [("ok", "off"), ("ok", "auto")]
+    assert got.rows[0]["resident_bytes_per_core"] == 0
+    resident = tessera.compile("gpt2-xl", residency="auto", **RESIDENT)["residency"]
+    assert got.rows[1]["resident_bytes_per_core"] == resident["bytes_per_core"]
+    with pytest.raises(tessera.InputError) as raised:
+        tessera.sweep(dict(spec, axes=[{"path": "residency", "values": ["all"]}]))
+    assert str(raised.value).endswith(
+        "axes: residency: value 'all': expected off, auto, weights or weights+kv")
+
+
+def test_residency_reaches_each_stage_of_a_strategy():
+    args = dict(target="ipu_alltoall", chip="ipu-pod4", seq=264, threads=2, simulate=False,
+                parallel="pp=4")
+    got = tessera.compile("gpt2-xl", residency="auto", **args)
+    code, out, err = cli("compile", "gpt2-xl", "--target", "ipu_alltoall", "--chip", "ipu-pod4",
+                         "--seq", "264", "--threads", "2", "--parallel", "pp=4", "--residency",
+                         "auto", "--format", "json")
+    assert code == 0, err
+    assert got == json.loads(out)
+    streamed = tessera.compile("gpt2-xl", residency="off", **args)
+    assert got["designs"][0]["step_s"] != streamed["designs"][0]["step_s"]

@@ -68,7 +68,7 @@ def targets():
 def compile(model, target, chip="", design="elk-full", simulate=True, batch=None, seq=None, mode=None,
             dtype=None, weight_dtype=None, dims=None, skip_unsupported=False, threads=None,
             memory_detail="fast", objective="latency", core_cost=None, progress=None,
-            parallel=None, rank="latency", expert_skew=None):
+            parallel=None, rank="latency", expert_skew=None, residency=None):
     """Plan `model` (a zoo name, or a .onnx / workload .yaml path) on `target`'s `chip` (a preset
     or chip file; "" the target's default), as `tessera compile --format json [--simulate]`.
 
@@ -94,28 +94,35 @@ def compile(model, target, chip="", design="elk-full", simulate=True, batch=None
     strategy tried ranked by `rank` ("latency", "throughput" or "energy"), and when flat wins
     returns the flat compile document with "search" beside it. expert_skew: a mixture-of-experts
     zoo model's routing skew, as --expert-skew (0, the default: uniform).
+
+    residency: what stays in SRAM across steps instead of being preloaded every step, as
+    --residency: "off", "auto" (what pays, as much as fits), "weights" or "weights+kv"; None: the
+    chip file's (off unless its planner: section says). The document's "residency" and each Plan's
+    .residency say what stayed (None when off).
     """
     _bounded("compile", threads=threads)
     if parallel not in (None, "flat"):
         words = _words(batch, seq, mode, dtype, weight_dtype, dims, skip_unsupported, expert_skew)
         doc = _tessera.compile_parallel(model, target, chip, design, simulate, words,
-                                        threads or 0, objective, parallel, rank)
+                                        threads or 0, objective, parallel, rank, residency or "")
         if not doc.get("flat"):
             return doc
         flat = compile(model, target, chip, design, simulate, batch, seq, mode, dtype,
                        weight_dtype, dims, skip_unsupported, threads, memory_detail, objective,
-                       core_cost, progress, expert_skew=expert_skew)
+                       core_cost, progress, expert_skew=expert_skew, residency=residency)
         flat["search"] = doc["search"]
         return flat
     return _tessera.compile(model, target, chip, design, simulate,
                             _words(batch, seq, mode, dtype, weight_dtype, dims, skip_unsupported,
                                    expert_skew),
-                            threads or 0, memory_detail, objective, core_cost or "", progress)
+                            threads or 0, memory_detail, objective, core_cost or "", progress,
+                            residency or "")
 
 
 def simulate(plan, memory_detail="fast", trace=None, force=False):
     """Run a Plan (from compile, or load_plan("plan.yaml")) on the event-driven simulator, as
-    `tessera simulate --format json` (format tessera-simulate-2, every op listed). memory_detail:
+    `tessera simulate --format json` (format tessera-simulate-2, every op listed, and the plan's
+    "residency" beside it: None when off). memory_detail:
     "fast" or "full"; trace: also write a Chrome/Perfetto trace.json there (an existing file only
     with force=True)."""
     return _tessera.simulate(plan, memory_detail, trace or "", force)

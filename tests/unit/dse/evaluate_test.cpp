@@ -2,7 +2,7 @@
 // anything runs (with the valid paths near a wrong one), a point that does not fit recorded with
 // its reason, the per-op plan cache shared by points that differ only in HBM bandwidth, the chip
 // file's HBM rate reaching plan and simulation alike, and the scale knobs reaching the machine (or
-// refused where the chip cannot take them), and parallel strategies as an axis.
+// refused where the chip cannot take them), and parallel strategies and residency as axes.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -407,6 +407,68 @@ TEST(CheckSweep, AParallelValueThatIsNotAStrategyIsRefusedWithItsLine) {
   EXPECT_EQ(status.error().message,
             "s.yaml:4: axes: parallel: value 'pp=2,tp=4,tp=2': 'tp' is given twice in "
             "'pp=2,tp=4,tp=2'");
+}
+
+// GPT-2 XL decode on one IPU Mk2, where what stays in SRAM matters: Elk-Dyn only, planned only.
+SweepSpec residency_sweep(const std::string& values) {
+  return parse_sweep_text(
+             "name: t\nbase: {model: gpt2-xl, target: ipu_alltoall, chip: ipu-mk2, batch: 1, "
+             "seq: 264, designs: [elk-dyn], simulate: false}\naxes:\n  - {path: residency, "
+             "values: [" +
+                 values + "]}\n",
+             "s.yaml")
+      .take();
+}
+
+TEST(ResidencyAxis, EachPointPlansWithItsModeAndRecordsTheHomes) {
+  SweepSpec s = residency_sweep("off, auto, weights");
+  PluginSet plugins(registry());
+  ASSERT_TRUE(check_sweep(s, plugins).ok());
+  auto points = enumerate_points(s);
+  driver::OpPlanCache cache;
+  Registry reg = registry();
+  PointResult off = evaluate_point(s, points[0], reg, cache, {2});
+  PointResult automatic = evaluate_point(s, points[1], reg, cache, {2});
+  PointResult weights = evaluate_point(s, points[2], reg, cache, {2});
+  ASSERT_TRUE(off.ok) << off.reason;
+  ASSERT_TRUE(automatic.ok) << automatic.reason;
+  EXPECT_EQ(off.residency, "off");
+  EXPECT_EQ(off.resident_bytes_per_core, 0);
+  EXPECT_EQ(automatic.residency, "auto");
+  EXPECT_GT(cache.hits(), 0u) << "residency is chosen after the per-op plans, which it shares";
+
+  // The point is the compile of the same model and chip with --residency auto, number for number.
+  auto chip = driver::open_chip(plugins, driver::ChipChoice{"ipu_alltoall", "ipu-mk2"}).take();
+  ModelRequest request;
+  request.model = "gpt2-xl";
+  request.shape.batch = 1;
+  request.shape.seq = 264;
+  request.shape_given = true;
+  driver::CompileOptions options;
+  options.designs = {planner::Design::elk_dyn};
+  options.simulate = false;
+  options.residency = ResidencyMode::automatic;
+  driver::Compilation c = driver::compile(chip, driver::load(request).take(), options).take();
+  const planner::DesignResult& planned = c.designs.front().plan.result;
+  EXPECT_DOUBLE_EQ(automatic.resident_bytes_per_core, planned.residency.bytes_per_core);
+  EXPECT_GT(automatic.resident_bytes_per_core, 0);
+  ASSERT_EQ(automatic.rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(automatic.rows[0].planned.latency_s, planned.latency_s);
+  EXPECT_NE(automatic.rows[0].planned.latency_s, off.rows[0].planned.latency_s);
+
+  EXPECT_FALSE(weights.ok);
+  EXPECT_EQ(weights.residency, "weights");
+  EXPECT_EQ(weights.reason,
+            "--residency weights: the homes take 2.0 MiB of each core's 624.0 KiB of SRAM; "
+            "--residency auto keeps the ones that fit and pay");
+}
+
+TEST(CheckSweep, AResidencyValueThatIsNotAModeIsRefusedWithItsLine) {
+  PluginSet plugins(registry());
+  Status status = check_sweep(residency_sweep("off, weights+kv, all"), plugins);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().message,
+            "s.yaml:4: axes: residency: value 'all': expected off, auto, weights or weights+kv");
 }
 
 TEST(ShippedSweeps, EveryFileInConfigsSweepsParsesAndChecks) {

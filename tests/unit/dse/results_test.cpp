@@ -33,6 +33,8 @@ PointResult ok_point() {
   r.batch = 2;
   r.strategy = "flat";
   r.tokens = 2;
+  r.residency = "auto";
+  r.resident_bytes_per_core = 137216;
   r.cores = 1472;
   r.hbm_peak_bytes_per_s = 1e12;
   r.hbm_sustained_bytes_per_s = 0.8e12;
@@ -62,26 +64,27 @@ TEST(ResultsTable, CsvHasTheAxesThenEveryMetricPerDesign) {
   std::string csv = results_csv(spec(), results);
   std::string header =
       "point,status,reason,memory.bandwidth_bytes_per_s,model,target,chip,batch,seq,mode,dtype,"
-      "strategy,design,cores,hbm_peak_bytes_per_s,hbm_sustained_bytes_per_s,interconnect_bytes_per_"
-      "s,"
-      "peak_flops_per_s,planned_ms,speedup_vs_basic,of_ideal,hbm_util,noc_util,tflops,"
+      "strategy,residency,design,cores,hbm_peak_bytes_per_s,hbm_sustained_bytes_per_s,"
+      "interconnect_bytes_per_s,peak_flops_per_s,planned_ms,speedup_vs_basic,of_ideal,hbm_util,"
+      "noc_util,tflops,"
       "exec_only_ms,overlap_ms,stall_ms,congest_ms,orders,planned_mj,planned_w,sim_ms,"
       "sim_hbm_util,sim_noc_util,sim_sram_util,sim_tflops,sim_exec_only_ms,sim_overlap_ms,"
       "sim_stall_ms,sim_congest_ms,sim_mj,sim_w,tokens,tokens_per_s,sim_tokens_per_s,"
-      "collective_ms,bubble\n";
+      "collective_ms,bubble,resident_bytes_per_core\n";
   std::string basic =
-      "0,ok,,1e12,llama2-7b,ipu_alltoall,ipu-mk2,2,,,,flat,basic,1472,1000000000000,800000000000,"
-      "7000000000000,250000000000000,2,1,0.5,0.5,0.25,1,1,0.5,0.25,0.25,1,500,250,2.5,0.4,0.2,0.1,"
-      "0.8,1,1,0.25,0.25,600,240,2,1000,800,,\n";
+      "0,ok,,1e12,llama2-7b,ipu_alltoall,ipu-mk2,2,,,,flat,auto,basic,1472,1000000000000,"
+      "800000000000,7000000000000,250000000000000,2,1,0.5,0.5,0.25,1,1,0.5,0.25,0.25,1,500,250,2.5,"
+      "0.4,0.2,0.1,0.8,1,1,0.25,0.25,600,240,2,1000,800,,,137216\n";
   std::string ideal =
-      "0,ok,,1e12,llama2-7b,ipu_alltoall,ipu-mk2,2,,,,flat,ideal,1472,1000000000000,800000000000,"
-      "7000000000000,250000000000000,1,2,1,1,0.5,2,0.5,0.5,0,0,1,,,,,,,,,,,,,,2,2000,,,\n";
+      "0,ok,,1e12,llama2-7b,ipu_alltoall,ipu-mk2,2,,,,flat,auto,ideal,1472,1000000000000,"
+      "800000000000,7000000000000,250000000000000,1,2,1,1,0.5,2,0.5,0.5,0,0,1,,,,,,,,,,,,,,2,2000,"
+      ",,,137216\n";
   std::string fail_row =
-      "1,failed,\"op 'x' needs 8 MiB, \"\"more\"\" than the chip\",2e12,,ipu_alltoall,,,,,,";
+      "1,failed,\"op 'x' needs 8 MiB, \"\"more\"\" than the chip\",2e12,,ipu_alltoall,,,,,,,";
   EXPECT_EQ(csv.substr(0, header.size()), header);
   EXPECT_NE(csv.find(basic), std::string::npos) << csv;
   EXPECT_NE(csv.find(ideal), std::string::npos) << csv;
-  EXPECT_NE(csv.find(fail_row + ",basic" + std::string(34, ',') + "\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(fail_row + ",basic" + std::string(35, ',') + "\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find(fail_row + ",ideal,"), std::string::npos) << csv;
 }
 
@@ -101,13 +104,15 @@ TEST(ResultsTable, AStrategysRowHasTheMachinesStepAndNoPerChipFigures) {
   results[0] = r;
   std::string csv = results_csv(spec(), results);
   std::string row =
-      "\"tp=8,pp=1,dp=1\",basic,1472,1000000000000,800000000000,7000000000000,250000000000000,"
-      "4,1,0.25,,,,,,,,,2000,500,5,,,,,,,,,,,32,8000,6400,1,0.25\n";
+      "\"tp=8,pp=1,dp=1\",auto,basic,1472,1000000000000,800000000000,7000000000000,"
+      "250000000000000,4,1,0.25,,,,,,,,,2000,500,5,,,,,,,,,,,32,8000,6400,1,0.25,\n";
   EXPECT_NE(csv.find(row), std::string::npos) << csv;
   auto json = nlohmann::json::parse(results_json(spec(), results));
   EXPECT_EQ(json["rows"][0]["strategy"], "tp=8,pp=1,dp=1");
   EXPECT_EQ(json["rows"][0]["collective_ms"], 1.0);
   EXPECT_EQ(json["rows"][0]["hbm_util"], nullptr);
+  EXPECT_EQ(json["rows"][0]["residency"], "auto");
+  EXPECT_EQ(json["rows"][0]["resident_bytes_per_core"], nullptr) << "each stage has its own homes";
   auto back = read_point_json(point_json(r), "p.json").take();
   EXPECT_EQ(point_json(back), point_json(r));
   EXPECT_EQ(back.strategy_rows[0].bubble, 0.25);
@@ -124,6 +129,8 @@ TEST(ResultsTable, JsonCarriesTheSweepAndTheSameRows) {
   EXPECT_EQ(json["rows"][0]["planned_ms"], 2.0);
   EXPECT_EQ(json["rows"][1]["sim_ms"], nullptr);
   EXPECT_EQ(json["rows"][0]["memory.bandwidth_bytes_per_s"], "1e12");
+  EXPECT_EQ(json["rows"][0]["residency"], "auto");
+  EXPECT_EQ(json["rows"][0]["resident_bytes_per_core"], 137216.0);
 }
 
 TEST(PointResult, JsonRoundTripIsExact) {

@@ -122,6 +122,13 @@ TEST(SweepSpec, Errors) {
           .take()
           .base.parallel,
       "pp=4,tp=2");
+  EXPECT_EQ(error_of("name: t\nbase: {model: m, target: t, residency: all}\n"),
+            "s.yaml:2: 'base.residency': expected off, auto, weights or weights+kv, got 'all'");
+  EXPECT_EQ(
+      parse_sweep_text("name: t\nbase: {model: m, target: t, residency: weights+kv}\n", "s.yaml")
+          .take()
+          .base.residency,
+      "weights+kv");
 }
 
 TEST(SweepSpec, AZipLabelOnOneAxisIsAnError) {
