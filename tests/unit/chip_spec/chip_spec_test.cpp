@@ -65,6 +65,7 @@ planner:
   combine: elk_artifact
   pruning: elk_artifact
   static: elk_artifact
+  residency: weights+kv
   preload_network_share: {elk-dyn: [0.9, 0.5], elk-full: 0.99}
   execution_contention: {elk-full: [ignored, charged], static: charged}
 )",
@@ -78,6 +79,7 @@ planner:
                                                        {"elk-full", {0.99}}};
   EXPECT_EQ(chip->conventions.preload_network_share, shares);
   EXPECT_EQ(chip->conventions.static_baseline, StaticBaseline::elk_artifact);
+  EXPECT_EQ(chip->conventions.residency, ResidencyMode::weights_kv);
   std::map<std::string, std::vector<ExecutionContention>> contentions = {
       {"elk-full", {ExecutionContention::ignored, ExecutionContention::charged}},
       {"static", {ExecutionContention::charged}}};
@@ -117,11 +119,14 @@ planner:
   ASSERT_FALSE(scalar.ok());
   EXPECT_EQ(scalar.error().message,
             "/x/c.yaml:3: 'planner': expected a map: orientation, transfers, combine, pruning, "
-            "static, preload_network_share, execution_contention");
+            "static, residency, preload_network_share, execution_contention");
   EXPECT_EQ(error("  orientaton: fastest\n"),
             "/x/c.yaml:4: 'planner.orientaton': unknown key 'orientaton' (did you mean "
             "'orientation'?); valid keys: orientation, transfers, combine, pruning, static, "
-            "preload_network_share, execution_contention");
+            "residency, preload_network_share, execution_contention");
+  EXPECT_EQ(error("  residency: all\n"),
+            "/x/c.yaml:4: 'planner.residency': unknown residency 'all'; expected off, auto, "
+            "weights or weights+kv");
   EXPECT_EQ(error("  static: artifact\n"),
             "/x/c.yaml:4: 'planner.static': unknown static 'artifact'; expected tessera or "
             "elk_artifact");
