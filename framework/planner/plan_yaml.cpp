@@ -31,7 +31,7 @@ namespace {
 // preload plan's network_s (priced on the chip's routes; `none` when the Machine's rates priced
 // it). 7: each execution plan's core_digits (where a plugin's plan put its tiles). 8: energy. 9:
 // each op's core_mapping (how one core runs its tile, when the mapper timed it).
-constexpr const char* kFormat = "tessera-plan-9";
+constexpr const char* kFormat = "tessera-plan-10";
 
 // What compile writes stays far inside these; a number beyond them is a corrupted or hand-made plan
 // that would have the simulator report hours per token, or overflow.

@@ -168,7 +168,7 @@ std::string compile_json(const driver::Compilation& c, const Machine& machine,
                       {"unsplit_bytes_per_core", d.unsplit_bytes_per_core},
                       {"unsplit_s", d.unsplit_s}});
   nlohmann::json out = {
-      {"format", "tessera-compile-2"},
+      {"format", "tessera-compile-3"},
       {"model", c.graph->name()},
       {"ops", c.graph->ops().size()},
       {"op_classes", c.op_classes},

@@ -218,7 +218,7 @@ std::string sim_report_json(const SimResult& r, const codegen::Program& program,
          {"preload_start_s", time_or_null(op.preload_start_s)},
          {"preload_end_s", time_or_null(op.preload_end_s)}});
   }
-  json out = {{"format", "tessera-simulate-2"},
+  json out = {{"format", "tessera-simulate-3"},
               {"program", program.name},
               {"cores", r.cores},
               {"controllers", r.controllers},
