@@ -172,7 +172,8 @@ int run_parallel(PluginSet& plugins, driver::OpenChip& chip, const CompileOption
   else
     std::cout << strategy_line(compiled, chip.models.machine) << parallel_steps_table(compiled)
               << "\n"
-              << stages_table(compiled, choice.written) << "\n"
+              << stages_table(compiled, choice.written)
+              << stages_residency_text(compiled, chip.models.machine) << "\n"
               << collectives_table(compiled, choice.written);
   if (o.output.empty()) {
     std::cerr << "note: pass -o DIR to write DIR/parallel.yaml and its stages' plans\n";

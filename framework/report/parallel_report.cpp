@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "framework/common/json_text.hpp"
 #include "framework/common/table.hpp"
 #include "framework/common/units.hpp"
+#include "framework/report/residency_report.hpp"
 
 namespace tessera {
 namespace {
@@ -186,6 +188,36 @@ std::string search_json(const parallel::Search& search) {
   return json_text(search_document(search), 2) + "\n";
 }
 
+namespace {
+
+// What a stage's chip keeps in SRAM across steps (every design of its compile shares it).
+const planner::ResidencyRecord& stage_residency(const ParallelCompilation& c,
+                                                const parallel::StageRun& s) {
+  static const planner::ResidencyRecord kOff;
+  const auto& designs = c.compilations[s.compilation].designs;
+  return designs.empty() ? kOff : designs.front().plan.result.residency;
+}
+
+nlohmann::json stage_residency_json(const ParallelCompilation& c, const parallel::StageRun& s) {
+  return residency_json(stage_residency(c, s));
+}
+
+}  // namespace
+
+std::string stages_residency_text(const ParallelCompilation& c, const Machine& machine) {
+  std::string text;
+  std::set<size_t> shown;
+  for (size_t k = 0; k < c.stages.size(); ++k) {
+    const parallel::StageRun& s = c.stages[k];
+    if (!shown.insert(s.compilation).second) continue;
+    std::string lines = residency_text(stage_residency(c, s), machine, 0);
+    if (!lines.empty())
+      text += fmt::format("stage {} (layers {}-{}, and the stages that share its plan): {}", k,
+                          s.first_layer, s.last_layer, lines);
+  }
+  return text.empty() ? text : "\n" + text;
+}
+
 std::string parallel_json(const ParallelCompilation& c, const Machine& machine,
                           const parallel::Search* search) {
   const parallel::Resolved& r = c.strategy;
@@ -195,8 +227,9 @@ std::string parallel_json(const ParallelCompilation& c, const Machine& machine,
                       {"last_layer", s.last_layer},
                       {"chips", s.chips},
                       {"graph", c.compilations[s.compilation].graph->name()},
-                      {"ops", c.compilations[s.compilation].graph->ops().size()}});
-  nlohmann::json doc = {{"format", "tessera-parallel-1"},
+                      {"ops", c.compilations[s.compilation].graph->ops().size()},
+                      {"residency", stage_residency_json(c, s)}});
+  nlohmann::json doc = {{"format", "tessera-parallel-2"},
                         {"chip", machine.chip},
                         {"chips", machine.chips},
                         {"strategy", parallel::to_string(r)},

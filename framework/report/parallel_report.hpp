@@ -15,6 +15,10 @@ std::string strategy_line(const parallel::ParallelCompilation& compiled, const M
 std::string parallel_steps_table(const parallel::ParallelCompilation& compiled);
 // Stages and collectives as `design` planned them (its per-stage times).
 std::string stages_table(const parallel::ParallelCompilation& compiled, planner::Design design);
+// Per distinct stage plan, what its chip keeps in SRAM across steps (residency_report.hpp), after
+// a blank line; empty when no stage keeps anything.
+std::string stages_residency_text(const parallel::ParallelCompilation& compiled,
+                                  const Machine& machine);
 std::string collectives_table(const parallel::ParallelCompilation& compiled,
                               planner::Design design);
 std::string search_table(const parallel::Search& search);
@@ -22,7 +26,7 @@ std::string search_table(const parallel::Search& search);
 // The strategies tried as one JSON document (format tessera-parallel-search-1).
 std::string search_json(const parallel::Search& search);
 
-// As one JSON document (format tessera-parallel-1, docs/formats.md): the strategy, each design's
+// As one JSON document (format tessera-parallel-2, docs/formats.md): the strategy, each design's
 // step (seconds, tokens, joules), the stages and the collectives, unrounded; with `search`, every
 // strategy tried (format tessera-parallel-search-1 under "search").
 std::string parallel_json(const parallel::ParallelCompilation& compiled, const Machine& machine,
