@@ -5,10 +5,12 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "framework/driver/driver.hpp"
 #include "framework/ir/repeats.hpp"
@@ -359,8 +361,12 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
   auto residency =
       choose_residency(input, o.residency.value_or(conventions.residency), planning, conventions);
   if (!residency) return residency.error();
-  const planner::PlannerInput resident =
-      planner::with_residency(input, residency->candidates, residency->chosen);
+  // The input with the homes taken out, or the model's own when nothing is resident.
+  std::optional<planner::PlannerInput> with_homes;
+  if (std::find(residency->chosen.begin(), residency->chosen.end(), true) !=
+      residency->chosen.end())
+    with_homes = planner::with_residency(input, residency->candidates, residency->chosen);
+  const planner::PlannerInput& resident = with_homes ? *with_homes : input;
   for (planner::Design design : o.designs) {
     planning.progress = progress_of(o, fmt::format("{} (preload orders)", to_string(design)));
     planning.preload_network_shares = for_design(conventions.preload_network_share, design);
