@@ -5,7 +5,8 @@
 // utilisation, and peak RSS. Then the wall time of Llama2-70B, Gemma2-27B and OPT-30B at batch 32.
 // The `_tcm` cases time every tile on the chip's core: hierarchy with the mapper (--core-cost tcm,
 // docs/mapper.md; target <= 10 s for the first), one cold run each (the core's cache starts empty);
-// `tiles_mapped` counts the distinct tiles searched.
+// `tiles_mapped` counts the distinct tiles searched. `_residency_auto` adds the residency search
+// (target <= 2x the same compile without it).
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
@@ -28,6 +29,7 @@ struct Case {
   std::string target = "ipu_alltoall", chip = "ipu-pod4-hbm3e", model;
   int64_t batch = 1, seq = 2048;
   CoreCost core_cost = CoreCost::plugin;
+  ResidencyMode residency = ResidencyMode::off;
 };
 
 void BM_CompileAllDesigns(benchmark::State& state, const Case& c) {
@@ -49,6 +51,7 @@ void BM_CompileAllDesigns(benchmark::State& state, const Case& c) {
   driver::CompileOptions options;
   options.designs = {std::begin(kAll), std::end(kAll)};
   options.threads = kThreads;
+  options.residency = c.residency;
   std::vector<DesignResult> r;
   for (auto _ : state) {
     auto compiled = driver::compile(chip, loaded, options);
@@ -70,11 +73,19 @@ void BM_CompileAllDesigns(benchmark::State& state, const Case& c) {
   for (size_t d = 0; d < r.size(); ++d) state.counters[names[d]] = 100 * r[d].hbm_utilisation;
   state.counters["orders"] = static_cast<double>(r[3].orders_tried);
   state.counters["peak_rss_MB"] = peak_rss_bytes() / 1e6;
+  state.counters["resident_KiB_per_core"] = r[3].residency.bytes_per_core / 1024;
+  state.counters["residency_sets_planned"] = r[3].residency.choices_tried;
   if (chip.models.core && c.core_cost == CoreCost::tcm)
     state.counters["tiles_mapped"] = static_cast<double>(chip.models.core->misses());
 }
 
 BENCHMARK_CAPTURE(BM_CompileAllDesigns, llama2_13b_b16, Case{.model = "llama2-13b", .batch = 16})
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(3);
+// The residency search (docs/planner.md, "Residency"): target <= 2x the compile with it off.
+BENCHMARK_CAPTURE(BM_CompileAllDesigns, llama2_13b_b16_residency_auto,
+                  Case{.model = "llama2-13b", .batch = 16, .residency = ResidencyMode::automatic})
     ->Unit(benchmark::kSecond)
     ->UseRealTime()
     ->Iterations(3);
