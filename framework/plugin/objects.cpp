@@ -172,20 +172,22 @@ Result<Link> Topology::link(uint32_t index) const {
 }
 
 Result<std::vector<uint32_t>> Topology::route(uint32_t src, uint32_t dst) const {
-  // Routes are short (a handful of hops); one call with a generous buffer, a second if not.
-  std::vector<uint32_t> links(64);
+  // A buffer too small costs the plugin an error (a C++ plugin throws it) and a second walk of
+  // the route. Routes across a mesh of hundreds of routers a side run to hundreds of links and are
+  // asked for by the million, so the buffer keeps the longest route this thread has seen: after
+  // the first long route, one call each.
+  thread_local std::vector<uint32_t> buffer(64);
   size_t count = 0;
   Status s = call("topology.route", [&] {
-    return raw()->route(raw(), src, dst, links.data(), links.size(), &count);
+    return raw()->route(raw(), src, dst, buffer.data(), buffer.size(), &count);
   });
-  if (!s && s.error().code == StatusCode::out_of_range && count > links.size()) {
-    links.resize(count);
+  if (!s && s.error().code == StatusCode::out_of_range && count > buffer.size()) {
+    buffer.resize(count);
     s = call("topology.route",
-             [&] { return raw()->route(raw(), src, dst, links.data(), links.size(), &count); });
+             [&] { return raw()->route(raw(), src, dst, buffer.data(), buffer.size(), &count); });
   }
   if (!s) return s.error();
-  links.resize(count);
-  return links;
+  return std::vector<uint32_t>(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(count));
 }
 
 Result<CostModelInfo> CostModel::info() const {

@@ -19,7 +19,8 @@ constexpr const char* kEthTiles = "9-0 1-0 8-0 2-0 7-0 3-0 6-0 4-0 9-6 1-6 8-6 2
 constexpr uint32_t kDirections = 4;  // +x, -x, +y, -y
 // fp32, fp16, bf16, fp8, int8, int32, fp64 [V, see topology.hpp]
 constexpr FlopsPerCycle::Table kFlopsPerCycle = {1024, 4096, 4096, 4096, 0, 0, 0, 4096};
-constexpr int64_t kMaxGridSide = 256;
+// A wafer-scale fabric (chips/wse2.yaml: 757 x 996) fits; parse_coordinate reads 4 digits.
+constexpr int64_t kMaxGridSide = 1024;
 
 [[noreturn]] void fail(const std::string& key, const std::string& what) {
   throw sdk::invalid_argument("parameter '" + key + "': " + what);
@@ -233,6 +234,7 @@ void MeshTopology::add_links() {
   auto controllers = static_cast<uint32_t>(dram_tiles_.size());
   for (uint32_t chip = 0; chip < chips(); ++chip)
     for (uint32_t noc = 0; noc < 2; ++noc) {
+      first_niu_link_.push_back(tables_.num_links());
       for (uint32_t c = 0; c < cores_.size(); ++c)
         tables_.add_duplex(core(chip, c), router(chip, noc, cores_[c]), TESSERA_LINK_ON_CHIP, noc,
                            link_bytes_per_s_, niu_latency_s_);
@@ -241,6 +243,7 @@ void MeshTopology::add_links() {
           tables_.add_duplex(dram_controller(chip * controllers + c), router(chip, noc, tile),
                              TESSERA_LINK_MEMORY, noc, dram_link_bytes_per_s, niu_latency_s_);
       // A 1-wide axis has no links along it (they would loop back to the same router).
+      first_grid_link_.push_back(tables_.num_links());
       for (Node n : grid_) {
         if (grid_x_ > 1)
           tables_.add_link(router(chip, noc, n), router(chip, noc, neighbour(noc, n, true)),
@@ -334,15 +337,22 @@ MeshTopology::Choice MeshTopology::choose(const Attachment& src, const Attachmen
   return best;
 }
 
+// add_links lays each NoC's router links out node by node in grid order, the x link (where the
+// grid is wider than 1) before the y link, so a hop's link is found by arithmetic: a lookup in the
+// table of link ends per hop dominated planning on wafer-sized grids.
+uint32_t MeshTopology::grid_link(uint32_t chip, uint32_t noc, Node at, bool along_x) const {
+  uint32_t per_node = (grid_x_ > 1 ? 1u : 0u) + (grid_y_ > 1 ? 1u : 0u);
+  uint32_t offset = along_x || grid_x_ == 1 ? 0u : 1u;
+  return first_grid_link_[chip * 2 + noc] + node_index(at) * per_node + offset;
+}
+
 // Router-to-router links of one dimension-ordered route (tt-npe order: NoC0 x then y, NoC1 y
 // then x).
 void MeshTopology::walk(const Choice& choice, std::vector<uint32_t>& links) const {
   Node at = choice.from;
   auto move = [&](bool along_x) {
-    Node next = neighbour(choice.noc, at, along_x);
-    links.push_back(tables_.link_between(router(choice.chip, choice.noc, at),
-                                         router(choice.chip, choice.noc, next)));
-    at = next;
+    links.push_back(grid_link(choice.chip, choice.noc, at, along_x));
+    at = neighbour(choice.noc, at, along_x);
   };
   bool x_first = choice.noc == 0;
   for (int pass = 0; pass < 2; ++pass, x_first = !x_first) {
@@ -358,10 +368,17 @@ void MeshTopology::segment(uint32_t src, uint32_t dst, std::vector<uint32_t>& li
   Attachment from = attachment(src);
   Attachment to = attachment(dst);
   Choice choice = choose(from, to);
-  if (!from.is_router)
+  // A core's NIU links sit two by two (to its router, back) at the head of each NoC's links.
+  auto cores = static_cast<uint32_t>(cores_.size());
+  uint32_t first_niu = first_niu_link_[choice.chip * 2 + choice.noc];
+  if (src < first_dram_)
+    links.push_back(first_niu + 2 * (src % cores));
+  else if (!from.is_router)
     links.push_back(tables_.link_between(src, router(choice.chip, choice.noc, choice.from)));
   walk(choice, links);
-  if (!to.is_router)
+  if (dst < first_dram_)
+    links.push_back(first_niu + 2 * (dst % cores) + 1);
+  else if (!to.is_router)
     links.push_back(tables_.link_between(router(choice.chip, choice.noc, choice.to), dst));
 }
 

@@ -152,6 +152,8 @@ class MeshTopology final : public TableTopology {
   Attachment attachment(uint32_t endpoint) const;
   Choice choose(const Attachment& src, const Attachment& dst) const;
   void walk(const Choice& choice, std::vector<uint32_t>& links) const;
+  // The link from router `at` of `noc` on `chip` to its next router along x (or y).
+  uint32_t grid_link(uint32_t chip, uint32_t noc, Node at, bool along_x) const;
 
   std::string name_;
   uint32_t grid_x_ = 0;
@@ -176,6 +178,9 @@ class MeshTopology final : public TableTopology {
   uint32_t first_dram_ = 0;
   uint32_t first_router_ = 0;
   uint32_t first_port_ = 0;
+  std::vector<uint32_t> first_niu_link_;  // per chip and NoC: core 0's link to its router
+  std::vector<uint32_t>
+      first_grid_link_;              // per chip and NoC (chip * 2 + noc): its first router link
   std::vector<uint32_t> ports_;      // (chip * 4 + dir) * eth_links_ + link -> endpoint
   std::vector<uint32_t> port_tile_;  // endpoint - first_port_ -> index into eth_tiles_
 };

@@ -86,6 +86,31 @@ TEST(LinkLoad, TransfersOffTheChipAreRefusedByIndex) {
   EXPECT_EQ(load.error().message, "transfer 0: the route names link 999, which does not exist");
 }
 
+// Routes longer than the host's first buffer (64 links) come back whole, and a short route asked
+// after them is not padded with what the longer one left in the buffer. A one-row 200-wide
+// mesh_tenstorrent torus: core 1-0 -> core 101-0 is 100 hops either way round (NoC0 wins the tie),
+// so the NIU link out, 100 router links and the NIU link in.
+TEST(PluginRoutes, LongRoutesComeBackWholeAndShortOnesAfterThem) {
+  PluginSet plugins{Registry::discover(plugin_search_dirs({}))};
+  auto manifest = plugins.library("mesh_tenstorrent");
+  ASSERT_TRUE(manifest.ok()) << manifest.error().message;
+  ChipSpec spec = parse_chip_text(R"(name: row
+target: mesh_tenstorrent
+topology:
+  grid: {x_size: 200, y_size: 1}
+  workers: "x=1-199 y=0"
+  dram: {tiles: "0-0"}
+)",
+                                  "row.yaml")
+                      .take();
+  Topology topology = build_topology(plugins, spec).take();
+  // Cores are endpoints 0..198, core x-0 being x - 1.
+  EXPECT_EQ(topology.route(0, 100).take().size(), 102u);
+  EXPECT_EQ(topology.route(100, 0).take().size(), 102u);
+  EXPECT_EQ(topology.route(0, 100).take(), topology.route(0, 100).take());
+  EXPECT_EQ(topology.route(0, 1).take().size(), 3u);
+}
+
 struct Family {
   const char* target;
   const char* chip;
