@@ -11,13 +11,17 @@
 //   peak_flops_per_s                    Topology::peak_flops_per_s(fp16) is ONE core's (ABI), so
 //                                       × cores
 //   hbm_controllers                     endpoints of kind MEMORY_CONTROLLER, all chips
-//   hbm_bytes_per_s                     per controller its fastest MEMORY link into the network
-//                                       (the chip file's rate), summed; with a memory_model
+//   hbm_bytes_per_s                     per controller the lower of its own rate (its endpoint's
+//                                       bytes_per_s, when the topology gives one) and its MEMORY
+//                                       links into the network summed, each at the chip's
+//                                       memory_endpoint_efficiency (as the simulator runs them);
+//                                       summed over controllers; with a memory_model
 //                                       section, the lower of that and MemoryModel::sustained(
 //                                       kSustainedStreams) × chips — the section describes the
 //                                       memory of ONE chip (every chip has its own stacks, as on
 //                                       the ipu-pod4 presets)
-//   hbm_peak_bytes_per_s                MemoryModel::info().peak × chips, else the links' sum
+//   hbm_peak_bytes_per_s                MemoryModel::info().peak × chips, else the controllers'
+//                                       rates as above at full link bandwidth
 //   hbm_latency_s                       the sustained model's mean read latency, else the
 //                                       slowest controller link's latency
 //   off_chip_bytes                      MemoryModel::info().capacity × chips, else the
@@ -53,35 +57,42 @@ Error in_chip_file(const ChipSpec& chip, Error error) {
 
 struct HbmLinks {
   uint32_t controllers = 0;
-  double bytes_per_s = 0, latency_s = 0;
+  double bytes_per_s = 0;       // links at the memory endpoint efficiency
+  double peak_bytes_per_s = 0;  // links at their full bandwidth
+  double latency_s = 0;
   uint64_t capacity_bytes = 0;  // the controllers' memory_bytes
 };
 
-Result<HbmLinks> hbm_links(const Topology& topology, const TopologyInfo& info) {
+// A controller with links to several network tiles (a mesh) reaches the cores through all of
+// them, and delivers their sum up to its own rate (0: not known, the links alone bound it).
+Result<HbmLinks> hbm_links(const Topology& topology, const TopologyInfo& info,
+                           double link_efficiency) {
   HbmLinks out;
-  std::vector<bool> is_controller(info.num_endpoints, false);
+  std::vector<double> own_bytes_per_s(info.num_endpoints, -1.0);  // < 0: not a controller
   for (uint32_t i = info.num_cores; i < info.num_endpoints; ++i) {
     auto endpoint = topology.endpoint(i);
     if (!endpoint) return endpoint.error();
-    is_controller[i] = endpoint->kind == TESSERA_ENDPOINT_MEMORY_CONTROLLER;
-    if (!is_controller[i]) continue;
+    if (endpoint->kind != TESSERA_ENDPOINT_MEMORY_CONTROLLER) continue;
+    own_bytes_per_s[i] = endpoint->bytes_per_s;
     ++out.controllers;
     out.capacity_bytes += endpoint->memory_bytes;
   }
-  // A controller with links to several network tiles (a mesh) reaches the cores through any of
-  // them but delivers no more than its own rate: each controller counts its fastest link once.
-  std::vector<double> controller_bytes_per_s(info.num_endpoints, 0.0);
+  std::vector<double> links_bytes_per_s(info.num_endpoints, 0.0);
   for (uint32_t i = 0; i < info.num_links; ++i) {
     auto link = topology.link(i);
     if (!link) return link.error();
     if (link->link_class != TESSERA_LINK_MEMORY || link->src >= info.num_endpoints ||
-        !is_controller[link->src])
+        own_bytes_per_s[link->src] < 0)
       continue;
-    double& rate = controller_bytes_per_s[link->src];
-    rate = std::max(rate, link->bytes_per_s);
+    links_bytes_per_s[link->src] += link->bytes_per_s;
     out.latency_s = std::max(out.latency_s, link->latency_s);
   }
-  for (double rate : controller_bytes_per_s) out.bytes_per_s += rate;
+  for (uint32_t i = 0; i < info.num_endpoints; ++i) {
+    if (own_bytes_per_s[i] < 0) continue;
+    double own = own_bytes_per_s[i] > 0 ? own_bytes_per_s[i] : links_bytes_per_s[i];
+    out.bytes_per_s += std::min(own, links_bytes_per_s[i] * link_efficiency);
+    out.peak_bytes_per_s += std::min(own, links_bytes_per_s[i]);
+  }
   return out;
 }
 
@@ -97,11 +108,12 @@ Result<double> slowest_chip_link(const Topology& topology, const TopologyInfo& i
 }
 
 Status fill_hbm(Machine& m, const Topology& topology, const TopologyInfo& info,
-                std::optional<MemoryModel>& memory) {
-  auto links = hbm_links(topology, info);
+                std::optional<MemoryModel>& memory, double link_efficiency) {
+  auto links = hbm_links(topology, info, link_efficiency);
   if (!links) return links.error();
   m.hbm_controllers = links->controllers;
-  m.hbm_bytes_per_s = m.hbm_peak_bytes_per_s = links->bytes_per_s;
+  m.hbm_bytes_per_s = links->bytes_per_s;
+  m.hbm_peak_bytes_per_s = links->peak_bytes_per_s;
   m.hbm_latency_s = links->latency_s;
   m.off_chip_bytes = links->capacity_bytes;
   if (!memory) return ok_status();
@@ -204,7 +216,8 @@ Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip) {
                     {},
                     {},
                     nullptr,
-                    CoreCost::plugin};
+                    CoreCost::plugin,
+                    chip.memory_endpoint_efficiency};
   if (chip.sections.count(Interface::memory_model) != 0) {
     auto memory =
         create_for<MemoryModel>(plugins, chip, Interface::memory_model, &create_memory_model);
@@ -238,7 +251,8 @@ Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip) {
   m.sram_bytes_per_core = info->sram_bytes_per_core;
   m.sram_bytes_per_s_per_core = info->sram_bytes_per_s;
   Status status = fill_rates(m, models.topology, models.cost_model);
-  if (status) status = fill_hbm(m, models.topology, *info, models.memory);
+  if (status)
+    status = fill_hbm(m, models.topology, *info, models.memory, models.memory_endpoint_efficiency);
   if (!status) return in_chip_file(chip, status.error());
   auto chip_link = slowest_chip_link(models.topology, *info);
   if (!chip_link) return in_chip_file(chip, chip_link.error());

@@ -40,6 +40,9 @@ struct ChipModels {
   // Who times tiles for the planner: the chip file's choice until the driver overrides it
   // (--core-cost); tcm only with `core`.
   CoreCost core_cost = CoreCost::plugin;
+  // The fraction of its bandwidth a memory controller's link carries, as the Machine's HBM rate
+  // counts it: the simulator derates those links by the same number (ChipSpec, chip_spec.hpp).
+  double memory_endpoint_efficiency = kMemoryEndpointEfficiency;
 };
 
 // The chip's topology alone, from the plugin its `topology` section names (or its target): what

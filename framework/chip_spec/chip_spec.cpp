@@ -275,8 +275,9 @@ void parse_section(const YamlNode& section, Interface i, ChipSpec& chip, ChipSec
 }
 
 ChipSpec parse_chip(const YamlNode& root, const fs::path& file, const std::string& default_target) {
-  std::vector<std::string> allowed = {"name",   "description", "target", "scale",
-                                      "energy", "core",        "planner"};
+  std::vector<std::string> allowed = {
+      "name",   "description", "target",  "scale",
+      "energy", "core",        "planner", "memory_endpoint_efficiency"};
   for (Interface i : kAllInterfaces) allowed.emplace_back(to_string(i));
   if (!root.is_map()) throw root.fail("a chip file must be a YAML map");
   root.only_keys(allowed);
@@ -288,6 +289,9 @@ ChipSpec parse_chip(const YamlNode& root, const fs::path& file, const std::strin
   if (root.has("scale")) chip.scale = parse_scale(root.child("scale"));
   if (root.has("energy")) chip.energy = parse_energy(root.child("energy"));
   if (root.has("planner")) chip.conventions = parse_conventions(root.child("planner"));
+  if (root.has("memory_endpoint_efficiency"))
+    chip.memory_endpoint_efficiency =
+        number_in(root.child("memory_endpoint_efficiency"), 1, "a fraction in (0, 1]");
   for (Interface i : kAllInterfaces) {
     std::string key(to_string(i));
     if (!root.has(key)) continue;

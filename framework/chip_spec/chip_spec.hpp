@@ -14,6 +14,7 @@
 //   tcm, ...})
 //   planner: {orientation: elk_artifact, transfers: per_core_rates,    # planning conventions
 //             preload_network_share: {elk-full: 0.99}}                 # (conventions.hpp)
+//   memory_endpoint_efficiency: 1  # fraction of a memory controller's link bandwidth used (0.9)
 #pragma once
 
 #include <filesystem>
@@ -82,6 +83,14 @@ struct CoreSection {
   std::shared_ptr<const YamlNode> spec;
 };
 
+// A link at the edge of a many-to-one or one-to-many pattern (a memory controller's way into and
+// out of the network) stays busy only part of a batch in a cycle-level network: BookSim2 keeps a
+// controller's injection link busy 86-95 % of a DRAM-read batch and a hot spot's ejection link
+// 87-99 % (docs/simulator.md, "Checked against BookSim2"). Planner and simulator both take every
+// link of a memory controller at this fraction of its bandwidth, unless the chip file says
+// otherwise (`memory_endpoint_efficiency:`, e.g. 1 for a profile that reproduces pure bandwidth).
+inline constexpr double kMemoryEndpointEfficiency = 0.9;
+
 struct ChipSpec {
   std::filesystem::path file;  // empty for the built-in empty chip
   std::string name;
@@ -93,6 +102,8 @@ struct ChipSpec {
   std::optional<CoreSection> core;   // absent: no core hierarchy (CoreCost::tcm unavailable)
   CoreCost core_cost = CoreCost::plugin;
   PlanningConventions conventions;  // `planner:`; defaults: Tessera's own (conventions.hpp)
+  // The fraction of its bandwidth a memory controller's link carries (0 < x <= 1).
+  double memory_endpoint_efficiency = kMemoryEndpointEfficiency;
 
   // The plugin that serves `i` (the section's override or the target).
   std::string plugin_for(Interface i) const;

@@ -296,7 +296,8 @@ std::string class_key(const OpenChip& chip, const ir::Graph& graph, int op,
   machine_fields(models.machine, [&](const char* name, const auto& field, MachineFieldUse use) {
     if (use != MachineFieldUse::off_chip_memory) key += fmt::format("|{}={}", name, field);
   });
-  key += fmt::format("|plugin_partitioner={}", models.partitioner.has_value());
+  key += fmt::format("|plugin_partitioner={}|memory_endpoint_efficiency={}",
+                     models.partitioner.has_value(), models.memory_endpoint_efficiency);
   // The cost model times the tiles, the topology's routes price their transfers; a plugin
   // Partitioner may read any section but the memory's.
   for (const auto& [section, spec] : chip.spec.sections) {

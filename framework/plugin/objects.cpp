@@ -160,7 +160,8 @@ Result<Endpoint> Topology::endpoint(uint32_t index) const {
                   c.level,
                   c.parent,
                   c.memory_bytes,
-                  c.name != nullptr ? c.name : ""};
+                  c.name != nullptr ? c.name : "",
+                  c.bytes_per_s};
 }
 
 Result<Link> Topology::link(uint32_t index) const {

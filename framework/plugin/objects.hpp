@@ -96,6 +96,9 @@ struct Endpoint {
   uint32_t level = 0, parent = UINT32_MAX;
   uint64_t memory_bytes = 0;
   std::string name;
+  // A memory controller's own rate, all its links together (ABI 1.5); 0: not known (a plugin
+  // built for 1.0 to 1.4, or a topology that does not say), its links alone bound it.
+  double bytes_per_s = 0;
 };
 struct Link {
   uint32_t index = 0, src = 0, dst = 0;

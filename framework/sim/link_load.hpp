@@ -21,13 +21,6 @@
 
 namespace tessera::sim {
 
-// A link at the edge of a many-to-one or one-to-many pattern (a memory controller's way into and
-// out of the network) stays busy only part of a batch in a cycle-level network: BookSim2 keeps a
-// controller's injection link busy 86-95 % of a DRAM-read batch and a hot spot's ejection link
-// 87-99 % (docs/simulator.md, "Checked against BookSim2"). The simulator derates every link of a
-// memory controller to this fraction of its bandwidth, which brings those batches within 8 %.
-inline constexpr double kMemoryEndpointEfficiency = 0.9;
-
 struct Transfer {
   uint32_t src = 0, dst = 0;  // ChipGraph endpoint indices
   double bytes = 0;

@@ -57,6 +57,7 @@ Result<ChipGraph> read_chip_graph(const Topology& topology) {
 Result<ChipGraph> scaled_chip_graph(const ChipModels& chip) {
   auto graph = read_chip_graph(chip.topology);
   if (!graph) return graph.error();
+  graph->memory_endpoint_efficiency = chip.memory_endpoint_efficiency;
   for (Link& link : graph->links) {
     if (link.link_class == TESSERA_LINK_MEMORY) link.bytes_per_s *= chip.link_scale.memory;
     if (link.link_class == TESSERA_LINK_ON_CHIP) link.bytes_per_s *= chip.link_scale.on_chip;
@@ -72,7 +73,7 @@ Result<SimNetwork> SimNetwork::build(const ChipGraph& chip, double hbm_bytes_per
   for (const auto& l : chip.links) {
     bool at_memory = chip.endpoints[l.src].kind == TESSERA_ENDPOINT_MEMORY_CONTROLLER ||
                      chip.endpoints[l.dst].kind == TESSERA_ENDPOINT_MEMORY_CONTROLLER;
-    double bytes_per_s = l.bytes_per_s * (at_memory ? kMemoryEndpointEfficiency : 1.0);
+    double bytes_per_s = l.bytes_per_s * (at_memory ? chip.memory_endpoint_efficiency : 1.0);
     uint32_t link = s.network_.add_link(bytes_per_s, sim_class(l.link_class));
     if (l.link_class == TESSERA_LINK_MEMORY) s.memory_links_.emplace_back(link, bytes_per_s);
   }

@@ -2,8 +2,10 @@
 // link per physical link (docs/simulator.md, "The network"), plus what the Topology does not list:
 // every core's SRAM port (the port's bytes per second; its compute, the data it receives and the
 // data other cores read from it all cross it: access contention, Elk §2.3) and every HBM
-// controller's `hbm` link (the MemoryModel's rate). A memory controller's own links carry
-// kMemoryEndpointEfficiency of their bandwidth (link_load.hpp).
+// controller's `hbm` link (the MemoryModel's rate, or the controller's own: the Machine's HBM
+// rate per controller). A memory controller's own links carry the chip's
+// memory_endpoint_efficiency of their bandwidth (kMemoryEndpointEfficiency, chip_spec.hpp), the
+// number the Machine's HBM rate counts them at.
 #pragma once
 
 #include <functional>
@@ -26,13 +28,16 @@ struct ChipGraph {
   std::vector<Link> links;
   // Link indices from `src` to `dst` (endpoint indices); an error for a pair with no route.
   std::function<Result<std::vector<uint32_t>>(uint32_t src, uint32_t dst)> route;
+  // The fraction of its bandwidth a memory controller's link carries (the chip's).
+  double memory_endpoint_efficiency = kMemoryEndpointEfficiency;
 };
 
 // Errors: the plugin's (a failing call), or a topology without memory controllers or with a link
 // of zero bandwidth (input errors naming the chip).
 Result<ChipGraph> read_chip_graph(const Topology& topology);
-// read_chip_graph of the chip's Topology with the chip file's scale applied to its links (what the
-// simulator and the planner's pricing run on). `chip` must outlive the graph.
+// read_chip_graph of the chip's Topology with the chip file's scale applied to its links and its
+// memory endpoint efficiency (what the simulator and the planner's pricing run on). `chip` must
+// outlive the graph.
 Result<ChipGraph> scaled_chip_graph(const ChipModels& chip);
 
 struct Path {

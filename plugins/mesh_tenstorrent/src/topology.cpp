@@ -184,9 +184,13 @@ void MeshTopology::add_endpoints() {
   for (uint32_t chip = 0; chip < chips(); ++chip)
     for (size_t c = 0; c < dram_tiles_.size(); ++c) {
       Node first = dram_tiles_[c].front();
-      tables_.add_endpoint(flat_endpoint(TESSERA_ENDPOINT_MEMORY_CONTROLLER, chip, first.x, first.y,
-                                         dram_capacity_bytes_ / dram_tiles_.size()),
-                           prefix(chip) + "dram " + std::to_string(c));
+      // The chip's DRAM rate is its controllers' together, each serving its share of the
+      // channels: that share is the controller's own rate, whichever of its tiles a stream uses.
+      tessera_endpoint controller =
+          flat_endpoint(TESSERA_ENDPOINT_MEMORY_CONTROLLER, chip, first.x, first.y,
+                        dram_capacity_bytes_ / dram_tiles_.size());
+      controller.bytes_per_s = dram_bytes_per_s_ / static_cast<double>(dram_tiles_.size());
+      tables_.add_endpoint(controller, prefix(chip) + "dram " + std::to_string(c));
     }
   first_router_ = tables_.num_endpoints();
   for (uint32_t chip = 0; chip < chips(); ++chip)
@@ -228,9 +232,9 @@ uint32_t MeshTopology::neighbour_chip(uint32_t chip, uint32_t dir) const {
   }
 }
 
+// A DRAM tile joins its routers as a core's NIU does, at the NoC link rate; the controller's
+// own rate (its endpoint's bytes_per_s) bounds what all its tiles deliver together.
 void MeshTopology::add_links() {
-  double dram_link_bytes_per_s =
-      std::min(link_bytes_per_s_, dram_bytes_per_s_ / static_cast<double>(dram_tiles_.size()));
   auto controllers = static_cast<uint32_t>(dram_tiles_.size());
   for (uint32_t chip = 0; chip < chips(); ++chip)
     for (uint32_t noc = 0; noc < 2; ++noc) {
@@ -241,7 +245,7 @@ void MeshTopology::add_links() {
       for (uint32_t c = 0; c < controllers; ++c)
         for (Node tile : dram_tiles_[c])
           tables_.add_duplex(dram_controller(chip * controllers + c), router(chip, noc, tile),
-                             TESSERA_LINK_MEMORY, noc, dram_link_bytes_per_s, niu_latency_s_);
+                             TESSERA_LINK_MEMORY, noc, link_bytes_per_s_, niu_latency_s_);
       // A 1-wide axis has no links along it (they would loop back to the same router).
       first_grid_link_.push_back(tables_.num_links());
       for (Node n : grid_) {

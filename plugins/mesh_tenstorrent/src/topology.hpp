@@ -45,7 +45,8 @@
 //   dram.tiles               NoC tiles of each DRAM controller: controllers separated by ';',
 //                            tiles "x-y" (tt-metal notation) by spaces     6 x 3 tiles [Y]
 //   dram.bytes_per_s         one chip's controllers together, split evenly 288e9
-//                            [W]
+//                            (their endpoints' bytes_per_s; each tile's  [W]
+//                            links run at the NoC rate)
 //   dram.capacity_bytes      one chip's controllers together, split evenly 12e9
 //                            (their endpoints' memory_bytes): 12 GB GDDR6 [W]
 //   chips.x, chips.y         the chip mesh, a map `chips: {x: X, y: Y}`;   1, 1

@@ -61,6 +61,7 @@ TEST(Endpoints, CoresFollowTheSocDescriptor) {
   EXPECT_EQ(dram.kind, TESSERA_ENDPOINT_MEMORY_CONTROLLER);
   EXPECT_EQ(dram.x, 5);
   EXPECT_EQ(dram.y, 2);
+  EXPECT_DOUBLE_EQ(dram.bytes_per_s, 288e9 / 6);  // its share of the card's 288 GB/s
   tessera_endpoint r = t.endpoint(t.router(1, {3, 4}));
   EXPECT_EQ(r.kind, TESSERA_ENDPOINT_ROUTER);
   EXPECT_STREQ(r.name, "noc1 r(3,4)");
@@ -120,7 +121,7 @@ TEST(Routes, DramUsesTheNearestTile) {
   EXPECT_EQ(t.link(r[1]).dst, t.router(1, {0, 1}));
   tessera_link last = t.link(r[2]);
   EXPECT_EQ(last.link_class, TESSERA_LINK_MEMORY);
-  EXPECT_DOUBLE_EQ(last.bytes_per_s, 32e9);  // min(32 B/cycle, 288 GB/s / 6)
+  EXPECT_DOUBLE_EQ(last.bytes_per_s, 32e9);  // a NoC link (the controller's 48 GB/s bounds all six)
   // Back from the controller: 0-1 -> 1-1 is one hop +x on NoC0.
   std::vector<uint32_t> back = checked_route(t, t.dram_controller(0), wormhole_core(1, 1));
   ASSERT_EQ(back.size(), 3u);
@@ -349,7 +350,8 @@ TEST(Presets, WormholeAndBlackholeBuild) {
   // Controller 0 (0-0, 0-1, 0-11) from 1-2: 0-1 is 1 + 1 hops on NoC1.
   std::vector<uint32_t> d = checked_route(bh, 0, bh.dram_controller(0));
   ASSERT_EQ(d.size(), 4u);
-  EXPECT_DOUBLE_EQ(bh.link(d.back()).bytes_per_s, 512e9 / 8);
+  EXPECT_DOUBLE_EQ(bh.link(d.back()).bytes_per_s, 64 * 1.35e9);
+  EXPECT_DOUBLE_EQ(bh.endpoint(bh.dram_controller(0)).bytes_per_s, 512e9 / 8);
 }
 
 }  // namespace

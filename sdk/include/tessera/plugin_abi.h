@@ -1,5 +1,5 @@
 /*
- * Tessera plugin ABI, version 1.4.
+ * Tessera plugin ABI, version 1.5.
  *
  * The only thing that crosses a plugin `.so` boundary. C99, standard headers only, so a vendor can
  * build a plugin with any compiler. C++ plugin authors normally use <tessera/sdk/plugin.hpp>, which
@@ -7,7 +7,7 @@
  *
  * EVOLUTION RULES (read before changing this file)
  *  1. Released layouts are frozen: tests/abi/ checks every offset of every released version (1.0,
- *     1.1, 1.2, 1.3, 1.4) with static asserts.
+ *     1.1, 1.2, 1.3, 1.4, 1.5) with static asserts.
  *  2. Append only. A new field or method goes at the END of its struct, and bumps
  *     TESSERA_ABI_MINOR. Nothing is ever removed, reordered or retyped within a major version.
  *  3. Every struct that may grow starts with `size_t struct_size`, filled by whoever creates the
@@ -36,6 +36,10 @@
  *       trace-driven host crosses the boundary once per batch of requests, not two or three times
  *       per simulated cycle. A host runs the same front end over submit and advance for a plugin
  *       built for 1.0 to 1.3.
+ *  1.5  tessera_endpoint's bytes_per_s: a memory controller's own rate (what its memory delivers
+ *       through all its links together), so a controller reached through several network tiles
+ *       counts each link up to that rate. A plugin built for 1.0 to 1.4 leaves it 0 (not known:
+ *       the controller's links bound it).
  *
  * OWNERSHIP, the one rule: whoever allocates, frees. Objects made by a plugin are released with
  * their own `release`; statuses are made by the host (make_status) and freed by the host after the
@@ -67,7 +71,7 @@ extern "C" {
 #endif
 
 #define TESSERA_ABI_MAJOR 1
-#define TESSERA_ABI_MINOR 4
+#define TESSERA_ABI_MINOR 5
 
 /* The single exported symbol of a plugin library. */
 #define TESSERA_PLUGIN_QUERY_SYMBOL "tessera_plugin_query"
@@ -204,6 +208,10 @@ typedef struct tessera_endpoint {
   uint64_t memory_bytes; /* SRAM of a core or tree node; a memory controller's off-chip
                           * capacity (0: not known); 0 for routers and ports */
   const char* name;      /* e.g. "core 17", "hbm 2", "r(3,4)"; owned by the topology */
+  /* since 1.5. A memory controller's own rate, bytes per second: the most its memory delivers
+   * through all its links together (e.g. its DRAM channels' transfer rate). 0 = not known (its
+   * links alone bound it), and 0 for every other kind. */
+  double bytes_per_s;
 } tessera_endpoint;
 
 typedef enum tessera_link_class {
