@@ -26,7 +26,8 @@ const std::vector<std::string> kKnobPaths = {"memory.bandwidth_bytes_per_s",
                                              "flops_scale",
                                              "cores",
                                              "chip",
-                                             "core_cost"};
+                                             "core_cost",
+                                             "memory_endpoint_efficiency"};
 const std::vector<std::string> kScaleKeys = {"hbm_bytes_per_s", "interconnect", "flops"};
 
 bool contains(const std::vector<std::string>& list, const std::string& s) {
@@ -74,6 +75,10 @@ std::string value_problem(const std::string& path, const std::string& value) {
   if (path == "core_cost")
     return parse_core_cost(value) ? ""
                                   : "expected plugin or tcm (docs/mapper.md, \"Cores of a chip\")";
+  if (path == "memory_endpoint_efficiency") {
+    auto fraction = positive_number(value);
+    return fraction && *fraction <= 1 ? "" : "expected a fraction in (0, 1]";
+  }
   bool knob = path == "memory.bandwidth_bytes_per_s" || path == "interconnect_scale" ||
               path == "flops_scale" || path.starts_with("scale.");
   if (knob) return positive_number(value) ? "" : "expected a number > 0";
@@ -109,6 +114,8 @@ Status apply_chip_value(ChipSpec& chip, const std::string& path, const std::stri
     chip.scale.flops = number();
   else if (path == "core_cost")
     chip.core_cost = *parse_core_cost(value);
+  else if (path == "memory_endpoint_efficiency")
+    chip.memory_endpoint_efficiency = number();
   else if (path == "cores") {
     std::string chips_text = param(chip, Interface::topology, "chips");
     int64_t chips = chips_text.empty() ? 1 : positive_int(chips_text).value_or(0);

@@ -225,11 +225,17 @@ INSTANTIATE_TEST_SUITE_P(
         RateCase{"topology.clock_hz", "1.325e9, 1.325e7"},
         RateCase{"topology.sram.bytes_per_cycle", "16, 0.16"},
         RateCase{"topology.hbm.bytes_per_s", "4e12, 4e10", "ipu_alltoall", "ipu-mk2"},
+        // With a memory model the lower of its sustained rate and the links binds, in both
+        RateCase{"topology.hbm.bytes_per_s", "4.7104e12, 4.7104e10"},
+        RateCase{"memory_endpoint_efficiency", "1, 0.01", "ipu_alltoall", "ipu-mk2"},
         RateCase{"cost_model.clock_hz", "1.325e9, 1.325e7"},
         RateCase{"cost_model.sync_cycles", "118, 11800"},
         // mesh_tenstorrent (wormhole-n150)
         RateCase{"topology.dram.bytes_per_s", "288e9, 288e7", kMesh, "wormhole-n150", "gpt2-xl"},
         RateCase{"topology.link_bytes_per_cycle", "32, 0.32", kMesh, "wormhole-n150", "gpt2-xl"},
+        RateCase{"topology.ethernet.bytes_per_s", "12.5e9, 12.5e6", kMesh, "wormhole-n300",
+                 "gpt2-xl"},
+        RateCase{"memory_endpoint_efficiency", "1, 0.01", kMesh, "wormhole-n150", "gpt2-xl"},
         RateCase{"topology.clock_hz", "1e9, 1e7", kMesh, "wormhole-n150", "gpt2-xl"},
         RateCase{"cost_model.clock_hz", "1e9, 1e7", kMesh, "wormhole-n150", "gpt2-xl"},
         RateCase{"cost_model.fpu_flops_per_cycle", "4096, 40.96", kMesh, "wormhole-n150",
@@ -243,7 +249,7 @@ INSTANTIATE_TEST_SUITE_P(
         RateCase{"topology.pe.down_bytes_per_cycle", "8, 0.08", kTree, "mncore2", "gpt2-xl"},
         RateCase{"topology.link_latency_cycles", "4, 400", kTree, "mncore2", "gpt2-xl"}),
     [](const ::testing::TestParamInfo<RateCase>& param) {
-      std::string name = std::string(param.param.target) + "_" + param.param.path;
+      std::string name = std::string(param.param.chip) + "_" + param.param.path;
       for (char& ch : name)
         if (ch == '.' || ch == '-') ch = '_';
       return name;
