@@ -233,8 +233,6 @@ INSTANTIATE_TEST_SUITE_P(
         // mesh_tenstorrent (wormhole-n150)
         RateCase{"topology.dram.bytes_per_s", "288e9, 288e7", kMesh, "wormhole-n150", "gpt2-xl"},
         RateCase{"topology.link_bytes_per_cycle", "32, 0.32", kMesh, "wormhole-n150", "gpt2-xl"},
-        RateCase{"topology.ethernet.bytes_per_s", "12.5e9, 12.5e6", kMesh, "wormhole-n300",
-                 "gpt2-xl"},
         RateCase{"memory_endpoint_efficiency", "1, 0.01", kMesh, "wormhole-n150", "gpt2-xl"},
         RateCase{"topology.clock_hz", "1e9, 1e7", kMesh, "wormhole-n150", "gpt2-xl"},
         RateCase{"cost_model.clock_hz", "1e9, 1e7", kMesh, "wormhole-n150", "gpt2-xl"},
