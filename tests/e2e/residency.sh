@@ -50,12 +50,12 @@ PY
 first=$(grep -n -m1 '^    home: ' "$plan" | cut -d: -f1)
 op=$(head -n "$first" "$plan" | grep '^  - op: ' | tail -1 | sed 's/^  - op: //')
 total=$(grep -m1 '^  bytes_per_core: ' "$plan" | sed 's/^  bytes_per_core: //')
-sed "${first}s/home: {bytes_per_core: [^,]*,/home: {bytes_per_core: 500000,/" "$plan" \
+sed "${first}s/home: {bytes_per_core: [^,]*,/home: {bytes_per_core: 900000,/" "$plan" \
   >"$dir/auto/too_large_home.yaml"
 code=0
 "$tessera" simulate "$dir/auto/too_large_home.yaml" >/dev/null 2>"$dir/err" || code=$?
 [[ $code == 3 ]] || fail "exit $code for a home beyond the residency, expected 3: $(cat "$dir/err")"
-want="error: $dir/auto/too_large_home.yaml: ops[$op].home.bytes_per_core: 500000, but residency.bytes_per_core is $(printf '%g' "$total") (the homes of every resident op together); no compile writes it — re-run tessera compile"
+want="error: $dir/auto/too_large_home.yaml: ops[$op].home.bytes_per_core: 900000, but residency.bytes_per_core is $(printf '%g' "$total") (the homes of every resident op together); no compile writes it — re-run tessera compile"
 [[ $(cat "$dir/err") == "$want" ]] || fail "message: $(cat "$dir/err")
 expected: $want"
 echo "ok: residency round trips"
