@@ -30,6 +30,7 @@ Metrics planned_metrics(const planner::DesignResult& d) {
           d.breakdown.overlapped_s,
           d.breakdown.preload_stall_s,
           d.breakdown.congestion_s,
+          d.breakdown.dispatch_s,
           joules(d.energy),
           watts(d.energy, d.latency_s)};
 }
@@ -45,6 +46,7 @@ Metrics simulated_metrics(const driver::SimulatedDesign& d) {
           s.breakdown.overlapped_s,
           s.breakdown.preload_stall_s,
           s.breakdown.congestion_s,
+          s.breakdown.dispatch_s,
           joules(d.energy),
           watts(d.energy, s.latency_s)};
 }

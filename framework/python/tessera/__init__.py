@@ -82,7 +82,7 @@ def compile(model, target, chip="", design="elk-full", simulate=True, batch=None
     (an exception it raises is raised when compile returns). threads: the planner's workers, 1 to
     1024 (None: all).
 
-    Returns the compile document (format tessera-compile-3: one entry per design under "designs",
+    Returns the compile document (format tessera-compile-4: one entry per design under "designs",
     with "planned" and, when simulated, "simulated_metrics"; seconds, fractions, FLOP/s), plus
     "plans": each design's Plan by name. Ideal is a bound no chip runs: its "simulated_metrics"
     is None and "simulated_note" says why.
@@ -121,7 +121,7 @@ def compile(model, target, chip="", design="elk-full", simulate=True, batch=None
 
 def simulate(plan, memory_detail="fast", trace=None, force=False):
     """Run a Plan (from compile, or load_plan("plan.yaml")) on the event-driven simulator, as
-    `tessera simulate --format json` (format tessera-simulate-3, every op listed, and the plan's
+    `tessera simulate --format json` (format tessera-simulate-4, every op listed, and the plan's
     "residency" beside it: None when off). memory_detail:
     "fast" or "full"; trace: also write a Chrome/Perfetto trace.json there (an existing file only
     with force=True)."""

@@ -1,5 +1,5 @@
 /*
- * Tessera plugin ABI, version 1.4.
+ * Tessera plugin ABI, version 1.5.
  *
  * The only thing that crosses a plugin `.so` boundary. C99, standard headers only, so a vendor can
  * build a plugin with any compiler. C++ plugin authors normally use <tessera/sdk/plugin.hpp>, which
@@ -7,7 +7,7 @@
  *
  * EVOLUTION RULES (read before changing this file)
  *  1. Released layouts are frozen: tests/abi/ checks every offset of every released version (1.0,
- *     1.1, 1.2, 1.3, 1.4) with static asserts.
+ *     1.1, 1.2, 1.3, 1.4, 1.5) with static asserts.
  *  2. Append only. A new field or method goes at the END of its struct, and bumps
  *     TESSERA_ABI_MINOR. Nothing is ever removed, reordered or retyped within a major version.
  *  3. Every struct that may grow starts with `size_t struct_size`, filled by whoever creates the
@@ -36,6 +36,10 @@
  *       trace-driven host crosses the boundary once per batch of requests, not two or three times
  *       per simulated cycle. A host runs the same front end over submit and advance for a plugin
  *       built for 1.0 to 1.3.
+ *  1.5  tessera_cost_model_info's dispatch_host_s, dispatch_traced_s and launch_s: the fixed costs
+ *       every op pays outside the overlap of loads and compute (a host issuing its command, a
+ *       replayed trace issuing it, the cores starting its kernels). A plugin built before 1.5
+ *       fills none of them and they read as 0: no fixed cost.
  *
  * OWNERSHIP, the one rule: whoever allocates, frees. Objects made by a plugin are released with
  * their own `release`; statuses are made by the host (make_status) and freed by the host after the
@@ -67,7 +71,7 @@ extern "C" {
 #endif
 
 #define TESSERA_ABI_MAJOR 1
-#define TESSERA_ABI_MINOR 4
+#define TESSERA_ABI_MINOR 5
 
 /* The single exported symbol of a plugin library. */
 #define TESSERA_PLUGIN_QUERY_SYMBOL "tessera_plugin_query"
@@ -299,6 +303,14 @@ typedef struct tessera_cost_model_info {
   double sync_s;            /* one chip-wide barrier */
   double clock_hz;          /* clock the model counts cycles in */
   double shift_bytes_per_s; /* one core's inter-core shift rate (rotating operands) */
+  /* Since 1.5. Per op, seconds a host takes to issue its command (run eagerly, op by op). */
+  double dispatch_host_s;
+  /* Since 1.5. Per op, seconds a replayed trace (commands recorded once, kept on the device) takes
+   * to issue its command. */
+  double dispatch_traced_s;
+  /* Since 1.5. Per op, seconds the cores take to start its kernels once the command is there
+   * (paid however the command came). */
+  double launch_s;
 } tessera_cost_model_info;
 
 typedef struct tessera_cost_model tessera_cost_model;
