@@ -14,8 +14,8 @@ namespace tessera::dse {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Metrics, latency_s, hbm_utilisation,
                                                 interconnect_utilisation, sram_utilisation,
                                                 flops_per_s, execution_only_s, overlapped_s,
-                                                preload_stall_s, congestion_s, dispatch_s,
-                                                energy_j, power_w)
+                                                preload_stall_s, congestion_s, energy_j, power_w,
+                                                dispatch_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DesignRow, design, planned, orders_tried, simulated,
                                    simulated_metrics)
 

@@ -18,8 +18,8 @@ struct Metrics {
   double hbm_utilisation = 0, interconnect_utilisation = 0, sram_utilisation = 0;
   double flops_per_s = 0;
   double execution_only_s = 0, overlapped_s = 0, preload_stall_s = 0, congestion_s = 0;
-  double dispatch_s = 0;  // waiting for ops' commands and their launches (planner::Breakdown)
   double energy_j = 0, power_w = 0;
+  double dispatch_s = 0;  // waiting for ops' commands and their launches (planner::Breakdown)
 };
 
 struct DesignRow {
