@@ -35,11 +35,11 @@
 // rates.
 #include "framework/chip/chip_models.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "framework/common/yaml_reader.hpp"
 

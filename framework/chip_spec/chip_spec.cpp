@@ -182,9 +182,8 @@ const Names<ResidencyMode> kResidencies = {{ResidencyMode::off, "off"},
                                            {ResidencyMode::automatic, "auto"},
                                            {ResidencyMode::weights, "weights"},
                                            {ResidencyMode::weights_kv, "weights+kv"}};
-const Names<DispatchMode> kDispatches = {{DispatchMode::none, "none"},
-                                         {DispatchMode::traced, "traced"},
-                                         {DispatchMode::host, "host"}};
+const Names<DispatchMode> kDispatches = {
+    {DispatchMode::none, "none"}, {DispatchMode::traced, "traced"}, {DispatchMode::host, "host"}};
 const Names<ExecutionContention> kContentions = {{ExecutionContention::charged, "charged"},
                                                  {ExecutionContention::ignored, "ignored"}};
 

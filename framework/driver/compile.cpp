@@ -358,8 +358,8 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
   const planner::PlanSource source = plan_source(model, chip, graph);
   const PlanningConventions& conventions = chip.spec.conventions;
   planning.static_baseline = conventions.static_baseline;
-  input.dispatch = planner::dispatch_costs(o.dispatch.value_or(conventions.dispatch),
-                                           chip.models.fixed_costs);
+  input.dispatch =
+      planner::dispatch_costs(o.dispatch.value_or(conventions.dispatch), chip.models.fixed_costs);
   auto residency =
       choose_residency(input, o.residency.value_or(conventions.residency), planning, conventions);
   if (!residency) return residency.error();

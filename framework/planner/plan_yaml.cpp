@@ -472,8 +472,9 @@ void read_dispatch(const YamlNode& node, DesignResult& r) {
   YamlNode mode = node.child("mode");
   auto parsed = parse_dispatch(mode.as_string());
   if (!parsed || *parsed == DispatchMode::none)
-    throw mode.fail("expected traced or host (a plan without dispatch has no dispatch block), got " +
-                    in_quotes(mode.as_string()));
+    throw mode.fail(
+        "expected traced or host (a plan without dispatch has no dispatch block), got " +
+        in_quotes(mode.as_string()));
   r.dispatch.mode = *parsed;
   Read{node}("command_s", r.dispatch.command_s);
   Read{node}("launch_s", r.dispatch.launch_s);

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-
 #include <utility>
 
 #include "framework/chip/energy_report.hpp"
@@ -76,7 +75,8 @@ bool any_dispatch(const driver::Compilation& c) {
 }
 
 // `head`, then `middle`, then `tail`: one row or header of a table.
-std::vector<std::string> joined(std::vector<std::string> head, const std::vector<std::string>& middle,
+std::vector<std::string> joined(std::vector<std::string> head,
+                                const std::vector<std::string>& middle,
                                 const std::vector<std::string>& tail) {
   head.insert(head.end(), middle.begin(), middle.end());
   head.insert(head.end(), tail.begin(), tail.end());
@@ -87,20 +87,20 @@ std::string planned_table(const driver::Compilation& c) {
   const planner::DesignResult* basic = find(c, Design::basic);
   const planner::DesignResult* ideal = find(c, Design::ideal);
   const bool dispatch = any_dispatch(c);
-  std::vector<std::string> headers = joined(
-      {"design", "ms/token", "vs basic", "of ideal", "HBM util", "NoC util", "TFLOP/s"},
-      breakdown_headers(dispatch), {"orders", "search s", "mJ/token", "W"});
+  std::vector<std::string> headers =
+      joined({"design", "ms/token", "vs basic", "of ideal", "HBM util", "NoC util", "TFLOP/s"},
+             breakdown_headers(dispatch), {"orders", "search s", "mJ/token", "W"});
   Table table(headers, numbers_after_name(headers.size()));
   for (const auto& d : c.designs) {
     const planner::DesignResult& r = d.plan.result;
-    table.add_row(joined({to_string(r.design), ms(r.latency_s),
-                          basic ? fmt::format("{:.2f}x", basic->latency_s / r.latency_s) : "-",
-                          ideal ? percent(ideal->latency_s / r.latency_s) : "-",
-                          percent(r.hbm_utilisation), percent(r.interconnect_utilisation),
-                          fmt::format("{:.1f}", r.achieved_flops_per_s / 1e12)},
-                         breakdown_cells(r.breakdown, dispatch),
-                         {fmt::format("{}", r.orders_tried), fmt::format("{:.2f}", r.search_s),
-                          millijoules(r.energy), watts(r.energy, r.latency_s)}));
+    table.add_row(joined(
+        {to_string(r.design), ms(r.latency_s),
+         basic ? fmt::format("{:.2f}x", basic->latency_s / r.latency_s) : "-",
+         ideal ? percent(ideal->latency_s / r.latency_s) : "-", percent(r.hbm_utilisation),
+         percent(r.interconnect_utilisation), fmt::format("{:.1f}", r.achieved_flops_per_s / 1e12)},
+        breakdown_cells(r.breakdown, dispatch),
+        {fmt::format("{}", r.orders_tried), fmt::format("{:.2f}", r.search_s),
+         millijoules(r.energy), watts(r.energy, r.latency_s)}));
   }
   return table.render();
 }
@@ -131,10 +131,9 @@ std::string splits_table(const driver::Compilation& c) {
 
 std::string simulated_table(const driver::Compilation& c, sim::MemoryDetail memory) {
   const bool dispatch = any_dispatch(c);
-  std::vector<std::string> headers =
-      joined({"design", "planned ms", "simulated ms", "diff", "HBM util", "NoC util", "SRAM util",
-              "TFLOP/s"},
-             breakdown_headers(dispatch), {"mJ/token", "W"});
+  std::vector<std::string> headers = joined({"design", "planned ms", "simulated ms", "diff",
+                                             "HBM util", "NoC util", "SRAM util", "TFLOP/s"},
+                                            breakdown_headers(dispatch), {"mJ/token", "W"});
   Table table(headers, numbers_after_name(headers.size()));
   bool energy = false, ideal = false;
   for (const auto& d : c.designs) {
@@ -154,12 +153,11 @@ std::string simulated_table(const driver::Compilation& c, sim::MemoryDetail memo
         s.estimated_latency_s > 0
             ? fmt::format("{:+.1f}%", 100 * (s.latency_s / s.estimated_latency_s - 1))
             : "-";
-    table.add_row(joined({to_string(d.plan.result.design), ms(s.estimated_latency_s),
-                          ms(s.latency_s), diff, percent(s.hbm_utilisation),
-                          percent(s.interconnect_utilisation), percent(s.sram_utilisation),
-                          fmt::format("{:.1f}", s.achieved_flops_per_s / 1e12)},
-                         breakdown_cells(s.breakdown, dispatch),
-                         {millijoules(e), watts(e, s.latency_s)}));
+    table.add_row(
+        joined({to_string(d.plan.result.design), ms(s.estimated_latency_s), ms(s.latency_s), diff,
+                percent(s.hbm_utilisation), percent(s.interconnect_utilisation),
+                percent(s.sram_utilisation), fmt::format("{:.1f}", s.achieved_flops_per_s / 1e12)},
+               breakdown_cells(s.breakdown, dispatch), {millijoules(e), watts(e, s.latency_s)}));
   }
   return "simulated (event-driven, " +
          std::string(memory == sim::MemoryDetail::full ? "full" : "fast") + " HBM model" +

@@ -540,8 +540,8 @@ void Engine::finish() {
     while (first < preloads.size() && preloads[first].second <= work_start_s) ++first;
     double overlap = 0;
     for (size_t p = first; p < preloads.size() && preloads[p].first < t.execute_end_s; ++p)
-      overlap += std::min(t.execute_end_s, preloads[p].second) -
-                 std::max(work_start_s, preloads[p].first);
+      overlap +=
+          std::min(t.execute_end_s, preloads[p].second) - std::max(work_start_s, preloads[p].first);
     double isolated = std::min(t.isolated_s, d), f = std::clamp(overlap / d, 0.0, 1.0);
     b.overlapped_s += f * isolated;
     b.execution_only_s += (1 - f) * isolated;

@@ -19,8 +19,9 @@ namespace {
 
 // The size a struct had in 1.0: sizeof, except for the structs that grew since, whose 1.0 part
 // ends where their first later field begins (the GROWN lines of abi_1_1.h, abi_1_3.h and abi_1_5.h,
-// each a first growth). A second GROWN line for one struct would specialise it twice and not compile:
-// abi_1_4.h's (tessera_memory_model, grown in 1.1 and again in 1.4) gives its 1.1 size instead.
+// each a first growth). A second GROWN line for one struct would specialise it twice and not
+// compile: abi_1_4.h's (tessera_memory_model, grown in 1.1 and again in 1.4) gives its 1.1 size
+// instead.
 template <class T>
 inline constexpr size_t kSize10 = sizeof(T);
 #define TESSERA_ABI_GROWN(type, size_before, first_field) \

@@ -26,8 +26,7 @@ PlannerInput compute_only(DispatchCosts dispatch) {
 PlannerInput preloaded(DispatchCosts dispatch) {
   PlannerInput in;
   in.classes.class_of = testing::identity_classes(4);
-  for (int i = 0; i < 4; ++i)
-    in.class_plans.push_back(synthetic_op(500, {{100, 0.1}}, {{100, 0}}));
+  for (int i = 0; i < 4; ++i) in.class_plans.push_back(synthetic_op(500, {{100, 0.1}}, {{100, 0}}));
   in.machine = round_machine(10000);
   in.dispatch = dispatch;
   return in;

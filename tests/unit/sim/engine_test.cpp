@@ -253,15 +253,15 @@ TEST(Engine, ExecutesWaitForTheirCommandsAndPayTheirLaunch) {
     EXPECT_NEAR(r.ops[i].execute_start_s, (i + 1) * 25e-6, 1e-15);
     work_s += alone.ops[i].execute_end_s - alone.ops[i].execute_start_s;
   }
-  EXPECT_NEAR(r.latency_s, 100e-6 + 1e-6 + alone.ops[3].execute_end_s - alone.ops[3].execute_start_s,
-              1e-15);
+  EXPECT_NEAR(r.latency_s,
+              100e-6 + 1e-6 + alone.ops[3].execute_end_s - alone.ops[3].execute_start_s, 1e-15);
   EXPECT_NEAR(r.ops[0].dispatch_s, 25e-6 + 1e-6, 1e-15);
   EXPECT_NEAR(r.breakdown.dispatch_s, r.latency_s - work_s, 1e-15);
   EXPECT_EQ(alone.breakdown.dispatch_s, 0);
   const auto& b = r.breakdown;
-  EXPECT_NEAR(b.execution_only_s + b.overlapped_s + b.preload_stall_s + b.congestion_s +
-                  b.dispatch_s,
-              r.latency_s, 1e-15);
+  EXPECT_NEAR(
+      b.execution_only_s + b.overlapped_s + b.preload_stall_s + b.congestion_s + b.dispatch_s,
+      r.latency_s, 1e-15);
 }
 
 }  // namespace
