@@ -32,11 +32,18 @@
 //                                       model lets the program use (topology links the cost
 //                                       model never charges would overstate utilisation's base)
 //   chip_link_bytes_per_s               the slowest CHIP_TO_CHIP link of the topology (0: none)
+//   ChipModels::fixed_costs             CostModel::info()'s dispatch_host_s, dispatch_traced_s,
+//                                       launch_s (per op, not scaled: a chip file's scale speeds
+//                                       the chip, not its host)
 // then the chip file's scale section (ChipScale) multiplies the HBM, interconnect and compute
 // rates.
 #include "framework/chip/chip_models.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
+#include <utility>
 
 #include "framework/common/yaml_reader.hpp"
 
@@ -132,9 +139,19 @@ Status fill_hbm(Machine& m, const Topology& topology, const TopologyInfo& info,
   return ok_status();
 }
 
-Status fill_rates(Machine& m, const Topology& topology, const CostModel& cost_model) {
+Status fill_rates(Machine& m, OpFixedCosts& fixed, const Topology& topology,
+                  const CostModel& cost_model) {
   auto cost = cost_model.info();
   if (!cost) return cost.error();
+  fixed = {cost->dispatch_host_s, cost->dispatch_traced_s, cost->launch_s};
+  for (auto [key, seconds] : {std::pair{"dispatch_host_s", fixed.dispatch_host_s},
+                              std::pair{"dispatch_traced_s", fixed.dispatch_traced_s},
+                              std::pair{"launch_s", fixed.launch_s}})
+    if (!(seconds >= 0) || !std::isfinite(seconds))
+      return plugin_error(fmt::format(
+          "cost_model.get_info: {} is {}; expected seconds per op, 0 or more (fix the plugin's "
+          "cost model or the chip file's cost_model parameters)",
+          key, seconds));
   m.clock_hz = cost->clock_hz;
   m.sync_s = cost->sync_s;
   m.shift_bytes_per_s_per_core = cost->shift_bytes_per_s;
@@ -215,6 +232,7 @@ Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip) {
                     {},
                     {},
                     {},
+                    {},
                     nullptr,
                     CoreCost::plugin,
                     chip.memory_endpoint_efficiency};
@@ -250,7 +268,7 @@ Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip) {
   m.chips = std::max<uint32_t>(info->num_chips, 1);
   m.sram_bytes_per_core = info->sram_bytes_per_core;
   m.sram_bytes_per_s_per_core = info->sram_bytes_per_s;
-  Status status = fill_rates(m, models.topology, models.cost_model);
+  Status status = fill_rates(m, models.fixed_costs, models.topology, models.cost_model);
   if (status)
     status = fill_hbm(m, models.topology, *info, models.memory, models.memory_endpoint_efficiency);
   if (!status) return in_chip_file(chip, status.error());

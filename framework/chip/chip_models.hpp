@@ -28,7 +28,8 @@ struct ChipModels {
   std::optional<MemoryModel> memory;       // absent: HBM is modelled by the topology's rates
   std::optional<Partitioner> partitioner;  // absent: the framework's default partitioner
   Machine machine;
-  LinkScale link_scale;  // the chip file's scale section, already applied to `machine`
+  OpFixedCosts fixed_costs;  // CostModel::info()'s per-op costs
+  LinkScale link_scale;      // the chip file's scale section, already applied to `machine`
   // The tessera_dtypes a core computes in, or (a storage type such as bfp8) unpacks: peak FLOP/s
   // above 0 (the chip file's flops_per_cycle.<dtype>), within the topology plugin's ABI version.
   // What --weight-dtype may ask for.

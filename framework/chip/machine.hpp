@@ -39,6 +39,16 @@ struct Machine {
   double compute_speedup = 1;
 };
 
+// What the CostModel says each op pays outside the overlap of loads and compute (ABI 1.5's
+// tessera_cost_model_info fields; all 0 from a plugin built before 1.5). Not in Machine: the
+// dispatch mode chooses which of them a plan pays (planner/plan.hpp, DispatchCosts).
+struct OpFixedCosts {
+  double dispatch_host_s = 0;    // a host issuing the op's command as the step runs
+  double dispatch_traced_s = 0;  // a replayed trace issuing it
+  double launch_s = 0;           // the cores starting its kernels once the command is there
+  bool operator==(const OpFixedCosts&) const = default;
+};
+
 // Who reads a Machine field. Per-op plans (the partitioner's output) depend on every field but the
 // off-chip memory's: preload time is the scheduler's, so a cache of per-op plans may be shared by
 // machines that differ only in those (an HBM bandwidth sweep partitions its ops once).

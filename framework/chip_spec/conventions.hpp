@@ -74,6 +74,15 @@ enum class StaticBaseline { tessera, elk_artifact };
 // `residency: auto`: that is how its users run it.
 enum class ResidencyMode { off, automatic, weights, weights_kv };
 
+// How each op's command reaches the chip (planner/schedule.hpp, "Fixed costs"), when the command
+// line does not say:
+//   none    no fixed cost per op: the command is there when the op may start (Elk's model;
+//           default, so a chip file without the key keeps its figures);
+//   traced  a trace recorded once replays the commands from the device (tt-metal's Metal Trace):
+//           each op pays the cost model's dispatch_traced_s and launch_s;
+//   host    the host issues every command as the step runs (eager): dispatch_host_s and launch_s.
+enum class DispatchMode { none, traced, host };
+
 struct PlanningConventions {
   TileOrientation orientation = TileOrientation::fastest;
   TransferPricing transfers = TransferPricing::routes;
@@ -81,6 +90,7 @@ struct PlanningConventions {
   PlanPruning pruning = PlanPruning::tessera;
   StaticBaseline static_baseline = StaticBaseline::tessera;
   ResidencyMode residency = ResidencyMode::off;
+  DispatchMode dispatch = DispatchMode::none;
   // Per design name (basic, static, elk-dyn, elk-full, ideal): the share of the network a
   // preload may use, i.e. its network time is divided by it (load = max(HBM, network / share),
   // the artifact's LOAD_NOC_THRESHOLD_*). Several values: the design is planned with each and
@@ -103,6 +113,10 @@ const char* to_string(StaticBaseline baseline);
 const char* to_string(ResidencyMode mode);
 std::optional<ResidencyMode> parse_residency(std::string_view text);
 inline constexpr const char* kResidencyNames = "off, auto, weights or weights+kv";
+// "none", "traced", "host"; parse_dispatch: nullopt for another text.
+const char* to_string(DispatchMode mode);
+std::optional<DispatchMode> parse_dispatch(std::string_view text);
+inline constexpr const char* kDispatchNames = "none, traced or host";
 
 // The design names preload_network_share and execution_contention may key (planner/design.cpp's,
 // checked by a test).

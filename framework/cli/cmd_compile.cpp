@@ -43,6 +43,7 @@ struct CompileOptions {
   std::string parallel;   // empty: flat
   std::string rank = "latency";
   std::string residency;  // empty: the chip file's
+  std::string dispatch;   // empty: the chip file's
 };
 
 // Progress on stderr: on a terminal one line rewritten in place; with -v and no terminal, a
@@ -100,6 +101,7 @@ driver::CompileOptions compile_options(const GlobalOptions& global, const Compil
   options.simulate = o.simulate;
   options.objective = driver::parse_plan_objective(o.objective).take();
   if (!o.residency.empty()) options.residency = parse_residency(o.residency);
+  if (!o.dispatch.empty()) options.dispatch = parse_dispatch(o.dispatch);
   const bool verbose = global.verbose > 0;
   options.progress = [verbose](const std::string& stage) {
     return compile_progress_printer(stage, verbose);
@@ -284,6 +286,11 @@ void add_compile_command(CLI::App& app, const GlobalOptions& global, Action& act
                   "(docs/planner.md): off, auto (what pays, as much as fits), weights, or "
                   "weights+kv; default: the chip file's (off unless it says)")
       ->check(CLI::IsMember({"off", "auto", "weights", "weights+kv"}));
+  cmd->add_option("--dispatch", o->dispatch,
+                  "How each op's command reaches the chip, a fixed cost outside the preload "
+                  "overlap (docs/planner.md, \"Fixed costs\"): none, traced (a replayed trace) or "
+                  "host (issued op by op); default: the chip file's (none unless it says)")
+      ->check(CLI::IsMember({"none", "traced", "host"}));
   cmd->add_option("--threads", o->threads, "Worker threads (default: all)")
       ->check(bounded("compile", "--threads"));
   cmd->add_option("--max-displacement", o->max_displacement,

@@ -30,6 +30,7 @@ struct SimulateOptions {
   std::string program_out;
   std::string run_program;
   std::string memory_detail = "fast";
+  std::string dispatch;  // empty: the plan's
   size_t op_rows = 10;
   bool force = false;
   std::string format = "text";
@@ -81,6 +82,10 @@ std::string resident_note(const planner::ResidencyRecord& residency, const Machi
 }
 
 int run_parallel(const GlobalOptions& global, const SimulateOptions& o, const std::string& text) {
+  if (!o.dispatch.empty())
+    throw Failure(usage_error("--dispatch is one plan's: " + printable(o.plan) +
+                              " is a parallel strategy's, whose stage plans keep the dispatch "
+                              "they were compiled with (tessera compile --parallel --dispatch)"));
   if (!o.program_out.empty() || !o.run_program.empty())
     throw Failure(usage_error(std::string(o.program_out.empty() ? "--run-program" : "--program") +
                               " is one plan's program; " + printable(o.plan) +
@@ -116,6 +121,10 @@ int run_simulate(const GlobalOptions& global, const SimulateOptions& o) {
       (text ? planner::parse_plan_yaml(*text, o.plan) : planner::read_plan_yaml(o.plan)).take();
   PluginSet plugins(global.registry());
   driver::Reopened reopened = driver::reopen(plugins, plan, o.plan).take();
+  // Simulated under another dispatch than planned: the plan's times stay its estimate.
+  if (!o.dispatch.empty())
+    plan.result.dispatch =
+        planner::dispatch_costs(*parse_dispatch(o.dispatch), reopened.chip.models.fixed_costs);
 
   std::optional<codegen::Program> program;
   if (!o.run_program.empty()) program = hand_written_program(o.run_program, plan, reopened);
@@ -171,6 +180,10 @@ void add_simulate_command(CLI::App& app, const GlobalOptions& global, Action& ac
                   "text, or json: the report as one JSON document, every op listed")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
+  cmd->add_option("--dispatch", o->dispatch,
+                  "Simulate with this dispatch (none, traced or host) instead of the plan's; the "
+                  "planned figure stays the plan's")
+      ->check(CLI::IsMember({"none", "traced", "host"}));
   cmd->add_flag("--force", o->force, "Overwrite existing output files");
   cmd->callback(
       [&global, &action, o] { action = [&global, o] { return run_simulate(global, *o); }; });

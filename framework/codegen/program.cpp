@@ -111,6 +111,7 @@ Result<Program> lower_plan(const planner::Plan& plan, const ir::Graph& graph) {
   program.name = plan.source.graph_name + " on " + plan.machine.chip + ", " +
                  planner::to_string(plan.result.design);
   program.estimated_latency_s = plan.result.latency_s;
+  program.dispatch = plan.result.dispatch;
   for (const auto& s : plan.result.ops) program.ops.push_back(program_op(s, plan.machine));
   std::vector<size_t> slot = preload_slots(plan);
   size_t next_preload = 0;

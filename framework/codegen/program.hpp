@@ -60,6 +60,9 @@ struct Program {
   std::vector<ProgramOp> ops;  // indexed by op
   std::vector<Instruction> instructions;
   double estimated_latency_s = 0;  // the planner's latency of the step
+  // What each execute pays before its work (planner/schedule.hpp, "Fixed costs"): the plan's,
+  // which program.txt does not carry (a hand-written program runs with its plan's).
+  planner::DispatchCosts dispatch;
 };
 
 // Lowers a Plan: one execute per op in execution order, and each preload_async in the plan's

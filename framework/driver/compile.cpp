@@ -359,6 +359,8 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
   const planner::PlanSource source = plan_source(model, chip, graph);
   const PlanningConventions& conventions = chip.spec.conventions;
   planning.static_baseline = conventions.static_baseline;
+  input.dispatch =
+      planner::dispatch_costs(o.dispatch.value_or(conventions.dispatch), chip.models.fixed_costs);
   auto residency =
       choose_residency(input, o.residency.value_or(conventions.residency), planning, conventions);
   if (!residency) return residency.error();
@@ -404,6 +406,8 @@ Result<SimulatedDesign> simulate(const planner::Plan& plan, OpenChip& chip, cons
     program = std::move(*lowered);
   } else if (auto status = codegen::attach_traffic(*program, plan, graph); !status) {
     return status.error();
+  } else {
+    program->dispatch = plan.result.dispatch;  // program.txt does not carry it
   }
   auto result = sim::simulate_program(*program, chip.models, options);
   if (!result) return result.error();

@@ -112,6 +112,10 @@ struct CompileOptions {
   // What stays in SRAM across steps (planner/residency.hpp), for every design; nullopt: the chip
   // file's `planner: residency:` (off unless it says).
   std::optional<ResidencyMode> residency;
+  // How each op's command reaches the chip (planner/schedule.hpp, "Fixed costs"), for every
+  // design; nullopt: the chip file's `planner: dispatch:` (none unless it says, so a chip file
+  // without the key plans as before).
+  std::optional<DispatchMode> dispatch;
   bool simulate = false;  // also lower and simulate every design
   sim::SimOptions sim;
   // Per-op plans shared with other compiles (a sweep's points); nullptr: this compile's own.

@@ -31,7 +31,8 @@ Metrics planned_metrics(const planner::DesignResult& d) {
           d.breakdown.preload_stall_s,
           d.breakdown.congestion_s,
           joules(d.energy),
-          watts(d.energy, d.latency_s)};
+          watts(d.energy, d.latency_s),
+          d.breakdown.dispatch_s};
 }
 
 Metrics simulated_metrics(const driver::SimulatedDesign& d) {
@@ -46,7 +47,8 @@ Metrics simulated_metrics(const driver::SimulatedDesign& d) {
           s.breakdown.preload_stall_s,
           s.breakdown.congestion_s,
           joules(d.energy),
-          watts(d.energy, s.latency_s)};
+          watts(d.energy, s.latency_s),
+          s.breakdown.dispatch_s};
 }
 
 // A zoo decoder's mode when the sweep left it to the entry ("llama2-7b decode b16 s2048"): the
@@ -132,6 +134,7 @@ Status run(const SweepSpec& spec, const Point& point, const Registry& registry,
   describe_machine(r, chip->models.machine);
   driver::CompileOptions compile;
   if (!setup->residency.empty()) compile.residency = parse_residency(setup->residency);
+  if (!setup->dispatch.empty()) compile.dispatch = parse_dispatch(setup->dispatch);
   r.residency = to_string(compile.residency.value_or(chip->spec.conventions.residency));
   compile.designs = spec.base.designs;
   compile.threads = options.threads;

@@ -10,9 +10,12 @@
 
 namespace tessera::dse {
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Metrics, latency_s, hbm_utilisation, interconnect_utilisation,
-                                   sram_utilisation, flops_per_s, execution_only_s, overlapped_s,
-                                   preload_stall_s, congestion_s, energy_j, power_w)
+// With defaults: a point written before dispatch_s reads back with none.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Metrics, latency_s, hbm_utilisation,
+                                                interconnect_utilisation, sram_utilisation,
+                                                flops_per_s, execution_only_s, overlapped_s,
+                                                preload_stall_s, congestion_s, energy_j, power_w,
+                                                dispatch_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DesignRow, design, planned, orders_tried, simulated,
                                    simulated_metrics)
 

@@ -19,6 +19,7 @@ struct Metrics {
   double flops_per_s = 0;
   double execution_only_s = 0, overlapped_s = 0, preload_stall_s = 0, congestion_s = 0;
   double energy_j = 0, power_w = 0;
+  double dispatch_s = 0;  // waiting for ops' commands and their launches (planner::Breakdown)
 };
 
 struct DesignRow {

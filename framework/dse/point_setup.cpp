@@ -19,8 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kWorkloadPaths = {"model", "batch",        "seq",      "mode",
-                                                 "dtype", "weight_dtype", "parallel", "residency"};
+const std::vector<std::string> kWorkloadPaths = {
+    "model", "batch", "seq", "mode", "dtype", "weight_dtype", "parallel", "residency", "dispatch"};
 const std::vector<std::string> kKnobPaths = {"memory.bandwidth_bytes_per_s",
                                              "interconnect_scale",
                                              "flops_scale",
@@ -72,6 +72,8 @@ std::string value_problem(const std::string& path, const std::string& value) {
   if (path == "parallel") return strategy_problem(value);
   if (path == "residency")
     return parse_residency(value) ? "" : std::string("expected ") + kResidencyNames;
+  if (path == "dispatch")
+    return parse_dispatch(value) ? "" : std::string("expected ") + kDispatchNames;
   if (path == "core_cost")
     return parse_core_cost(value) ? ""
                                   : "expected plugin or tcm (docs/mapper.md, \"Cores of a chip\")";
@@ -136,13 +138,13 @@ Status apply_chip_value(ChipSpec& chip, const std::string& path, const std::stri
 struct Values {
   std::string model, chip;
   int64_t batch = 0, seq = 0;
-  std::string mode, dtype, weight_dtype, parallel, residency;
+  std::string mode, dtype, weight_dtype, parallel, residency, dispatch;
 };
 
 Values workload(const SweepSpec& spec, const Point& point) {
   const SweepBase& b = spec.base;
-  Values v{b.model, b.chip,         b.batch,    b.seq,      b.mode,
-           b.dtype, b.weight_dtype, b.parallel, b.residency};
+  Values v{b.model, b.chip,         b.batch,    b.seq,       b.mode,
+           b.dtype, b.weight_dtype, b.parallel, b.residency, b.dispatch};
   for (size_t a = 0; a < spec.axes.size(); ++a) {
     const std::string& path = spec.axes[a].path;
     const std::string& value = point.values[a];
@@ -155,6 +157,7 @@ Values workload(const SweepSpec& spec, const Point& point) {
     if (path == "weight_dtype") v.weight_dtype = value;
     if (path == "parallel") v.parallel = value;
     if (path == "residency") v.residency = value;
+    if (path == "dispatch") v.dispatch = value;
   }
   return v;
 }
@@ -205,6 +208,7 @@ Result<PointSetup> setup_point(const SweepSpec& spec, const Point& point, Plugin
     s.dtype = v.dtype;
     s.parallel = v.parallel;
     s.residency = v.residency;
+    s.dispatch = v.dispatch;
     auto chip = driver::resolve_chip(plugins, {spec.base.target, beside_sweep(spec, v.chip)});
     if (!chip) return chip.error();
     s.chip = std::move(*chip);

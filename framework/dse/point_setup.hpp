@@ -3,6 +3,7 @@
 //   workload   model, batch, seq, mode, dtype, weight_dtype
 //   strategy   parallel (a strategy as --parallel takes it: flat, tp=8, pp=4,tp=2, auto, ...)
 //   residency  residency (off, auto, weights, weights+kv, as --residency takes it)
+//   dispatch   dispatch (none, traced, host, as --dispatch takes it)
 //   chip       chip (a preset name or chip file of the base target)
 //   knobs      memory.bandwidth_bytes_per_s  the machine's peak HBM bandwidth
 //   (scale.hbm_bytes_per_s)
@@ -32,6 +33,7 @@ struct PointSetup {
   std::string mode, dtype;
   std::string parallel;       // as written; empty: flat
   std::string residency;      // as written; empty: the chip file's
+  std::string dispatch;       // as written; empty: the chip file's
   driver::ResolvedChip chip;  // choice.chip as given (preset or file); spec with the point's values
 };
 

@@ -122,7 +122,7 @@ SweepBase parse_base(const YamlNode& node) {
   if (!node.is_map()) throw node.fail("expected a map: model, target, chip, batch, ...");
   node.only_keys({"model", "target", "chip", "batch", "seq", "mode", "dtype", "weight_dtype",
                   "dims", "designs", "simulate", "groups", "max_displacement", "parallel",
-                  "residency"});
+                  "residency", "dispatch"});
   SweepBase b;
   b.model = node.child("model").as_string();
   b.target = node.child("target").as_string();
@@ -153,6 +153,10 @@ SweepBase parse_base(const YamlNode& node) {
   if (!b.residency.empty() && !parse_residency(b.residency))
     throw node.child("residency")
         .fail(std::string("expected ") + kResidencyNames + ", got " + in_quotes(b.residency));
+  b.dispatch = node.get_string("dispatch", "");
+  if (!b.dispatch.empty() && !parse_dispatch(b.dispatch))
+    throw node.child("dispatch")
+        .fail(std::string("expected ") + kDispatchNames + ", got " + in_quotes(b.dispatch));
   if (node.has("max_displacement"))
     b.max_displacement = static_cast<int>(node.child("max_displacement").as_int(0, 8));
   return b;

@@ -37,6 +37,7 @@ struct SweepBase {
   std::vector<std::string> dims;  // ONNX --dim bindings, NAME=VALUE
   std::string parallel;           // a strategy as --parallel takes it; empty: flat
   std::string residency;          // as --residency takes it; empty: the chip file's
+  std::string dispatch;           // as --dispatch takes it; empty: the chip file's
   std::vector<planner::Design> designs = {planner::Design::basic, planner::Design::static_split,
                                           planner::Design::elk_dyn, planner::Design::elk_full,
                                           planner::Design::ideal};

@@ -8,12 +8,13 @@ namespace tessera::planner {
 
 CostContext::CostContext(const std::vector<int>& class_of, const std::vector<OpPlans>& class_plans,
                          const Machine& machine, double preload_network_share,
-                         ExecutionContention contention)
+                         ExecutionContention contention, DispatchCosts dispatch)
     : class_of_(class_of),
       class_plans_(&class_plans),
       machine_(machine),
       preload_network_share_(preload_network_share),
-      contention_(contention) {
+      contention_(contention),
+      dispatch_(dispatch) {
   for (const OpPlans& plans : class_plans) {
     auto& preload_costs = preload_costs_.emplace_back();
     double hbm_only_s =

@@ -22,6 +22,18 @@ const char* to_string(Design design) {
   return "unknown";
 }
 
+DispatchCosts dispatch_costs(DispatchMode mode, const OpFixedCosts& fixed) {
+  switch (mode) {
+    case DispatchMode::traced:
+      return {mode, fixed.dispatch_traced_s, fixed.launch_s};
+    case DispatchMode::host:
+      return {mode, fixed.dispatch_host_s, fixed.launch_s};
+    case DispatchMode::none:
+      break;
+  }
+  return {};
+}
+
 std::optional<Design> parse_design(const std::string& name) {
   for (const auto& [value, text] : kDesigns) {
     if (name == text) return value;

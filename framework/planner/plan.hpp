@@ -15,6 +15,7 @@
 
 #include "framework/chip/energy.hpp"
 #include "framework/chip/machine.hpp"
+#include "framework/chip_spec/conventions.hpp"
 #include "framework/planner/op_plans.hpp"
 
 namespace tessera::planner {
@@ -49,6 +50,10 @@ struct OpSchedule {
   double execute_start_s = 0;                     // the tag has been seen; distribute_data starts
   double distribute_end_s = 0;                    // local_execute starts
   double execute_end_s = 0;
+  // Seconds of [execute_start_s, execute_end_s) before distribute_data starts: waiting for the
+  // op's command beyond its data, then its launch (schedule.hpp, "Fixed costs"); 0 without
+  // dispatch. Not in plan.yaml: the rule and the plan's dispatch costs give it again.
+  double dispatch_s = 0;
   std::optional<CoreMappingRecord> core_mapping;  // absent: the plugin's cost model timed the op
   // Its off-chip operands stay in SRAM across steps (exec.home_*): hbm_read_bytes and
   // hbm_write_bytes are 0, nothing is preloaded.
@@ -77,13 +82,26 @@ struct ResidencyRecord {
   bool operator==(const ResidencyRecord&) const = default;
 };
 
-// Elk's breakdown of the step's latency (Elk §6.2, Fig. 18a); the four parts sum to latency_s.
+// Elk's breakdown of the step's latency (Elk §6.2, Fig. 18a), and the fixed cost per op outside
+// it; the five parts sum to latency_s.
 struct Breakdown {
   double execution_only_s = 0;  // executing, no preload in flight
   double overlapped_s = 0;      // executing while a preload is in flight
   double preload_stall_s = 0;   // only preloading: an execute waits for its data
   double congestion_s = 0;      // time added by preload and execution traffic sharing the network
+  double dispatch_s = 0;        // waiting for ops' commands beyond their data, and their launches
 };
+
+// What each op pays outside the overlap (schedule.hpp, "Fixed costs"): the chip's OpFixedCosts
+// under a dispatch mode. none: all 0.
+struct DispatchCosts {
+  DispatchMode mode = DispatchMode::none;
+  double command_s = 0;  // per op, issuing its command: commands arrive this far apart
+  double launch_s = 0;   // per op, starting its kernels once the command is there
+  bool operator==(const DispatchCosts&) const = default;
+};
+// traced: dispatch_traced_s and launch_s; host: dispatch_host_s and launch_s; none: nothing.
+DispatchCosts dispatch_costs(DispatchMode mode, const OpFixedCosts& fixed);
 
 struct DesignResult {
   Design design = Design::elk_full;
@@ -100,6 +118,7 @@ struct DesignResult {
   // states no energy rates.
   std::optional<EnergyBreakdown> energy;
   ResidencyRecord residency;  // mode off, no units: every op's data is preloaded each step
+  DispatchCosts dispatch;     // what the timeline charged per op (mode none: nothing)
 };
 
 // Where the plan came from, so `tessera simulate plan.yaml` can rebuild the same model and chip

@@ -31,7 +31,7 @@ namespace {
 // preload plan's network_s (priced on the chip's routes; `none` when the Machine's rates priced
 // it). 7: each execution plan's core_digits (where a plugin's plan put its tiles). 8: energy. 9:
 // each op's core_mapping (how one core runs its tile, when the mapper timed it).
-constexpr const char* kFormat = "tessera-plan-10";
+constexpr const char* kFormat = "tessera-plan-11";
 
 // What compile writes stays far inside these; a number beyond them is a corrupted or hand-made plan
 // that would have the simulator report hours per token, or overflow.
@@ -43,7 +43,8 @@ constexpr double kMaxPlanSeconds = 1e6;
 constexpr double kMinPlanSeconds = 1e-15;
 
 bool simulated_duration(std::string_view key) {
-  for (std::string_view d : {"compute_s", "shift_s", "sync_s", "distribute_s", "network_s"})
+  for (std::string_view d :
+       {"compute_s", "shift_s", "sync_s", "distribute_s", "network_s", "command_s", "launch_s"})
     if (key == d) return true;
   return false;
 }
@@ -140,6 +141,14 @@ void residency_fields(R& r, V&& v) {
   v("mode", r.mode);
   v("bytes_per_core", r.bytes_per_core);
   v("choices_tried", r.choices_tried);
+}
+
+// The `dispatch:` block (written when the mode is not none, so other plans keep their bytes): the
+// costs the timeline charged per op, and their total in the step (breakdown.dispatch_s).
+template <class D, class V>
+void dispatch_fields(D& d, V&& v) {
+  v("command_s", d.command_s);
+  v("launch_s", d.launch_s);
 }
 
 template <class U, class V>
@@ -274,6 +283,14 @@ void emit_op(YAML::Emitter& out, const OpSchedule& op) {
     emit_map(
         out, "core_mapping", *op.core_mapping, [](auto& c, auto&& v) { core_mapping_fields(c, v); },
         false);
+  out << YAML::EndMap;
+}
+
+void emit_dispatch(YAML::Emitter& out, const DesignResult& r) {
+  out << YAML::Key << "dispatch" << YAML::Value << YAML::BeginMap;
+  Emit{out}("mode", std::string(to_string(r.dispatch.mode)));
+  dispatch_fields(r.dispatch, Emit{out});
+  Emit{out}("total_s", r.breakdown.dispatch_s);
   out << YAML::EndMap;
 }
 
@@ -449,6 +466,21 @@ void read_source(const YamlNode& node, PlanSource& source) {
   source.stage = stage;
 }
 
+// The dispatch block: a mode other than none; its numbers as every time's (parse_number).
+void read_dispatch(const YamlNode& node, DesignResult& r) {
+  node.only_keys({"mode", "command_s", "launch_s", "total_s"});
+  YamlNode mode = node.child("mode");
+  auto parsed = parse_dispatch(mode.as_string());
+  if (!parsed || *parsed == DispatchMode::none)
+    throw mode.fail(
+        "expected traced or host (a plan without dispatch has no dispatch block), got " +
+        in_quotes(mode.as_string()));
+  r.dispatch.mode = *parsed;
+  Read{node}("command_s", r.dispatch.command_s);
+  Read{node}("launch_s", r.dispatch.launch_s);
+  Read{node}("total_s", r.breakdown.dispatch_s);
+}
+
 // The residency block: its mode one of the modes, each unit's kind one of the kinds.
 void read_residency(const YamlNode& node, ResidencyRecord& r) {
   read_map(node, r, [](auto& x, auto&& v) { residency_fields(x, v); }, {"units"});
@@ -483,7 +515,7 @@ void check_order(const YamlNode& root, const DesignResult& r) {
 
 Plan parse_root(const YamlNode& root) {
   root.only_keys({"format", "design", "source", "machine", "splits", "totals", "breakdown",
-                  "energy", "residency", "preload_order", "ops"});
+                  "energy", "residency", "dispatch", "preload_order", "ops"});
   std::string format = root.child("format").as_string();
   if (format != kFormat)
     throw root.child("format").fail(
@@ -515,6 +547,7 @@ Plan parse_root(const YamlNode& root) {
     plan.result.energy = energy;
   }
   if (root.has("residency")) read_residency(root.child("residency"), plan.result.residency);
+  if (root.has("dispatch")) read_dispatch(root.child("dispatch"), plan.result);
   Read{root}("preload_order", plan.result.preload_order);
   std::vector<YamlNode> ops = root.child("ops").items();
   for (size_t i = 0; i < ops.size(); ++i)
@@ -554,6 +587,7 @@ std::string write_plan_yaml(const Plan& plan) {
     emit_map(
         out, "energy", *r.energy, [](auto& e, auto&& v) { energy_fields(e, v); }, false);
   if (r.residency.mode != "off") emit_residency(out, r.residency);
+  if (r.dispatch.mode != DispatchMode::none) emit_dispatch(out, r);
   Emit{out}("preload_order", r.preload_order);
   out << YAML::Key << "ops" << YAML::Value << YAML::BeginSeq;
   for (const auto& op : r.ops) emit_op(out, op);

@@ -147,7 +147,7 @@ std::vector<double> screen_orders(const PlannerInput& input, const OrderSearch& 
                                   const CostContext& whole, const PlannerOptions& options) {
   Slice slice = screening_slice(input);
   CostContext costs(slice.class_of, input.class_plans, input.machine, whole.preload_network_share(),
-                    whole.contention());
+                    whole.contention(), whole.dispatch());
   size_t count = search.permutations.size();
   std::vector<double> latency_s(count, kNever);
   std::atomic<size_t> finished{0};
@@ -264,7 +264,8 @@ namespace {
 Result<DesignResult> plan_variant(const PlannerInput& input, Design design,
                                   const PlannerOptions& options, double share,
                                   ExecutionContention contention) {
-  CostContext costs(input.classes.class_of, input.class_plans, input.machine, share, contention);
+  CostContext costs(input.classes.class_of, input.class_plans, input.machine, share, contention,
+                    input.dispatch);
   if (Status fit = check_plans_fit(input, costs); !fit.ok()) return fit.error();
   int k = options.max_preload_ops > 0 ? options.max_preload_ops : default_k(input);
   Result<DesignResult> result = DesignResult{};

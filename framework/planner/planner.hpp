@@ -34,6 +34,8 @@ struct PlannerInput {
   std::vector<OpPlans> class_plans;          // per class
   std::optional<ir::RepeatedLayers> layers;  // preload orders are permuted within one layer
   Machine machine;
+  // What each op pays outside the overlap (schedule.hpp, "Fixed costs"); none: nothing.
+  DispatchCosts dispatch;
   // Per op, the first op of its unit: the slices of a split op move together in Elk-Full's
   // preload orders (preload_orders.hpp). Empty: every op is a unit of its own.
   std::vector<int> unit_of;

@@ -8,6 +8,18 @@
 // positions in (done(i), window[i]] (done(i): the last position an op <= i needs) overlap op i and
 // hold their preload space beside its execution space; the next one waits until op i ends. Windows
 // never decrease along the graph (a preload issued during op i stays resident during op i + 1).
+//
+// Fixed costs (DispatchCosts, plan.hpp; none by default, which leaves every time as above): an op
+// cannot start before its command arrives, whatever is preloaded. The commands are issued in
+// program order from the step's start, one per op, each taking command_s, so op i's arrives at
+// (i + 1) × command_s; op i starts at max(its usual start, that arrival) and then pays launch_s
+// before distribute_data, serially: the launch extends the op and hides under no preload.
+// Preloads wait for no command: in Elk's model a preload is issued by the device's own program
+// (codegen's per-op preload streams, started as the previous op's window allows), so no host
+// command gates it; tt-metal, which reads an op's weights inside the op, pays the command before
+// the read, and a design that models it would time its loads inside the op. A host faster than
+// the step runs ahead (its commands wait in the queue) and costs only the launches; a slower one
+// paces the ops. Breakdown::dispatch_s is the wait beyond each op's data plus its launch.
 #pragma once
 
 #include <vector>
@@ -67,14 +79,19 @@ class CostContext {
   // `preload_network_share` in (0, 1]: the part of the network a preload may use; its network
   // time is divided by it (PlannerOptions::preload_network_shares). `contention`: whether the
   // preloads in flight slow an execution (PlannerOptions::execution_contentions).
+  // `dispatch`: each op's fixed costs (the file comment's "Fixed costs").
   CostContext(const std::vector<int>& class_of, const std::vector<OpPlans>& class_plans,
               const Machine& machine, double preload_network_share = 1,
-              ExecutionContention contention = ExecutionContention::charged);
+              ExecutionContention contention = ExecutionContention::charged,
+              DispatchCosts dispatch = {});
 
   int ops() const { return static_cast<int>(class_of_.size()); }
   const Machine& machine() const { return machine_; }
   double preload_network_share() const { return preload_network_share_; }
   ExecutionContention contention() const { return contention_; }
+  const DispatchCosts& dispatch() const { return dispatch_; }
+  // When op `op`'s command arrives (0 without dispatch).
+  double command_arrival_s(int op) const { return (op + 1) * dispatch_.command_s; }
   double sram_bytes() const { return static_cast<double>(machine_.sram_bytes_per_core); }
   const OpPlans& plans(int op) const { return (*class_plans_)[class_of_[op]]; }
   int class_of(int op) const { return class_of_[op]; }
@@ -126,6 +143,7 @@ class CostContext {
   Machine machine_;
   double preload_network_share_ = 1;
   ExecutionContention contention_ = ExecutionContention::charged;
+  DispatchCosts dispatch_;
   std::vector<std::vector<ExecCost>> exec_costs_;                     // per class, per exec plan
   std::vector<std::vector<std::vector<PreloadCost>>> preload_costs_;  // per class, exec, preload
 };

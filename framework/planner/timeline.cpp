@@ -82,14 +82,18 @@ double Timeline::execute(int op, OpSchedule* s) {
       position >= 0 ? plans.preload[d_.exec_plan[op]][d_.preload_plan[op]] : kNothing;
   int last = mode_ == TimelineMode::shared ? std::max(done_[op], d_.window[op]) : done_[op];
   time_loads_through(last, op);
-  double ready_s = op > 0 ? exec_end_s_[op - 1] : 0;
-  if (position >= 0) ready_s = std::max(ready_s, loads_[position].interval.end_s);
+  double data_ready_s = op > 0 ? exec_end_s_[op - 1] : 0;
+  if (position >= 0) data_ready_s = std::max(data_ready_s, loads_[position].interval.end_s);
+  // schedule.hpp, "Fixed costs": the command gates the start, the launch extends the op.
+  double ready_s = std::max(data_ready_s, costs_.command_arrival_s(op));
+  double work_start_s = ready_s + costs_.dispatch().launch_s;
   double base_s = preload.distribute_s + exec.time_s();
   double penalty_s = 0;
   in_flight_.clear();
   if (mode_ == TimelineMode::shared) {
     for (int m = done_[op] + 1; m <= d_.window[op]; ++m) in_flight_.push_back(loads_[m].interval);
-    penalty_s = costs_.execution_contention_s(ready_s, base_s, comm_of(exec, preload), in_flight_);
+    penalty_s =
+        costs_.execution_contention_s(work_start_s, base_s, comm_of(exec, preload), in_flight_);
     for (; admitted_ <= last; ++admitted_) {
       int j = d_.order[admitted_];
       resident_bytes_ +=
@@ -97,7 +101,7 @@ double Timeline::execute(int op, OpSchedule* s) {
     }
     if (position >= 0) resident_bytes_ -= preload.preload_bytes_per_core;
   }
-  exec_end_s_[op] = ready_s + base_s + penalty_s;
+  exec_end_s_[op] = work_start_s + base_s + penalty_s;
   if (s != nullptr) {
     s->op = op;
     s->name = graph_ ? graph_->ops()[op].name : "op" + std::to_string(op);
@@ -116,7 +120,8 @@ double Timeline::execute(int op, OpSchedule* s) {
     s->preloads_during = static_cast<int>(in_flight_.size());
     s->sram_bytes_per_core = exec.exec_bytes_per_core + resident_bytes_;
     s->execute_start_s = ready_s;
-    s->distribute_end_s = ready_s + preload.distribute_s;
+    s->dispatch_s = work_start_s - data_ready_s;
+    s->distribute_end_s = work_start_s + preload.distribute_s;
     s->execute_end_s = exec_end_s_[op];
   }
   return exec_end_s_[op];
@@ -128,26 +133,31 @@ void Timeline::add_breakdown(DesignResult& result) const {
   Breakdown& b = result.breakdown;
   size_t first = 0;
   double busy_s = 0;
+  double launch_s = costs_.dispatch().launch_s;
   for (const OpSchedule& s : result.ops) {
-    double span_s = s.execute_end_s - s.execute_start_s;
+    // The op's work, after its command and launch (the dispatch part, counted apart).
+    double work_start_s = s.execute_start_s + launch_s;
+    double span_s = s.execute_end_s - work_start_s;
     double base_s = s.preload.distribute_s + s.exec.time_s();
     double covered_s = 0;
-    while (first < loads_.size() && loads_[first].interval.end_s <= s.execute_start_s) ++first;
+    while (first < loads_.size() && loads_[first].interval.end_s <= work_start_s) ++first;
     for (size_t m = first; m < loads_.size() && loads_[m].interval.start_s < s.execute_end_s; ++m)
       covered_s += std::min(s.execute_end_s, loads_[m].interval.end_s) -
-                   std::max(s.execute_start_s, loads_[m].interval.start_s);
+                   std::max(work_start_s, loads_[m].interval.start_s);
     double share = span_s > 0 ? std::clamp(covered_s / span_s, 0.0, 1.0) : 0;
     b.overlapped_s += base_s * share;
     b.execution_only_s += base_s * (1 - share);
     b.congestion_s += std::max(0.0, span_s - base_s);  // rounding can leave -1e-16
+    b.dispatch_s += s.dispatch_s;
     busy_s += span_s;
   }
-  b.preload_stall_s = std::max(0.0, result.latency_s - busy_s);
+  b.preload_stall_s = std::max(0.0, result.latency_s - busy_s - b.dispatch_s);
 }
 
 DesignResult Timeline::run() {
   DesignResult result;
   result.preload_order = d_.order;
+  result.dispatch = costs_.dispatch();
   double hbm_bytes = 0, network_bytes = 0, flops = 0;
   for (int op = 0; op < costs_.ops(); ++op) {
     execute(op, &result.ops.emplace_back());

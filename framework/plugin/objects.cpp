@@ -195,7 +195,10 @@ Result<CostModelInfo> CostModel::info() const {
   auto c = sized<tessera_cost_model_info>();
   Status s = call("cost_model.get_info", [&] { return raw()->get_info(raw(), &c); });
   if (!s) return s.error();
-  return CostModelInfo{c.sync_s, c.clock_hz, c.shift_bytes_per_s};
+  // A plugin built before 1.5 copies only its own (shorter) struct: the fields past it keep the
+  // zeros sized() gave them.
+  return CostModelInfo{c.sync_s,          c.clock_hz,          c.shift_bytes_per_s,
+                       c.dispatch_host_s, c.dispatch_traced_s, c.launch_s};
 }
 
 Result<std::vector<double>> CostModel::tile_seconds(

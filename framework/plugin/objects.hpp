@@ -135,6 +135,8 @@ class Topology : public PluginObject<tessera_topology> {
 
 struct CostModelInfo {
   double sync_s = 0, clock_hz = 0, shift_bytes_per_s = 0;
+  // Per op (ABI 1.5; 0 from a plugin built before it, whose struct ends before them).
+  double dispatch_host_s = 0, dispatch_traced_s = 0, launch_s = 0;
 };
 
 // What the planner asks of a core: the time of each tile (tessera_tile_query, one core, one

@@ -127,6 +127,14 @@ std::optional<ResidencyMode> residency_of(const std::string& text) {
   return mode;
 }
 
+// compile(dispatch=...): None (empty) leaves it to the chip file's `planner: dispatch:`.
+std::optional<DispatchMode> dispatch_of(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  std::optional<DispatchMode> mode = parse_dispatch(text);
+  if (!mode) throw UsageError("dispatch '" + text + "': expected " + kDispatchNames);
+  return mode;
+}
+
 Registry registry() {
   return Registry::discover(plugin_search_dirs({}));
 }
@@ -184,10 +192,12 @@ const Plan& made(py::handle plan) {
 py::dict compile(const std::string& model, const std::string& target, const std::string& chip,
                  const std::string& design, bool simulate, const driver::ModelWords& words,
                  unsigned threads, const std::string& memory_detail, const std::string& objective,
-                 const std::string& core_cost, py::object progress, const std::string& residency) {
+                 const std::string& core_cost, py::object progress, const std::string& residency,
+                 const std::string& dispatch) {
   driver::DesignChoice choice = run([&] { return driver::parse_design_choice(design); });
   driver::PlanObjective goal = run([&] { return driver::parse_plan_objective(objective); });
   std::optional<ResidencyMode> resident = residency_of(residency);
+  std::optional<DispatchMode> commands = dispatch_of(dispatch);
   std::optional<CoreCost> cores = core_cost.empty() ? std::nullopt : parse_core_cost(core_cost);
   if (!core_cost.empty() && !cores)
     throw UsageError("core_cost '" + core_cost + "': expected plugin or tcm (or None: the chip's)");
@@ -207,6 +217,7 @@ py::dict compile(const std::string& model, const std::string& target, const std:
     options.sim.memory = memory;
     options.objective = goal;
     options.residency = resident;
+    options.dispatch = commands;
     if (!hook.empty())
       options.progress = [&hook](const std::string& stage) -> driver::Progress {
         return [&hook, stage](double done, double total) { hook(stage, done, total); };
@@ -239,10 +250,12 @@ py::dict compile_parallel(const std::string& model, const std::string& target,
                           const std::string& chip, const std::string& design, bool simulate,
                           const driver::ModelWords& words, unsigned threads,
                           const std::string& objective, const std::string& strategy_text,
-                          const std::string& rank, const std::string& residency) {
+                          const std::string& rank, const std::string& residency,
+                          const std::string& dispatch) {
   driver::DesignChoice choice = run([&] { return driver::parse_design_choice(design); });
   driver::PlanObjective goal = run([&] { return driver::parse_plan_objective(objective); });
   std::optional<ResidencyMode> resident = residency_of(residency);
+  std::optional<DispatchMode> commands = dispatch_of(dispatch);
   parallel::ParallelStrategy strategy =
       run([&] { return parallel::parse_strategy(strategy_text); });
   parallel::Rank ranked = rank_of(rank);
@@ -257,6 +270,7 @@ py::dict compile_parallel(const std::string& model, const std::string& target,
     options.simulate = simulate;
     options.objective = goal;
     options.residency = resident;
+    options.dispatch = commands;
     auto parallel_model = parallel::parallel_model(request).take();
     std::optional<parallel::Search> search;
     if (strategy.automatic) {
@@ -471,13 +485,14 @@ PYBIND11_MODULE(_tessera, m) {
           py::arg("path"), py::arg("force") = false);
   m.def("compile_parallel", &compile_parallel, py::arg("model"), py::arg("target"), py::arg("chip"),
         py::arg("design"), py::arg("simulate"), py::arg("words"), py::arg("threads"),
-        py::arg("objective"), py::arg("parallel"), py::arg("rank"), py::arg("residency"));
+        py::arg("objective"), py::arg("parallel"), py::arg("rank"), py::arg("residency"),
+        py::arg("dispatch"));
   m.def("load_plan", &load_plan, py::arg("path"));
   m.def("check_bound", &check_bound, py::arg("command"), py::arg("keyword"), py::arg("text"));
   m.def("compile", &compile, py::arg("model"), py::arg("target"), py::arg("chip"),
         py::arg("design"), py::arg("simulate"), py::arg("words"), py::arg("threads"),
         py::arg("memory_detail"), py::arg("objective"), py::arg("core_cost"), py::arg("progress"),
-        py::arg("residency"));
+        py::arg("residency"), py::arg("dispatch"));
   m.def("simulate", &simulate, py::arg("plan"), py::arg("memory_detail"), py::arg("trace"),
         py::arg("force"));
   m.def("inspect", &inspect, py::arg("model"), py::arg("words"));

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "framework/chip/energy_report.hpp"
@@ -54,24 +55,52 @@ std::vector<Table::Align> numbers_after_name(size_t columns) {
 
 }  // namespace
 
+// The breakdown's column headers: Elk's four, then "dispatch ms" when a design paid fixed costs
+// per op (a compile without --dispatch keeps its tables as they were).
+std::vector<std::string> breakdown_headers(bool dispatch) {
+  std::vector<std::string> h = {"exec only ms", "overlap ms", "stall ms", "congest ms"};
+  if (dispatch) h.push_back("dispatch ms");
+  return h;
+}
+std::vector<std::string> breakdown_cells(const planner::Breakdown& b, bool dispatch) {
+  std::vector<std::string> cells = {ms(b.execution_only_s), ms(b.overlapped_s),
+                                    ms(b.preload_stall_s), ms(b.congestion_s)};
+  if (dispatch) cells.push_back(ms(b.dispatch_s));
+  return cells;
+}
+bool any_dispatch(const driver::Compilation& c) {
+  return std::any_of(c.designs.begin(), c.designs.end(), [](const driver::CompiledDesign& d) {
+    return d.plan.result.dispatch.mode != DispatchMode::none;
+  });
+}
+
+// `head`, then `middle`, then `tail`: one row or header of a table.
+std::vector<std::string> joined(std::vector<std::string> head,
+                                const std::vector<std::string>& middle,
+                                const std::vector<std::string>& tail) {
+  head.insert(head.end(), middle.begin(), middle.end());
+  head.insert(head.end(), tail.begin(), tail.end());
+  return head;
+}
+
 std::string planned_table(const driver::Compilation& c) {
   const planner::DesignResult* basic = find(c, Design::basic);
   const planner::DesignResult* ideal = find(c, Design::ideal);
-  Table table({"design", "ms/token", "vs basic", "of ideal", "HBM util", "NoC util", "TFLOP/s",
-               "exec only ms", "overlap ms", "stall ms", "congest ms", "orders", "search s",
-               "mJ/token", "W"},
-              numbers_after_name(15));
+  const bool dispatch = any_dispatch(c);
+  std::vector<std::string> headers =
+      joined({"design", "ms/token", "vs basic", "of ideal", "HBM util", "NoC util", "TFLOP/s"},
+             breakdown_headers(dispatch), {"orders", "search s", "mJ/token", "W"});
+  Table table(headers, numbers_after_name(headers.size()));
   for (const auto& d : c.designs) {
     const planner::DesignResult& r = d.plan.result;
-    const planner::Breakdown& b = r.breakdown;
-    table.add_row({to_string(r.design), ms(r.latency_s),
-                   basic ? fmt::format("{:.2f}x", basic->latency_s / r.latency_s) : "-",
-                   ideal ? percent(ideal->latency_s / r.latency_s) : "-",
-                   percent(r.hbm_utilisation), percent(r.interconnect_utilisation),
-                   fmt::format("{:.1f}", r.achieved_flops_per_s / 1e12), ms(b.execution_only_s),
-                   ms(b.overlapped_s), ms(b.preload_stall_s), ms(b.congestion_s),
-                   fmt::format("{}", r.orders_tried), fmt::format("{:.2f}", r.search_s),
-                   millijoules(r.energy), watts(r.energy, r.latency_s)});
+    table.add_row(joined(
+        {to_string(r.design), ms(r.latency_s),
+         basic ? fmt::format("{:.2f}x", basic->latency_s / r.latency_s) : "-",
+         ideal ? percent(ideal->latency_s / r.latency_s) : "-", percent(r.hbm_utilisation),
+         percent(r.interconnect_utilisation), fmt::format("{:.1f}", r.achieved_flops_per_s / 1e12)},
+        breakdown_cells(r.breakdown, dispatch),
+        {fmt::format("{}", r.orders_tried), fmt::format("{:.2f}", r.search_s),
+         millijoules(r.energy), watts(r.energy, r.latency_s)}));
   }
   return table.render();
 }
@@ -101,14 +130,16 @@ std::string splits_table(const driver::Compilation& c) {
 }
 
 std::string simulated_table(const driver::Compilation& c, sim::MemoryDetail memory) {
-  Table table({"design", "planned ms", "simulated ms", "diff", "HBM util", "NoC util", "SRAM util",
-               "TFLOP/s", "exec only ms", "overlap ms", "stall ms", "congest ms", "mJ/token", "W"},
-              numbers_after_name(14));
+  const bool dispatch = any_dispatch(c);
+  std::vector<std::string> headers = joined({"design", "planned ms", "simulated ms", "diff",
+                                             "HBM util", "NoC util", "SRAM util", "TFLOP/s"},
+                                            breakdown_headers(dispatch), {"mJ/token", "W"});
+  Table table(headers, numbers_after_name(headers.size()));
   bool energy = false, ideal = false;
   for (const auto& d : c.designs) {
     if (!d.simulated) continue;
     if (d.plan.result.design == Design::ideal) {
-      std::vector<std::string> cells(14, "-");
+      std::vector<std::string> cells(headers.size(), "-");
       cells[0] = "ideal";
       cells[1] = ms(d.plan.result.latency_s);
       table.add_row(std::move(cells));
@@ -122,13 +153,11 @@ std::string simulated_table(const driver::Compilation& c, sim::MemoryDetail memo
         s.estimated_latency_s > 0
             ? fmt::format("{:+.1f}%", 100 * (s.latency_s / s.estimated_latency_s - 1))
             : "-";
-    table.add_row({to_string(d.plan.result.design), ms(s.estimated_latency_s), ms(s.latency_s),
-                   diff, percent(s.hbm_utilisation), percent(s.interconnect_utilisation),
-                   percent(s.sram_utilisation),
-                   fmt::format("{:.1f}", s.achieved_flops_per_s / 1e12),
-                   ms(s.breakdown.execution_only_s), ms(s.breakdown.overlapped_s),
-                   ms(s.breakdown.preload_stall_s), ms(s.breakdown.congestion_s), millijoules(e),
-                   watts(e, s.latency_s)});
+    table.add_row(
+        joined({to_string(d.plan.result.design), ms(s.estimated_latency_s), ms(s.latency_s), diff,
+                percent(s.hbm_utilisation), percent(s.interconnect_utilisation),
+                percent(s.sram_utilisation), fmt::format("{:.1f}", s.achieved_flops_per_s / 1e12)},
+               breakdown_cells(s.breakdown, dispatch), {millijoules(e), watts(e, s.latency_s)}));
   }
   return "simulated (event-driven, " +
          std::string(memory == sim::MemoryDetail::full ? "full" : "fast") + " HBM model" +
@@ -147,6 +176,9 @@ std::string compile_json(const driver::Compilation& c, const Machine& machine,
     nlohmann::json d = rows[i];
     const planner::DesignResult& planned = c.designs[i].plan.result;
     d["search_s"] = planned.search_s;
+    d["dispatch"] = {{"mode", to_string(planned.dispatch.mode)},
+                     {"command_s", planned.dispatch.command_s},
+                     {"launch_s", planned.dispatch.launch_s}};
     d["planned_energy"] = energy_json(planned.energy, planned.latency_s);
     const auto& simulated = c.designs[i].simulated;
     d["simulated_energy"] = simulated && rows[i].simulated
@@ -168,7 +200,7 @@ std::string compile_json(const driver::Compilation& c, const Machine& machine,
                       {"unsplit_bytes_per_core", d.unsplit_bytes_per_core},
                       {"unsplit_s", d.unsplit_s}});
   nlohmann::json out = {
-      {"format", "tessera-compile-3"},
+      {"format", "tessera-compile-4"},
       {"model", c.graph->name()},
       {"ops", c.graph->ops().size()},
       {"op_classes", c.op_classes},

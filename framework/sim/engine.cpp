@@ -20,6 +20,8 @@ enum EventKind : uint32_t { kJoin, kDelayDone, kFloorDone };
 enum Owner : uint32_t { kExecute, kPreload };
 // The stages of one execute, in order.
 enum class Stage {
+  command,  // waiting for the op's command (planner/schedule.hpp, "Fixed costs")
+  launch,   // the cores starting its kernels
   distribute,
   distribute_sync,
   compute,
@@ -69,6 +71,7 @@ class Engine {
   void issue();
   void start_execute(int op);
   void run_stage();
+  double stage_delay_s(const codegen::ProgramOp& op);
   const SetPlan* stage_set(Stage stage, int level, const codegen::ProgramOp& op, double& bytes);
   const SetPlan* traffic(const TrafficKey& key);
   void advance_stage();
@@ -107,6 +110,8 @@ class Engine {
 
   size_t pc_ = 0;
   int executing_ = -1, waiting_for_ = -1;
+  int executes_started_ = 0;  // the next execute's place in program order: its command's
+  double data_ready_s_ = 0;   // when the executing op's tag was seen and the one before it ended
   Stage stage_ = Stage::done;
   int level_ = 0;  // of the combine tree, while stage_ is combine
   double stage_start_s_ = 0;
@@ -237,10 +242,31 @@ void Engine::issue() {
 
 void Engine::start_execute(int op) {
   executing_ = op;
+  data_ready_s_ = now_;
   result_.ops[op].execute_start_s = now_;
-  stage_ = Stage::distribute;
+  stage_ = Stage::command;
   level_ = 0;
   run_stage();
+}
+
+// The delay stages: the wait for the command (commands arrive command_s apart in program order,
+// the first command_s after the start), the launch, and the barriers.
+double Engine::stage_delay_s(const codegen::ProgramOp& op) {
+  const planner::DispatchCosts& d = program_.dispatch;
+  switch (stage_) {
+    case Stage::command:
+      return std::max(0.0, ++executes_started_ * d.command_s - now_);
+    case Stage::launch:
+      result_.ops[executing_].execute_start_s = now_;
+      result_.ops[executing_].dispatch_s = now_ - data_ready_s_ + d.launch_s;
+      return d.launch_s;
+    case Stage::distribute_sync:
+      return op.distribute_sync_s;
+    case Stage::sync:
+      return op.sync_s;
+    default:
+      return 0;
+  }
 }
 
 // The next stage, or the combine tree's next level.
@@ -257,9 +283,7 @@ void Engine::run_stage() {
   const auto& op = program_.ops[executing_];
   for (; stage_ != Stage::done; advance_stage()) {
     stage_start_s_ = now_;
-    double delay_s = stage_ == Stage::distribute_sync ? op.distribute_sync_s
-                     : stage_ == Stage::sync          ? op.sync_s
-                                                      : 0;
+    double delay_s = stage_delay_s(op);
     if (delay_s > 0) {
       queue_.schedule(now_ + delay_s, kDelayDone, 0);
       return;
@@ -506,21 +530,24 @@ void Engine::finish() {
   size_t first = 0;
   for (size_t i = 0; i < result_.ops.size(); ++i) {
     const auto& t = result_.ops[i];
-    double d = t.execute_end_s - t.execute_start_s;
+    b.dispatch_s += t.dispatch_s;
+    // The op's work, after its command and launch (the dispatch part, counted apart).
+    double work_start_s = t.execute_start_s + program_.dispatch.launch_s;
+    double d = t.execute_end_s - work_start_s;
     result_.flops += program_.ops[i].flops;
     if (d <= 0) continue;
     executing_s += d;
-    while (first < preloads.size() && preloads[first].second <= t.execute_start_s) ++first;
+    while (first < preloads.size() && preloads[first].second <= work_start_s) ++first;
     double overlap = 0;
     for (size_t p = first; p < preloads.size() && preloads[p].first < t.execute_end_s; ++p)
-      overlap += std::min(t.execute_end_s, preloads[p].second) -
-                 std::max(t.execute_start_s, preloads[p].first);
+      overlap +=
+          std::min(t.execute_end_s, preloads[p].second) - std::max(work_start_s, preloads[p].first);
     double isolated = std::min(t.isolated_s, d), f = std::clamp(overlap / d, 0.0, 1.0);
     b.overlapped_s += f * isolated;
     b.execution_only_s += (1 - f) * isolated;
     b.congestion_s += d - isolated;
   }
-  b.preload_stall_s = std::max(0.0, result_.latency_s - executing_s);
+  b.preload_stall_s = std::max(0.0, result_.latency_s - executing_s - b.dispatch_s);
   for (size_t c = 0; c < kLinkClasses; ++c)
     result_.class_capacity[c] = flows_.class_capacity(static_cast<LinkClass>(c));
 }

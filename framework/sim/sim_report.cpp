@@ -33,7 +33,8 @@ std::string breakdown_line(const planner::Breakdown& b, double latency_s) {
   };
   return part("execution only", b.execution_only_s) + ", " + part("overlapped", b.overlapped_s) +
          ", " + part("preload stall", b.preload_stall_s) + ", " +
-         part("interconnect congestion", b.congestion_s);
+         part("interconnect congestion", b.congestion_s) +
+         (b.dispatch_s > 0 ? ", " + part("dispatch", b.dispatch_s) : "");
 }
 
 // Ten rows of utilisation per link class over the step.
@@ -218,7 +219,7 @@ std::string sim_report_json(const SimResult& r, const codegen::Program& program,
          {"preload_start_s", time_or_null(op.preload_start_s)},
          {"preload_end_s", time_or_null(op.preload_end_s)}});
   }
-  json out = {{"format", "tessera-simulate-3"},
+  json out = {{"format", "tessera-simulate-4"},
               {"program", program.name},
               {"cores", r.cores},
               {"controllers", r.controllers},
@@ -236,6 +237,11 @@ std::string sim_report_json(const SimResult& r, const codegen::Program& program,
               {"overlapped_s", s.breakdown.overlapped_s},
               {"preload_stall_s", s.breakdown.preload_stall_s},
               {"congestion_s", s.breakdown.congestion_s},
+              {"dispatch_s", s.breakdown.dispatch_s},
+              {"dispatch",
+               {{"mode", to_string(program.dispatch.mode)},
+                {"command_s", program.dispatch.command_s},
+                {"launch_s", program.dispatch.launch_s}}},
               {"energy", energy_json(energy, s.latency_s)},
               {"estimated_energy", energy_json(planned_energy, s.estimated_latency_s)},
               {"ops", std::move(ops)}};

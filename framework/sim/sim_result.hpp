@@ -15,8 +15,11 @@ namespace tessera::sim {
 
 struct OpTiming {
   double preload_start_s = -1, preload_end_s = -1;  // -1: the op has no preload
-  double execute_start_s = 0;                       // the tag was seen; distribute_data starts
+  double execute_start_s = 0;                       // the tag was seen (and the command came)
   double execute_end_s = 0;
+  // Of [execute_start_s, execute_end_s): waiting for the command beyond the tag, then the launch
+  // (planner/schedule.hpp, "Fixed costs"); 0 without dispatch.
+  double dispatch_s = 0;
   double isolated_s = 0;  // the same execute with nothing else on the network
   // Bytes × links crossed by the op's preload and execute, per link class, as the flows moved
   // them (compute counts its SRAM-port reads).

@@ -5,8 +5,8 @@
  * NEVER EDIT A LINE OF THIS FILE once 1.5 is released (as abi_1_0.h says for 1.0); a later minor
  * version gets its own abi_1_N.h.
  *
- * Lines as in abi_1_1.h. tessera_endpoint did not grow before 1.5, so its size before 1.5 is its
- * 1.0 size (abi_1_0.h's STRUCT line), and this GROWN line is what pins that 1.0 size.
+ * Lines as in abi_1_1.h. tessera_endpoint and tessera_cost_model_info grow for the first time
+ * here, so each GROWN line pins its 1.0 size (abi_1_0.h's STRUCT line).
  * C99: no include guard by design, comments in C style.
  */
 /* clang-format off */
@@ -14,4 +14,9 @@
 TESSERA_ABI_GROWN(tessera_endpoint, 48, bytes_per_s)
 TESSERA_ABI_STRUCT(tessera_endpoint, 56, 8)
 TESSERA_ABI_FIELD(tessera_endpoint, bytes_per_s, 48, 8)
+TESSERA_ABI_GROWN(tessera_cost_model_info, 32, dispatch_host_s)
+TESSERA_ABI_STRUCT(tessera_cost_model_info, 56, 8)
+TESSERA_ABI_FIELD(tessera_cost_model_info, dispatch_host_s, 32, 8)
+TESSERA_ABI_FIELD(tessera_cost_model_info, dispatch_traced_s, 40, 8)
+TESSERA_ABI_FIELD(tessera_cost_model_info, launch_s, 48, 8)
 /* clang-format on */

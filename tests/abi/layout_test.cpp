@@ -1,6 +1,6 @@
 // Freezes ABI 1.0 to 1.5 for x86_64 / LP64: every size, alignment, offset, enumerator and function
-// type of abi_1_0.h to abi_1_5.h is a static_assert, so a
-// change to a released layout fails the BUILD. c99_check.c checks the same tables with a C99
+// type of abi_1_0.h to abi_1_5.h is a static_assert, so a change to a released layout fails the
+// BUILD. c99_check.c checks the same tables with a C99
 // compiler; the tests below prove both sides ran.
 #include <gtest/gtest.h>
 #include <tessera/plugin_abi.h>
@@ -137,7 +137,7 @@ constexpr int count_entries() {
 }
 
 TEST(Layout, CAndCppCheckedTheSameFrozenTables) {
-  EXPECT_GE(count_entries(), 268 + 8 + 1 + 8 + 3 + 3)
+  EXPECT_GE(count_entries(), 268 + 8 + 1 + 8 + 3 + 3 + 5)
       << "released lines are never removed from abi_1_0.h, abi_1_1.h, abi_1_2.h, abi_1_3.h, "
          "abi_1_4.h, abi_1_5.h";
   EXPECT_EQ(tessera_abi_c99_checked_entries(), count_entries());

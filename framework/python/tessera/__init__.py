@@ -68,7 +68,7 @@ def targets():
 def compile(model, target, chip="", design="elk-full", simulate=True, batch=None, seq=None, mode=None,
             dtype=None, weight_dtype=None, dims=None, skip_unsupported=False, threads=None,
             memory_detail="fast", objective="latency", core_cost=None, progress=None,
-            parallel=None, rank="latency", expert_skew=None, residency=None):
+            parallel=None, rank="latency", expert_skew=None, residency=None, dispatch=None):
     """Plan `model` (a zoo name, or a .onnx / workload .yaml path) on `target`'s `chip` (a preset
     or chip file; "" the target's default), as `tessera compile --format json [--simulate]`.
 
@@ -82,7 +82,7 @@ def compile(model, target, chip="", design="elk-full", simulate=True, batch=None
     (an exception it raises is raised when compile returns). threads: the planner's workers, 1 to
     1024 (None: all).
 
-    Returns the compile document (format tessera-compile-3: one entry per design under "designs",
+    Returns the compile document (format tessera-compile-4: one entry per design under "designs",
     with "planned" and, when simulated, "simulated_metrics"; seconds, fractions, FLOP/s), plus
     "plans": each design's Plan by name. Ideal is a bound no chip runs: its "simulated_metrics"
     is None and "simulated_note" says why.
@@ -99,29 +99,36 @@ def compile(model, target, chip="", design="elk-full", simulate=True, batch=None
     --residency: "off", "auto" (what pays, as much as fits), "weights" or "weights+kv"; None: the
     chip file's (off unless its planner: section says). The document's "residency" and each Plan's
     .residency say what stayed (None when off).
+
+    dispatch: how each op's command reaches the chip, a fixed cost per op outside the preload
+    overlap, as --dispatch: "none", "traced" (a replayed trace) or "host" (issued op by op); None:
+    the chip file's (none unless its planner: section says). Each design's "dispatch" gives the
+    mode and the costs per op, its metrics' "dispatch_s" what the step paid.
     """
     _bounded("compile", threads=threads)
     if parallel not in (None, "flat"):
         words = _words(batch, seq, mode, dtype, weight_dtype, dims, skip_unsupported, expert_skew)
         doc = _tessera.compile_parallel(model, target, chip, design, simulate, words,
-                                        threads or 0, objective, parallel, rank, residency or "")
+                                        threads or 0, objective, parallel, rank, residency or "",
+                                        dispatch or "")
         if not doc.get("flat"):
             return doc
         flat = compile(model, target, chip, design, simulate, batch, seq, mode, dtype,
                        weight_dtype, dims, skip_unsupported, threads, memory_detail, objective,
-                       core_cost, progress, expert_skew=expert_skew, residency=residency)
+                       core_cost, progress, expert_skew=expert_skew, residency=residency,
+                       dispatch=dispatch)
         flat["search"] = doc["search"]
         return flat
     return _tessera.compile(model, target, chip, design, simulate,
                             _words(batch, seq, mode, dtype, weight_dtype, dims, skip_unsupported,
                                    expert_skew),
                             threads or 0, memory_detail, objective, core_cost or "", progress,
-                            residency or "")
+                            residency or "", dispatch or "")
 
 
 def simulate(plan, memory_detail="fast", trace=None, force=False):
     """Run a Plan (from compile, or load_plan("plan.yaml")) on the event-driven simulator, as
-    `tessera simulate --format json` (format tessera-simulate-3, every op listed, and the plan's
+    `tessera simulate --format json` (format tessera-simulate-4, every op listed, and the plan's
     "residency" beside it: None when off). memory_detail:
     "fast" or "full"; trace: also write a Chrome/Perfetto trace.json there (an existing file only
     with force=True)."""

@@ -29,6 +29,12 @@
 //   distribute_bytes_per_s   HBM → core distribution per core (NoC)   5.5e9
 //                            [per-core rates]
 //
+// Fixed costs per op (ABI 1.5 dispatch_host_s, dispatch_traced_s, launch_s): 0 [D]. Poplar
+// compiles the whole step into one program the IPU runs on its own (Engine::run once per step):
+// no op waits for a command from the host and no kernel is launched per op; the per-op barrier
+// of the BSP step is sync_s, already charged. The host's per-step work (stream copies, the run
+// call) is per step, not per op, and is not modelled.
+//
 // [per-core rates]: read by the planner only under `planner: transfers: per_core_rates` (the
 // Elk artifact's accounting, configs/chips/elk-*.yaml), which prices shifts and preloads at the
 // Machine's per-core rates (this model's info() and MEMORY-class transfer_seconds); the simulator

@@ -58,7 +58,10 @@ TensixCostModel::TensixCostModel(const sdk::Params& params)
       rate_by_size_(read_rate_table(params)),
       dram_bytes_per_cycle_(params.get_double("dram_bytes_per_cycle", 23.2, 0.0)),
       ethernet_bytes_per_cycle_(params.get_double("ethernet_bytes_per_cycle", 12.5, 0.0)),
-      sync_cycles_(params.get_non_negative("sync_cycles", 1000)) {
+      sync_cycles_(params.get_non_negative("sync_cycles", 1000)),
+      dispatch_host_s_(params.get_non_negative("dispatch_host_s", 19e-6)),
+      dispatch_traced_s_(params.get_non_negative("dispatch_traced_s", 0)),
+      launch_s_(params.get_non_negative("launch_s", 4e-6)) {
   double lofi = params.get_double("fpu_flops_per_cycle", 4096, 0.0);
   std::string fidelity = params.get_choice("fidelity", "lofi", {"lofi", "hifi2", "hifi3", "hifi4"});
   fpu_flops_per_cycle_ = lofi * fidelity_share(fidelity);
@@ -148,6 +151,9 @@ tessera_cost_model_info TensixCostModel::info() const {
   i.sync_s = sync_cycles_ / clock_hz_;
   i.clock_hz = clock_hz_;
   i.shift_bytes_per_s = noc_bytes_per_cycle(rate_by_size_.back().first) * clock_hz_;
+  i.dispatch_host_s = dispatch_host_s_;
+  i.dispatch_traced_s = dispatch_traced_s_;
+  i.launch_s = launch_s_;
   return i;
 }
 

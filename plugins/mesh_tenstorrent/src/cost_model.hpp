@@ -30,6 +30,21 @@
 //   dram_bytes_per_cycle          23.2         injection per controller [V tt-npe]
 //   ethernet_bytes_per_cycle      12.5         per direction [V tt-npe]
 //   sync_cycles                   1000         a global barrier over the NoC [U guess]
+//   dispatch_host_s               19e-6        per op, a host issuing it eagerly [D]
+//   dispatch_traced_s             0            per op, a replayed Metal Trace issuing it [D]
+//   launch_s                      4e-6         per op, the cores starting it, either way [S]
+//
+// The three fixed costs per op (ABI 1.5; the planner charges them outside the preload overlap
+// only under --dispatch traced|host, planner/schedule.hpp). launch_s is the op-to-op gap tt-metal
+// measures with a trace: "roughly 4k cycles constant dispatch time regardless the kernel" in a
+// traced Llama decode (github.com/tenstorrent/tt-metal/issues/12074, 1 GHz AICLK), "typically
+// tracing reduces the OP-to-OP gap below 6us"
+// (tech_reports/LLMs/llms.md@0100dbfc2e192bd2954692117db88749006b095c §4.5.5). dispatch_traced_s is
+// 0: the replayed commands are already in device DRAM and their issue is inside that measured gap.
+// dispatch_host_s is derived, not measured per op: the fixed part of tt-metal's own untraced
+// Llama 3.1 8B decode (PERF.md@040a27c1, accuracy rows n150, n300: 11.9 ms per token,
+// docs/validation.md cause 2) over Tessera's 626 ops of that step; the same report's untraced
+// example (llms.md §4.5.4: 756 us of op-to-op gap beside 362 us of device time) is of its order.
 #pragma once
 
 #include <tessera/sdk/interfaces.hpp>
@@ -64,6 +79,7 @@ class TensixCostModel final : public sdk::CostModel {
   double dram_bytes_per_cycle_;
   double ethernet_bytes_per_cycle_;
   double sync_cycles_;
+  double dispatch_host_s_, dispatch_traced_s_, launch_s_;
 };
 
 }  // namespace tessera::plugins::mesh

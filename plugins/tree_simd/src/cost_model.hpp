@@ -19,6 +19,9 @@
 //    multicast (the same data to every child) and combine (every child sends a partial result up,
 //    reduced on the way: MN-Core's float-add on PE->L1BM transfers [S]) at the level's rates.
 // A tile the core cannot run (a dtype without FLOP/s) costs +infinity.
+//  * Fixed costs per op (ABI 1.5 dispatch_host_s, dispatch_traced_s, launch_s): 0 [U]. MN-Core's
+//    public material gives no per-op host dispatch or launch figure; its compiler emits one
+//    instruction stream per step, so 0 (no fixed cost) rather than a guess.
 #pragma once
 
 #include <memory>

@@ -40,6 +40,10 @@
  *       through all its links together), so a controller reached through several network tiles
  *       counts each link up to that rate. A plugin built for 1.0 to 1.4 leaves it 0 (not known:
  *       the controller's links bound it).
+ *       tessera_cost_model_info's dispatch_host_s, dispatch_traced_s and launch_s: the fixed costs
+ *       every op pays outside the overlap of loads and compute (a host issuing its command, a
+ *       replayed trace issuing it, the cores starting its kernels). A plugin built before 1.5
+ *       fills none of them and they read as 0: no fixed cost.
  *
  * OWNERSHIP, the one rule: whoever allocates, frees. Objects made by a plugin are released with
  * their own `release`; statuses are made by the host (make_status) and freed by the host after the
@@ -307,6 +311,14 @@ typedef struct tessera_cost_model_info {
   double sync_s;            /* one chip-wide barrier */
   double clock_hz;          /* clock the model counts cycles in */
   double shift_bytes_per_s; /* one core's inter-core shift rate (rotating operands) */
+  /* Since 1.5. Per op, seconds a host takes to issue its command (run eagerly, op by op). */
+  double dispatch_host_s;
+  /* Since 1.5. Per op, seconds a replayed trace (commands recorded once, kept on the device) takes
+   * to issue its command. */
+  double dispatch_traced_s;
+  /* Since 1.5. Per op, seconds the cores take to start its kernels once the command is there
+   * (paid however the command came). */
+  double launch_s;
 } tessera_cost_model_info;
 
 typedef struct tessera_cost_model tessera_cost_model;

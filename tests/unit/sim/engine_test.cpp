@@ -231,5 +231,38 @@ outputs: [c]
               1e-15);
 }
 
+// planner/schedule.hpp's "Fixed costs" in the simulator: four compute-only ops of 10 us whose
+// commands arrive 25 us apart (the first at 25 us) and launch in 1 us each. Every op waits for its
+// command, so op 3 starts at 100 us and the step ends a launch and its work later; the dispatch
+// part is the rest of the step beyond the ops' work.
+TEST(Engine, ExecutesWaitForTheirCommandsAndPayTheirLaunch) {
+  Program p;
+  for (int i = 0; i < 4; ++i) {
+    ProgramOp op;
+    op.op = i;
+    op.name = "op" + std::to_string(i);
+    op.compute_s = 10e-6;
+    p.ops.push_back(op);
+    p.instructions.push_back({InstructionKind::execute, i, i + 1});
+  }
+  SimResult alone = run(chips::all_to_all({}), p, config(6e9, 0));
+  p.dispatch = {DispatchMode::host, 25e-6, 1e-6};
+  SimResult r = run(chips::all_to_all({}), p, config(6e9, 0));
+  double work_s = 0;
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_NEAR(r.ops[i].execute_start_s, (i + 1) * 25e-6, 1e-15);
+    work_s += alone.ops[i].execute_end_s - alone.ops[i].execute_start_s;
+  }
+  EXPECT_NEAR(r.latency_s,
+              100e-6 + 1e-6 + alone.ops[3].execute_end_s - alone.ops[3].execute_start_s, 1e-15);
+  EXPECT_NEAR(r.ops[0].dispatch_s, 25e-6 + 1e-6, 1e-15);
+  EXPECT_NEAR(r.breakdown.dispatch_s, r.latency_s - work_s, 1e-15);
+  EXPECT_EQ(alone.breakdown.dispatch_s, 0);
+  const auto& b = r.breakdown;
+  EXPECT_NEAR(
+      b.execution_only_s + b.overlapped_s + b.preload_stall_s + b.congestion_s + b.dispatch_s,
+      r.latency_s, 1e-15);
+}
+
 }  // namespace
 }  // namespace tessera::sim
