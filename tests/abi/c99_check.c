@@ -1,11 +1,11 @@
 /*
  * Proves that plugin_abi.h is C99 (this file is compiled with -std=c99 -pedantic -Werror) and that
- * a C compiler lays out ABI 1.0 to 1.4 exactly as the frozen tables abi_1_0.h to abi_1_4.h say.
+ * a C compiler lays out ABI 1.0 to 1.5 exactly as the frozen tables abi_1_0.h to abi_1_5.h say.
  * C99 has no static_assert: a false condition makes an array of size -1, which does not compile.
  * Nor can C99 tell a struct that grew since 1.0 from one that did not, so abi_1_0.h's and
- * abi_1_1.h's sizes are lower bounds here; the GROWN lines of abi_1_1.h, abi_1_3.h and abi_1_4.h
- * pin the size every grown struct had before, the STRUCT lines of abi_1_3.h and abi_1_4.h their
- * full sizes, and layout_test.cpp checks every size exactly.
+ * abi_1_1.h's sizes are lower bounds here; the GROWN lines of abi_1_1.h and abi_1_3.h to
+ * abi_1_5.h pin the size every grown struct had before, the STRUCT lines of abi_1_3.h to
+ * abi_1_5.h their full sizes, and layout_test.cpp checks every size exactly.
  */
 #include <stddef.h>
 #include <tessera/plugin_abi.h>
@@ -59,6 +59,12 @@
 /* 1.4: tessera_memory_model's offer after its 1.1 part. */
 #define TESSERA_C99_TABLE 1_4
 #include "abi_1_4.h"
+#undef TESSERA_C99_TABLE
+
+/* 1.5: two dtypes, the fidelity enumerators, tessera_tile_query's math_fidelity after its 1.0
+ * part. */
+#define TESSERA_C99_TABLE 1_5
+#include "abi_1_5.h"
 #undef TESSERA_ABI_GROWN
 #undef TESSERA_ABI_STRUCT
 #undef TESSERA_C99_TABLE
@@ -76,6 +82,7 @@ static const char tessera_abi_entries[] = {
 #include "abi_1_2.h"
 #include "abi_1_3.h"
 #include "abi_1_4.h"
+#include "abi_1_5.h"
 };
 
 int tessera_abi_c99_checked_entries(void);

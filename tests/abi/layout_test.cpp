@@ -1,5 +1,5 @@
-// Freezes ABI 1.0 to 1.4 for x86_64 / LP64: every size, alignment, offset, enumerator and function
-// type of abi_1_0.h, abi_1_1.h, abi_1_2.h, abi_1_3.h and abi_1_4.h is a static_assert, so a
+// Freezes ABI 1.0 to 1.5 for x86_64 / LP64: every size, alignment, offset, enumerator and function
+// type of abi_1_0.h to abi_1_5.h is a static_assert, so a
 // change to a released layout fails the BUILD. c99_check.c checks the same tables with a C99
 // compiler; the tests below prove both sides ran.
 #include <gtest/gtest.h>
@@ -12,15 +12,16 @@
 #include "framework/plugin/objects.hpp"
 
 #if !defined(__x86_64__) || !defined(__LP64__)
-#error "abi_1_0.h to abi_1_4.h freeze the x86_64 / LP64 layout; add tables for this platform"
+#error "abi_1_0.h to abi_1_5.h freeze the x86_64 / LP64 layout; add tables for this platform"
 #endif
 
 namespace {
 
 // The size a struct had in 1.0: sizeof, except for the structs that grew since, whose 1.0 part
-// ends where their first later field begins (the GROWN lines of abi_1_1.h and abi_1_3.h, each a
-// first growth). A second GROWN line for one struct would specialise it twice and not compile:
-// abi_1_4.h's (tessera_memory_model, grown in 1.1 and again in 1.4) gives its 1.1 size instead.
+// ends where their first later field begins (the GROWN lines of abi_1_1.h, abi_1_3.h and
+// abi_1_5.h, each a first growth). A second GROWN line for one struct would specialise it twice and
+// not compile: abi_1_4.h's (tessera_memory_model, grown in 1.1 and again in 1.4) gives its 1.1 size
+// instead.
 template <class T>
 inline constexpr size_t kSize10 = sizeof(T);
 #define TESSERA_ABI_GROWN(type, size_before, first_field) \
@@ -29,8 +30,10 @@ inline constexpr size_t kSize10 = sizeof(T);
 #define TESSERA_ABI_STRUCT(...)
 #define TESSERA_ABI_FIELD(...)
 #define TESSERA_ABI_METHOD(...)
+#define TESSERA_ABI_VALUE(...)
 #include "abi_1_1.h"
 #include "abi_1_3.h"
+#include "abi_1_5.h"
 #undef TESSERA_ABI_GROWN
 
 // The size a struct had in 1.1: sizeof, except for the one that grew again in 1.4.
@@ -44,6 +47,7 @@ inline constexpr size_t kSize11 = sizeof(T);
 #undef TESSERA_ABI_STRUCT
 #undef TESSERA_ABI_FIELD
 #undef TESSERA_ABI_METHOD
+#undef TESSERA_ABI_VALUE
 
 }  // namespace
 
@@ -65,7 +69,7 @@ inline constexpr size_t kSize11 = sizeof(T);
 #include "abi_1_0.h"
 #undef TESSERA_ABI_STRUCT
 
-// 1.1 to 1.4: a grown struct's new fields begin where it ended before; the full sizes (1.1's as
+// 1.1 to 1.5: a grown struct's new fields begin where it ended before; the full sizes (1.1's as
 // they were in 1.1). 1.2 is one enumerator and no layout change.
 #define TESSERA_ABI_GROWN(type, size_before, first_field)     \
   static_assert(offsetof(type, first_field) == (size_before), \
@@ -81,6 +85,7 @@ inline constexpr size_t kSize11 = sizeof(T);
 #include "abi_1_2.h"
 #include "abi_1_3.h"
 #include "abi_1_4.h"
+#include "abi_1_5.h"
 #undef TESSERA_ABI_GROWN
 #undef TESSERA_ABI_STRUCT
 #undef TESSERA_ABI_FIELD
@@ -90,7 +95,8 @@ inline constexpr size_t kSize11 = sizeof(T);
 
 // A plugin of each minor version is sent only the dtypes its version has.
 static_assert(TESSERA_DTYPE_COUNT_FOR_MINOR(0u) == 7u && TESSERA_DTYPE_COUNT_FOR_MINOR(1u) == 7u);
-static_assert(TESSERA_DTYPE_COUNT_FOR_MINOR(2u) == 8u && TESSERA_DTYPE_COUNT == 8);
+static_assert(TESSERA_DTYPE_COUNT_FOR_MINOR(2u) == 8u && TESSERA_DTYPE_COUNT_FOR_MINOR(4u) == 8u);
+static_assert(TESSERA_DTYPE_COUNT_FOR_MINOR(5u) == 10u && TESSERA_DTYPE_COUNT == 10);
 static_assert(TESSERA_DTYPE_COUNT_FOR_MINOR(TESSERA_ABI_MINOR) == TESSERA_DTYPE_COUNT);
 
 // The host refuses objects shorter than its idea of 1.0 (framework/plugin/objects.hpp): it must be
@@ -123,6 +129,7 @@ constexpr int count_entries() {
 #include "abi_1_2.h"
 #include "abi_1_3.h"
 #include "abi_1_4.h"
+#include "abi_1_5.h"
 #undef TESSERA_ABI_GROWN
 #undef TESSERA_ABI_STRUCT
 #undef TESSERA_ABI_FIELD
@@ -133,9 +140,8 @@ constexpr int count_entries() {
 }
 
 TEST(Layout, CAndCppCheckedTheSameFrozenTables) {
-  EXPECT_GE(count_entries(), 268 + 8 + 1 + 8 + 3)
-      << "released lines are never removed from abi_1_0.h, abi_1_1.h, abi_1_2.h, abi_1_3.h, "
-         "abi_1_4.h";
+  EXPECT_GE(count_entries(), 268 + 8 + 1 + 8 + 3 + 10)
+      << "released lines are never removed from abi_1_0.h to abi_1_5.h";
   EXPECT_EQ(tessera_abi_c99_checked_entries(), count_entries());
 }
 

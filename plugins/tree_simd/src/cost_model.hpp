@@ -19,6 +19,7 @@
 //    multicast (the same data to every child) and combine (every child sends a partial result up,
 //    reduced on the way: MN-Core's float-add on PE->L1BM transfers [S]) at the level's rates.
 // A tile the core cannot run (a dtype without FLOP/s) costs +infinity.
+// A query's math_fidelity (ABI 1.5) is ignored: the MAU computes each precision at one rate.
 #pragma once
 
 #include <memory>
