@@ -22,7 +22,7 @@ grep -q "^KV cache     68.0 MiB in HBM$" "$dir/inspect.out" || fail "kv: $(grep 
 "$tessera" compile "${run[@]}" --precision "$perf" --design elk-full --threads 2 -o "$dir/plans" \
   >"$dir/compile.out" 2>&1 || fail "compile: $(cat "$dir/compile.out")"
 grep -q "^  precision: |" "$dir/plans/plan.yaml" || fail "plan.yaml records no precision"
-grep -q "^    mlp.ff1: bfp4$" "$dir/plans/plan.yaml" || fail "plan.yaml lost mlp.ff1"
+grep -q "^      mlp.ff1: bfp4$" "$dir/plans/plan.yaml" || fail "plan.yaml lost mlp.ff1"
 "$tessera" simulate "$dir/plans/plan.yaml" >"$dir/simulate.out" 2>&1 ||
   fail "simulate: $(cat "$dir/simulate.out")"
 
