@@ -31,6 +31,11 @@ ModelOptionSet::ModelOptionSet(CLI::App* cmd, std::shared_ptr<ModelOptions> opti
                       "1.0625 bytes); activations and KV cache keep --dtype, ops compute in it. "
                       "Only where the target stores it (default: --dtype)")
           ->check(CLI::IsMember({"fp16", "bf16", "fp8", "bfp8"}));
+  cmd->add_option("--precision", o.words.precision,
+                  "Zoo models: a precision file (docs/formats.md): storage type per tensor group "
+                  "(bfp4, bfp8, ...) and FPU fidelity per op group, as tt-metal's model configs "
+                  "(configs/precision/tt-perf.yaml, tt-accuracy.yaml)")
+      ->type_name("FILE");
   expert_skew_ = cmd->add_option("--expert-skew", o.expert_skew,
                                  "Zoo mixture-of-experts models: routing skew s, expert i's share "
                                  "of tokens as (i+1)^-s (0: uniform, the default; at most 4)")

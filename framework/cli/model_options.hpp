@@ -1,6 +1,6 @@
 // The options that say which model a command works on — MODEL, --dim, --batch, --seq, --mode,
-// --dtype, --skip-unsupported — registered the same way on every command that loads a model
-// (inspect, compile), so they mean one thing everywhere.
+// --dtype, --weight-dtype, --precision, --skip-unsupported — registered the same way on every
+// command that loads a model (inspect, compile), so they mean one thing everywhere.
 #pragma once
 
 #include <CLI/CLI.hpp>

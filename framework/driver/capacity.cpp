@@ -157,15 +157,39 @@ std::vector<ir::DType> weight_dtypes(const OpenChip& chip) {
   return out;
 }
 
-Status check_weight_dtype(const LoadedModel& model, const OpenChip& chip) {
-  const auto& wanted = model.request.shape.weight_dtype;
-  if (!wanted || stores(chip, *wanted)) return ok_status();
+namespace {
+
+std::string stored_names(const OpenChip& chip, const std::vector<ir::DType>& candidates) {
   std::string accepts;
-  for (ir::DType d : weight_dtypes(chip))
-    accepts += (accepts.empty() ? "" : ", ") + std::string(ir::to_string(d));
+  for (ir::DType d : candidates)
+    if (stores(chip, d)) accepts += (accepts.empty() ? "" : ", ") + std::string(ir::to_string(d));
+  return accepts.empty() ? "none" : accepts;
+}
+
+// A precision file's tensor groups, each in a type the chip stores (the narrow block types too).
+Status check_precision_dtypes(const zoo::Precision& precision, const OpenChip& chip) {
+  for (const auto& [group, dtype] : precision.tensors) {
+    if (stores(chip, dtype)) continue;
+    return usage_error(fmt::format(
+        "target {} (chip {}) does not store precision group {} as {}; it stores: {}",
+        chip.target.name, chip.models.machine.chip, group, ir::to_string(dtype),
+        stored_names(chip, {ir::DType::fp32, ir::DType::fp16, ir::DType::bf16, ir::DType::fp8,
+                            ir::DType::bfp8, ir::DType::bfp4, ir::DType::bfp2})));
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+Status check_weight_dtype(const LoadedModel& model, const OpenChip& chip) {
+  const auto& shape = model.request.shape;
+  if (shape.precision)
+    if (Status s = check_precision_dtypes(*shape.precision, chip); !s) return s;
+  const auto& wanted = shape.weight_dtype;
+  if (!wanted || stores(chip, *wanted)) return ok_status();
   return usage_error(fmt::format("target {} (chip {}) does not store weights as {}; it accepts: {}",
                                  chip.target.name, chip.models.machine.chip, ir::to_string(*wanted),
-                                 accepts.empty() ? "none" : accepts));
+                                 stored_names(chip, weight_dtypes(chip))));
 }
 
 Status check_off_chip(const LoadedModel& model, const OpenChip& chip, const ir::Graph* planned) {

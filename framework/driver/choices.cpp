@@ -106,8 +106,16 @@ Result<ModelRequest> parse_model_request(const ModelWords& words) {
     request.shape.weight_dtype = *dtype;
   }
   if (words.expert_skew) request.shape.expert_skew = *words.expert_skew;
+  if (words.precision) {
+    auto precision = zoo::parse_precision_file(*words.precision);
+    if (!precision) return precision.error();
+    if (precision->activations && words.dtype)
+      return usage_error("--dtype and " + printable(*words.precision) +
+                         "'s tensors.activations both give the activations' type; give one");
+    request.shape.precision = std::move(*precision);
+  }
   request.shape_given = words.batch || words.seq || words.mode || words.dtype ||
-                        words.weight_dtype || words.expert_skew;
+                        words.weight_dtype || words.expert_skew || words.precision;
   return request;
 }
 

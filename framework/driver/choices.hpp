@@ -38,21 +38,24 @@ Result<PlanObjective> parse_plan_objective(const std::string& text);
 const char* to_string(PlanObjective objective);
 
 // MODEL and the options that shape it, as words: the CLI's MODEL, --dim, --batch, --seq, --mode,
-// --dtype, --weight-dtype and --skip-unsupported, or the Python module's keyword arguments.
+// --dtype, --weight-dtype, --precision and --skip-unsupported, or the Python module's keyword
+// arguments.
 // Absent options keep the model's defaults.
 struct ModelWords {
   std::string model;              // zoo name, or a .onnx or workload .yaml file
   std::vector<std::string> dims;  // NAME=VALUE, binding a symbolic ONNX dimension
   std::optional<int64_t> batch, seq;
   std::optional<std::string> mode, dtype, weight_dtype;
+  std::optional<std::string> precision;  // a precision file (zoo/precision.hpp)
   std::optional<double> expert_skew;  // --expert-skew: a MoE model's routing skew (zoo::RunShape)
   bool skip_unsupported = false;
 };
 
 // The request load_model takes. Usage errors: a malformed dim or one given twice (naming
 // `--dim`), a mode other than decode/prefill, an unknown dtype (each naming the field and what it
-// takes). A batch, seq, mode or dtype given marks the shape as given (refused for ONNX and graph
-// files by load_model).
+// takes). A batch, seq, mode, dtype or precision given marks the shape as given (refused for ONNX
+// and graph files by load_model). Input errors: the precision file's (precision.hpp); a usage error
+// when it gives activations and --dtype is given too.
 Result<ModelRequest> parse_model_request(const ModelWords& words);
 
 }  // namespace tessera::driver

@@ -207,7 +207,9 @@ Status check_off_chip(const LoadedModel& model, const OpenChip& chip,
 // flops_per_cycle), in that order.
 std::vector<ir::DType> weight_dtypes(const OpenChip& chip);
 // Refuses a zoo model asked for with a --weight-dtype the chip does not store weights in: a usage
-// error "target T (chip C) does not store weights as D; it accepts: ...". OK without one.
+// error "target T (chip C) does not store weights as D; it accepts: ...". OK without one. A
+// precision file's tensor group in a type the chip does not store is refused the same way:
+// "target T (chip C) does not store precision group G as D; it stores: ...".
 Status check_weight_dtype(const LoadedModel& model, const OpenChip& chip);
 
 // check_weight_dtype; check_off_chip; per-op plans; for each class of ops that fits no plan, the

@@ -258,6 +258,7 @@ PlanSource plan_source(const LoadedModel& model, const OpenChip& chip, const ir:
   s.target = chip.target.name;
   s.chip = recorded_path(chip.choice.chip, kYamlFileSuffixes);
   s.expert_skew = r.shape.expert_skew;
+  if (r.shape.precision) s.precision = zoo::precision_yaml(*r.shape.precision);
   if (chip.one_chip_of > 0 || r.shard != zoo::Shard{}) {
     const zoo::Shard& shard = r.shard;
     auto flag = [](std::optional<bool> b) { return b ? int64_t{*b} : int64_t{-1}; };
@@ -292,6 +293,12 @@ Result<ModelRequest> model_request(const PlanSource& s, const std::string& plan_
   r.onnx.dims = std::move(*dims);
   r.onnx.skip_unsupported = s.skip_unsupported != 0;
   r.shape.expert_skew = s.expert_skew;
+  if (!s.precision.empty()) {
+    auto precision =
+        zoo::parse_precision_text(s.precision, printable(plan_file) + ": source.precision");
+    if (!precision) return precision.error();
+    r.shape.precision = std::move(*precision);
+  }
   if (s.stage) {
     r.shard = zoo::Shard{.tp = s.stage->tp,
                          .ep = s.stage->ep,

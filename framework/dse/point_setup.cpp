@@ -20,7 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::vector<std::string> kWorkloadPaths = {
-    "model", "batch", "seq", "mode", "dtype", "weight_dtype", "parallel", "residency", "dispatch"};
+    "model", "batch", "seq", "mode", "dtype", "weight_dtype", "precision", "parallel", "residency",
+    "dispatch"};
 const std::vector<std::string> kKnobPaths = {"memory.bandwidth_bytes_per_s",
                                              "interconnect_scale",
                                              "flops_scale",
@@ -138,13 +139,12 @@ Status apply_chip_value(ChipSpec& chip, const std::string& path, const std::stri
 struct Values {
   std::string model, chip;
   int64_t batch = 0, seq = 0;
-  std::string mode, dtype, weight_dtype, parallel, residency, dispatch;
+  std::string mode, dtype, weight_dtype, precision, parallel, residency, dispatch;
 };
 
 Values workload(const SweepSpec& spec, const Point& point) {
   const SweepBase& b = spec.base;
-  Values v{b.model, b.chip,         b.batch,    b.seq,       b.mode,
-           b.dtype, b.weight_dtype, b.parallel, b.residency, b.dispatch};
+  Values v{b.model, b.chip, b.batch, b.seq, b.mode, b.dtype, b.weight_dtype, b.precision, b.parallel, b.residency, b.dispatch};
   for (size_t a = 0; a < spec.axes.size(); ++a) {
     const std::string& path = spec.axes[a].path;
     const std::string& value = point.values[a];
@@ -155,6 +155,7 @@ Values workload(const SweepSpec& spec, const Point& point) {
     if (path == "mode") v.mode = value;
     if (path == "dtype") v.dtype = value;
     if (path == "weight_dtype") v.weight_dtype = value;
+    if (path == "precision") v.precision = value;
     if (path == "parallel") v.parallel = value;
     if (path == "residency") v.residency = value;
     if (path == "dispatch") v.dispatch = value;
@@ -179,8 +180,10 @@ ModelRequest model_request(const SweepSpec& spec, const Values& v) {
   if (!v.mode.empty()) r.shape.mode = v.mode == "decode" ? zoo::Mode::decode : zoo::Mode::prefill;
   if (!v.dtype.empty()) r.shape.dtype = ir::parse_dtype(v.dtype);
   if (!v.weight_dtype.empty()) r.shape.weight_dtype = ir::parse_dtype(v.weight_dtype);
-  r.shape_given =
-      v.batch > 0 || v.seq > 0 || !v.mode.empty() || !v.dtype.empty() || !v.weight_dtype.empty();
+  if (!v.precision.empty())
+    r.shape.precision = zoo::parse_precision_file(beside_sweep(spec, v.precision)).take();
+  r.shape_given = v.batch > 0 || v.seq > 0 || !v.mode.empty() || !v.dtype.empty() ||
+                  !v.weight_dtype.empty() || !v.precision.empty();
   return r;
 }
 

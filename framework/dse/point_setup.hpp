@@ -1,6 +1,6 @@
 // From a sweep point to what it runs: the model request and the chip spec with the point's values
 // applied. Axis paths (docs/dse.md):
-//   workload   model, batch, seq, mode, dtype, weight_dtype
+//   workload   model, batch, seq, mode, dtype, weight_dtype, precision (a precision file)
 //   strategy   parallel (a strategy as --parallel takes it: flat, tp=8, pp=4,tp=2, auto, ...)
 //   residency  residency (off, auto, weights, weights+kv, as --residency takes it)
 //   dispatch   dispatch (none, traced, host, as --dispatch takes it)

@@ -121,8 +121,8 @@ std::vector<planner::Design> parse_designs(const YamlNode& list) {
 SweepBase parse_base(const YamlNode& node) {
   if (!node.is_map()) throw node.fail("expected a map: model, target, chip, batch, ...");
   node.only_keys({"model", "target", "chip", "batch", "seq", "mode", "dtype", "weight_dtype",
-                  "dims", "designs", "simulate", "groups", "max_displacement", "parallel",
-                  "residency", "dispatch"});
+                  "precision", "dims", "designs", "simulate", "groups", "max_displacement",
+                  "parallel", "residency", "dispatch"});
   SweepBase b;
   b.model = node.child("model").as_string();
   b.target = node.child("target").as_string();
@@ -138,6 +138,7 @@ SweepBase parse_base(const YamlNode& node) {
       b.weight_dtype != "fp8" && b.weight_dtype != "bfp8")
     throw node.child("weight_dtype")
         .fail("expected fp16, bf16, fp8 or bfp8, got " + in_quotes(b.weight_dtype));
+  b.precision = node.get_string("precision", "");
   if (node.has("dims")) b.dims = node.child("dims").as_string_list();
   if (node.has("designs")) b.designs = parse_designs(node.child("designs"));
   if (node.has("simulate")) b.simulate = as_bool(node.child("simulate"));

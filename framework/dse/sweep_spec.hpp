@@ -34,6 +34,7 @@ struct SweepBase {
   std::string mode;               // decode | prefill; empty: the model's default
   std::string dtype;              // empty: the model's
   std::string weight_dtype;       // zoo models' --weight-dtype; empty: dtype
+  std::string precision;          // zoo models' --precision file (relative: to the sweep file)
   std::vector<std::string> dims;  // ONNX --dim bindings, NAME=VALUE
   std::string parallel;           // a strategy as --parallel takes it; empty: flat
   std::string residency;          // as --residency takes it; empty: the chip file's

@@ -19,8 +19,9 @@ Status check_no_dims(const ModelRequest& r, const std::string& what) {
 
 Status check_no_shape(const ModelRequest& r, const std::string& what) {
   if (!r.shape_given) return ok_status();
-  return usage_error("--batch, --seq, --mode, --dtype and --weight-dtype apply to zoo models; " +
-                     what + " has fixed shapes");
+  return usage_error(
+      "--batch, --seq, --mode, --dtype, --weight-dtype and --precision apply to zoo models; " +
+      what + " has fixed shapes");
 }
 
 // Splitting needs the model's structure (heads, experts, layers), which only a zoo entry states.
@@ -38,9 +39,11 @@ Result<ir::Graph> load_onnx(const ModelRequest& r) {
   if (auto s = check_whole(r); !s) return s.error();
   onnx_import::OnnxOptions options = r.onnx;
   if (r.shape_given) {
-    if (r.shape.batch != 1 || r.shape.mode || r.shape.dtype || r.shape.weight_dtype)
+    if (r.shape.batch != 1 || r.shape.mode || r.shape.dtype || r.shape.weight_dtype ||
+        r.shape.precision)
       return usage_error(
-          "--batch, --mode, --dtype and --weight-dtype apply to zoo models; an ONNX model takes "
+          "--batch, --mode, --dtype, --weight-dtype and --precision apply to zoo models; an ONNX "
+          "model takes "
           "--dim NAME=VALUE "
           "for its symbolic dimensions and --seq for the past length of a decode graph");
     options.past_length = r.shape.seq;

@@ -13,7 +13,9 @@ static_assert(static_cast<uint32_t>(DType::int8) == TESSERA_DTYPE_INT8);
 static_assert(static_cast<uint32_t>(DType::int32) == TESSERA_DTYPE_INT32);
 static_assert(static_cast<uint32_t>(DType::fp64) == TESSERA_DTYPE_FP64);
 static_assert(static_cast<uint32_t>(DType::bfp8) == TESSERA_DTYPE_BFP8);
-static_assert(TESSERA_DTYPE_COUNT == 8, "a new tessera_dtype needs its DType and its kTypes row");
+static_assert(static_cast<uint32_t>(DType::bfp4) == TESSERA_DTYPE_BFP4);
+static_assert(static_cast<uint32_t>(DType::bfp2) == TESSERA_DTYPE_BFP2);
+static_assert(TESSERA_DTYPE_COUNT == 10, "a new tessera_dtype needs its DType and its kTypes row");
 
 namespace {
 
@@ -25,8 +27,10 @@ struct DTypeInfo {
 };
 
 // bfp8: a block of 16 values is 16 mantissa bytes + 1 shared exponent byte; a 32x32 Tensix tile
-// is 64 blocks = 1088 bytes (tt-metal sizes a Bfp8_b tile as 1 * 32 * 32 + 64).
-constexpr std::array<DTypeInfo, 15> kTypes = {{
+// is 64 blocks = 1088 bytes (tt-metal sizes a Bfp8_b tile as 1 * 32 * 32 + 64). bfp4 and bfp2 keep
+// the exponent byte and pack 2 or 4 values per byte: 9 and 5 bytes a block, 576 and 320 bytes a
+// tile (Tile::get_tile_size, tenstorrent/tt-metal tt_metal/api/tt-metalium/tile.hpp @68cdbf8b).
+constexpr std::array<DTypeInfo, 17> kTypes = {{
     {DType::fp32, "fp32", 1, 4},
     {DType::fp16, "fp16", 1, 2},
     {DType::bf16, "bf16", 1, 2},
@@ -35,6 +39,8 @@ constexpr std::array<DTypeInfo, 15> kTypes = {{
     {DType::int32, "int32", 1, 4},
     {DType::fp64, "fp64", 1, 8},
     {DType::bfp8, "bfp8", 16, 17},
+    {DType::bfp4, "bfp4", 16, 9},
+    {DType::bfp2, "bfp2", 16, 5},
     {DType::int64, "int64", 1, 8},
     {DType::int16, "int16", 1, 2},
     {DType::uint8, "uint8", 1, 1},
@@ -68,6 +74,7 @@ int64_t block_elements(DType dtype) {
 
 std::optional<uint32_t> abi_minor_since(DType dtype) {
   if (!to_abi(dtype)) return std::nullopt;
+  if (dtype == DType::bfp4 || dtype == DType::bfp2) return 5u;
   return dtype == DType::bfp8 ? 2u : 0u;
 }
 

@@ -46,6 +46,9 @@ struct Op {
   OpKind kind = OpKind::other;
   Einsum einsum;
   std::string source;  // where it came from: "onnx Conv 'conv1' (opset 17)", "zoo"
+  // The FPU fidelity its tiles run at, a tessera_math_fidelity (ABI 1.5): 0 is the chip's own
+  // default; set per op class by a precision file (framework/frontend/precision.hpp).
+  uint32_t math_fidelity = 0;
   bool operator==(const Op&) const = default;
 };
 

@@ -78,7 +78,9 @@ std::string op_signature(const Graph& graph, const Op& op) {
   }
   s += "}";
   for (const auto& in : op.einsum.inputs) s += operand_signature(graph, op.einsum, in, names);
-  return s + "->" + operand_signature(graph, op.einsum, op.einsum.output, names);
+  s += "->" + operand_signature(graph, op.einsum, op.einsum.output, names);
+  if (op.math_fidelity != 0) s += " fidelity " + std::to_string(op.math_fidelity);
+  return s;
 }
 
 OpClasses identical_ops(const Graph& graph) {

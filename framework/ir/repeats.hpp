@@ -12,7 +12,8 @@
 namespace tessera::ir {
 
 // The text that equal ops share: kind, point function, ranks renamed r0, r1, ... in loop order
-// with their extents, and per operand its indexing, tensor shape, dtype and storage.
+// with their extents, per operand its indexing, tensor shape, dtype and storage, and the op's math
+// fidelity when it sets one.
 std::string op_signature(const Graph& graph, const Op& op);
 
 struct OpClasses {

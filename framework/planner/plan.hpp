@@ -138,6 +138,9 @@ struct PlanSource {
   std::string chip;    // preset name or chip file, as given (empty: the target's default)
   // Zoo MoE models: --expert-skew; written only when above 0, so other plans keep their bytes.
   double expert_skew = 0;
+  // Zoo models: the --precision file's settings as a precision file's text (zoo/precision.hpp),
+  // so a reopened plan rebuilds the same types without the file; empty (and not written) without.
+  std::string precision;
   // A stage of a parallel strategy (`tessera compile --parallel`): one chip's share of a zoo
   // decoder (zoo::Shard: tp, ep, the layers [first_layer, last_layer)), planned on one chip of
   // the machine `target`/`chip` name, which has `one_chip_of` chips (0: the chip as named).

@@ -30,7 +30,9 @@ namespace {
 // moves between them, for the simulator's traffic). 6: each execution plan's placement and each
 // preload plan's network_s (priced on the chip's routes; `none` when the Machine's rates priced
 // it). 7: each execution plan's core_digits (where a plugin's plan put its tiles). 8: energy. 9:
-// each op's core_mapping (how one core runs its tile, when the mapper timed it).
+// each op's core_mapping (how one core runs its tile, when the mapper timed it). 11: the source's
+// precision (--precision), the precision file's text; the `dispatch:` block; the vendor design
+// and each op's `streamed`.
 constexpr const char* kFormat = "tessera-plan-11";
 
 // What compile writes stays far inside these; a number beyond them is a corrupted or hand-made plan
@@ -261,6 +263,8 @@ void emit_source(YAML::Emitter& out, const PlanSource& source) {
   out << YAML::Key << "source" << YAML::Value << YAML::BeginMap;
   source_fields(source, Emit{out});
   if (source.expert_skew > 0) Emit{out}("expert_skew", source.expert_skew);
+  if (!source.precision.empty())
+    out << YAML::Key << "precision" << YAML::Value << YAML::Literal << source.precision;
   if (source.stage) {
     Emit{out}("one_chip_of", source.stage->one_chip_of);
     emit_map(
@@ -439,9 +443,10 @@ OpSchedule read_op(const YamlNode& node, int index, size_t ops) {
 // The source's keys, and a stage's `one_chip_of` and `shard` (both or neither), each bounded.
 void read_source(const YamlNode& node, PlanSource& source) {
   read_map(node, source, [](auto& s, auto&& v) { source_fields(s, v); },
-           {"expert_skew", "one_chip_of", "shard"});
+           {"expert_skew", "precision", "one_chip_of", "shard"});
   if (node.has("expert_skew"))
     source.expert_skew = parse_number(node.child("expert_skew"), "expert_skew");
+  if (node.has("precision")) source.precision = node.child("precision").as_string();
   if (!node.has("one_chip_of") && !node.has("shard")) return;
   PlanSource::Stage stage;
   stage.one_chip_of = node.child("one_chip_of").as_int(0, kMaxShardDegree);

@@ -34,8 +34,8 @@ const char* to_string(tessera_link_class link_class) {
 }
 
 const char* dtype_name(uint32_t dtype) {
-  static const char* const names[] = {"fp32", "fp16",  "bf16", "fp8",
-                                      "int8", "int32", "fp64", "bfp8"};
+  static const char* const names[] = {"fp32",  "fp16", "bf16", "fp8",  "int8",
+                                      "int32", "fp64", "bfp8", "bfp4", "bfp2"};
   static_assert(std::size(names) == TESSERA_DTYPE_COUNT);
   return dtype < TESSERA_DTYPE_COUNT ? names[dtype] : "unknown";
 }
@@ -50,10 +50,12 @@ Status check_abi_dtype(const PluginLibrary& library, uint32_t dtype) {
   const tessera_plugin_descriptor& d = library.descriptor();
   std::string accepts;
   for (uint32_t t = 0; t < known; ++t) accepts += (t == 0 ? "" : ", ") + std::string(dtype_name(t));
+  std::string since = dtype == TESSERA_DTYPE_BFP8 ? "1.2" : "1.5";
   return usage_error("target '" + library.name() + "' is built for plugin ABI " +
                      std::to_string(d.abi_major) + "." + std::to_string(d.abi_minor) +
-                     ", which has no " + dtype_name(dtype) + " (new in ABI 1.2); it accepts: " +
-                     accepts + " (rebuild the plugin against TesseraSDK 1.2 or later)");
+                     ", which has no " + dtype_name(dtype) + " (new in ABI " + since +
+                     "); it accepts: " + accepts + " (rebuild the plugin against TesseraSDK " +
+                     since + " or later)");
 }
 
 namespace {

@@ -469,6 +469,7 @@ PYBIND11_MODULE(_tessera, m) {
       .def_readwrite("mode", &driver::ModelWords::mode)
       .def_readwrite("dtype", &driver::ModelWords::dtype)
       .def_readwrite("weight_dtype", &driver::ModelWords::weight_dtype)
+      .def_readwrite("precision", &driver::ModelWords::precision)
       .def_readwrite("expert_skew", &driver::ModelWords::expert_skew)
       .def_readwrite("skip_unsupported", &driver::ModelWords::skip_unsupported);
   py::class_<Plan>(m, "Plan")

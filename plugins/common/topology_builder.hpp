@@ -121,13 +121,13 @@ inline uint32_t get_count(const sdk::Params& params, const std::string& key, int
 
 inline const char* dtype_key(tessera_dtype dtype) {
   static constexpr std::array<const char*, TESSERA_DTYPE_COUNT> kNames = {
-      "fp32", "fp16", "bf16", "fp8", "int8", "int32", "fp64", "bfp8"};
+      "fp32", "fp16", "bf16", "fp8", "int8", "int32", "fp64", "bfp8", "bfp4", "bfp2"};
   return kNames.at(dtype);
 }
 
 // Peak FLOP per cycle of one core for every dtype, read from `flops_per_cycle.<dtype>`; 0 means
-// the core does not compute in that dtype. For a storage type (bfp8) non-zero means the core
-// unpacks it to its math format: weights may be stored in it.
+// the core does not compute in that dtype. For a storage type (bfp8, bfp4, bfp2) non-zero means the
+// core unpacks it to its math format: weights may be stored in it.
 class FlopsPerCycle {
  public:
   using Table = std::array<double, TESSERA_DTYPE_COUNT>;

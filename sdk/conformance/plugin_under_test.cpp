@@ -62,7 +62,8 @@ std::string op_kind_name(uint32_t kind) {
 }
 
 double dtype_bytes(uint32_t dtype) {
-  static const double kBytes[] = {4, 2, 2, 1, 1, 4, 8, 1.0625};  // in tessera_dtype order
+  static const double kBytes[] = {4, 2, 2,      1,      1,
+                                  4, 8, 1.0625, 0.5625, 0.3125};  // in tessera_dtype order
   static_assert(std::size(kBytes) == TESSERA_DTYPE_COUNT);
   return dtype < TESSERA_DTYPE_COUNT ? kBytes[dtype] : 0;
 }

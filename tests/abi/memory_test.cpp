@@ -287,5 +287,29 @@ TEST(Abi12Dtypes, OlderPluginsAreNeverSentBfp8) {
   EXPECT_STREQ(dtype_name(TESSERA_DTYPE_BFP8), "bfp8");
 }
 
+// ABI 1.5's dtypes (bfp4, bfp2) likewise never reach a plugin built before 1.5; one built for 1.5
+// knows all ten.
+TEST(Abi15Dtypes, OlderPluginsAreNeverSentBfp4OrBfp2) {
+  for (const char* name : {"memory_1_0", "memory_claims_1_1"}) {
+    auto library = load(name);
+    for (uint32_t dtype : {uint32_t{TESSERA_DTYPE_BFP4}, uint32_t{TESSERA_DTYPE_BFP2}}) {
+      Status s = check_abi_dtype(*library, dtype);
+      ASSERT_FALSE(s.ok()) << name;
+      EXPECT_EQ(s.error().message,
+                "target '" + std::string(name) + "' is built for plugin ABI 1." +
+                    std::to_string(library->descriptor().abi_minor) + ", which has no " +
+                    dtype_name(dtype) +
+                    " (new in ABI 1.5); it accepts: fp32, fp16, bf16, fp8, int8, int32, fp64 "
+                    "(rebuild the plugin against TesseraSDK 1.5 or later)");
+    }
+  }
+  EXPECT_EQ(TESSERA_DTYPE_COUNT_FOR_MINOR(4u), 8u) << "a 1.4 plugin knows bfp8 but not bfp4";
+  auto current = load("sdk_defaults");
+  EXPECT_EQ(abi_dtype_count(*current), 10u);
+  EXPECT_TRUE(check_abi_dtype(*current, TESSERA_DTYPE_BFP4).ok());
+  EXPECT_STREQ(dtype_name(TESSERA_DTYPE_BFP4), "bfp4");
+  EXPECT_STREQ(dtype_name(TESSERA_DTYPE_BFP2), "bfp2");
+}
+
 }  // namespace
 }  // namespace tessera

@@ -26,7 +26,8 @@ WORDS = {"model", "target", "chip", "design", "simulate", "mode", "dtype", "weig
          "skip_unsupported", "memory_detail", "objective", "core_cost", "progress", "plan",
          "trace", "force", "workload", "arch", "op", "pareto_level", "search", "output", "path",
          "shape", "layout", "locate", "inverse", "map", "choose", "spec", "run_dir", "gen",
-         "config", "strict", "parallel", "rank", "residency", "dispatch"}
+         "config", "strict", "parallel", "rank", "residency", "dispatch",
+         "precision"}
 # What each function needs besides the keyword under test (never reached: numbers come first).
 REQUIRED = {"compile": {"model": "x", "target": "x"}, "inspect": {"model": "x"}, "map": {},
             "layout": {"target": "x", "shape": (4,)}, "sweep": {"spec": "x"},

@@ -417,3 +417,22 @@ def test_dispatch_gives_the_clis_figures():
     with pytest.raises(tessera.UsageError) as raised:
         tessera.compile("llama3.1-8b", dispatch="eager", **WORMHOLE)
     assert str(raised.value) == "dispatch 'eager': expected none, traced or host"
+
+
+# precision= is --precision: the same document as the CLI's, and tt-metal's performance config
+# stores Llama 3.1 8B's ff1/ff3 in bfp4 (0.5625 B) and the rest of its projections in bfp8.
+def test_precision_is_the_clis_precision():
+    perf = os.path.join(os.path.dirname(__file__), "..", "..", "configs", "precision",
+                        "tt-perf.yaml")
+    got = tessera.inspect("llama3.1-8b", batch=1, seq=1024, precision=perf)
+    code, out, err = cli("inspect", "llama3.1-8b", "--batch", "1", "--seq", "1024",
+                         "--precision", perf, "--format", "json")
+    assert code == 0, err
+    assert got == json.loads(out)
+    layers, hidden, ffn, kv, vocab = 32, 4096, 14336, 1024, 128256
+    per_layer = 2 * hidden * ffn * 0.5625 + (hidden * ffn + 2 * hidden * hidden
+                                             + 2 * hidden * kv) * 1.0625
+    expected = layers * per_layer + vocab * hidden * (1.0625 + 2) + (2 * layers + 1) * hidden * 2
+    assert got["totals"]["weight_bytes"] == pytest.approx(expected, rel=1e-9)
+    with pytest.raises(tessera.InputError, match="tensor group 'mlp.ff1' matches no tensor"):
+        tessera.inspect("gpt2-xl", seq=64, precision=perf)

@@ -10,6 +10,7 @@
 
 #include "framework/common/status.hpp"
 #include "framework/frontend/zoo/model_spec.hpp"
+#include "framework/frontend/zoo/precision.hpp"
 #include "framework/ir/graph.hpp"
 
 namespace tessera::zoo {
@@ -31,6 +32,10 @@ struct RunShape {
   // Storage type of the weights alone (TensorRole::weight), e.g. bfp8 or fp8; default: `dtype`.
   // Activations and the KV cache keep `dtype`, and every op computes in its activations' type.
   std::optional<ir::DType> weight_dtype;
+  // Per tensor group storage types and per op group fidelity (precision.hpp), over the above:
+  // its activations type stands for `dtype` when that is unset, its groups' types for
+  // `weight_dtype` (and for the KV cache's `dtype`) on the tensors they name.
+  std::optional<Precision> precision;
   // How unevenly a MoE router spreads tokens: 0 is uniform; s > 0 gives routed expert i a share
   // proportional to (i+1)^-s (Zipf). Bounded to [0, kMaxExpertSkew]; dense models ignore it.
   double expert_skew = 0;

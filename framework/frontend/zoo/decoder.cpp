@@ -356,7 +356,8 @@ Result<ir::Graph> build_decoder(const ModelSpec& m, const RunShape& shape, const
   if (first != 0 || last != m.layers || !embeds(shard) || !ends_in_head(m, shard))
     name += " layers " + std::to_string(first) + "-" + std::to_string(last);
   try {
-    ZooGraph g(name, m.dtype, shape.weight_dtype);
+    ZooGraph g(name, m.dtype, shape.weight_dtype, shape.precision ? &*shape.precision : nullptr,
+               decode);
     const int64_t tp = shard.tp;
     // Megatron pads the vocabulary to a multiple of tp; so does the shard, by rounding up.
     Decoder d{m,

@@ -160,7 +160,8 @@ Result<ir::Graph> build_dit(const ModelSpec& m, const RunShape& shape) {
   std::string name =
       m.name + " step b" + std::to_string(shape.batch) + " s" + std::to_string(tokens);
   try {
-    ZooGraph g(name, m.dtype, shape.weight_dtype);
+    ZooGraph g(name, m.dtype, shape.weight_dtype, shape.precision ? &*shape.precision : nullptr,
+               false);
     Dit d{m, g, shape.batch, tokens, grid};
     // Conditioning first, so every block's input comes from the op just before it.
     std::string c = d.conditioning();
@@ -184,7 +185,10 @@ Result<ir::Graph> build_model(const ModelSpec& model, const RunShape& shape, con
                        " is out of range [0, " + shortest(kMaxExpertSkew) + "]");
   if (auto s = check_shard(model, shard); !s) return s.error();
   ModelSpec typed = model;
-  if (shape.dtype) typed.dtype = *shape.dtype;
+  if (shape.dtype)
+    typed.dtype = *shape.dtype;
+  else if (shape.precision && shape.precision->activations)
+    typed.dtype = *shape.precision->activations;
   return typed.family == Family::dit ? build_dit(typed, shape) : build_decoder(typed, shape, shard);
 }
 

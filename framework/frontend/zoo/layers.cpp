@@ -26,14 +26,23 @@ Ranks concat(Ranks a, const Ranks& b) {
 
 }  // namespace
 
+ir::DType ZooGraph::group_dtype(const std::string& group, ir::DType fallback) {
+  if (group.empty() || precision_ == nullptr) return fallback;
+  groups_.insert(group);
+  auto it = precision_->tensors.find(group);
+  return it == precision_->tensors.end() ? fallback : it->second;
+}
+
 std::string ZooGraph::tensor(const std::string& name, std::vector<int64_t> shape,
                              ir::TensorRole role, ir::DType dtype) {
+  if (role == ir::TensorRole::kv_cache) dtype = group_dtype("kv_cache", dtype);
   builder_.add_tensor(ir::Tensor{name, std::move(shape), dtype, role, ""}).take();
   return name;
 }
 
 std::string ZooGraph::weight(const std::string& name, std::vector<int64_t> shape) {
-  return tensor(name, std::move(shape), ir::TensorRole::weight, weight_dtype_);
+  return tensor(name, std::move(shape), ir::TensorRole::weight,
+                group_dtype(weight_group(name), weight_dtype_));
 }
 
 std::string ZooGraph::activation(const std::string& name, std::vector<int64_t> shape) {
@@ -50,11 +59,24 @@ std::string ZooGraph::view(const std::string& name, std::vector<int64_t> shape,
 void ZooGraph::op(const std::string& name, OpKind kind, const std::string& fn, const Ranks& ranks,
                   const std::vector<std::string>& inputs, const std::string& output) {
   ir::Op op{name, kind, {ranks, {}, ir::parse_operand(output).take(), fn}, "zoo"};
+  if (precision_ != nullptr) {
+    auto it = precision_->fidelity.find(op_group(name, decode_));
+    if (it != precision_->fidelity.end()) op.math_fidelity = it->second;
+  }
   for (const auto& in : inputs) op.einsum.inputs.push_back(ir::parse_operand(in).take());
   builder_.add_op(std::move(op)).take();
 }
 
 ir::Graph ZooGraph::finish(const std::vector<std::string>& outputs) {
+  if (precision_ != nullptr)
+    for (const auto& [group, dtype] : precision_->tensors) {
+      if (groups_.count(group) != 0) continue;
+      std::string has;
+      for (const auto& g : groups_) has += (has.empty() ? "" : ", ") + g;
+      throw Failure(input_error("precision: tensor group '" + group + "' matches no tensor of " +
+                                builder_.graph().name() +
+                                "; its groups are: " + (has.empty() ? "none" : has)));
+    }
   for (const auto& o : outputs) builder_.mark_output(o).take();
   return builder_.finish();
 }

@@ -6,10 +6,12 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "framework/frontend/zoo/model_spec.hpp"
+#include "framework/frontend/zoo/precision.hpp"
 #include "framework/ir/graph.hpp"
 
 namespace tessera::zoo {
@@ -18,11 +20,17 @@ using Ranks = std::vector<ir::Rank>;
 
 class ZooGraph {
  public:
-  ZooGraph(std::string name, ir::DType dtype, std::optional<ir::DType> weight_dtype = std::nullopt)
-      : builder_(std::move(name)), dtype_(dtype), weight_dtype_(weight_dtype.value_or(dtype)) {}
+  ZooGraph(std::string name, ir::DType dtype, std::optional<ir::DType> weight_dtype = std::nullopt,
+           const Precision* precision = nullptr, bool decode = true)
+      : builder_(std::move(name)),
+        dtype_(dtype),
+        weight_dtype_(weight_dtype.value_or(dtype)),
+        precision_(precision),
+        decode_(decode) {}
   ir::DType dtype() const { return dtype_; }
   // Each returns the tensor's name. Activations use the model's dtype, weights the weight dtype
-  // (the model's unless --weight-dtype gives another).
+  // (the model's unless --weight-dtype gives another) or their precision group's, the KV cache
+  // (role kv_cache) the precision's kv_cache type when it gives one.
   std::string tensor(const std::string& name, std::vector<int64_t> shape, ir::TensorRole role,
                      ir::DType dtype);
   std::string weight(const std::string& name, std::vector<int64_t> shape);
@@ -32,12 +40,19 @@ class ZooGraph {
   // An op writing the existing tensor named by `output`'s operand.
   void op(const std::string& name, ir::OpKind kind, const std::string& fn, const Ranks& ranks,
           const std::vector<std::string>& inputs, const std::string& output);
+  // Input error when the precision names a tensor group this graph has no tensor of.
   ir::Graph finish(const std::vector<std::string>& outputs);
 
  private:
+  // The precision's type for `group` (marking it used), else `fallback`.
+  ir::DType group_dtype(const std::string& group, ir::DType fallback);
+
   ir::GraphBuilder builder_;
   ir::DType dtype_;
   ir::DType weight_dtype_;
+  const Precision* precision_;
+  bool decode_;
+  std::set<std::string> groups_;  // the tensor groups this graph has a tensor of
 };
 
 // The leading (token) part of a projection: loop ranks, how they index the input and the output,

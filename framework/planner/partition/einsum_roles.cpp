@@ -105,6 +105,7 @@ Result<OpShape> describe_op(const ir::Graph& graph, const ir::Op& op) {
   OpShape shape;
   shape.name = op.name;
   shape.kind = op.kind;
+  shape.math_fidelity = op.math_fidelity;
   shape.matmul_like = op.kind == ir::OpKind::matmul || op.kind == ir::OpKind::batched_matmul ||
                       op.kind == ir::OpKind::conv;
   for (const auto& rank : einsum.ranks) {

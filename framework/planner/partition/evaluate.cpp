@@ -189,6 +189,7 @@ tessera_tile_query tile_query(const OpShape& op, const std::vector<int64_t>& ste
   tessera_tile_query q{};
   q.op_kind = static_cast<uint32_t>(op.kind);
   q.dtype = op.dtype;
+  q.math_fidelity = op.math_fidelity;
   q.batch = q.m = q.k = q.n = 1;
   double points = 1;
   for (size_t r = 0; r < step.size(); ++r) {

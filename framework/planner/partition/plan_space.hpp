@@ -54,6 +54,7 @@ struct OpShape {
   std::string name;
   ir::OpKind kind = ir::OpKind::other;
   tessera_dtype dtype = TESSERA_DTYPE_FP16;  // the compute type (describe_op)
+  uint32_t math_fidelity = 0;                // ir::Op's, passed on in every tile query
   std::vector<std::string> rank_names;
   std::vector<int64_t> extents;
   std::vector<Role> roles;

@@ -45,11 +45,12 @@ def _bounded(command, **values):
 
 
 def _words(batch, seq, mode, dtype, weight_dtype, dims=None, skip_unsupported=False,
-           expert_skew=None):
+           expert_skew=None, precision=None):
     _bounded("model", batch=batch, seq=seq, expert_skew=expert_skew)
     w = _tessera.ModelWords()
     w.batch, w.seq, w.mode, w.dtype, w.weight_dtype = batch, seq, mode, dtype, weight_dtype
     w.expert_skew = expert_skew
+    w.precision = None if precision is None else str(precision)
     if dims is not None and not isinstance(dims, dict):
         raise TypeError(f"dims: expected a dict of dimension names to sizes, "
                         f"got {type(dims).__name__}")
@@ -68,7 +69,8 @@ def targets():
 def compile(model, target, chip="", design="elk-full", simulate=True, batch=None, seq=None, mode=None,
             dtype=None, weight_dtype=None, dims=None, skip_unsupported=False, threads=None,
             memory_detail="fast", objective="latency", core_cost=None, progress=None,
-            parallel=None, rank="latency", expert_skew=None, residency=None, dispatch=None):
+            parallel=None, rank="latency", expert_skew=None, residency=None, dispatch=None,
+            precision=None):
     """Plan `model` (a zoo name, or a .onnx / workload .yaml path) on `target`'s `chip` (a preset
     or chip file; "" the target's default), as `tessera compile --format json [--simulate]`.
 
@@ -104,10 +106,14 @@ def compile(model, target, chip="", design="elk-full", simulate=True, batch=None
     overlap, as --dispatch: "none", "traced" (a replayed trace) or "host" (issued op by op); None:
     the chip file's (none unless its planner: section says). Each design's "dispatch" gives the
     mode and the costs per op, its metrics' "dispatch_s" what the step paid.
+    precision: a zoo model's precision file (a path), as --precision: storage type per tensor
+    group and FPU fidelity per op group (docs/formats.md, "Precision files";
+    configs/precision/tt-perf.yaml mirrors tt-metal's performance config).
     """
     _bounded("compile", threads=threads)
     if parallel not in (None, "flat"):
-        words = _words(batch, seq, mode, dtype, weight_dtype, dims, skip_unsupported, expert_skew)
+        words = _words(batch, seq, mode, dtype, weight_dtype, dims, skip_unsupported, expert_skew,
+                       precision)
         doc = _tessera.compile_parallel(model, target, chip, design, simulate, words,
                                         threads or 0, objective, parallel, rank, residency or "",
                                         dispatch or "")
@@ -116,12 +122,12 @@ def compile(model, target, chip="", design="elk-full", simulate=True, batch=None
         flat = compile(model, target, chip, design, simulate, batch, seq, mode, dtype,
                        weight_dtype, dims, skip_unsupported, threads, memory_detail, objective,
                        core_cost, progress, expert_skew=expert_skew, residency=residency,
-                       dispatch=dispatch)
+                       dispatch=dispatch, precision=precision)
         flat["search"] = doc["search"]
         return flat
     return _tessera.compile(model, target, chip, design, simulate,
                             _words(batch, seq, mode, dtype, weight_dtype, dims, skip_unsupported,
-                                   expert_skew),
+                                   expert_skew, precision),
                             threads or 0, memory_detail, objective, core_cost or "", progress,
                             residency or "", dispatch or "")
 
@@ -136,12 +142,12 @@ def simulate(plan, memory_detail="fast", trace=None, force=False):
 
 
 def inspect(model, batch=None, seq=None, mode=None, dtype=None, weight_dtype=None, dims=None,
-            skip_unsupported=False, expert_skew=None):
+            skip_unsupported=False, expert_skew=None, precision=None):
     """The model's ops as Einsums with FLOPs and bytes, as `tessera inspect --format json`
     (format tessera-inspect-1). expert_skew: a mixture-of-experts zoo model's routing skew, as
-    --expert-skew."""
+    --expert-skew; precision: a precision file, as --precision."""
     return _tessera.inspect(model, _words(batch, seq, mode, dtype, weight_dtype, dims,
-                                          skip_unsupported, expert_skew))
+                                          skip_unsupported, expert_skew, precision))
 
 
 def map(workload=None, arch="tpu_v4i_like", objective="edp", model=None, op=None, batch=None,

@@ -19,6 +19,8 @@
 // runs the MAC term at a quarter of fp16's rate (62.5 vs 250 TFLOPS [S]); arithmetic in other
 // dtypes the fit does not know costs +inf (the core cannot run it as fitted), never a guess. A
 // gather or data movement of any dtype is its unary pass over the bytes moved, as for fp32.
+// A query's math_fidelity (ABI 1.5) is ignored: the IPU's AMP units have no fidelity setting, and
+// the fit is the rate they run at.
 //
 // Parameters (cost_model section of a chip file):
 //   clock_hz                 cycles per second                        1.325e9

@@ -18,11 +18,16 @@ double padded(uint64_t extent) {
 }
 
 // FPU work per cycle relative to LoFi: each extra fidelity phase is another pass over the tile.
-double fidelity_share(const std::string& fidelity) {
-  if (fidelity == "lofi") return 1.0;
-  if (fidelity == "hifi2") return 0.5;
-  if (fidelity == "hifi3") return 1.0 / 3.0;
-  return 0.25;  // hifi4
+double fidelity_share(uint32_t fidelity) {
+  return fidelity <= TESSERA_MATH_FIDELITY_LOFI ? 1.0 : 1.0 / fidelity;
+}
+
+uint32_t parse_fidelity(const sdk::Params& params) {
+  std::string name = params.get_choice("fidelity", "lofi", {"lofi", "hifi2", "hifi3", "hifi4"});
+  if (name == "hifi2") return TESSERA_MATH_FIDELITY_HIFI2;
+  if (name == "hifi3") return TESSERA_MATH_FIDELITY_HIFI3;
+  if (name == "hifi4") return TESSERA_MATH_FIDELITY_HIFI4;
+  return TESSERA_MATH_FIDELITY_LOFI;
 }
 
 // "bytes:rate" pairs from `noc.rate_by_size.N`; the Wormhole table when absent.
@@ -62,10 +67,16 @@ TensixCostModel::TensixCostModel(const sdk::Params& params)
       dispatch_host_s_(params.get_non_negative("dispatch_host_s", 19e-6)),
       dispatch_traced_s_(params.get_non_negative("dispatch_traced_s", 0)),
       launch_s_(params.get_non_negative("launch_s", 4e-6)) {
-  double lofi = params.get_double("fpu_flops_per_cycle", 4096, 0.0);
-  std::string fidelity = params.get_choice("fidelity", "lofi", {"lofi", "hifi2", "hifi3", "hifi4"});
-  fpu_flops_per_cycle_ = lofi * fidelity_share(fidelity);
-  fpu_fp32_flops_per_cycle_ = lofi * fidelity_share("hifi4");
+  fpu_lofi_flops_per_cycle_ = params.get_double("fpu_flops_per_cycle", 4096, 0.0);
+  fidelity_ = parse_fidelity(params);
+}
+
+double TensixCostModel::fpu_flops_per_cycle(uint32_t math_fidelity) const {
+  if (math_fidelity == TESSERA_MATH_FIDELITY_DEFAULT) math_fidelity = fidelity_;
+  if (math_fidelity > TESSERA_MATH_FIDELITY_HIFI4)
+    throw sdk::invalid_argument("math_fidelity " + std::to_string(math_fidelity) +
+                                " is not a tessera_math_fidelity (0 to 4)");
+  return fpu_lofi_flops_per_cycle_ * fidelity_share(math_fidelity);
 }
 
 double TensixCostModel::noc_bytes_per_cycle(double packet_bytes) const {
@@ -88,10 +99,12 @@ double TensixCostModel::matrix_cycles(const tessera_tile_query& q) const {
     case TESSERA_DTYPE_FP8:
     case TESSERA_DTYPE_INT8:
     case TESSERA_DTYPE_BFP8:  // unpacked to the FPU's format as it is read (ABI 1.2)
-      rate = fpu_flops_per_cycle_;
+    case TESSERA_DTYPE_BFP4:  // (ABI 1.5)
+    case TESSERA_DTYPE_BFP2:
+      rate = fpu_flops_per_cycle(q.math_fidelity);
       break;
     case TESSERA_DTYPE_FP32:
-      rate = fpu_fp32_flops_per_cycle_;
+      rate = fpu_flops_per_cycle(TESSERA_MATH_FIDELITY_HIFI4);
       break;
     default:
       return kInfinity;

@@ -8,10 +8,13 @@
 // Everything else runs on the 32-lane SFPU, one element per lane per cycle per pass; softmax takes
 // four passes (max, exp, sum, divide), a normalisation four (mean, variance, scale, shift), a
 // reduction, gather or data movement one pass over its input. Convolution is a matmul over its
-// FLOPs. fp32 matrix work runs at HiFi4 (the FPU's full-precision mode); bfp8 (block fp8, stored
-// 1.0625 bytes per value) is unpacked to the FPU's format and runs at its rate, as fp16, bf16 and
-// fp8 do; dtypes the FPU lacks (int32, fp64) cost +inf. Every op also pays `op_overhead_cycles`
-// (kernel dispatch).
+// FLOPs. fp32 matrix work runs at HiFi4 (the FPU's full-precision mode); the block types (bfp8,
+// bfp4, bfp2: 1.0625, 0.5625, 0.3125 bytes per value) are unpacked to the FPU's format and run at
+// its rate, as fp16, bf16 and fp8 do; dtypes the FPU lacks (int32, fp64) cost +inf. A query's
+// math_fidelity (ABI 1.5) overrides `fidelity` for that tile, as tt-metal sets the fidelity per
+// op in its compute kernel config (tenstorrent/tt-metal models/tt_transformers/tt/model_config.py
+// @0039cbf0, OpFidelity); it does not move fp32, which has one mode. Every op also pays
+// `op_overhead_cycles` (kernel dispatch).
 //
 // A transfer of B bytes in packets of P bytes over h router hops takes
 //   h · hop_latency_cycles + B / rate(P)
@@ -70,8 +73,11 @@ class TensixCostModel final : public sdk::CostModel {
   double matrix_cycles(const tessera_tile_query& query) const;
 
   double clock_hz_;
-  double fpu_flops_per_cycle_;  // at the configured fidelity
-  double fpu_fp32_flops_per_cycle_;
+  // FPU FLOP per cycle of a query's fidelity (the configured one for DEFAULT).
+  double fpu_flops_per_cycle(uint32_t math_fidelity) const;
+
+  double fpu_lofi_flops_per_cycle_;
+  uint32_t fidelity_;  // tessera_math_fidelity, never DEFAULT
   double sfpu_lanes_;
   double op_overhead_cycles_;
   double hop_latency_cycles_;

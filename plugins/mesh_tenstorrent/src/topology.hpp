@@ -66,10 +66,11 @@
 //   sram_bytes_per_core      L1 per Tensix [Y]                             1499136
 //   sram.bytes_per_cycle     L1: 16 banks x 128 bit per cycle [D]          256
 //   flops_per_cycle.<dtype>  per Tensix: FPU 8x16 x 16x16 = 4096 FLOP/cycle at LoFi (one fidelity
-//                            phase) for fp16, bf16, fp8, bfp8 (block fp8 weights, unpacked to
-//                            the FPU's format); HiFi2/3/4 divide by 2/3/4 (set the value to model
-//                            them); fp32 = 1024: the FPU at HiFi4, its full-precision mode
-//                            (the rate cost_model.hpp times fp32 matmuls at) [V]; others 0
+//                            phase) for fp16, bf16, fp8, bfp8, bfp4, bfp2 (block weights,
+//                            unpacked to the FPU's format); HiFi2/3/4 divide by 2/3/4 (set the
+//                            value to model them); fp32 = 1024: the FPU at HiFi4, its
+//                            full-precision mode (the rate cost_model.hpp times fp32 matmuls at)
+//                            [V]; others 0
 #pragma once
 
 #include <span>

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <map>
 
+#include "topology.hpp"
+
 namespace tessera::plugins::mesh {
 namespace {
 
@@ -44,6 +46,68 @@ TEST(TensixCostModel, Bfp8RunsAtTheFpuRateOfItsUnpackedFormat) {
   EXPECT_DOUBLE_EQ(make().tile_seconds(matmul(64, 64, 64, TESSERA_DTYPE_FP8)), 128e-9);
   EXPECT_DOUBLE_EQ(
       make({{"fidelity", "hifi2"}}).tile_seconds(matmul(64, 64, 64, TESSERA_DTYPE_BFP8)), 256e-9);
+}
+
+TEST(TensixCostModel, NarrowBlockTypesRunAtTheFpuRateOfTheirUnpackedFormat) {
+  // bfp4 and bfp2 (ABI 1.5) are unpacked as bfp8 is: 128 cycles at LoFi whatever their bytes.
+  EXPECT_DOUBLE_EQ(make().tile_seconds(matmul(64, 64, 64, TESSERA_DTYPE_BFP4)), 128e-9);
+  EXPECT_DOUBLE_EQ(make().tile_seconds(matmul(64, 64, 64, TESSERA_DTYPE_BFP2)), 128e-9);
+}
+
+TEST(TensixCostModel, AQueryFidelityOverridesTheConfiguredOne) {
+  // A compute-bound tile (2·256³ FLOP = 8192 LoFi cycles) at each fidelity the host may ask for:
+  // HiFi4 makes four passes, four times the LoFi time.
+  auto at = [](uint32_t fidelity, const TensixCostModel& model) {
+    tessera_tile_query q = matmul(256, 256, 256);
+    q.math_fidelity = fidelity;
+    return model.tile_seconds(q);
+  };
+  TensixCostModel lofi = make();
+  EXPECT_DOUBLE_EQ(at(TESSERA_MATH_FIDELITY_DEFAULT, lofi), 8192e-9);
+  EXPECT_DOUBLE_EQ(at(TESSERA_MATH_FIDELITY_LOFI, lofi), 8192e-9);
+  EXPECT_DOUBLE_EQ(at(TESSERA_MATH_FIDELITY_HIFI2, lofi), 2 * 8192e-9);
+  EXPECT_DOUBLE_EQ(at(TESSERA_MATH_FIDELITY_HIFI3, lofi), 3 * 8192e-9);
+  EXPECT_DOUBLE_EQ(at(TESSERA_MATH_FIDELITY_HIFI4, lofi), 4 * 8192e-9);
+  // DEFAULT is the chip file's fidelity; an explicit one wins over it.
+  TensixCostModel hifi2 = make({{"fidelity", "hifi2"}});
+  EXPECT_DOUBLE_EQ(at(TESSERA_MATH_FIDELITY_DEFAULT, hifi2), 2 * 8192e-9);
+  EXPECT_DOUBLE_EQ(at(TESSERA_MATH_FIDELITY_LOFI, hifi2), 8192e-9);
+  // fp32 has one mode (HiFi4) whatever is asked; vector ops have no fidelity.
+  tessera_tile_query fp32 = matmul(256, 256, 256, TESSERA_DTYPE_FP32);
+  fp32.math_fidelity = TESSERA_MATH_FIDELITY_LOFI;
+  EXPECT_DOUBLE_EQ(lofi.tile_seconds(fp32), 4 * 8192e-9);
+  tessera_tile_query softmax{};
+  softmax.op_kind = TESSERA_OP_SOFTMAX;
+  softmax.dtype = TESSERA_DTYPE_BF16;
+  softmax.elements = 3200;
+  softmax.math_fidelity = TESSERA_MATH_FIDELITY_HIFI4;
+  EXPECT_DOUBLE_EQ(lofi.tile_seconds(softmax), 400e-9);
+  try {
+    (void)at(5, lofi);
+    FAIL() << "accepted math_fidelity 5";
+  } catch (const sdk::Error& e) {
+    EXPECT_STREQ(e.what(), "math_fidelity 5 is not a tessera_math_fidelity (0 to 4)");
+  }
+}
+
+// One table: the peak FLOP/s the topology reports per dtype (what reports and the utilisation
+// figures divide by) is the rate the cost model times a compute-bound matmul at, on the default
+// Wormhole and on every fidelity the chip file may choose.
+TEST(TensixCostModel, TheTopologysPeakIsTheRateTheCostModelTimesAt) {
+  MeshTopology topology = build_topology<MeshTopology>({});
+  for (const char* fidelity : {"lofi", "hifi2", "hifi4"}) {
+    TensixCostModel model = make({{"fidelity", fidelity}});
+    double share = std::string(fidelity) == "lofi" ? 1 : std::string(fidelity) == "hifi2" ? 2 : 4;
+    for (uint32_t d = 0; d < TESSERA_DTYPE_COUNT; ++d) {
+      double peak = topology.peak_flops_per_s(static_cast<tessera_dtype>(d));
+      if (peak == 0) continue;  // not stored: the host never sends it
+      tessera_tile_query q = matmul(1024, 1024, 1024, d);
+      double rate = 2.0 * 1024 * 1024 * 1024 / model.tile_seconds(q);
+      // The topology's table is LoFi's (fp32: HiFi4's); the cost model divides by the fidelity.
+      double expected = d == TESSERA_DTYPE_FP32 ? peak : peak / share;
+      EXPECT_NEAR(rate / expected, 1.0, 1e-12) << "dtype " << d << " at " << fidelity;
+    }
+  }
 }
 
 TEST(TensixCostModel, VectorOpsUseThirtyTwoLanes) {

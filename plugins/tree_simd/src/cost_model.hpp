@@ -22,6 +22,7 @@
 //  * Fixed costs per op (ABI 1.5 dispatch_host_s, dispatch_traced_s, launch_s): 0 [U]. MN-Core's
 //    public material gives no per-op host dispatch or launch figure; its compiler emits one
 //    instruction stream per step, so 0 (no fixed cost) rather than a guess.
+// A query's math_fidelity (ABI 1.5) is ignored: the MAU computes each precision at one rate.
 #pragma once
 
 #include <memory>

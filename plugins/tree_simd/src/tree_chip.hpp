@@ -53,8 +53,9 @@ inline constexpr double kMnCore2ClockHz = 750e6;  // [U] no published clock
 
 // Bytes of one element of `dtype` (a tessera_dtype); 0 for an unknown dtype.
 inline uint32_t dtype_bytes(uint32_t dtype) {
-  // bfp8 (a block type, 1.0625 bytes) has no whole byte count: MN-Core does not store it, so the
-  // partitioner refuses it as unknown (the host never sends it: the chip has no bfp8 FLOP/s).
+  // The block types (bfp8, bfp4, bfp2: 1.0625, 0.5625, 0.3125 bytes) have no whole byte count:
+  // MN-Core stores none, so the partitioner refuses them as unknown (the host never sends them:
+  // the chip has no FLOP/s for them).
   constexpr uint32_t kBytes[TESSERA_DTYPE_COUNT] = {4, 2, 2, 1, 1, 4, 8, 0};
   return dtype < TESSERA_DTYPE_COUNT ? kBytes[dtype] : 0;
 }

@@ -44,6 +44,11 @@
  *       every op pays outside the overlap of loads and compute (a host issuing its command, a
  *       replayed trace issuing it, the cores starting its kernels). A plugin built before 1.5
  *       fills none of them and they read as 0: no fixed cost.
+ *       TESSERA_DTYPE_BFP4 and TESSERA_DTYPE_BFP2, narrower block floating-point storage types,
+ *       sent only to a plugin whose descriptor reports minor >= 5 (as BFP8 in 1.2); and
+ *       tessera_tile_query's math_fidelity, the FPU fidelity the host asks a tile to run at
+ *       (0: the plugin's own default, which is all a plugin built before 1.5 ever does: the host
+ *       passes query_size, so such a plugin never reads the field).
  *
  * OWNERSHIP, the one rule: whoever allocates, frees. Objects made by a plugin are released with
  * their own `release`; statuses are made by the host (make_status) and freed by the host after the
@@ -151,12 +156,20 @@ typedef enum tessera_dtype {
    * Tensix unpacks it to its math format, so an op whose weights are bfp8 computes at the rate of
    * its other (activation) operand. */
   TESSERA_DTYPE_BFP8 = 7,
-  TESSERA_DTYPE_COUNT = 8 /* grows with minor versions: 7 in 1.0 and 1.1, 8 since 1.2 */
+  /* since 1.5. Tenstorrent's "bfp4_b" and "bfp2_b": as BFP8 with a sign and a 3-bit or a 1-bit
+   * mantissa per value, 16 values sharing one exponent byte, so an element takes 0.5 + 1/16 =
+   * 0.5625 or 0.25 + 1/16 = 0.3125 bytes (a 32x32 tile is 512 + 64 = 576 or 256 + 64 = 320
+   * bytes: tt-metal's Tile::get_tile_size, tt_metal/api/tt-metalium/tile.hpp @68cdbf8b,
+   * tile_hw / 2 or / 4 plus 16 exponent bytes per face). Storage types, as BFP8. */
+  TESSERA_DTYPE_BFP4 = 8,
+  TESSERA_DTYPE_BFP2 = 9,
+  TESSERA_DTYPE_COUNT = 10 /* grows with minor versions: 7 in 1.0 and 1.1, 8 since 1.2, 10 since
+                              1.5 */
 } tessera_dtype;
 
 /* The tessera_dtype values a plugin whose descriptor reports ABI 1.`minor` knows: 0 .. this - 1. A
  * host sends a plugin no dtype at or past it; a plugin serves only these (rule 4). */
-#define TESSERA_DTYPE_COUNT_FOR_MINOR(minor) ((minor) >= 2u ? 8u : 7u)
+#define TESSERA_DTYPE_COUNT_FOR_MINOR(minor) ((minor) >= 5u ? 10u : (minor) >= 2u ? 8u : 7u)
 
 /* One parameter of an object, from the chip file: `key` is a dotted path below the interface's
  * section (`cores_per_chip`, `hbm.controllers`, lists as `key.0`, `key.1`), `value` the scalar as
@@ -287,8 +300,22 @@ typedef enum tessera_op_kind {
   TESSERA_OP_OTHER = 10
 } tessera_op_kind;
 
+/* since 1.5. The fidelity of a Tenstorrent-like FPU: how many passes a multiply makes over its
+ * operands' mantissa bits (LoFi one, HiFi4 four), each pass another FPU cycle. DEFAULT asks for
+ * the plugin's own choice (its configuration); a plugin whose cores have no such knob ignores the
+ * field. */
+typedef enum tessera_math_fidelity {
+  TESSERA_MATH_FIDELITY_DEFAULT = 0,
+  TESSERA_MATH_FIDELITY_LOFI = 1,
+  TESSERA_MATH_FIDELITY_HIFI2 = 2,
+  TESSERA_MATH_FIDELITY_HIFI3 = 3,
+  TESSERA_MATH_FIDELITY_HIFI4 = 4
+} tessera_math_fidelity;
+
 /* The work of one core for one tile. Matmul-like kinds use batch × m × k × n; the others use
- * `elements` (output elements). `flops` and bytes are filled by the host from the Einsum. */
+ * `elements` (output elements). `flops` and bytes are filled by the host from the Einsum. The
+ * host passes sizeof(tessera_tile_query) as query_size: a reader copies min(query_size, its own
+ * sizeof) bytes and zeroes the rest, so a field a host did not send reads as 0 (its default). */
 typedef struct tessera_tile_query {
   uint32_t op_kind; /* tessera_op_kind */
   uint32_t dtype;   /* tessera_dtype */
@@ -297,6 +324,7 @@ typedef struct tessera_tile_query {
   double flops;
   double bytes_in;
   double bytes_out;
+  uint32_t math_fidelity; /* since 1.5. tessera_math_fidelity; DEFAULT (0) from an older host */
 } tessera_tile_query;
 
 typedef struct tessera_transfer_query {

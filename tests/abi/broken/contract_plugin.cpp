@@ -46,7 +46,7 @@ const tessera::abi_test::FixtureConfig& config() {
 const Fault kFault = config().one_of("fault", kFaultNames);
 
 double dtype_bytes(uint32_t dtype) {
-  static const double kBytes[TESSERA_DTYPE_COUNT] = {4, 2, 2, 1, 1, 4, 8, 1.0625};
+  static const double kBytes[TESSERA_DTYPE_COUNT] = {4, 2, 2, 1, 1, 4, 8, 1.0625, 0.5625, 0.3125};
   return dtype < TESSERA_DTYPE_COUNT ? kBytes[dtype] : 4;
 }
 

@@ -111,9 +111,10 @@ TEST(ElkTexpr, ModelFilesEndingInJsonAreOpListsWithFixedShapes) {
   EXPECT_EQ(model_kind(r.model), ModelKind::elk_texpr_file);
   EXPECT_EQ(load_model(r).take().ops().size(), 3u);
   r.shape_given = true;
-  EXPECT_EQ(load_model(r).error().message,
-            "--batch, --seq, --mode, --dtype and --weight-dtype apply to zoo models; an Elk "
-            "artifact op list has fixed shapes");
+  EXPECT_EQ(
+      load_model(r).error().message,
+      "--batch, --seq, --mode, --dtype, --weight-dtype and --precision apply to zoo models; an Elk "
+      "artifact op list has fixed shapes");
 }
 
 }  // namespace

@@ -149,7 +149,8 @@ TEST(Zoo, DtypeOverrideRetypesEveryFloatTensor) {
                                             .seq = 16,
                                             .mode = std::nullopt,
                                             .dtype = ir::DType::fp16,
-                                            .weight_dtype = std::nullopt})
+                                            .weight_dtype = std::nullopt,
+                                            .precision = std::nullopt})
                     .take();
   size_t fp16 = 0;
   for (const auto& t : g.tensors()) {

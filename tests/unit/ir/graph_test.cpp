@@ -36,6 +36,25 @@ TEST(DType, Bfp8IsABlockTypeOfOneAndASixteenthBytes) {
   EXPECT_DOUBLE_EQ(w.bytes(), 4096.0 * 4096 * 1.0625);
 }
 
+TEST(DType, Bfp4AndBfp2KeepTheExponentBytePerSixteenValues) {
+  // bfp4_b and bfp2_b: 16 values of 4 or 2 bits and one shared exponent byte, a block of 16 in 9
+  // or 5 bytes; a 32x32 tile is 512 + 64 = 576 or 256 + 64 = 320 bytes (tt-metal Tile).
+  EXPECT_DOUBLE_EQ(element_bytes(DType::bfp4), 0.5625);
+  EXPECT_DOUBLE_EQ(element_bytes(DType::bfp2), 0.3125);
+  EXPECT_EQ(storage_bytes(DType::bfp4, 16), 9);
+  EXPECT_EQ(storage_bytes(DType::bfp2, 16), 5);
+  EXPECT_EQ(storage_bytes(DType::bfp4, 32 * 32), 576);
+  EXPECT_EQ(storage_bytes(DType::bfp2, 32 * 32), 320);
+  EXPECT_EQ(storage_bytes(DType::bfp4, 17), 18) << "a partial block takes a whole one";
+  EXPECT_EQ(block_elements(DType::bfp4), 16);
+  EXPECT_EQ(parse_dtype("bfp4"), DType::bfp4);
+  EXPECT_STREQ(to_string(DType::bfp2), "bfp2");
+  EXPECT_EQ(to_abi(DType::bfp4), TESSERA_DTYPE_BFP4);
+  EXPECT_EQ(to_abi(DType::bfp2), TESSERA_DTYPE_BFP2);
+  EXPECT_EQ(abi_minor_since(DType::bfp4), 5u);
+  EXPECT_EQ(abi_minor_since(DType::bfp2), 5u);
+}
+
 // y = relu(x · w1) · w2, fp16, m=8 k=16 n=32.
 Graph two_layer_mlp() {
   GraphBuilder b("mlp");

@@ -58,7 +58,8 @@ TEST(GraphYaml, ErrorsNameFileLineAndKey) {
   std::string head = "tessera_workload: 1\nname: g\ntensors:\n";
   EXPECT_EQ(from_text(head + "  - {name: x, shape: [2], dtype: fp33}\nops: []\n").error().message,
             "g.yaml:4: 'tensors[0].dtype': unknown dtype 'fp33'; use one of fp32, fp16, bf16, "
-            "fp8, int8, int32, fp64, bfp8, int64, int16, uint8, uint16, uint32, uint64, bool");
+            "fp8, int8, int32, fp64, bfp8, bfp4, bfp2, int64, int16, uint8, uint16, uint32, "
+            "uint64, bool");
   EXPECT_EQ(from_text(head + "  - {name: x, shape: [2], dtype: fp32, rol: input}\nops: []\n")
                 .error()
                 .message,

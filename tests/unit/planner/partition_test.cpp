@@ -240,8 +240,12 @@ const partition::ExecCandidate* fastest_fitting(const std::vector<partition::Exe
 // weight at the weight's bytes per element (bfp8 1.0625, fp8 1), its activations at theirs.
 TEST(NarrowWeights, OpsComputeInTheActivationTypeAndCountWeightBytesNarrow) {
   for (DType w : {DType::bfp8, DType::fp8}) {
-    zoo::RunShape run{
-        .batch = 1, .seq = 64, .mode = zoo::Mode::decode, .dtype = DType::fp16, .weight_dtype = w};
+    zoo::RunShape run{.batch = 1,
+                      .seq = 64,
+                      .mode = zoo::Mode::decode,
+                      .dtype = DType::fp16,
+                      .weight_dtype = w,
+                      .precision = std::nullopt};
     ir::Graph g = zoo::build_model(zoo::find_model("llama2-7b").take(), run).take();
     int matmuls = 0, gathers = 0;
     for (const ir::Op& op : g.ops()) {

@@ -33,6 +33,7 @@ Plan sample_plan() {
                  "ipu_alltoall",
                  "ipu-pod4-hbm3e",
                  0,              // no expert skew: no expert_skew key
+                 "",             // no --precision: no precision key
                  std::nullopt};  // a whole model on the whole machine: no stage keys
   plan.machine = in.machine;
   plan.result = plan_design(in, Design::elk_full, options).take();
