@@ -182,6 +182,8 @@ const Names<ResidencyMode> kResidencies = {{ResidencyMode::off, "off"},
                                            {ResidencyMode::automatic, "auto"},
                                            {ResidencyMode::weights, "weights"},
                                            {ResidencyMode::weights_kv, "weights+kv"}};
+const Names<VendorStack> kVendorStacks = {{VendorStack::none, "none"},
+                                          {VendorStack::streamed, "streamed"}};
 const Names<ExecutionContention> kContentions = {{ExecutionContention::charged, "charged"},
                                                  {ExecutionContention::ignored, "ignored"}};
 
@@ -232,10 +234,10 @@ void read_per_design(const YamlNode& section, const std::string& key, const std:
 PlanningConventions parse_conventions(const YamlNode& section) {
   if (!section.is_map())
     throw section.fail(
-        "expected a map: orientation, transfers, combine, pruning, static, residency, "
+        "expected a map: orientation, transfers, combine, pruning, static, residency, vendor, "
         "preload_network_share, execution_contention");
   section.only_keys({"orientation", "transfers", "combine", "pruning", "static", "residency",
-                     "preload_network_share", "execution_contention"});
+                     "vendor", "preload_network_share", "execution_contention"});
   PlanningConventions c;
   read_choice(section, "orientation", kOrientations, c.orientation);
   read_choice(section, "transfers", kTransfers, c.transfers);
@@ -243,6 +245,7 @@ PlanningConventions parse_conventions(const YamlNode& section) {
   read_choice(section, "pruning", kPrunings, c.pruning);
   read_choice(section, "static", kStatics, c.static_baseline);
   read_choice(section, "residency", kResidencies, c.residency);
+  read_choice(section, "vendor", kVendorStacks, c.vendor);
   read_per_design<double>(
       section, "preload_network_share", "a share in (0, 1]", "shares, e.g. {elk-full: 0.99}",
       [](const YamlNode& v) { return number_in(v, 1, "a share in (0, 1]"); },
@@ -354,6 +357,10 @@ const char* to_string(StaticBaseline baseline) {
 
 const char* to_string(ResidencyMode mode) {
   return name_in(kResidencies, mode);
+}
+
+const char* to_string(VendorStack stack) {
+  return name_in(kVendorStacks, stack);
 }
 
 std::optional<ResidencyMode> parse_residency(std::string_view text) {

@@ -358,6 +358,7 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
   const planner::PlanSource source = plan_source(model, chip, graph);
   const PlanningConventions& conventions = chip.spec.conventions;
   planning.static_baseline = conventions.static_baseline;
+  planning.vendor = conventions.vendor;
   auto residency =
       choose_residency(input, o.residency.value_or(conventions.residency), planning, conventions);
   if (!residency) return residency.error();

@@ -30,8 +30,9 @@ namespace {
 // moves between them, for the simulator's traffic). 6: each execution plan's placement and each
 // preload plan's network_s (priced on the chip's routes; `none` when the Machine's rates priced
 // it). 7: each execution plan's core_digits (where a plugin's plan put its tiles). 8: energy. 9:
-// each op's core_mapping (how one core runs its tile, when the mapper timed it).
-constexpr const char* kFormat = "tessera-plan-10";
+// each op's core_mapping (how one core runs its tile, when the mapper timed it). 11: the vendor
+// design, and each op's `streamed` (its preload streams inside its execution).
+constexpr const char* kFormat = "tessera-plan-11";
 
 // What compile writes stays far inside these; a number beyond them is a corrupted or hand-made plan
 // that would have the simulator report hours per token, or overflow.
@@ -270,6 +271,7 @@ void emit_op(YAML::Emitter& out, const OpSchedule& op) {
   if (op.resident)
     emit_map(
         out, "home", op.exec, [](auto& e, auto&& v) { home_fields(e, v); }, true);
+  if (op.streamed) Emit{out}("streamed", op.streamed);  // only the vendor design's streamed ops
   if (op.core_mapping)
     emit_map(
         out, "core_mapping", *op.core_mapping, [](auto& c, auto&& v) { core_mapping_fields(c, v); },
@@ -397,7 +399,7 @@ void check_op_counts(const YamlNode& node, const OpSchedule& op, size_t ops) {
 OpSchedule read_op(const YamlNode& node, int index, size_t ops) {
   OpSchedule op;
   read_map(node, op, [](auto& o, auto&& v) { op_fields(o, v); },
-           {"exec", "preload", "home", "core_mapping"});
+           {"exec", "preload", "home", "core_mapping", "streamed"});
   if (op.op != index)
     throw node.child("op").fail(
         fmt::format("expected op {} (ops are listed in execution order), "
@@ -409,6 +411,9 @@ OpSchedule read_op(const YamlNode& node, int index, size_t ops) {
     op.resident = true;
     read_map(node.child("home"), op.exec, [](auto& e, auto&& v) { home_fields(e, v); });
   }
+  if (node.has("streamed")) Read{node}("streamed", op.streamed);
+  if (op.streamed && op.preload_position < 0)
+    throw node.child("streamed").fail("an op that preloads nothing streams nothing; remove it");
   if (node.has("core_mapping")) {  // written when the mapper timed the op's tile
     CoreMappingRecord core;
     read_map(node.child("core_mapping"), core,

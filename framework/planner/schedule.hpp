@@ -145,8 +145,14 @@ Decisions program_order(const CostContext& costs);
 std::vector<int> needed_positions(const Decisions& decisions);
 
 enum class TimelineMode {
-  shared,    // preload and execution share the network and SRAM (every design but Ideal)
+  shared,    // preload and execution share the network and SRAM (Elk's designs but Ideal)
   separate,  // Ideal: own preload network, no SRAM limit on preloads, loads at HBM speed
+  // The vendor design's streamed stack: windows are done(i) (nothing preloaded ahead); op i's
+  // preload starts when op i - 1 has ended and the previous preload has, op i starts with it
+  // (its preload space held beside its execution space), and its distribution and compute end
+  // no earlier than the preload's last byte lands; its shifts and sync follow. The preload in
+  // flight beside it contends with it as in `shared`.
+  streamed,
 };
 
 // The timed plan of `decisions` (op names from `graph`; without one, "op<i>"): DesignResult with

@@ -63,6 +63,10 @@ void Timeline::time_loads_through(int last_position, int executing_op) {
     const PreloadPlan& plan = costs_.plans(op).preload[d_.exec_plan[op]][d_.preload_plan[op]];
     double start_s = m > 0 ? loads_[m - 1].interval.end_s : 0;
     double length_s = costs_.hbm_s(op);
+    if (mode_ == TimelineMode::streamed) {
+      if (op > 0) start_s = std::max(start_s, exec_end_s_[op - 1]);
+      length_s = costs_.load_s(op, plan);
+    }
     if (mode_ == TimelineMode::shared) {
       while (blocker_ + 1 < executing_op && d_.window[blocker_ + 1] < m) ++blocker_;
       if (blocker_ >= 0) start_s = std::max(start_s, exec_end_s_[blocker_]);
@@ -83,10 +87,20 @@ double Timeline::execute(int op, OpSchedule* s) {
   int last = mode_ == TimelineMode::shared ? std::max(done_[op], d_.window[op]) : done_[op];
   time_loads_through(last, op);
   double ready_s = op > 0 ? exec_end_s_[op - 1] : 0;
-  if (position >= 0) ready_s = std::max(ready_s, loads_[position].interval.end_s);
   double base_s = preload.distribute_s + exec.time_s();
   double penalty_s = 0;
   in_flight_.clear();
+  if (mode_ == TimelineMode::streamed && position >= 0) {
+    const LoadInterval& load = loads_[position].interval;
+    ready_s = load.start_s;
+    in_flight_.push_back(load);
+    penalty_s = costs_.execution_contention_s(ready_s, base_s, comm_of(exec, preload), in_flight_);
+    double tail_s = exec.shift_s + exec.sync_s;
+    exec_end_s_[op] = std::max(ready_s + base_s + penalty_s - tail_s, load.end_s) + tail_s;
+  } else {
+    if (position >= 0) ready_s = std::max(ready_s, loads_[position].interval.end_s);
+    exec_end_s_[op] = ready_s + base_s;
+  }
   if (mode_ == TimelineMode::shared) {
     for (int m = done_[op] + 1; m <= d_.window[op]; ++m) in_flight_.push_back(loads_[m].interval);
     penalty_s = costs_.execution_contention_s(ready_s, base_s, comm_of(exec, preload), in_flight_);
@@ -96,8 +110,8 @@ double Timeline::execute(int op, OpSchedule* s) {
           costs_.plans(j).preload[d_.exec_plan[j]][d_.preload_plan[j]].preload_bytes_per_core;
     }
     if (position >= 0) resident_bytes_ -= preload.preload_bytes_per_core;
+    exec_end_s_[op] += penalty_s;
   }
-  exec_end_s_[op] = ready_s + base_s + penalty_s;
   if (s != nullptr) {
     s->op = op;
     s->name = graph_ ? graph_->ops()[op].name : "op" + std::to_string(op);
@@ -109,12 +123,15 @@ double Timeline::execute(int op, OpSchedule* s) {
     s->flops = plans.flops;
     s->preload_position = position;
     s->resident = plans.resident;
+    s->streamed = mode_ == TimelineMode::streamed && position >= 0;
     if (position >= 0) {
       s->preload_start_s = loads_[position].interval.start_s;
       s->preload_end_s = loads_[position].interval.end_s;
     }
     s->preloads_during = static_cast<int>(in_flight_.size());
-    s->sram_bytes_per_core = exec.exec_bytes_per_core + resident_bytes_;
+    // A streamed op holds its own preload space while it executes.
+    s->sram_bytes_per_core = exec.exec_bytes_per_core + resident_bytes_ +
+                             (s->streamed ? preload.preload_bytes_per_core : 0);
     s->execute_start_s = ready_s;
     s->distribute_end_s = ready_s + preload.distribute_s;
     s->execute_end_s = exec_end_s_[op];

@@ -107,6 +107,7 @@ class Engine {
 
   size_t pc_ = 0;
   int executing_ = -1, waiting_for_ = -1;
+  bool parked_ = false;  // the executing streamed op waits for its tag before its shifts
   Stage stage_ = Stage::done;
   int level_ = 0;  // of the combine tree, while stage_ is combine
   double stage_start_s_ = 0;
@@ -226,8 +227,11 @@ void Engine::issue() {
       try_start_preload();
       continue;
     }
-    if (program_.ops[in.op].has_preload() && !tag_[in.op]) {
-      waiting_for_ = in.op;  // rule 3: only this execute waits for this tag
+    const auto& op = program_.ops[in.op];
+    // Rule 3: only this execute waits for this tag; rule 4: a streamed one, for its preload to
+    // start.
+    if (op.has_preload() && !tag_[in.op] && !(op.streamed && preloading_ == in.op)) {
+      waiting_for_ = in.op;
       return;
     }
     ++pc_;
@@ -256,6 +260,10 @@ void Engine::advance_stage() {
 void Engine::run_stage() {
   const auto& op = program_.ops[executing_];
   for (; stage_ != Stage::done; advance_stage()) {
+    if (stage_ == Stage::shift && op.streamed && op.has_preload() && !tag_[executing_]) {
+      parked_ = true;  // rule 4: on_preload_done resumes it
+      return;
+    }
     stage_start_s_ = now_;
     double delay_s = stage_ == Stage::distribute_sync ? op.distribute_sync_s
                      : stage_ == Stage::sync          ? op.sync_s
@@ -303,9 +311,15 @@ void Engine::try_start_preload() {
   const SetPlan* set =
       traffic({Traffic::preload, cores_of(op), placed(op) ? op.traffic.get() : nullptr, 0});
   if (set == nullptr) return;  // a route error: the simulation stops with it
+  int started = preloading_;
   schedule(set->route.empty() ? nullptr : set, op.preload_bytes * set->transfer_per_byte, kPreload,
-           FlowKind::preload, preloading_);
-  if (pending_preload_ == 0) on_preload_done();
+           FlowKind::preload, started);
+  if (pending_preload_ == 0) return on_preload_done();
+  if (waiting_for_ == started && op.streamed) {  // rule 4
+    waiting_for_ = -1;
+    ++pc_;
+    start_execute(started);
+  }
 }
 
 void Engine::on_preload_done() {
@@ -318,6 +332,10 @@ void Engine::on_preload_done() {
     waiting_for_ = -1;
     ++pc_;
     start_execute(op);
+  }
+  if (parked_ && executing_ == op) {
+    parked_ = false;
+    run_stage();
   }
   try_start_preload();
   if (executing_ < 0) issue();
