@@ -184,6 +184,8 @@ const Names<ResidencyMode> kResidencies = {{ResidencyMode::off, "off"},
                                            {ResidencyMode::weights_kv, "weights+kv"}};
 const Names<DispatchMode> kDispatches = {
     {DispatchMode::none, "none"}, {DispatchMode::traced, "traced"}, {DispatchMode::host, "host"}};
+const Names<VendorStack> kVendorStacks = {{VendorStack::none, "none"},
+                                          {VendorStack::streamed, "streamed"}};
 const Names<ExecutionContention> kContentions = {{ExecutionContention::charged, "charged"},
                                                  {ExecutionContention::ignored, "ignored"}};
 
@@ -235,9 +237,9 @@ PlanningConventions parse_conventions(const YamlNode& section) {
   if (!section.is_map())
     throw section.fail(
         "expected a map: orientation, transfers, combine, pruning, static, residency, dispatch, "
-        "preload_network_share, execution_contention");
+        "vendor, preload_network_share, execution_contention");
   section.only_keys({"orientation", "transfers", "combine", "pruning", "static", "residency",
-                     "dispatch", "preload_network_share", "execution_contention"});
+                     "dispatch", "vendor", "preload_network_share", "execution_contention"});
   PlanningConventions c;
   read_choice(section, "orientation", kOrientations, c.orientation);
   read_choice(section, "transfers", kTransfers, c.transfers);
@@ -246,6 +248,7 @@ PlanningConventions parse_conventions(const YamlNode& section) {
   read_choice(section, "static", kStatics, c.static_baseline);
   read_choice(section, "residency", kResidencies, c.residency);
   read_choice(section, "dispatch", kDispatches, c.dispatch);
+  read_choice(section, "vendor", kVendorStacks, c.vendor);
   read_per_design<double>(
       section, "preload_network_share", "a share in (0, 1]", "shares, e.g. {elk-full: 0.99}",
       [](const YamlNode& v) { return number_in(v, 1, "a share in (0, 1]"); },
@@ -361,6 +364,10 @@ const char* to_string(StaticBaseline baseline) {
 
 const char* to_string(ResidencyMode mode) {
   return name_in(kResidencies, mode);
+}
+
+const char* to_string(VendorStack stack) {
+  return name_in(kVendorStacks, stack);
 }
 
 std::optional<ResidencyMode> parse_residency(std::string_view text) {

@@ -83,6 +83,13 @@ enum class ResidencyMode { off, automatic, weights, weights_kv };
 //   host    the host issues every command as the step runs (eager): dispatch_host_s and launch_s.
 enum class DispatchMode { none, traced, host };
 
+// How the chip's own software stack runs a model: what `--design vendor` plans (planner.hpp).
+//   none      the chip file names no stack: `--design vendor` is an error saying so (default);
+//   streamed  each op streams its off-chip operands inside its own execution and nothing is
+//             preloaded across ops (tt-metal's DRAM-sharded matmuls: the weights of one matmul
+//             are read while it computes, the next op's only after it ends).
+enum class VendorStack { none, streamed };
+
 struct PlanningConventions {
   TileOrientation orientation = TileOrientation::fastest;
   TransferPricing transfers = TransferPricing::routes;
@@ -91,6 +98,7 @@ struct PlanningConventions {
   StaticBaseline static_baseline = StaticBaseline::tessera;
   ResidencyMode residency = ResidencyMode::off;
   DispatchMode dispatch = DispatchMode::none;
+  VendorStack vendor = VendorStack::none;
   // Per design name (basic, static, elk-dyn, elk-full, ideal): the share of the network a
   // preload may use, i.e. its network time is divided by it (load = max(HBM, network / share),
   // the artifact's LOAD_NOC_THRESHOLD_*). Several values: the design is planned with each and
@@ -117,6 +125,8 @@ inline constexpr const char* kResidencyNames = "off, auto, weights or weights+kv
 const char* to_string(DispatchMode mode);
 std::optional<DispatchMode> parse_dispatch(std::string_view text);
 inline constexpr const char* kDispatchNames = "none, traced or host";
+
+const char* to_string(VendorStack stack);  // "none", "streamed"
 
 // The design names preload_network_share and execution_contention may key (planner/design.cpp's,
 // checked by a test).

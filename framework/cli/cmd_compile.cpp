@@ -92,9 +92,10 @@ std::string core_mappings(const driver::Compilation& compilation, planner::Desig
 }
 
 driver::CompileOptions compile_options(const GlobalOptions& global, const CompileOptions& o,
-                                       const driver::DesignChoice& choice) {
+                                       const driver::DesignChoice& choice,
+                                       const driver::OpenChip& chip) {
   driver::CompileOptions options;
-  options.designs = choice.planned;
+  options.designs = driver::planned_designs(choice, chip.spec.conventions.vendor);
   options.threads = o.threads;
   options.max_displacement = o.max_displacement;
   options.max_preload_ops = o.max_preloads;
@@ -194,7 +195,7 @@ int run_compile(const GlobalOptions& global, const CompileOptions& o) {
   PluginSet plugins(global.registry());
   driver::OpenChip chip = driver::open_chip(plugins, o.chip).take();
   if (!o.core_cost.empty()) driver::choose_core_cost(chip, *parse_core_cost(o.core_cost)).take();
-  driver::CompileOptions options = compile_options(global, o, choice);
+  driver::CompileOptions options = compile_options(global, o, choice, chip);
   std::optional<parallel::Search> searched;
   if (!o.parallel.empty()) {
     auto strategy = parallel::parse_strategy(o.parallel).take();

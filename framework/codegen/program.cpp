@@ -34,6 +34,7 @@ ProgramOp program_op(const planner::OpSchedule& s, const Machine& machine) {
   p.cores_used = s.exec.cores_used;
   p.estimated_start_s = s.execute_start_s;
   p.estimated_end_s = s.execute_end_s;
+  p.streamed = s.streamed;
   return p;
 }
 

@@ -4,8 +4,12 @@
 // operands (shifts), reduce across chips, write back to HBM, sync. The hardware runs it under
 // three rules: (1) an execute blocks every later preload_async and execute until it completes;
 // (2) preload_async instructions are served one at a time in program order; (3) preload_async(i)
-// blocks only execute(i). The simulator (framework/sim) executes a Program; program_text.hpp
-// writes and reads it as program.txt; program_check.hpp finds rule violations.
+// blocks only execute(i). And for a streamed op (the vendor design's streamed stack): (4) its
+// execute does not wait for its tag; its preload starts only once the execute has its command and
+// has launched (its kernels read it), distribute_data and local_execute run while the bytes land,
+// and the shifts wait for the tag. The simulator (framework/sim)
+// executes a Program; program_text.hpp writes and reads it as program.txt; program_check.hpp finds
+// rule violations.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +47,7 @@ struct ProgramOp {
   // Which cores exchange what (planner/op_traffic.hpp), shared by the ops of one class with one
   // plan; null: the plan does not say (the simulator's even patterns, docs/simulator.md).
   std::shared_ptr<const planner::OpTraffic> traffic;
+  bool streamed = false;  // rule 4: its execute runs while its preload streams
   bool has_preload() const { return preload_bytes > 0; }
 };
 

@@ -64,6 +64,7 @@ std::string instruction_line(const Instruction& in, const ProgramOp& op) {
     if (field != nullptr) line += fmt::format(" {}={}", key, op.*field);
   }
   if (op.cores_used > 0) line += fmt::format(" cores={}", op.cores_used);  // 0: not given
+  if (op.streamed) line += " streamed=1";  // absent: 0, so other programs keep their bytes
   return line + fmt::format(" estimate_s={}..{} plan={}", op.estimated_start_s, op.estimated_end_s,
                             quote(op.exec_label));
 }
@@ -171,6 +172,10 @@ void read_execute_field(const LineReader& r, const std::string& key, const std::
     op.cores_used = static_cast<uint32_t>(r.whole("cores", value, 1, kMaxCores));
     return;
   }
+  if (key == "streamed") {
+    op.streamed = r.whole("streamed", value, 0, 1) == 1;
+    return;
+  }
   for (const auto& [name, field] : kExecuteNumbers) {
     if (key == name && field != nullptr) {
       op.*field = r.number(key, value);
@@ -179,7 +184,7 @@ void read_execute_field(const LineReader& r, const std::string& key, const std::
   }
   r.fail("execute: unknown key " + in_quotes(key) +
          "; expected compute_s, distribute_bytes, distribute_sync_s, shift_bytes, sync_s, "
-         "reduce_bytes, hbm_write_bytes, flops, cores, estimate_s or plan");
+         "reduce_bytes, hbm_write_bytes, flops, cores, streamed, estimate_s or plan");
 }
 
 void read_preload_field(const LineReader& r, const std::string& key, const std::string& value,

@@ -9,7 +9,8 @@
 //
 // Op names and plan labels are double-quoted (\" and \\ escape); numbers are bytes, seconds or
 // FLOPs as the key says; `#` starts a comment line. A preload_async line carries the op's preload
-// fields, its execute line the rest; an op may appear on at most one line of each kind.
+// fields, its execute line the rest; an op may appear on at most one line of each kind. An
+// execute line with `streamed=1` runs while its own preload streams (program.hpp, rule 4).
 #pragma once
 
 #include <string>

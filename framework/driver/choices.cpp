@@ -59,6 +59,13 @@ Result<DesignChoice> parse_design_choice(const std::string& text) {
   return choice;
 }
 
+std::vector<Design> planned_designs(const DesignChoice& choice, VendorStack stack) {
+  std::vector<Design> planned = choice.planned;
+  if (choice.write_each && stack != VendorStack::none)
+    planned.insert(std::find(planned.begin(), planned.end(), Design::ideal), Design::vendor);
+  return planned;
+}
+
 Result<PlanObjective> parse_plan_objective(const std::string& text) {
   for (PlanObjective o : {PlanObjective::latency, PlanObjective::energy, PlanObjective::edp})
     if (text == to_string(o)) return o;

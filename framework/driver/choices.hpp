@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/chip_spec/conventions.hpp"
 #include "framework/common/status.hpp"
 #include "framework/frontend/model_source.hpp"
 #include "framework/planner/plan.hpp"
@@ -30,6 +31,10 @@ struct DesignChoice {
 
 // Usage error for an unknown name, listing the valid ones.
 Result<DesignChoice> parse_design_choice(const std::string& text);
+// The designs to plan on a chip whose file names `stack`: `choice.planned`, and with `all` the
+// vendor design before Ideal where the chip names a stack (one table: Elk's designs beside what
+// ships).
+std::vector<planner::Design> planned_designs(const DesignChoice& choice, VendorStack stack);
 
 // --objective: what the planner minimises among the schedules it compares (planner.hpp's cost).
 enum class PlanObjective { latency, energy, edp };

@@ -361,6 +361,7 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
   planning.static_baseline = conventions.static_baseline;
   input.dispatch =
       planner::dispatch_costs(o.dispatch.value_or(conventions.dispatch), chip.models.fixed_costs);
+  planning.vendor = conventions.vendor;
   auto residency =
       choose_residency(input, o.residency.value_or(conventions.residency), planning, conventions);
   if (!residency) return residency.error();

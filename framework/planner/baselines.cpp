@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -183,6 +184,39 @@ Decisions ideal_decisions(const CostContext& costs) {
         double time_s = plans.exec[e].time_s() + plans.preload[e][p].distribute_s;
         if (time_s < best_s) best_s = time_s, d.exec_plan[op] = e, d.preload_plan[op] = p;
       }
+    }
+  }
+  return d;
+}
+
+std::optional<Decisions> vendor_decisions(const CostContext& costs, int& unplaced) {
+  Decisions d = program_order(costs);
+  int n = costs.ops();
+  d.exec_plan.assign(n, -1);
+  d.preload_plan.assign(n, -1);
+  d.window = needed_positions(d);
+  for (int op = 0; op < n; ++op) {
+    const OpPlans& plans = costs.plans(op);
+    double best_s = std::numeric_limits<double>::infinity();
+    for (int e = 0; e < static_cast<int>(plans.exec.size()); ++e) {
+      const ExecPlan& exec = plans.exec[e];
+      double tail_s = exec.shift_s + exec.sync_s;
+      if (!costs.has_load(op)) {
+        if (exec.time_s() < best_s) best_s = exec.time_s(), d.exec_plan[op] = e;
+        continue;
+      }
+      for (int p = 0; p < static_cast<int>(plans.preload[e].size()); ++p) {
+        const PreloadPlan& preload = plans.preload[e][p];
+        if (exec.exec_bytes_per_core + preload.preload_bytes_per_core > costs.sram_bytes())
+          continue;
+        double head_s = preload.distribute_s + exec.home_distribute_s + exec.compute_s;
+        double time_s = std::max(costs.load_s(op, preload), head_s) + tail_s;
+        if (time_s < best_s) best_s = time_s, d.exec_plan[op] = e, d.preload_plan[op] = p;
+      }
+    }
+    if (d.exec_plan[op] < 0) {
+      unplaced = op;
+      return std::nullopt;
     }
   }
   return d;

@@ -1,7 +1,9 @@
 // The baselines of Elk §6.1 as Decisions (schedule.hpp), all in program preload order:
-// Basic, one Static split, and Ideal. planner.cpp sweeps the Static splits and times each.
+// Basic, one Static split, and Ideal; and the vendor design's streamed stack. planner.cpp sweeps
+// the Static splits and times each.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "framework/planner/schedule.hpp"
@@ -38,5 +40,11 @@ Decisions static_decisions(const CostContext& costs, const StaticSplit& split,
 // Ideal: per op the execution and preload plans with the least execution plus distribution time,
 // for evaluate_timeline's separate mode (own preload network, no SRAM limit on preloads).
 Decisions ideal_decisions(const CostContext& costs);
+
+// The vendor design's streamed stack (TimelineMode::streamed), in program order, nothing
+// preloaded ahead: per op the execution and preload plans that fit SRAM together and end the op
+// soonest, max(load, distribution + compute) + the rest of the execution. nullopt names no op:
+// the first op whose execution and stream fit together in no pair of plans, in `unplaced`.
+std::optional<Decisions> vendor_decisions(const CostContext& costs, int& unplaced);
 
 }  // namespace tessera::planner

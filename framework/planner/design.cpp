@@ -6,12 +6,13 @@
 namespace tessera::planner {
 
 namespace {
-constexpr std::array<std::pair<Design, const char*>, 5> kDesigns{{
+constexpr std::array<std::pair<Design, const char*>, 6> kDesigns{{
     {Design::basic, "basic"},
     {Design::static_split, "static"},
     {Design::elk_dyn, "elk-dyn"},
     {Design::elk_full, "elk-full"},
     {Design::ideal, "ideal"},
+    {Design::vendor, "vendor"},
 }};
 }  // namespace
 

@@ -20,9 +20,11 @@
 
 namespace tessera::planner {
 
-enum class Design { basic, static_split, elk_dyn, elk_full, ideal };
+// Elk's five designs (Elk §6.1), then `vendor`: the chip's own software stack as it ships
+// (PlanningConventions::vendor), where the chip file names one.
+enum class Design { basic, static_split, elk_dyn, elk_full, ideal, vendor };
 
-// "basic", "static", "elk-dyn", "elk-full", "ideal".
+// "basic", "static", "elk-dyn", "elk-full", "ideal", "vendor".
 const char* to_string(Design design);
 
 // How one core runs the op's tile when the mapper timed it (a chip's core_cost tcm,
@@ -58,6 +60,10 @@ struct OpSchedule {
   // Its off-chip operands stay in SRAM across steps (exec.home_*): hbm_read_bytes and
   // hbm_write_bytes are 0, nothing is preloaded.
   bool resident = false;
+  // Its preload streams inside its execution (the vendor design's `streamed` stack): the preload
+  // starts as the op before it ends, the op starts with it, and its compute ends no earlier than
+  // the last byte lands (schedule.hpp, TimelineMode::streamed).
+  bool streamed = false;
 };
 
 // One candidate of residency.hpp's choice: tensors that stay in SRAM across steps together (a

@@ -283,6 +283,7 @@ void emit_op(YAML::Emitter& out, const OpSchedule& op) {
   if (op.resident)
     emit_map(
         out, "home", op.exec, [](auto& e, auto&& v) { home_fields(e, v); }, true);
+  if (op.streamed) Emit{out}("streamed", op.streamed);  // only the vendor design's streamed ops
   if (op.core_mapping)
     emit_map(
         out, "core_mapping", *op.core_mapping, [](auto& c, auto&& v) { core_mapping_fields(c, v); },
@@ -418,7 +419,7 @@ void check_op_counts(const YamlNode& node, const OpSchedule& op, size_t ops) {
 OpSchedule read_op(const YamlNode& node, int index, size_t ops) {
   OpSchedule op;
   read_map(node, op, [](auto& o, auto&& v) { op_fields(o, v); },
-           {"exec", "preload", "home", "core_mapping"});
+           {"exec", "preload", "home", "core_mapping", "streamed"});
   if (op.op != index)
     throw node.child("op").fail(
         fmt::format("expected op {} (ops are listed in execution order), "
@@ -430,6 +431,9 @@ OpSchedule read_op(const YamlNode& node, int index, size_t ops) {
     op.resident = true;
     read_map(node.child("home"), op.exec, [](auto& e, auto&& v) { home_fields(e, v); });
   }
+  if (node.has("streamed")) Read{node}("streamed", op.streamed);
+  if (op.streamed && op.preload_position < 0)
+    throw node.child("streamed").fail("an op that preloads nothing streams nothing; remove it");
   if (node.has("core_mapping")) {  // written when the mapper timed the op's tile
     CoreMappingRecord core;
     read_map(node.child("core_mapping"), core,

@@ -1,5 +1,7 @@
 // The Elk planner (Elk §4.2–§4.4, §6.1): for one design, choose per op the preload count, the
-// execution and preload plans and the preload order that minimise one step's latency.
+// execution and preload plans and the preload order that minimise one step's latency. Beside
+// Elk's five designs, `vendor` plans the chip's own software stack as its chip file names it
+// (PlannerOptions::vendor; baselines.hpp, vendor_decisions).
 //
 // Inputs are per-class plans (partition/) and the Machine; nothing here calls a plugin. Each
 // design is a pure function of its inputs: identical inputs give identical plans on any thread
@@ -66,6 +68,9 @@ struct PlannerOptions {
   std::vector<ExecutionContention> execution_contentions;
   // How Static is coded (chip_spec/conventions.hpp).
   StaticBaseline static_baseline = StaticBaseline::tessera;
+  // What the vendor design plans (chip_spec/conventions.hpp); none: Design::vendor is an input
+  // error saying the chip names no stack.
+  VendorStack vendor = VendorStack::none;
 };
 
 Result<DesignResult> plan_design(const PlannerInput& input, Design design,

@@ -163,8 +163,15 @@ Decisions program_order(const CostContext& costs);
 std::vector<int> needed_positions(const Decisions& decisions);
 
 enum class TimelineMode {
-  shared,    // preload and execution share the network and SRAM (every design but Ideal)
+  shared,    // preload and execution share the network and SRAM (Elk's designs but Ideal)
   separate,  // Ideal: own preload network, no SRAM limit on preloads, loads at HBM speed
+  // The vendor design's streamed stack: windows are done(i) (nothing preloaded ahead); op i
+  // starts when op i - 1 has ended (and its command has come, "Fixed costs"), its kernels read
+  // its preload from their launch on (once the previous preload has ended), holding its preload
+  // space beside its execution space, and its distribution and compute end no earlier than the
+  // preload's last byte lands; its shifts and sync follow. The preload in flight beside it
+  // contends with it as in `shared`.
+  streamed,
 };
 
 // The timed plan of `decisions` (op names from `graph`; without one, "op<i>"): DesignResult with

@@ -63,6 +63,12 @@ void Timeline::time_loads_through(int last_position, int executing_op) {
     const PreloadPlan& plan = costs_.plans(op).preload[d_.exec_plan[op]][d_.preload_plan[op]];
     double start_s = m > 0 ? loads_[m - 1].interval.end_s : 0;
     double length_s = costs_.hbm_s(op);
+    if (mode_ == TimelineMode::streamed) {  // the op's kernels read it: after its launch
+      double before_s = op > 0 ? exec_end_s_[op - 1] : 0;
+      start_s = std::max(start_s, std::max(before_s, costs_.command_arrival_s(op)) +
+                                      costs_.dispatch().launch_s);
+      length_s = costs_.load_s(op, plan);
+    }
     if (mode_ == TimelineMode::shared) {
       while (blocker_ + 1 < executing_op && d_.window[blocker_ + 1] < m) ++blocker_;
       if (blocker_ >= 0) start_s = std::max(start_s, exec_end_s_[blocker_]);
@@ -82,14 +88,25 @@ double Timeline::execute(int op, OpSchedule* s) {
       position >= 0 ? plans.preload[d_.exec_plan[op]][d_.preload_plan[op]] : kNothing;
   int last = mode_ == TimelineMode::shared ? std::max(done_[op], d_.window[op]) : done_[op];
   time_loads_through(last, op);
+  const bool streamed = mode_ == TimelineMode::streamed && position >= 0;
   double data_ready_s = op > 0 ? exec_end_s_[op - 1] : 0;
-  if (position >= 0) data_ready_s = std::max(data_ready_s, loads_[position].interval.end_s);
+  // A streamed op's data lands while it runs: only the op before it gates its start.
+  if (position >= 0 && !streamed)
+    data_ready_s = std::max(data_ready_s, loads_[position].interval.end_s);
   // schedule.hpp, "Fixed costs": the command gates the start, the launch extends the op.
   double ready_s = std::max(data_ready_s, costs_.command_arrival_s(op));
   double work_start_s = ready_s + costs_.dispatch().launch_s;
   double base_s = preload.distribute_s + exec.time_s();
   double penalty_s = 0;
   in_flight_.clear();
+  if (streamed) {
+    const LoadInterval& load = loads_[position].interval;
+    in_flight_.push_back(load);
+    penalty_s =
+        costs_.execution_contention_s(work_start_s, base_s, comm_of(exec, preload), in_flight_);
+    double tail_s = exec.shift_s + exec.sync_s;
+    exec_end_s_[op] = std::max(work_start_s + base_s + penalty_s - tail_s, load.end_s) + tail_s;
+  }
   if (mode_ == TimelineMode::shared) {
     for (int m = done_[op] + 1; m <= d_.window[op]; ++m) in_flight_.push_back(loads_[m].interval);
     penalty_s =
@@ -101,7 +118,7 @@ double Timeline::execute(int op, OpSchedule* s) {
     }
     if (position >= 0) resident_bytes_ -= preload.preload_bytes_per_core;
   }
-  exec_end_s_[op] = work_start_s + base_s + penalty_s;
+  if (!streamed) exec_end_s_[op] = work_start_s + base_s + penalty_s;
   if (s != nullptr) {
     s->op = op;
     s->name = graph_ ? graph_->ops()[op].name : "op" + std::to_string(op);
@@ -113,12 +130,15 @@ double Timeline::execute(int op, OpSchedule* s) {
     s->flops = plans.flops;
     s->preload_position = position;
     s->resident = plans.resident;
+    s->streamed = mode_ == TimelineMode::streamed && position >= 0;
     if (position >= 0) {
       s->preload_start_s = loads_[position].interval.start_s;
       s->preload_end_s = loads_[position].interval.end_s;
     }
     s->preloads_during = static_cast<int>(in_flight_.size());
-    s->sram_bytes_per_core = exec.exec_bytes_per_core + resident_bytes_;
+    // A streamed op holds its own preload space while it executes.
+    s->sram_bytes_per_core = exec.exec_bytes_per_core + resident_bytes_ +
+                             (s->streamed ? preload.preload_bytes_per_core : 0);
     s->execute_start_s = ready_s;
     s->dispatch_s = work_start_s - data_ready_s;
     s->distribute_end_s = work_start_s + preload.distribute_s;

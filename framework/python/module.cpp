@@ -211,7 +211,7 @@ py::dict compile(const std::string& model, const std::string& target, const std:
     if (cores) driver::choose_core_cost(open, *cores).take();
     driver::LoadedModel loaded = driver::load(request).take();
     driver::CompileOptions options;
-    options.designs = choice.planned;
+    options.designs = driver::planned_designs(choice, open.spec.conventions.vendor);
     options.threads = threads;
     options.simulate = simulate;
     options.sim.memory = memory;
@@ -265,7 +265,7 @@ py::dict compile_parallel(const std::string& model, const std::string& target,
     PluginSet plugins(found);
     driver::OpenChip open = driver::open_chip(plugins, driver::ChipChoice{target, chip}).take();
     driver::CompileOptions options;
-    options.designs = choice.planned;
+    options.designs = driver::planned_designs(choice, open.spec.conventions.vendor);
     options.threads = threads;
     options.simulate = simulate;
     options.objective = goal;

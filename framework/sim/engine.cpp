@@ -59,6 +59,7 @@ class Engine {
                        : program.estimated_latency_s > 0 ? program.estimated_latency_s / 200
                                                          : 1e-6;
     tag_.assign(program.ops.size(), false);
+    launched_.assign(program.ops.size(), false);
     if (config.record_trace)
       result_.tracks = {{TrackKind::program, "execute"},
                         {TrackKind::preload_engine, "preload_async"},
@@ -112,6 +113,8 @@ class Engine {
   int executing_ = -1, waiting_for_ = -1;
   int executes_started_ = 0;  // the next execute's place in program order: its command's
   double data_ready_s_ = 0;   // when the executing op's tag was seen and the one before it ended
+  bool parked_ = false;  // the executing streamed op waits for its tag before its shifts
+  std::vector<bool> launched_;  // per streamed op: its kernels launched, its preload may start
   Stage stage_ = Stage::done;
   int level_ = 0;  // of the combine tree, while stage_ is combine
   double stage_start_s_ = 0;
@@ -231,8 +234,10 @@ void Engine::issue() {
       try_start_preload();
       continue;
     }
-    if (program_.ops[in.op].has_preload() && !tag_[in.op]) {
-      waiting_for_ = in.op;  // rule 3: only this execute waits for this tag
+    const auto& op = program_.ops[in.op];
+    // Rule 3: only this execute waits for this tag; rule 4: a streamed one does not wait.
+    if (op.has_preload() && !tag_[in.op] && !op.streamed) {
+      waiting_for_ = in.op;
       return;
     }
     ++pc_;
@@ -282,6 +287,14 @@ void Engine::advance_stage() {
 void Engine::run_stage() {
   const auto& op = program_.ops[executing_];
   for (; stage_ != Stage::done; advance_stage()) {
+    if (stage_ == Stage::distribute && op.streamed && !launched_[executing_]) {
+      launched_[executing_] = true;  // rule 4: its preload may start now
+      try_start_preload();
+    }
+    if (stage_ == Stage::shift && op.streamed && op.has_preload() && !tag_[executing_]) {
+      parked_ = true;  // rule 4: on_preload_done resumes it
+      return;
+    }
     stage_start_s_ = now_;
     double delay_s = stage_delay_s(op);
     if (delay_s > 0) {
@@ -308,6 +321,8 @@ void Engine::on_stage_done() {
 
 void Engine::try_start_preload() {
   if (preloading_ >= 0 || preload_queue_.empty()) return;
+  // Rule 4: a streamed op's kernels read its preload, so it starts once they have launched.
+  if (program_.ops[preload_queue_.front()].streamed && !launched_[preload_queue_.front()]) return;
   preloading_ = preload_queue_.front();
   preload_queue_.pop_front();
   const auto& op = program_.ops[preloading_];
@@ -342,6 +357,10 @@ void Engine::on_preload_done() {
     waiting_for_ = -1;
     ++pc_;
     start_execute(op);
+  }
+  if (parked_ && executing_ == op) {
+    parked_ = false;
+    run_stage();
   }
   try_start_preload();
   if (executing_ < 0) issue();

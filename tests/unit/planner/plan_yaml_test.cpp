@@ -153,7 +153,7 @@ TEST(PlanYaml, UnknownDesignListsTheValidOnes) {
   Error e = parse_edited("design: elk-full", "design: elk-fast");
   EXPECT_EQ(e.message, "p.yaml:" + std::to_string(line_of("design:")) +
                            ": 'design': unknown design 'elk-fast'; valid: basic, static, "
-                           "elk-dyn, elk-full, ideal");
+                           "elk-dyn, elk-full, ideal, vendor");
 }
 
 TEST(PlanYaml, OpsOutOfOrderAndBadPreloadOrder) {
