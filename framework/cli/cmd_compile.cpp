@@ -247,8 +247,9 @@ void add_compile_command(CLI::App& app, const GlobalOptions& global, Action& act
   auto models = std::make_shared<ModelOptionSet>(cmd, o->model, true);
   add_chip_options(cmd, o->chip);
   cmd->add_option("--design", o->design,
-                  "elk-full, elk-dyn, static, basic, ideal, or all (plan.yaml holds elk-full "
-                  "then, and plan-DESIGN.yaml each design)")
+                  "elk-full, elk-dyn, static, basic, ideal, vendor (the chip's own stack, as "
+                  "its chip file names it), or all (plan.yaml holds elk-full then, and "
+                  "plan-DESIGN.yaml each design; vendor too where the chip names a stack)")
       ->capture_default_str();
   cmd->add_option("-o,--output", o->output,
                   "Directory to write plan.yaml into (with --parallel: parallel.yaml and each "

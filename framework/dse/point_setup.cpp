@@ -20,8 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::vector<std::string> kWorkloadPaths = {
-    "model", "batch", "seq", "mode", "dtype", "weight_dtype", "precision", "parallel", "residency",
-    "dispatch"};
+    "model",        "batch",     "seq",      "mode",      "dtype",
+    "weight_dtype", "precision", "parallel", "residency", "dispatch"};
 const std::vector<std::string> kKnobPaths = {"memory.bandwidth_bytes_per_s",
                                              "interconnect_scale",
                                              "flops_scale",
@@ -144,7 +144,8 @@ struct Values {
 
 Values workload(const SweepSpec& spec, const Point& point) {
   const SweepBase& b = spec.base;
-  Values v{b.model, b.chip, b.batch, b.seq, b.mode, b.dtype, b.weight_dtype, b.precision, b.parallel, b.residency, b.dispatch};
+  Values v{b.model,        b.chip,      b.batch,    b.seq,       b.mode,    b.dtype,
+           b.weight_dtype, b.precision, b.parallel, b.residency, b.dispatch};
   for (size_t a = 0; a < spec.axes.size(); ++a) {
     const std::string& path = spec.axes[a].path;
     const std::string& value = point.values[a];

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <optional>
 #include <set>
 #include <tuple>
 
@@ -189,7 +188,7 @@ Decisions ideal_decisions(const CostContext& costs) {
   return d;
 }
 
-std::optional<Decisions> vendor_decisions(const CostContext& costs, int& unplaced) {
+Decisions vendor_decisions(const CostContext& costs) {
   Decisions d = program_order(costs);
   int n = costs.ops();
   d.exec_plan.assign(n, -1);
@@ -207,16 +206,10 @@ std::optional<Decisions> vendor_decisions(const CostContext& costs, int& unplace
       }
       for (int p = 0; p < static_cast<int>(plans.preload[e].size()); ++p) {
         const PreloadPlan& preload = plans.preload[e][p];
-        if (exec.exec_bytes_per_core + preload.preload_bytes_per_core > costs.sram_bytes())
-          continue;
         double head_s = preload.distribute_s + exec.home_distribute_s + exec.compute_s;
         double time_s = std::max(costs.load_s(op, preload), head_s) + tail_s;
         if (time_s < best_s) best_s = time_s, d.exec_plan[op] = e, d.preload_plan[op] = p;
       }
-    }
-    if (d.exec_plan[op] < 0) {
-      unplaced = op;
-      return std::nullopt;
     }
   }
   return d;

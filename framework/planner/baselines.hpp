@@ -3,7 +3,6 @@
 // the Static splits and times each.
 #pragma once
 
-#include <optional>
 #include <vector>
 
 #include "framework/planner/schedule.hpp"
@@ -42,9 +41,10 @@ Decisions static_decisions(const CostContext& costs, const StaticSplit& split,
 Decisions ideal_decisions(const CostContext& costs);
 
 // The vendor design's streamed stack (TimelineMode::streamed), in program order, nothing
-// preloaded ahead: per op the execution and preload plans that fit SRAM together and end the op
-// soonest, max(load, distribution + compute) + the rest of the execution. nullopt names no op:
-// the first op whose execution and stream fit together in no pair of plans, in `unplaced`.
-std::optional<Decisions> vendor_decisions(const CostContext& costs, int& unplaced);
+// preloaded ahead: per op the execution and preload plans that end the op soonest, max(load,
+// distribution + compute) + the rest of the execution. Its stream lands in its execution space
+// (the stack's kernels read each core's shard where they compute on it), so any execution plan
+// that fits alone fits.
+Decisions vendor_decisions(const CostContext& costs);
 
 }  // namespace tessera::planner

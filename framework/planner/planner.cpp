@@ -261,20 +261,13 @@ Status keep_simpler_if_faster(const PlannerInput& input, const CostContext& cost
 
 namespace {
 
-Result<DesignResult> vendor_design(const PlannerInput& input, const CostContext& costs,
+Result<DesignResult> vendor_design(const ir::Graph* graph, const CostContext& costs,
                                    const PlannerOptions& options) {
   if (options.vendor == VendorStack::none)
     return input_error(
         "vendor: the chip file names no vendor stack (planner: vendor: streamed); plan one of "
         "Elk's designs instead");
-  int unplaced = -1;
-  auto decisions = vendor_decisions(costs, unplaced);
-  if (!decisions)
-    return input_error(fmt::format(
-        "vendor: op '{}' has no execution plan whose preload stream fits beside it in {} bytes "
-        "of SRAM per core; plan one of Elk's designs instead",
-        op_name(input, unplaced), input.machine.sram_bytes_per_core));
-  return evaluate_timeline(input.graph, costs, *decisions, TimelineMode::streamed);
+  return evaluate_timeline(graph, costs, vendor_decisions(costs), TimelineMode::streamed);
 }
 
 Result<DesignResult> plan_variant(const PlannerInput& input, Design design,
@@ -303,7 +296,7 @@ Result<DesignResult> plan_variant(const PlannerInput& input, Design design,
           evaluate_timeline(input.graph, costs, ideal_decisions(costs), TimelineMode::separate);
       break;
     case Design::vendor:
-      result = vendor_design(input, costs, options);
+      result = vendor_design(input.graph, costs, options);
       break;
   }
   if (!result.ok()) return result;

@@ -167,8 +167,8 @@ enum class TimelineMode {
   separate,  // Ideal: own preload network, no SRAM limit on preloads, loads at HBM speed
   // The vendor design's streamed stack: windows are done(i) (nothing preloaded ahead); op i
   // starts when op i - 1 has ended (and its command has come, "Fixed costs"), its kernels read
-  // its preload from their launch on (once the previous preload has ended), holding its preload
-  // space beside its execution space, and its distribution and compute end no earlier than the
+  // its preload from their launch on (once the previous preload has ended) into its execution
+  // space, and its distribution and compute end no earlier than the
   // preload's last byte lands; its shifts and sync follow. The preload in flight beside it
   // contends with it as in `shared`.
   streamed,

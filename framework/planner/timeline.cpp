@@ -65,8 +65,8 @@ void Timeline::time_loads_through(int last_position, int executing_op) {
     double length_s = costs_.hbm_s(op);
     if (mode_ == TimelineMode::streamed) {  // the op's kernels read it: after its launch
       double before_s = op > 0 ? exec_end_s_[op - 1] : 0;
-      start_s = std::max(start_s, std::max(before_s, costs_.command_arrival_s(op)) +
-                                      costs_.dispatch().launch_s);
+      start_s = std::max(
+          start_s, std::max(before_s, costs_.command_arrival_s(op)) + costs_.dispatch().launch_s);
       length_s = costs_.load_s(op, plan);
     }
     if (mode_ == TimelineMode::shared) {
@@ -136,9 +136,7 @@ double Timeline::execute(int op, OpSchedule* s) {
       s->preload_end_s = loads_[position].interval.end_s;
     }
     s->preloads_during = static_cast<int>(in_flight_.size());
-    // A streamed op holds its own preload space while it executes.
-    s->sram_bytes_per_core = exec.exec_bytes_per_core + resident_bytes_ +
-                             (s->streamed ? preload.preload_bytes_per_core : 0);
+    s->sram_bytes_per_core = exec.exec_bytes_per_core + resident_bytes_;
     s->execute_start_s = ready_s;
     s->dispatch_s = work_start_s - data_ready_s;
     s->distribute_end_s = work_start_s + preload.distribute_s;
@@ -167,7 +165,12 @@ void Timeline::add_breakdown(DesignResult& result) const {
     double share = span_s > 0 ? std::clamp(covered_s / span_s, 0.0, 1.0) : 0;
     b.overlapped_s += base_s * share;
     b.execution_only_s += base_s * (1 - share);
-    b.congestion_s += std::max(0.0, span_s - base_s);  // rounding can leave -1e-16
+    double beyond_s = std::max(0.0, span_s - base_s);  // rounding can leave -1e-16
+    // A streamed op's time beyond its work is its wait for its own stream: a preload stall.
+    if (s.streamed)
+      span_s -= beyond_s;
+    else
+      b.congestion_s += beyond_s;
     b.dispatch_s += s.dispatch_s;
     busy_s += span_s;
   }

@@ -111,9 +111,9 @@ class Engine {
 
   size_t pc_ = 0;
   int executing_ = -1, waiting_for_ = -1;
-  int executes_started_ = 0;  // the next execute's place in program order: its command's
-  double data_ready_s_ = 0;   // when the executing op's tag was seen and the one before it ended
-  bool parked_ = false;  // the executing streamed op waits for its tag before its shifts
+  int executes_started_ = 0;    // the next execute's place in program order: its command's
+  double data_ready_s_ = 0;     // when the executing op's tag was seen and the one before it ended
+  bool parked_ = false;         // the executing streamed op waits for its tag before its shifts
   std::vector<bool> launched_;  // per streamed op: its kernels launched, its preload may start
   Stage stage_ = Stage::done;
   int level_ = 0;  // of the combine tree, while stage_ is combine
@@ -564,7 +564,11 @@ void Engine::finish() {
     double isolated = std::min(t.isolated_s, d), f = std::clamp(overlap / d, 0.0, 1.0);
     b.overlapped_s += f * isolated;
     b.execution_only_s += (1 - f) * isolated;
-    b.congestion_s += d - isolated;
+    // A streamed op's time beyond its work is its wait for its own stream: a preload stall.
+    if (program_.ops[i].streamed)
+      executing_s -= d - isolated;
+    else
+      b.congestion_s += d - isolated;
   }
   b.preload_stall_s = std::max(0.0, result_.latency_s - executing_s - b.dispatch_s);
   for (size_t c = 0; c < kLinkClasses; ++c)

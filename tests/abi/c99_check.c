@@ -62,7 +62,8 @@
 #undef TESSERA_C99_TABLE
 
 /* 1.5: tessera_endpoint's bytes_per_s, tessera_cost_model_info's fixed costs and
- * tessera_tile_query's math_fidelity after their 1.0 parts; two dtypes; the fidelity enumerators. */
+ * tessera_tile_query's math_fidelity after their 1.0 parts; two dtypes; the fidelity enumerators.
+ */
 #define TESSERA_C99_TABLE 1_5
 #include "abi_1_5.h"
 #undef TESSERA_ABI_GROWN

@@ -55,7 +55,7 @@ class CostModel : public tessera::sdk::CostModel {
  public:
   explicit CostModel(const tessera::sdk::Params&) {}
   tessera_cost_model_info info() const override {
-    return {sizeof(tessera_cost_model_info), 1e-6, 1e9, 1e9};
+    return {sizeof(tessera_cost_model_info), 1e-6, 1e9, 1e9, 0, 0, 0};  // no fixed costs
   }
   double tile_seconds(const tessera_tile_query& q) const override {
     double work = std::max(q.flops, static_cast<double>(q.elements));

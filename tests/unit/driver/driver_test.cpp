@@ -46,7 +46,8 @@ TEST(DesignChoice, OneDesignComesWithItsYardsticksAllWritesEach) {
   Error e = parse_design_choice("elk").error();
   EXPECT_EQ(e.kind, ErrorKind::usage);
   EXPECT_EQ(e.message,
-            "--design 'elk': unknown design; valid: basic, static, elk-dyn, elk-full, ideal, vendor, all");
+            "--design 'elk': unknown design; valid: basic, static, elk-dyn, elk-full, ideal, "
+            "vendor, all");
 }
 
 TEST(PlanSource, ZooAndOnnxRequestsRoundTrip) {
