@@ -434,5 +434,8 @@ def test_precision_is_the_clis_precision():
                                              + 2 * hidden * kv) * 1.0625
     expected = layers * per_layer + vocab * hidden * (1.0625 + 2) + (2 * layers + 1) * hidden * 2
     assert got["weight_bytes"] == pytest.approx(expected, rel=1e-9)
-    with pytest.raises(tessera.InputError, match="tensor group 'mlp.ff1' matches no tensor"):
+    with pytest.raises(tessera.InputError) as raised:
         tessera.inspect("gpt2-xl", seq=64, precision=perf)
+    assert str(raised.value) == (
+        "precision: tensor group 'lm_head' matches no tensor of gpt2-xl decode b1 s64; its "
+        "groups are: attention.wo, attention.wqkv, embedding, kv_cache, mlp.ff2, mlp.ff3")
