@@ -119,11 +119,11 @@ planner:
   ASSERT_FALSE(scalar.ok());
   EXPECT_EQ(scalar.error().message,
             "/x/c.yaml:3: 'planner': expected a map: orientation, transfers, combine, pruning, "
-            "static, residency, dispatch, preload_network_share, execution_contention");
+            "static, residency, dispatch, vendor, preload_network_share, execution_contention");
   EXPECT_EQ(error("  orientaton: fastest\n"),
             "/x/c.yaml:4: 'planner.orientaton': unknown key 'orientaton' (did you mean "
             "'orientation'?); valid keys: orientation, transfers, combine, pruning, static, "
-            "residency, dispatch, preload_network_share, execution_contention");
+            "residency, dispatch, vendor, preload_network_share, execution_contention");
   EXPECT_EQ(error("  residency: all\n"),
             "/x/c.yaml:4: 'planner.residency': unknown residency 'all'; expected off, auto, "
             "weights or weights+kv");

@@ -101,7 +101,7 @@ TEST(ProgramText, ErrorsNameTheLine) {
   EXPECT_EQ(read_error("execute 0 \"a\" compute=1\n"),
             "p.txt:1: execute: unknown key 'compute'; expected compute_s, distribute_bytes, "
             "distribute_sync_s, shift_bytes, sync_s, reduce_bytes, hbm_write_bytes, flops, cores, "
-            "estimate_s or plan");
+            "streamed, estimate_s or plan");
   EXPECT_EQ(read_error("preload_async 0 \"a\" bytes=0\n"),
             "p.txt:1: preload_async 0: bytes must be > 0 (an op without HBM data has no preload)");
   EXPECT_EQ(read_error("execute 0 \"a\"\nexecute 0 \"a\"\n"),

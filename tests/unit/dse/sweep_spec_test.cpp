@@ -72,7 +72,7 @@ TEST(SweepSpec, Errors) {
   EXPECT_EQ(
       error_of("name: t\nbase: {model: m, target: t, designs: [basic, elk-fast]}\n"),
       "s.yaml:2: 'base.designs[1]': unknown design 'elk-fast'; valid: basic, static, elk-dyn, "
-      "elk-full, ideal");
+      "elk-full, ideal, vendor");
   EXPECT_EQ(error_of(base + "axes:\n  - {path: batch, value: [1]}\n"),
             "s.yaml:4: 'axes[0].value': unknown key 'value' (did you mean 'values'?); valid keys: "
             "path, values, range, zip");
