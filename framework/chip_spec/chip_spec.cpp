@@ -187,7 +187,8 @@ const Names<DispatchMode> kDispatches = {{DispatchMode::none, "none"},
                                          {DispatchMode::host, "host"},
                                          {DispatchMode::host_async, "host-async"}};
 const Names<VendorStack> kVendorStacks = {{VendorStack::none, "none"},
-                                          {VendorStack::streamed, "streamed"}};
+                                          {VendorStack::streamed, "streamed"},
+                                          {VendorStack::resident, "resident"}};
 const Names<ExecutionContention> kContentions = {{ExecutionContention::charged, "charged"},
                                                  {ExecutionContention::ignored, "ignored"}};
 

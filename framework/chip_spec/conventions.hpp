@@ -91,8 +91,11 @@ enum class DispatchMode { none, traced, host, host_async };
 //   none      the chip file names no stack: `--design vendor` is an error saying so (default);
 //   streamed  each op streams its off-chip operands inside its own execution and nothing is
 //             preloaded across ops (tt-metal's DRAM-sharded matmuls: the weights of one matmul
-//             are read while it computes, the next op's only after it ends).
-enum class VendorStack { none, streamed };
+//             are read while it computes, the next op's only after it ends);
+//   resident  every weight and KV cache lives in the cores' SRAM across steps and the ops run one
+//             after another (Poplar: a tensor is placed in tile memory for the program's life,
+//             and a model whose tensors do not fit fails to compile).
+enum class VendorStack { none, streamed, resident };
 
 struct PlanningConventions {
   TileOrientation orientation = TileOrientation::fastest;
@@ -130,7 +133,7 @@ const char* to_string(DispatchMode mode);
 std::optional<DispatchMode> parse_dispatch(std::string_view text);
 inline constexpr const char* kDispatchNames = "none, traced, host or host-async";
 
-const char* to_string(VendorStack stack);  // "none", "streamed"
+const char* to_string(VendorStack stack);  // "none", "streamed", "resident"
 
 // The design names preload_network_share and execution_contention may key (planner/design.cpp's,
 // checked by a test).
