@@ -127,8 +127,8 @@ std::string render_text(const TopologySummary& s) {
   out += fmt::format("SRAM port    {} per core\n", format_bytes_per_s(i.sram_bytes_per_s));
   out += fmt::format("clock        {}\n", format_hz(i.clock_hz));
   for (const auto& [dtype, flops] : s.peak_flops_per_s)
-    out += fmt::format("peak {:<7} {} per core, {} in total\n", dtype, format_flops_per_s(flops),
-                       format_flops_per_s(flops * i.num_cores));
+    out += fmt::format("peak {:<7} {} per core, {} on {} cores\n", dtype, format_flops_per_s(flops),
+                       format_flops_per_s(flops * i.num_cores), i.num_cores);
   std::string kinds;
   for (const auto& [kind, count] : s.endpoints_by_kind)
     kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", count, to_string(kind));
