@@ -59,6 +59,7 @@ int run_topology(const GlobalOptions& global, const TopologyOptions& options) {
   auto routes = options.routes.empty() ? example_routes(topology, info)
                                        : parse_routes(topology, info, options.routes);
   TopologySummary summary = summarize(topology, routes).take();
+  add_peak_fidelities(summary, build_cost_model(plugins, chip).take()).take();
   if (options.format == "json") {
     auto j = render_json(summary);
     j["target"] = manifest.name;
