@@ -134,10 +134,11 @@ class Params {
 
   const std::string& base_dir() const { return base_dir_; }
 
-  // The host gives every cost model the chip file's transfer pricing convention as
-  // `planner.transfers` (framework/chip_spec/conventions.hpp): `routes`, where the planner and the
-  // simulator price exchanges and off-chip reads on the topology's links, or `per_core_rates`,
-  // where the planner prices them at the cost model's per-core rates (transfer_seconds, info()).
+  // The host gives a cost model the chip file's transfer pricing convention as `planner.transfers`
+  // (framework/chip_spec/conventions.hpp): `routes` (the default, also when the key is absent),
+  // where the planner and the simulator price exchanges and off-chip reads on the topology's
+  // links, or `per_core_rates`, where the planner prices them at the cost model's per-core rates
+  // (transfer_seconds, info()).
   bool prices_per_core() const {
     return get_choice("planner.transfers", "routes", {"routes", "per_core_rates"}) ==
            "per_core_rates";
