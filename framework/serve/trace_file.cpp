@@ -107,8 +107,8 @@ Request jsonl_row(const std::string& line, const std::string& where) {
     if (it == doc.end())
       throw Failure(
           input_error(fmt::format("{}: missing {} ({})", where, kFields[f], expected(f))));
-    if (!it->is_number()) throw Failure(field_error(where, f, printable(it->dump())));
-    if (!set_field(r, f, it->dump())) throw Failure(field_error(where, f, printable(it->dump())));
+    if (!it->is_number()) throw Failure(field_error(where, f, in_quotes(it->dump())));
+    if (!set_field(r, f, it->dump())) throw Failure(field_error(where, f, in_quotes(it->dump())));
   }
   return r;
 }
