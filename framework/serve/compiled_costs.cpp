@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -153,12 +154,20 @@ Result<CostGrid> cached_cost_grid(ServedMachine& m, const GridAxes& axes,
 
 namespace {
 
+// The model's learned positions, when it has them: no sequence is longer.
+std::optional<int64_t> learned_positions(const ModelRequest& request) {
+  auto spec = zoo::find_model(request.model);
+  if (spec && spec->position == zoo::Position::learned) return spec->max_positions;
+  return std::nullopt;
+}
+
 // Off-chip bytes beyond the capacity of a decode step of `batch` sequences filling `tokens`
 // positions in all (activations that spill grow with the batch); 0 when it fits.
 Result<double> excess_bytes(const ServedMachine& m, int64_t batch, int64_t tokens) {
   const Machine& machine = m.chip->models.machine;
-  auto graph =
-      load_model(at_point(m.request, Phase::decode, batch, std::max<int64_t>(1, tokens / batch)));
+  int64_t seq =
+      std::clamp<int64_t>(tokens / batch, 1, learned_positions(m.request).value_or(INT64_MAX));
+  auto graph = load_model(at_point(m.request, Phase::decode, batch, seq));
   if (!graph) return graph.error();
   planner::OffChipFootprint f = planner::off_chip_footprint(*graph, machine);
   return std::max(0.0, f.total_bytes() - static_cast<double>(machine.off_chip_bytes));
@@ -203,10 +212,10 @@ Result<KvRoom> kv_room(const ServedMachine& m, int64_t block_tokens, int64_t max
 }
 
 int64_t request_context_limit(const ServedMachine& m, const KvRoom& room, std::string& why) {
-  auto spec = zoo::find_model(m.request.model);
-  if (spec && spec->position == zoo::Position::learned && spec->max_positions < room.tokens()) {
-    why = fmt::format("{}'s {} learned positions", m.request.model, spec->max_positions);
-    return spec->max_positions;
+  auto learned = learned_positions(m.request);
+  if (learned && *learned < room.tokens()) {
+    why = fmt::format("{}'s {} learned positions", m.request.model, *learned);
+    return *learned;
   }
   why = fmt::format("the KV cache's {} tokens on {}", room.tokens(), m.chip->models.machine.chip);
   return room.tokens();
