@@ -83,7 +83,14 @@ StepWork static_step(ServerState& s, const SchedulerOptions& o) {
 
 StepWork continuous_step(ServerState& s, const SchedulerOptions& o) {
   StepWork work;
-  if (admit(s, o, work, [](const Sequence& q) { return q.prompt_tokens; }) > 0) return work;
+  int64_t admitted = 0;
+  auto whole_prompt = [&](const Sequence& q) -> int64_t {
+    bool within = o.max_prefill_tokens == 0 || admitted + q.prompt_tokens <= o.max_prefill_tokens;
+    if (admitted > 0 && !within) return 0;
+    admitted += q.prompt_tokens;
+    return q.prompt_tokens;
+  };
+  if (admit(s, o, work, whole_prompt) > 0) return work;
   add_decodes(s, work);
   return work;
 }

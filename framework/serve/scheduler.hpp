@@ -7,10 +7,11 @@
 //               its slot) until its longest output is done
 //   continuous  iteration-level (Orca, Yu et al., OSDI 2022; vLLM): whenever a waiting request
 //               fits (a slot under max_batch, blocks for its prompt), a prefill-only step of those
-//               admitted; otherwise a decode step of every running sequence, each taking a block
-//               when its context crosses one. Out of blocks, the latest admitted sequence is
-//               preempted by recompute: its blocks freed, it goes back to the queue's front, and
-//               its prompt and the tokens it made are prefilled again (vLLM's recompute mode)
+//               admitted, up to max_prefill_tokens; otherwise a decode step of every running
+//               sequence, each taking a block when its context crosses one. Out of blocks, the
+//               latest admitted sequence is preempted by recompute: its blocks freed, it goes back
+//               to the queue's front, and its prompt and the tokens it made are prefilled again
+//               (vLLM's recompute mode)
 //   chunked     Sarathi-Serve (Agrawal et al., OSDI 2024): each step holds every running decode
 //               and fills the rest of a `token_budget` with prompt chunks, the oldest partial
 //               prefill first, then new admissions; preemption as continuous
@@ -37,6 +38,9 @@ struct SchedulerOptions {
   Policy policy = Policy::continuous;
   int64_t max_batch = 64;      // sequences running at once
   int64_t token_budget = 512;  // chunked: tokens per step (decodes and prompt chunks)
+  // continuous: prompt tokens one prefill step admits (at least one prompt), as vLLM's
+  // max_num_batched_tokens; 0: no bound. serve() sets the step-cost grid's longest prefill.
+  int64_t max_prefill_tokens = 0;
 };
 
 // A request being served.

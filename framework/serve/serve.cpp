@@ -65,7 +65,9 @@ Result<Served> serve(ServedMachine& machine, const RequestSource& source, const 
   if (!grid) return grid.error();
   out.grid = std::move(*grid);
   const CostGrid& g = out.grid;
-  auto run = run_server(*requests, o.scheduler, KvBlocks(out.room.blocks, out.room.block_tokens),
+  SchedulerOptions scheduler = o.scheduler;
+  if (scheduler.max_prefill_tokens == 0) scheduler.max_prefill_tokens = g.max_prefill_tokens();
+  auto run = run_server(*requests, scheduler, KvBlocks(out.room.blocks, out.room.block_tokens),
                         [&g](const StepShape& shape) { return g.cost(shape); });
   if (!run) return run.error();
   out.run = std::move(*run);

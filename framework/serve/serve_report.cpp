@@ -41,21 +41,20 @@ size_t decode_points(const CostGrid& grid) {
 
 }  // namespace
 
-std::string grid_error_text(const CostGrid& grid) {
-  double phase_error[2] = {0, 0};
-  for (const HeldOut& h : grid.held_out) {
-    double& e = phase_error[h.phase == Phase::decode ? 0 : 1];
-    e = std::max(e, h.error());
-  }
-  double e = grid.max_error();
+std::string grid_error_text(const CostGrid& grid, const StepShape& largest) {
+  GridError run = grid.error_within(largest), all = grid.error();
   return fmt::format(
-      "interpolation error at most {:.2f} % on decode steps, {:.2f} % on prefill steps ({} "
-      "held-out steps simulated) {}",
-      phase_error[0] * 100, phase_error[1] * 100, grid.held_out.size(),
-      e <= kMaxInterpolationError
+      "interpolation error at most {:.2f} % over the decode steps this run took ({} held-out "
+      "steps; the whole grid: {:.2f} % over {}) {}",
+      run.worst * 100, run.points, all.worst * 100, all.points,
+      run.worst <= kMaxInterpolationError
           ? fmt::format("<= {:.0f} %", kMaxInterpolationError * 100)
           : fmt::format("EXCEEDS {:.0f} %: the figures below are not trusted to that",
                         kMaxInterpolationError * 100));
+}
+
+bool trusted(const Served& served) {
+  return served.grid.error_within(served.run.largest).worst <= kMaxInterpolationError;
 }
 
 std::string serve_text(const ServeHeader& h, const Served& d) {
@@ -70,7 +69,7 @@ std::string serve_text(const ServeHeader& h, const Served& d) {
       format_bytes(d.room.capacity_bytes - d.room.weight_bytes),
       format_bytes(d.room.capacity_bytes), d.context_limit, d.context_why,
       d.grid_built ? "built" : "cached", decode_points(d.grid), d.grid.prefill.size(),
-      d.cache_dir.string(), grid_error_text(d.grid));
+      d.cache_dir.string(), grid_error_text(d.grid, d.run.largest));
   if (!s.sustainable) return out + verdict_text(s);
   Table table({"ms", "mean", "p50", "p90", "p99"},
               {Table::Align::left, Table::Align::right, Table::Align::right, Table::Align::right,
@@ -95,10 +94,10 @@ std::string serve_text(const ServeHeader& h, const Served& d) {
 
 std::string serve_json(const ServeHeader& h, const Served& d) {
   const ServeSummary& s = d.summary;
+  const GridError run_error = d.grid.error_within(d.run.largest);
   nlohmann::json held = nlohmann::json::array();
   for (const HeldOut& x : d.grid.held_out)
-    held.push_back({{"phase", x.phase == Phase::decode ? "decode" : "prefill"},
-                    {"batch", x.batch},
+    held.push_back({{"batch", x.batch},
                     {"context_tokens", x.context_tokens},
                     {"simulated_s", x.simulated_s},
                     {"interpolated_s", x.interpolated_s},
@@ -122,8 +121,10 @@ std::string serve_json(const ServeHeader& h, const Served& d) {
                           {"request_limit_tokens", d.context_limit}}},
                         {"step_costs",
                          {{"built", d.grid_built},
-                          {"max_error", d.grid.max_error()},
-                          {"trusted", d.grid.max_error() <= kMaxInterpolationError},
+                          {"max_error", d.grid.error().worst},
+                          {"run_error", run_error.worst},
+                          {"run_held_out", run_error.points},
+                          {"trusted", trusted(d)},
                           {"held_out", held}}},
                         {"sustainable", s.sustainable},
                         {"offered_rps", s.offered_rps},

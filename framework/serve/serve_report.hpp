@@ -17,7 +17,10 @@ struct ServeHeader {
 std::string serve_text(const ServeHeader& header, const Served& served);
 std::string serve_json(const ServeHeader& header, const Served& served);
 
-// "interpolation error 1.2 % (12 held-out steps) <= 3 %", or "... exceeds 3 %: ...".
-std::string grid_error_text(const CostGrid& grid);
+// The grid's interpolation error over the decode steps the run took (CostGrid::error_within) and
+// over the whole grid, "<= 3 %" or "EXCEEDS 3 %: ..." by the former.
+std::string grid_error_text(const CostGrid& grid, const StepShape& largest);
+// Whether the run's figures stand within kMaxInterpolationError.
+bool trusted(const Served& served);
 
 }  // namespace tessera::serve

@@ -13,6 +13,8 @@ namespace tessera::serve {
 namespace {
 
 constexpr const char* kGridFormat = "tessera-serve-grid-1";
+// Prefill lengths double up to this, then go up by it (llama_generation.py's padding).
+constexpr int64_t kPrefillStep = 1024;
 
 // `first`, then `first * factor`, ... below `last`, then `last`.
 std::vector<int64_t> geometric(int64_t first, int64_t factor, int64_t last) {
@@ -45,6 +47,17 @@ int64_t geometric_middle(int64_t a, int64_t b) {
   return std::llround(std::sqrt(static_cast<double>(a) * static_cast<double>(b)));
 }
 
+// Every other context interval's middle in each batch row, a checkerboard over the rows.
+std::vector<HeldOut> held_out_points(const GridAxes& axes) {
+  std::vector<HeldOut> held;
+  for (size_t i = 0; i < axes.batches.size(); ++i) {
+    const auto& row = axes.context_tokens[i];
+    for (size_t j = i % 2; j + 1 < row.size(); j += 2)
+      held.push_back(HeldOut{axes.batches[i], geometric_middle(row[j], row[j + 1]), 0, 0});
+  }
+  return held;
+}
+
 nlohmann::json costs_json(const std::vector<StepCost>& costs) {
   nlohmann::json out = nlohmann::json::array();
   for (const StepCost& c : costs) out.push_back({c.seconds, c.joules});
@@ -61,12 +74,15 @@ std::vector<StepCost> costs_from(const nlohmann::json& doc) {
 
 GridAxes default_axes(int64_t max_batch, int64_t kv_tokens, int64_t max_prefill_tokens,
                       int64_t max_seq) {
-  GridAxes axes{geometric(1, 2, max_batch), {}, geometric(16, 2, max_prefill_tokens)};
+  GridAxes axes{geometric(1, 2, max_batch), {}, {}};
   for (int64_t b : axes.batches) {
     int64_t first = std::max<int64_t>(256, b);
     int64_t last = std::min(kv_tokens, b * std::min(max_seq, kv_tokens));
     axes.context_tokens.push_back(geometric(first, 2, std::max(first, last)));
   }
+  for (int64_t p = 16; p < max_prefill_tokens; p = p < kPrefillStep ? 2 * p : p + kPrefillStep)
+    axes.prefill_tokens.push_back(p);
+  axes.prefill_tokens.push_back(max_prefill_tokens);
   return axes;
 }
 
@@ -78,18 +94,22 @@ int64_t mean_context(int64_t batch, int64_t context_tokens) {
   return std::max<int64_t>(1, (context_tokens + batch / 2) / batch);
 }
 
+size_t CostGrid::bucket(double batch) const {
+  auto it = std::lower_bound(axes.batches.begin(), axes.batches.end(), batch);
+  return std::min(static_cast<size_t>(it - axes.batches.begin()), axes.batches.size() - 1);
+}
+
 StepCost CostGrid::decode_cost(double batch, double context_tokens) const {
-  auto [i, fb] = locate(axes.batches, batch);
-  auto row = [&](size_t r) {
-    r = std::min(r, decode.size() - 1);
-    auto [j, fc] = locate(axes.context_tokens[r], context_tokens);
-    return mix(decode[r][j], decode[r][std::min(j + 1, decode[r].size() - 1)], fc);
-  };
-  return non_negative(mix(row(i), row(i + 1), fb));
+  size_t r = bucket(batch);
+  auto [j, f] = locate(axes.context_tokens[r], context_tokens);
+  return non_negative(mix(decode[r][j], decode[r][std::min(j + 1, decode[r].size() - 1)], f));
 }
 
 StepCost CostGrid::prefill_cost(double tokens) const {
-  auto [i, f] = locate(axes.prefill_tokens, tokens);
+  const auto& axis = axes.prefill_tokens;
+  auto it = std::lower_bound(axis.begin(), axis.end(), tokens);
+  if (it != axis.end()) return prefill[static_cast<size_t>(it - axis.begin())];
+  auto [i, f] = locate(axis, tokens);
   return non_negative(mix(prefill[i], prefill[std::min(i + 1, prefill.size() - 1)], f));
 }
 
@@ -107,69 +127,25 @@ StepCost CostGrid::cost(const StepShape& s) const {
   return total;
 }
 
-double CostGrid::max_error() const {
-  double worst = 0;
-  for (const HeldOut& h : held_out) worst = std::max(worst, h.error());
-  return worst;
+GridError CostGrid::error_within(const StepShape& largest) const {
+  GridError e;
+  const int64_t batch = axes.batches[bucket(static_cast<double>(largest.decode_seqs))];
+  for (const HeldOut& h : held_out) {
+    if (h.batch > batch || h.context_tokens >= 2 * largest.decode_context_tokens) continue;
+    ++e.points;
+    e.worst = std::max(e.worst, h.error());
+  }
+  return e;
 }
 
-namespace {
-
-// Every other decode cell's centre (a checkerboard: each row and column of cells is checked) and
-// every prefill interval's middle. A decode cell spans two batch rows and two contexts of the
-// smaller batch's row, which the larger batch reaches too.
-std::vector<HeldOut> held_out_points(const GridAxes& axes) {
-  std::vector<HeldOut> held;
-  for (size_t i = 0; i + 1 < axes.batches.size(); ++i) {
-    int64_t b = geometric_middle(axes.batches[i], axes.batches[i + 1]);
-    if (b <= axes.batches[i] || b >= axes.batches[i + 1]) continue;
-    const auto& row = axes.context_tokens[i];
-    for (size_t j = i % 2; j + 1 < row.size(); j += 2)
-      held.push_back(HeldOut{Phase::decode, b, geometric_middle(row[j], row[j + 1]), 0, 0, 0});
+GridError CostGrid::error() const {
+  GridError e;
+  for (const HeldOut& h : held_out) {
+    ++e.points;
+    e.worst = std::max(e.worst, h.error());
   }
-  const auto& p = axes.prefill_tokens;
-  for (size_t i = 0; i + 1 < p.size(); ++i) {
-    int64_t mid = geometric_middle(p[i], p[i + 1]);
-    if (mid > p[i] && mid < p[i + 1]) held.push_back(HeldOut{Phase::prefill, 1, mid, 0, 0, 0});
-  }
-  return held;
+  return e;
 }
-
-// Prefill steps turn from reading the weights to computing on them at a length of their own (a
-// kink no fixed axis places well): a held-out prefill point beyond the error becomes a grid point
-// (it is simulated already), and the two intervals it splits get held-out middles of their own,
-// until every one is within the error or kMaxRefinements points were added: where plans change
-// from one length to the next the steps' times jitter, and no grid makes that smooth (the error
-// is then reported as it is).
-constexpr int kMaxRefinements = 8;
-
-Status refine_prefill(CostGrid& grid, const SimulatePoint& point) {
-  for (int added = 0; added < kMaxRefinements; ++added) {
-    auto bad = std::find_if(grid.held_out.begin(), grid.held_out.end(), [](const HeldOut& h) {
-      return h.phase == Phase::prefill && h.error() > kMaxInterpolationError;
-    });
-    if (bad == grid.held_out.end()) return ok_status();
-    HeldOut h = *bad;
-    grid.held_out.erase(bad);
-    auto& axis = grid.axes.prefill_tokens;
-    auto at = std::upper_bound(axis.begin(), axis.end(), h.context_tokens);
-    int64_t lo = *(at - 1), hi = *at;
-    grid.prefill.insert(grid.prefill.begin() + (at - axis.begin()), {h.simulated_s, h.joules});
-    axis.insert(at, h.context_tokens);
-    for (int64_t mid :
-         {geometric_middle(lo, h.context_tokens), geometric_middle(h.context_tokens, hi)}) {
-      if (mid <= lo || mid >= hi || mid == h.context_tokens) continue;
-      auto cost = point(Phase::prefill, 1, mid);
-      if (!cost) return cost.error();
-      grid.held_out.push_back(HeldOut{Phase::prefill, 1, mid, cost->seconds,
-                                      grid.prefill_cost(static_cast<double>(mid)).seconds,
-                                      cost->joules});
-    }
-  }
-  return ok_status();
-}
-
-}  // namespace
 
 Result<CostGrid> build_cost_grid(const GridAxes& axes, const SimulatePoint& simulate,
                                  const std::function<void(int, int)>& progress) {
@@ -179,8 +155,7 @@ Result<CostGrid> build_cost_grid(const GridAxes& axes, const SimulatePoint& simu
   int done = 0;
   auto point = [&](Phase phase, int64_t batch, int64_t seq) -> Result<StepCost> {
     auto cost = simulate(phase, batch, seq);
-    ++done;
-    if (progress) progress(done, std::max(done, static_cast<int>(points)));
+    if (progress) progress(++done, static_cast<int>(points));
     return cost;
   };
   for (size_t i = 0; i < axes.batches.size(); ++i) {
@@ -197,30 +172,23 @@ Result<CostGrid> build_cost_grid(const GridAxes& axes, const SimulatePoint& simu
     grid.prefill.push_back(*cost);
   }
   for (HeldOut& h : grid.held_out) {
-    bool decode = h.phase == Phase::decode;
-    auto cost = point(h.phase, h.batch,
-                      decode ? mean_context(h.batch, h.context_tokens) : h.context_tokens);
+    auto cost = point(Phase::decode, h.batch, mean_context(h.batch, h.context_tokens));
     if (!cost) return cost.error();
     h.simulated_s = cost->seconds;
-    h.joules = cost->joules;
-    auto at = static_cast<double>(h.context_tokens);
     h.interpolated_s =
-        (decode ? grid.decode_cost(static_cast<double>(h.batch), at) : grid.prefill_cost(at))
+        grid.decode_cost(static_cast<double>(h.batch), static_cast<double>(h.context_tokens))
             .seconds;
   }
-  if (auto refined = refine_prefill(grid, point); !refined) return refined.error();
   return grid;
 }
 
 std::string cost_grid_json(const CostGrid& g, const std::string& key) {
   nlohmann::json held = nlohmann::json::array();
   for (const HeldOut& h : g.held_out)
-    held.push_back({{"phase", h.phase == Phase::decode ? "decode" : "prefill"},
-                    {"batch", h.batch},
+    held.push_back({{"batch", h.batch},
                     {"context_tokens", h.context_tokens},
                     {"simulated_s", h.simulated_s},
-                    {"interpolated_s", h.interpolated_s},
-                    {"joules", h.joules}});
+                    {"interpolated_s", h.interpolated_s}});
   nlohmann::json decode = nlohmann::json::array();
   for (const auto& row : g.decode) decode.push_back(costs_json(row));
   nlohmann::json doc = {{"format", kGridFormat},
@@ -240,8 +208,8 @@ Result<CostGrid> read_cost_grid(const std::string& text, const std::string& key,
     nlohmann::json doc = nlohmann::json::parse(text);
     if (doc.at("format") != kGridFormat || doc.at("key") != key)
       return input_error(file +
-                         ": not a step-cost grid of this model, chip and options; delete "
-                         "it to rebuild it");
+                         ": not a step-cost grid of this model, chip and options; delete it to "
+                         "rebuild it");
     CostGrid g;
     g.axes = {doc.at("batches").get<std::vector<int64_t>>(),
               doc.at("context_tokens").get<std::vector<std::vector<int64_t>>>(),
@@ -249,10 +217,9 @@ Result<CostGrid> read_cost_grid(const std::string& text, const std::string& key,
     for (const auto& row : doc.at("decode")) g.decode.push_back(costs_from(row));
     g.prefill = costs_from(doc.at("prefill"));
     for (const auto& h : doc.at("held_out"))
-      g.held_out.push_back(HeldOut{
-          h.at("phase") == "decode" ? Phase::decode : Phase::prefill, h.at("batch").get<int64_t>(),
-          h.at("context_tokens").get<int64_t>(), h.at("simulated_s").get<double>(),
-          h.at("interpolated_s").get<double>(), h.at("joules").get<double>()});
+      g.held_out.push_back(
+          HeldOut{h.at("batch").get<int64_t>(), h.at("context_tokens").get<int64_t>(),
+                  h.at("simulated_s").get<double>(), h.at("interpolated_s").get<double>()});
     bool rows_match = g.decode.size() == g.axes.batches.size() &&
                       g.axes.context_tokens.size() == g.decode.size() && !g.decode.empty();
     for (size_t i = 0; rows_match && i < g.decode.size(); ++i)

@@ -5,15 +5,30 @@
 // A step runs `decode_seqs` sequences one token each, attending over `decode_context_tokens` KV
 // positions in all (each sequence its own cache plus the new token), and `prefill_tokens` prompt
 // tokens. Its cost is the decode step's plus the prefill's, as two programs run back to back:
-//   decode(b, T)  the zoo decoder in decode mode, batch b, seq T/b (the mean context): the
-//                 weights are read once for the batch and attention reads every cache, so the mean
-//                 stands for a batch whose contexts differ (attention's work is linear in each)
-//   prefill(p)    the zoo decoder in prefill mode, batch 1, seq p: a chunk of p tokens, or several
-//                 prompts side by side (an over-estimate of their attention, which is quadratic
-//                 in each prompt rather than in their sum)
-// Both are piecewise linear between the grid's points (bilinear in b and T), linear beyond the
-// last two points of an axis. The grid's error is measured, not assumed: points between the grid's
-// points (held out) are simulated directly and compared with what interpolation says there.
+//   decode(b, T)  the zoo decoder in decode mode at batch B, the smallest of the grid's batches
+//                 (powers of two up to the largest batch) not below b, and seq T/B: the server
+//                 pads a batch to the next size it has a program for, as servers that replay
+//                 captured programs do (vLLM pads a decode batch to the next of its CUDA graphs'
+//                 `_BATCH_SIZES_TO_CAPTURE`, 1, 2, 4 and multiples of 8, in
+//                 vllm/worker/model_runner.py of its 0.5 and 0.6 releases; these buckets are
+//                 coarser above 8). Padding also keeps the figures off the compiler's jumps between
+//                 neighbouring batches, which no interpolation follows (docs/serving.md). The
+//                 weights are read once per step and attention reads every cache, so T/B stands
+//                 for contexts that differ (attention's work is linear in each). Linear in T
+//                 between the row's points.
+//   prefill(p)    the zoo decoder in prefill mode, batch 1, at the smallest of the grid's lengths
+//                 not below p: powers of two to 1024, then multiples of 1024 (tt-metal pads a
+//                 prefill so, "a power of 2 or a multiple of 1024, whichever is smaller",
+//                 get_padded_prefill_len in models/demos/t3000/llama2_70b/tt/llama_generation.py).
+//                 p is a chunk, or several prompts side by side (an over-estimate of their
+//                 attention, quadratic in each prompt rather than in their sum). Beyond the last
+//                 length (one prompt longer than the grid; schedulers keep steps within it
+//                 otherwise), linear from the last two.
+// Padding both ways keeps the figures on simulated steps: the compiler's step times jump between
+// neighbouring shapes (a plan that fits one batch or length and not the next), which no
+// interpolation follows. What is interpolated, decode steps between a row's contexts, has its
+// error measured, not assumed: held-out points are simulated directly and compared with what
+// interpolation says there.
 #pragma once
 
 #include <cstdint>
@@ -55,41 +70,47 @@ struct GridAxes {
   std::vector<int64_t> prefill_tokens;               // ascending
 };
 // Doubling batches 1..max_batch (max_batch last); each batch b's total contexts doubling from
-// max(256, b) to min(kv_tokens, b * max_seq) (last); prefill doubling from 16 to
-// max_prefill_tokens (last). Doubling keeps the error of linear interpolation within 3 % on the
-// shipped chips (docs/serving.md).
+// max(256, b) to min(kv_tokens, b * max_seq) (last); prefill lengths 16, 32, ... 1024, then
+// multiples of 1024, to max_prefill_tokens (last).
 GridAxes default_axes(int64_t max_batch, int64_t kv_tokens, int64_t max_prefill_tokens,
                       int64_t max_seq);
 
+// A decode step between a row's contexts, simulated directly and interpolated.
 struct HeldOut {
-  Phase phase = Phase::decode;
-  int64_t batch = 1, context_tokens = 0;  // decode: batch and total context; prefill: tokens
+  int64_t batch = 1, context_tokens = 0;
   double simulated_s = 0, interpolated_s = 0;
-  double joules = 0;     // simulated
   double error() const;  // |interpolated - simulated| / simulated
+};
+
+struct GridError {
+  double worst = 0;
+  int points = 0;  // held-out points counted
 };
 
 struct CostGrid {
   GridAxes axes;
   std::vector<std::vector<StepCost>> decode;  // [batch index][context index]
-  std::vector<StepCost> prefill;              // per prefill point
+  std::vector<StepCost> prefill;              // per prefill length
   std::vector<HeldOut> held_out;
 
   StepCost cost(const StepShape& shape) const;
   StepCost decode_cost(double batch, double context_tokens) const;
   StepCost prefill_cost(double tokens) const;
-  double max_error() const;  // over held_out; 0 when none
+  size_t bucket(double batch) const;  // the batch row a step of `batch` sequences runs padded to
+  int64_t max_prefill_tokens() const { return axes.prefill_tokens.back(); }
+  // Over the held-out points in the intervals a run's steps reached: batches up to `largest`'s
+  // (its bucket) and contexts below twice its total context (the axes double, so an interval
+  // reaches from its middle down to about 1/sqrt(2) of it). All of them by default.
+  GridError error_within(const StepShape& largest) const;
+  GridError error() const;
 };
 
 // The decode seq of grid point (batch, total context): the mean context, at least 1.
 int64_t mean_context(int64_t batch, int64_t context_tokens);
 
-// Simulates every grid point and the held-out points (the geometric middles of the grid's cells:
-// every other decode cell's centre in a checkerboard, each prefill interval's middle), `progress`
-// called after each point with (done, total; the total grows while prefill is refined). A prefill
-// point beyond kMaxInterpolationError joins the grid and its two new intervals are checked in turn
-// (prefill turns from reading the weights to computing at a length no fixed axis places); decode
-// points are not refined, their error is reported. Errors: the first failing point's.
+// Simulates every grid point, then the held-out points: the geometric middle of every other
+// context interval in each batch row (a checkerboard over the rows). `progress` is called after
+// each point with (done, total). Errors: the first failing point's.
 Result<CostGrid> build_cost_grid(const GridAxes& axes, const SimulatePoint& simulate,
                                  const std::function<void(int, int)>& progress = {});
 

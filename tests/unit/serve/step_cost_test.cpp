@@ -1,5 +1,6 @@
-// The step-cost grid: exact where the cost is linear between points, its held-out error measured,
-// a kinked prefill refined, and its file read back only under its own key.
+// The step-cost grid: exact where the cost is linear between points, batches and prompts padded to
+// its points, its held-out error measured where a run reached, and its file read back only under
+// its own key.
 #include "framework/serve/step_cost.hpp"
 
 #include <gtest/gtest.h>
@@ -18,25 +19,52 @@ Result<StepCost> analytic(Phase phase, int64_t batch, int64_t seq) {
 }
 
 TEST(StepCost, AxesDoubleAndEndAtTheirBounds) {
-  GridAxes axes = default_axes(6, 5000, 100, 1024);
+  GridAxes axes = default_axes(6, 5000, 3500, 1024);
   EXPECT_EQ(axes.batches, (std::vector<int64_t>{1, 2, 4, 6}));
   EXPECT_EQ(axes.context_tokens[0], (std::vector<int64_t>{256, 512, 1024}));
   EXPECT_EQ(axes.context_tokens[3], (std::vector<int64_t>{256, 512, 1024, 2048, 4096, 5000}));
-  EXPECT_EQ(axes.prefill_tokens, (std::vector<int64_t>{16, 32, 64, 100}));
+  EXPECT_EQ(axes.prefill_tokens,
+            (std::vector<int64_t>{16, 32, 64, 128, 256, 512, 1024, 2048, 3072, 3500}));
 }
 
-TEST(StepCost, LinearCostsInterpolateExactlyAndTheKinkIsRefined) {
+TEST(StepCost, DecodeInterpolatesInContextAndPadsBatchesAndPrompts) {
   CostGrid grid = build_cost_grid(default_axes(8, 8192, 2048, 8192), analytic).take();
-  // Affine in the sequences' positions at every batch: exact wherever the mean context is whole.
-  EXPECT_NEAR(grid.decode_cost(3, 3000).seconds, 0.030 + 3000e-6 + 3e-4, 1e-9);
-  EXPECT_NEAR(grid.cost({5, 5000, 0}).seconds, 0.030 + 5000e-6 + 5e-4, 1e-9);
-  // The prefill kink at 300 tokens, between the points 256 and 512, refined until within 3 %.
-  EXPECT_LE(grid.max_error(), kMaxInterpolationError);
-  EXPECT_GT(grid.axes.prefill_tokens.size(), 8u);
-  EXPECT_NEAR(grid.cost({0, 0, 1000}).seconds, 0.030 + 0.3 * 0.7, 1e-9);
+  // Affine in the positions at every batch: exact wherever the mean context is whole; a held-out
+  // point off by its mean context rounded to a whole position (362 / 4 simulated as 91 x 4).
+  EXPECT_NEAR(grid.decode_cost(4, 3000).seconds, 0.030 + 3000e-6 + 4e-4, 1e-9);
+  EXPECT_LE(grid.error().worst, 2e-4);
+  EXPECT_EQ(grid.error().points, 10);
+  // A batch runs padded to the next power of two; beyond the largest, at the largest.
+  EXPECT_NEAR(grid.decode_cost(3, 3000).seconds, 0.030 + 3000e-6 + 4e-4, 1e-9);
+  EXPECT_NEAR(grid.cost({5, 5000, 0}).seconds, 0.030 + 5000e-6 + 8e-4, 1e-9);
+  EXPECT_EQ(grid.bucket(1), 0u);
+  EXPECT_EQ(grid.bucket(9), 3u);
+  // A prefill runs padded to the next length of the grid: 1000 tokens as 1024.
+  EXPECT_NEAR(grid.cost({0, 0, 1000}).seconds, 0.030 + 3e-4 * (1024 - 300), 1e-9);
+  EXPECT_NEAR(grid.cost({0, 0, 256}).seconds, 0.030, 1e-12);
+  // Beyond the last length, linear from the last two: 1024 -> 2048 extended to 3072.
+  EXPECT_NEAR(grid.cost({0, 0, 3072}).seconds, 0.030 + 3e-4 * (3072 - 300), 1e-9);
   StepCost both = grid.cost({2, 1000, 1000});
-  EXPECT_NEAR(both.seconds, 0.030 + 1000e-6 + 2e-4 + 0.030 + 0.21, 1e-9);
+  EXPECT_NEAR(both.seconds, 0.030 + 1000e-6 + 2e-4 + 0.030 + 3e-4 * 724, 1e-9);
   EXPECT_NEAR(both.joules, 3.0, 1e-12);
+}
+
+// A step time with a jump between neighbouring contexts: the held-out point beside it says so,
+// and only runs that reach it count it.
+TEST(StepCost, TheErrorIsMeasuredWhereARunReached) {
+  auto jump = [](Phase phase, int64_t batch, int64_t seq) -> Result<StepCost> {
+    double total = static_cast<double>(batch * seq);
+    return StepCost{phase == Phase::decode && total > 3000 ? 0.040 : 0.030, 0};
+  };
+  CostGrid grid = build_cost_grid(default_axes(1, 8192, 64, 8192), jump).take();
+  // Row 1 holds out 362, 1448 and 5793 (every other interval from the first).
+  ASSERT_EQ(grid.held_out.size(), 3u);
+  EXPECT_NEAR(grid.error().worst, 0.0, 1e-12);  // 2048..4096 is not held out
+  CostGrid again = build_cost_grid(default_axes(2, 8192, 64, 8192), jump).take();
+  // Row 2 holds out the other intervals, 2896 among them: (0.030 + 0.010 * 848/2048) vs 0.030.
+  EXPECT_NEAR(again.error().worst, 0.010 * 848 / 2048 / 0.030, 1e-9);
+  EXPECT_EQ(again.error_within({2, 1000, 0}).worst, 0);
+  EXPECT_NEAR(again.error_within({2, 2000, 0}).worst, 0.010 * 848 / 2048 / 0.030, 1e-9);
 }
 
 TEST(StepCost, TheGridReadsBackOnlyUnderItsKey) {
