@@ -87,10 +87,9 @@ Result<ServerRun> run_server(const std::vector<Request>& requests, const Schedul
                                "request larger than the KV cache was let through",
                                t, s.waiting.size(), s.running.size())};
     StepCost cost = step_cost(work.shape);
-    StepShape& l = run.largest;
-    l = {std::max(l.decode_seqs, work.shape.decode_seqs),
-         std::max(l.decode_context_tokens, work.shape.decode_context_tokens),
-         std::max(l.prefill_tokens, work.shape.prefill_tokens)};
+    run.largest.decode_seqs = std::max(run.largest.decode_seqs, work.shape.decode_seqs);
+    run.largest.decode_context_tokens =
+        std::max(run.largest.decode_context_tokens, work.shape.decode_context_tokens);
     run.kv_block_seconds += static_cast<double>(s.kv.used()) * cost.seconds;
     t += cost.seconds;
     run.busy_s += cost.seconds;

@@ -30,7 +30,7 @@ struct ServerRun {
   int64_t steps = 0, preemptions = 0, kv_blocks = 0;
   double busy_s = 0, end_s = 0, joules = 0;
   double kv_block_seconds = 0;  // blocks held, integrated over steps
-  StepShape largest;            // each field's largest over the steps (what the grid must cover)
+  StepShape largest;  // the largest decode batch and context over the steps (no prefill chunks)
   // Waiting requests when the last one arrived: a backlog beyond a batch says the load outruns
   // the machine (metrics.hpp).
   int64_t waiting_at_last_arrival = 0;

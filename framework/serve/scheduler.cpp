@@ -125,7 +125,7 @@ StepShape shape_of(const ServerState& s, const StepWork& work, Policy policy) {
   for (const auto& item : work.items) {
     const Sequence& seq = s.running[item.seq];
     if (item.prefill_tokens > 0) {
-      shape.prefill_tokens += item.prefill_tokens;
+      shape.prefill_chunks.push_back(item.prefill_tokens);
       continue;
     }
     decode_step = true;

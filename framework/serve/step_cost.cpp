@@ -72,6 +72,12 @@ std::vector<StepCost> costs_from(const nlohmann::json& doc) {
 
 }  // namespace
 
+int64_t StepShape::prefill_tokens() const {
+  int64_t sum = 0;
+  for (int64_t chunk : prefill_chunks) sum += chunk;
+  return sum;
+}
+
 GridAxes default_axes(int64_t max_batch, int64_t kv_tokens, int64_t max_prefill_tokens,
                       int64_t max_seq) {
   GridAxes axes{geometric(1, 2, max_batch), {}, {}};
@@ -120,8 +126,8 @@ StepCost CostGrid::cost(const StepShape& s) const {
                              static_cast<double>(s.decode_context_tokens));
     total = {total.seconds + d.seconds, total.joules + d.joules};
   }
-  if (s.prefill_tokens > 0) {
-    StepCost p = prefill_cost(static_cast<double>(s.prefill_tokens));
+  for (int64_t chunk : s.prefill_chunks) {
+    StepCost p = prefill_cost(static_cast<double>(chunk));
     total = {total.seconds + p.seconds, total.joules + p.joules};
   }
   return total;

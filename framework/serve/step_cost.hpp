@@ -3,8 +3,10 @@
 // pipeline as `tessera compile --simulate`) and interpolated between the grid's points.
 //
 // A step runs `decode_seqs` sequences one token each, attending over `decode_context_tokens` KV
-// positions in all (each sequence its own cache plus the new token), and `prefill_tokens` prompt
-// tokens. Its cost is the decode step's plus the prefill's, as two programs run back to back:
+// positions in all (each sequence its own cache plus the new token), and a prefill of each of
+// `prefill_chunks` (a prompt, or a chunk of one). Its cost is the decode step's plus each
+// prefill's, as programs run back to back (tt-metal prefills one user at a time, prefill_forward
+// in the llama_generation.py below):
 //   decode(b, T)  the zoo decoder in decode mode at batch B, the smallest of the grid's batches
 //                 (powers of two up to the largest batch) not below b, and seq T/B: the server
 //                 pads a batch to the next size it has a program for, as servers that replay
@@ -20,10 +22,9 @@
 //                 not below p: powers of two to 1024, then multiples of 1024 (tt-metal pads a
 //                 prefill so, "a power of 2 or a multiple of 1024, whichever is smaller",
 //                 get_padded_prefill_len in models/demos/t3000/llama2_70b/tt/llama_generation.py).
-//                 p is a chunk, or several prompts side by side (an over-estimate of their
-//                 attention, quadratic in each prompt rather than in their sum). Beyond the last
-//                 length (one prompt longer than the grid; schedulers keep steps within it
-//                 otherwise), linear from the last two.
+//                 A later chunk of a prompt costs as a prompt of its length (its attention to
+//                 the chunks before it is left out). Beyond the last length (a prompt longer
+//                 than the grid), linear from the last two.
 // Padding both ways keeps the figures on simulated steps: the compiler's step times jump between
 // neighbouring shapes (a plan that fits one batch or length and not the next), which no
 // interpolation follows. What is interpolated, decode steps between a row's contexts, has its
@@ -45,8 +46,9 @@ inline constexpr double kMaxInterpolationError = 0.03;
 
 struct StepShape {
   int64_t decode_seqs = 0;
-  int64_t decode_context_tokens = 0;  // over the decode sequences, each counting the new token
-  int64_t prefill_tokens = 0;
+  int64_t decode_context_tokens = 0;    // over the decode sequences, each counting the new token
+  std::vector<int64_t> prefill_chunks;  // prompt tokens of each prefill
+  int64_t prefill_tokens() const;
 };
 
 struct StepCost {

@@ -13,7 +13,7 @@ namespace {
 StepCostFn fixed_costs(double decode_s, double prefill_s_per_token) {
   return [=](const StepShape& s) {
     double t = (s.decode_seqs > 0 ? decode_s : 0) +
-               prefill_s_per_token * static_cast<double>(s.prefill_tokens);
+               prefill_s_per_token * static_cast<double>(s.prefill_tokens());
     return StepCost{t, t};  // a watt: joules follow seconds
   };
 }
@@ -86,7 +86,7 @@ TEST(Server, ChunkedPrefillFillsATokenBudget) {
   std::vector<StepShape> shapes;
   StepCostFn cost = [&shapes](const StepShape& s) {
     shapes.push_back(s);
-    return StepCost{0.001 * static_cast<double>(s.prefill_tokens + s.decode_seqs), 0};
+    return StepCost{0.001 * static_cast<double>(s.prefill_tokens() + s.decode_seqs), 0};
   };
   std::vector<Request> requests = {{0, 0, 20, 3}, {1, 0, 100, 2}};
   auto run = run_server(requests, SchedulerOptions{Policy::chunked, 8, 32}, KvBlocks(100, 16), cost)
@@ -94,11 +94,11 @@ TEST(Server, ChunkedPrefillFillsATokenBudget) {
   // Step 1: request 0's 20 tokens and 12 of request 1's; then 1 decode + 31, 1 decode + 31,
   // then request 1's last 26; then its one decode.
   ASSERT_EQ(shapes.size(), 5u);
-  EXPECT_EQ(shapes[0].prefill_tokens, 32);
+  EXPECT_EQ(shapes[0].prefill_chunks, (std::vector<int64_t>{20, 12}));
   EXPECT_EQ(shapes[1].decode_seqs, 1);
   EXPECT_EQ(shapes[1].decode_context_tokens, 21);
-  EXPECT_EQ(shapes[1].prefill_tokens, 31);
-  EXPECT_EQ(shapes[3].prefill_tokens, 26);
+  EXPECT_EQ(shapes[1].prefill_tokens(), 31);
+  EXPECT_EQ(shapes[3].prefill_tokens(), 26);
   EXPECT_EQ(shapes[3].decode_seqs, 0);
   EXPECT_NEAR(run.records[1].first_token_s, 0.032 + 0.032 + 0.032 + 0.026, 1e-12);
 }

@@ -36,15 +36,17 @@ TEST(StepCost, DecodeInterpolatesInContextAndPadsBatchesAndPrompts) {
   EXPECT_EQ(grid.error().points, 10);
   // A batch runs padded to the next power of two; beyond the largest, at the largest.
   EXPECT_NEAR(grid.decode_cost(3, 3000).seconds, 0.030 + 3000e-6 + 4e-4, 1e-9);
-  EXPECT_NEAR(grid.cost({5, 5000, 0}).seconds, 0.030 + 5000e-6 + 8e-4, 1e-9);
+  EXPECT_NEAR(grid.cost({5, 5000, {}}).seconds, 0.030 + 5000e-6 + 8e-4, 1e-9);
   EXPECT_EQ(grid.bucket(1), 0u);
   EXPECT_EQ(grid.bucket(9), 3u);
   // A prefill runs padded to the next length of the grid: 1000 tokens as 1024.
-  EXPECT_NEAR(grid.cost({0, 0, 1000}).seconds, 0.030 + 3e-4 * (1024 - 300), 1e-9);
-  EXPECT_NEAR(grid.cost({0, 0, 256}).seconds, 0.030, 1e-12);
+  EXPECT_NEAR(grid.cost({0, 0, {1000}}).seconds, 0.030 + 3e-4 * (1024 - 300), 1e-9);
+  EXPECT_NEAR(grid.cost({0, 0, {256}}).seconds, 0.030, 1e-12);
+  // Prompts side by side are prefilled one after another.
+  EXPECT_NEAR(grid.cost({0, 0, {256, 1000}}).seconds, 0.060 + 3e-4 * (1024 - 300), 1e-9);
   // Beyond the last length, linear from the last two: 1024 -> 2048 extended to 3072.
-  EXPECT_NEAR(grid.cost({0, 0, 3072}).seconds, 0.030 + 3e-4 * (3072 - 300), 1e-9);
-  StepCost both = grid.cost({2, 1000, 1000});
+  EXPECT_NEAR(grid.cost({0, 0, {3072}}).seconds, 0.030 + 3e-4 * (3072 - 300), 1e-9);
+  StepCost both = grid.cost({2, 1000, {1000}});
   EXPECT_NEAR(both.seconds, 0.030 + 1000e-6 + 2e-4 + 0.030 + 3e-4 * 724, 1e-9);
   EXPECT_NEAR(both.joules, 3.0, 1e-12);
 }
@@ -63,8 +65,8 @@ TEST(StepCost, TheErrorIsMeasuredWhereARunReached) {
   CostGrid again = build_cost_grid(default_axes(2, 8192, 64, 8192), jump).take();
   // Row 2 holds out the other intervals, 2896 among them: (0.030 + 0.010 * 848/2048) vs 0.030.
   EXPECT_NEAR(again.error().worst, 0.010 * 848 / 2048 / 0.030, 1e-9);
-  EXPECT_EQ(again.error_within({2, 1000, 0}).worst, 0);
-  EXPECT_NEAR(again.error_within({2, 2000, 0}).worst, 0.010 * 848 / 2048 / 0.030, 1e-9);
+  EXPECT_EQ(again.error_within({2, 1000, {}}).worst, 0);
+  EXPECT_NEAR(again.error_within({2, 2000, {}}).worst, 0.010 * 848 / 2048 / 0.030, 1e-9);
 }
 
 TEST(StepCost, TheGridReadsBackOnlyUnderItsKey) {
