@@ -30,6 +30,7 @@ struct ServeCommand {
   double slo_ttft_ms = 0, slo_tpot_ms = 0;
   std::string cache_dir;
   std::string format = "table";
+  std::vector<double> rates;  // --rates: a load sweep
   std::string per_request, occupancy;
   bool force = false;
 };
@@ -75,6 +76,35 @@ std::string load_text(const ServeCommand& c) {
                      c.prompt, c.output, c.load.seed);
 }
 
+serve::ServeHeader header_of(const ServeCommand& c, const serve::ServedMachine& machine) {
+  return {machine.request.model,
+          machine.chip->spec.name,
+          planner::to_string(machine.design),
+          machine.strategy_text,
+          serve::to_string(c.options.scheduler.policy),
+          load_text(c)};
+}
+
+// --rates: the same requests' lengths and seed at each rate; the grid built once, then read from
+// the cache.
+int run_load_sweep(ServeCommand& c, serve::ServedMachine& machine, serve::RequestSource source) {
+  std::vector<serve::Served> points;
+  std::vector<serve::ServeHeader> headers;
+  for (double rate : c.rates) {
+    c.load.rate_per_s = rate;
+    std::get<serve::SyntheticLoad>(source).rate_per_s = rate;
+    points.push_back(serve::serve(machine, source, c.options, grid_progress()).take());
+    headers.push_back(header_of(c, machine));
+  }
+  if (c.format == "json") {
+    std::cout << serve::serve_load_json(headers, points);
+    return kExitOk;
+  }
+  // The machine and the grid as the heaviest load reached them.
+  std::cout << serve::machine_text(headers.back(), points.back()) << serve::serve_load_text(points);
+  return kExitOk;
+}
+
 int run_serve(const GlobalOptions& global, ServeCommand& c) {
   ModelRequest request = driver::parse_model_request(c.model).take();
   serve::check_servable(request).take();
@@ -99,13 +129,9 @@ int run_serve(const GlobalOptions& global, ServeCommand& c) {
       machine.strategy_text = parallel::to_string(strategy);
     }
   }
+  if (!c.rates.empty()) return run_load_sweep(c, machine, source);
   serve::Served served = serve::serve(machine, source, c.options, grid_progress()).take();
-  const serve::ServeHeader header{request.model,
-                                  chip.spec.name,
-                                  planner::to_string(machine.design),
-                                  machine.strategy_text,
-                                  serve::to_string(c.options.scheduler.policy),
-                                  load_text(c)};
+  const serve::ServeHeader header = header_of(c, machine);
   std::ostream& report = report_stream({c.per_request, c.occupancy});
   report << (c.format == "json" ? serve::serve_json(header, served)
                                 : serve::serve_text(header, served));
@@ -129,6 +155,13 @@ void add_load_options(CLI::App* cmd, ServeCommand& c) {
                                 "prompt_tokens, output_tokens; docs/formats.md)")
                     ->type_name("FILE");
   rate->excludes(trace);
+  cmd->add_option("--rates", c.rates,
+                  "A load sweep: several rates, comma-separated (one row each; the step-cost "
+                  "grid is built once)")
+      ->delimiter(',')
+      ->check(bounded("serve", "--rate"))
+      ->excludes(trace)
+      ->excludes(rate);
   cmd->add_option("--arrivals", c.arrivals, "poisson, or gamma (gaps of coefficient --cv)")
       ->check(CLI::IsMember({"poisson", "gamma"}))
       ->capture_default_str()

@@ -57,9 +57,8 @@ bool trusted(const Served& served) {
   return served.grid.error_within(served.run.largest).worst <= kMaxInterpolationError;
 }
 
-std::string serve_text(const ServeHeader& h, const Served& d) {
-  const ServeSummary& s = d.summary;
-  std::string out = fmt::format(
+std::string machine_text(const ServeHeader& h, const Served& d) {
+  return fmt::format(
       "serve  {} on {} ({}, {}), scheduler {}, load {}\n"
       "kv     {} blocks of {} tokens ({} tokens, {} per token) in {} left of {} after weights; a "
       "request holds at most {} tokens ({})\n"
@@ -70,6 +69,11 @@ std::string serve_text(const ServeHeader& h, const Served& d) {
       format_bytes(d.room.capacity_bytes), d.context_limit, d.context_why,
       d.grid_built ? "built" : "cached", decode_points(d.grid), d.grid.prefill.size(),
       d.cache_dir.string(), grid_error_text(d.grid, d.run.largest));
+}
+
+std::string serve_text(const ServeHeader& h, const Served& d) {
+  const ServeSummary& s = d.summary;
+  std::string out = machine_text(h, d);
   if (!s.sustainable) return out + verdict_text(s);
   Table table({"ms", "mean", "p50", "p90", "p99"},
               {Table::Align::left, Table::Align::right, Table::Align::right, Table::Align::right,
@@ -90,6 +94,29 @@ std::string serve_text(const ServeHeader& h, const Served& d) {
     out += fmt::format("goodput {:.3f} req/s ({:.1f} % of requests met the SLOs)\n", *s.goodput_rps,
                        *s.slo_attained * 100);
   return out;
+}
+
+std::string serve_load_text(const std::vector<Served>& points) {
+  Table table({"offered req/s", "served req/s", "TTFT p50 ms", "TTFT p99 ms", "TPOT p50 ms",
+               "TPOT p99 ms", "tokens/s", "goodput req/s"});
+  for (const Served& d : points) {
+    const ServeSummary& s = d.summary;
+    auto latency = [&s](double seconds) { return s.sustainable ? ms(seconds) : "-"; };
+    table.add_row({fmt::format("{:.3f}", s.offered_rps), fmt::format("{:.3f}", s.sustained_rps),
+                   latency(s.ttft_s.p50), latency(s.ttft_s.p99), latency(s.tpot_s.p50),
+                   latency(s.tpot_s.p99),
+                   s.sustainable ? fmt::format("{:.1f}", s.tokens_per_s) : "unsustainable",
+                   s.goodput_rps && s.sustainable ? fmt::format("{:.3f}", *s.goodput_rps) : "-"});
+  }
+  return table.render();
+}
+
+std::string serve_load_json(const std::vector<ServeHeader>& headers,
+                            const std::vector<Served>& points) {
+  nlohmann::json docs = nlohmann::json::array();
+  for (size_t i = 0; i < points.size(); ++i)
+    docs.push_back(nlohmann::json::parse(serve_json(headers[i], points[i])));
+  return json_text({{"format", "tessera-serve-load-1"}, {"points", docs}}, 1) + "\n";
 }
 
 std::string serve_json(const ServeHeader& h, const Served& d) {

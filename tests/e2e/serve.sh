@@ -49,4 +49,10 @@ PY
 grep -Eq "^unsustainable: [0-9.]+ req/s offered, [0-9.]+ req/s sustained" "$dir/overload.out" ||
   fail "no verdict: $(cat "$dir/overload.out")"
 if grep -q "^TTFT" "$dir/overload.out"; then fail "latencies printed for an overload"; fi
-echo "ok: tessera serve on wormhole-n150, cached grid, JSON, overload verdict"
+# A load sweep: one row per rate, the overload's marked.
+"$tessera" "${run[@]}" --rates 0.5,200 --requests 500 --prompt fixed:256 --output fixed:64 \
+  >"$dir/sweep.out" 2>&1 || fail "sweep: $(cat "$dir/sweep.out")"
+grep -Eq "^0\.[0-9]+ +0\.[0-9]+ +[0-9.]+ " "$dir/sweep.out" || fail "no light row: $(cat "$dir/sweep.out")"
+grep -Eq "^[0-9.]+ +[0-9.]+ +- +- +- +- +unsustainable" "$dir/sweep.out" ||
+  fail "no unsustainable row: $(cat "$dir/sweep.out")"
+echo "ok: tessera serve on wormhole-n150, cached grid, JSON, overload verdict, load sweep"
