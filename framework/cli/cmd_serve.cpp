@@ -6,6 +6,7 @@
 
 #include <iostream>
 #include <memory>
+#include <string_view>
 
 #include "framework/cli/number_checks.hpp"
 #include "framework/cli/options.hpp"
@@ -50,8 +51,11 @@ CLI::Validator slo_milliseconds(const char* option) {
   CLI::Validator bound = bounded("serve", option);
   return CLI::Validator(
       [bound, option](std::string& text) -> std::string {
-        if (!text.empty() && std::isalpha(static_cast<unsigned char>(text.back())) &&
-            text != "nan" && text != "inf")
+        // "1s", "50ms", "2min", "1h": a number with a unit of time after it.
+        bool unit = text.size() > 1 &&
+                    std::string_view("smh").find(text.back()) != std::string_view::npos &&
+                    std::isdigit(static_cast<unsigned char>(text.front())) != 0;
+        if (unit)
           return fmt::format(
               "{} takes milliseconds as a bare number, got '{}': write 1000 for 1 s, 50 for 50 ms",
               option, text);

@@ -97,7 +97,7 @@ double HeldOut::error() const {
 }
 
 int64_t mean_context(int64_t batch, int64_t context_tokens) {
-  return std::max<int64_t>(1, (context_tokens + batch / 2) / batch);
+  return std::max<int64_t>(1, context_tokens / batch);
 }
 
 size_t CostGrid::bucket(double batch) const {

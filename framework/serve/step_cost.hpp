@@ -107,7 +107,8 @@ struct CostGrid {
   GridError error() const;
 };
 
-// The decode seq of grid point (batch, total context): the mean context, at least 1.
+// The decode seq of grid point (batch, total context): the mean context rounded down (a row's last
+// point, the whole cache, stays within it), at least 1.
 int64_t mean_context(int64_t batch, int64_t context_tokens);
 
 // Simulates every grid point, then the held-out points: the geometric middle of every other

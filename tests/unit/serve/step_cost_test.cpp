@@ -30,7 +30,7 @@ TEST(StepCost, AxesDoubleAndEndAtTheirBounds) {
 TEST(StepCost, DecodeInterpolatesInContextAndPadsBatchesAndPrompts) {
   CostGrid grid = build_cost_grid(default_axes(8, 8192, 2048, 8192), analytic).take();
   // Affine in the positions at every batch: exact wherever the mean context is whole; a held-out
-  // point off by its mean context rounded to a whole position (362 / 4 simulated as 91 x 4).
+  // point off by its mean context rounded to a whole position (362 / 4 simulated as 90 x 4).
   EXPECT_NEAR(grid.decode_cost(4, 3000).seconds, 0.030 + 3000e-6 + 4e-4, 1e-9);
   EXPECT_LE(grid.error().worst, 2e-4);
   EXPECT_EQ(grid.error().points, 10);
