@@ -92,6 +92,9 @@ serve::ServeHeader header_of(const ServeCommand& c, const serve::ServedMachine& 
 // --rates: the same requests' lengths and seed at each rate; the grid built once, then read from
 // the cache.
 int run_load_sweep(ServeCommand& c, serve::ServedMachine& machine, serve::RequestSource source) {
+  if (!c.per_request.empty() || !c.occupancy.empty())
+    throw Failure(usage_error(
+        "--per-request and --occupancy write one run's rows; give --rate instead of --rates"));
   std::vector<serve::Served> points;
   std::vector<serve::ServeHeader> headers;
   for (double rate : c.rates) {
