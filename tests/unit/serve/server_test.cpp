@@ -38,6 +38,7 @@ TEST(Server, OneAtATimeWithAFixedStepWaitsAsMD1) {
   wait /= static_cast<double>(run.records.size());
   const double rho = rate * d, expected = rho * d / (2 * (1 - rho));
   EXPECT_NEAR(wait / expected, 1.0, 0.01) << wait << " s against " << expected << " s";
+  RecordProperty("mean_wait_over_closed_form", std::to_string(wait / expected));
   ServeSummary s = summarize(run, {}, 1);
   EXPECT_TRUE(s.sustainable);
   EXPECT_NEAR(s.requests_per_s / rate, 1.0, 0.01);
