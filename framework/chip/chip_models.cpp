@@ -219,10 +219,14 @@ Result<LayoutMapper> build_layout_mapper(PluginSet& plugins, const ChipSpec& chi
   return create_for<LayoutMapper>(plugins, chip, Interface::layout_mapper, &create_layout_mapper);
 }
 
+Result<CostModel> build_cost_model(PluginSet& plugins, const ChipSpec& chip) {
+  return create_for<CostModel>(plugins, chip, Interface::cost_model, &create_cost_model);
+}
+
 Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip) {
   auto topology = build_topology(plugins, chip);
   if (!topology) return topology.error();
-  auto cost_model = create_for<CostModel>(plugins, chip, Interface::cost_model, &create_cost_model);
+  auto cost_model = build_cost_model(plugins, chip);
   if (!cost_model) return cost_model.error();
   ChipModels models{std::move(*topology),
                     std::move(*cost_model),

@@ -51,6 +51,8 @@ struct ChipModels {
 Result<Topology> build_topology(PluginSet& plugins, const ChipSpec& chip);
 // Its LayoutMapper (`tessera layout`), the same way.
 Result<LayoutMapper> build_layout_mapper(PluginSet& plugins, const ChipSpec& chip);
+// Its CostModel (`tessera topology`: the rate and fidelity each peak is at), the same way.
+Result<CostModel> build_cost_model(PluginSet& plugins, const ChipSpec& chip);
 
 // Errors: a plugin the chip names cannot be loaded or lacks Topology/CostModel (plugin error);
 // a parameter the plugin rejects (its message, naming the parameter); a scale the chip cannot take

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "framework/chip/peak.hpp"
 #include "framework/common/table.hpp"
 #include "framework/common/units.hpp"
 
@@ -91,6 +92,16 @@ Result<TopologySummary> summarize(const Topology& topology,
   return s;
 }
 
+Status add_peak_fidelities(TopologySummary& summary, const CostModel& cost_model) {
+  for (uint32_t d = 0; d < TESSERA_DTYPE_COUNT; ++d) {
+    if (!summary.peak_flops_per_s.contains(dtype_name(d))) continue;
+    auto fidelity = default_fidelity(cost_model, d);
+    if (!fidelity) return fidelity.error();
+    if (!fidelity->empty()) summary.peak_fidelity[dtype_name(d)] = *fidelity;
+  }
+  return ok_status();
+}
+
 namespace {
 
 std::string render_routes(const std::vector<RouteSummary>& routes) {
@@ -126,9 +137,13 @@ std::string render_text(const TopologySummary& s) {
                      format_bytes(double(i.sram_bytes_per_core) * i.num_cores));
   out += fmt::format("SRAM port    {} per core\n", format_bytes_per_s(i.sram_bytes_per_s));
   out += fmt::format("clock        {}\n", format_hz(i.clock_hz));
-  for (const auto& [dtype, flops] : s.peak_flops_per_s)
-    out += fmt::format("peak {:<7} {} per core, {} in total\n", dtype, format_flops_per_s(flops),
-                       format_flops_per_s(flops * i.num_cores));
+  for (const auto& [dtype, flops] : s.peak_flops_per_s) {
+    auto fidelity = s.peak_fidelity.find(dtype);
+    out +=
+        fmt::format("peak {:<7} {} per core{}, {} on {} cores\n", dtype, format_flops_per_s(flops),
+                    fidelity == s.peak_fidelity.end() ? "" : " at " + fidelity->second,
+                    format_flops_per_s(flops * i.num_cores), i.num_cores);
+  }
   std::string kinds;
   for (const auto& [kind, count] : s.endpoints_by_kind)
     kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", count, to_string(kind));
@@ -164,6 +179,7 @@ nlohmann::json render_json(const TopologySummary& s) {
                       {"sram_bytes_per_s", i.sram_bytes_per_s},
                       {"clock_hz", i.clock_hz},
                       {"peak_flops_per_s_per_core", s.peak_flops_per_s},
+                      {"peak_fidelity", s.peak_fidelity},
                       {"endpoints", i.num_endpoints},
                       {"links", i.num_links}};
   for (const auto& [kind, count] : s.endpoints_by_kind)

@@ -34,6 +34,9 @@ struct RouteSummary {
 struct TopologySummary {
   TopologyInfo info;
   std::map<std::string, double> peak_flops_per_s;  // per core, by dtype; 0 omitted
+  // By dtype: the fidelity the cost model runs it at unless an op says otherwise (peak.hpp); ""
+  // or absent: its rate has no fidelity.
+  std::map<std::string, std::string> peak_fidelity;
   std::map<tessera_endpoint_kind, size_t> endpoints_by_kind;
   std::vector<LinkGroup> link_groups;
   std::vector<Level> levels;
@@ -43,6 +46,8 @@ struct TopologySummary {
 // Walks every endpoint and link once. `routes` are (src, dst) endpoint pairs to describe.
 Result<TopologySummary> summarize(const Topology& topology,
                                   const std::vector<std::pair<uint32_t, uint32_t>>& routes);
+// Fills peak_fidelity from the chip's cost model.
+Status add_peak_fidelities(TopologySummary& summary, const CostModel& cost_model);
 Result<RouteSummary> describe_route(const Topology& topology, uint32_t src, uint32_t dst);
 
 // The default example routes: first core to last core, first core to the first memory controller.

@@ -406,6 +406,11 @@ ParamList ChipSpec::params_for(Interface i) const {
   auto it = sections.find(i);
   if (it != sections.end()) params = it->second.params;
   if (!file.empty()) params.base_dir = file.parent_path().string();
+  // A cost model learns where transfers are priced (sdk/params.hpp, prices_per_core), so it can
+  // refuse a rate that convention never reads; routes, the default, goes unsaid, so that a plugin
+  // built before the key existed (which would call it unknown) still plans every other chip.
+  if (i == Interface::cost_model && conventions.transfers != TransferPricing::routes)
+    params.items.emplace_back("planner.transfers", to_string(conventions.transfers));
   if (i == Interface::topology && !name.empty()) {
     bool has_name = std::any_of(params.items.begin(), params.items.end(),
                                 [](const auto& kv) { return kv.first == "name"; });

@@ -107,7 +107,8 @@ struct ChipSpec {
 
   // The plugin that serves `i` (the section's override or the target).
   std::string plugin_for(Interface i) const;
-  // The parameters for `i`; for the topology the chip's name is passed as `name`.
+  // The parameters for `i`; for the topology the chip's name is passed as `name`, for the cost
+  // model a transfer pricing convention other than routes as `planner.transfers` (sdk/params.hpp).
   ParamList params_for(Interface i) const;
 };
 

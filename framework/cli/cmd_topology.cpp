@@ -59,6 +59,12 @@ int run_topology(const GlobalOptions& global, const TopologyOptions& options) {
   auto routes = options.routes.empty() ? example_routes(topology, info)
                                        : parse_routes(topology, info, options.routes);
   TopologySummary summary = summarize(topology, routes).take();
+  // A plugin that provides a topology alone has its peaks reported without a fidelity.
+  auto cost_model = build_cost_model(plugins, chip);
+  if (cost_model)
+    add_peak_fidelities(summary, *cost_model).take();
+  else if (cost_model.error().code != StatusCode::unimplemented)
+    throw Failure(cost_model.error());
   if (options.format == "json") {
     auto j = render_json(summary);
     j["target"] = manifest.name;

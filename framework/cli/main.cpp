@@ -88,6 +88,7 @@ int run(int argc, char** argv) {
   add_simulate_command(app, global, action);
   add_sweep_command(app, global, action);
   add_plot_command(app, global, action);
+  add_serve_command(app, global, action);
 
   try {
     app.parse(argc, argv);

@@ -49,5 +49,6 @@ void add_compile_command(CLI::App& app, const GlobalOptions& global, Action& act
 void add_simulate_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_sweep_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_plot_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_serve_command(CLI::App& app, const GlobalOptions& global, Action& action);
 
 }  // namespace tessera::cli

@@ -100,7 +100,27 @@ Status attach_checked(Program& program, const planner::Plan& plan, const ir::Gra
   return ok_status();
 }
 
+// Every field but the traffic, which same_op compares by content.
+auto fields(const ProgramOp& p) {
+  return std::tie(p.op, p.name, p.exec_label, p.preload_label, p.preload_bytes, p.hbm_read_bytes,
+                  p.distribute_bytes, p.distribute_sync_s, p.compute_s, p.shift_bytes, p.sync_s,
+                  p.reduce_bytes, p.hbm_write_bytes, p.flops, p.cores_used, p.estimated_start_s,
+                  p.estimated_end_s, p.streamed);
+}
+
+bool same_op(const ProgramOp& a, const ProgramOp& b) {
+  if (fields(a) != fields(b)) return false;
+  if (a.traffic == b.traffic) return true;
+  return a.traffic && b.traffic && *a.traffic == *b.traffic;
+}
+
 }  // namespace
+
+bool same_run(const Program& a, const Program& b) {
+  return a.estimated_latency_s == b.estimated_latency_s && a.dispatch == b.dispatch &&
+         a.instructions == b.instructions &&
+         std::equal(a.ops.begin(), a.ops.end(), b.ops.begin(), b.ops.end(), same_op);
+}
 
 const char* to_string(InstructionKind kind) {
   return kind == InstructionKind::preload_async ? "preload_async" : "execute";

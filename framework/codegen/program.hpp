@@ -25,6 +25,7 @@ namespace tessera::codegen {
 
 // What one op moves and computes, copied from the Plan's OpSchedule (bytes are machine totals,
 // times seconds). A hand-written program carries the same fields on its instruction lines.
+// A field added here is one same_run (program.cpp) must compare.
 struct ProgramOp {
   int op = -1;  // graph op index
   std::string name;
@@ -58,6 +59,7 @@ struct Instruction {
   InstructionKind kind = InstructionKind::execute;
   int op = -1;   // index into Program::ops (equal to the graph op index for lowered plans)
   int line = 0;  // program.txt line it was read from; 0 when lowered
+  bool operator==(const Instruction&) const = default;
 };
 
 struct Program {
@@ -69,6 +71,11 @@ struct Program {
   // which program.txt does not carry (a hand-written program runs with its plan's).
   planner::DispatchCosts dispatch;
 };
+
+// Whether the simulator runs `a` and `b` alike: every field it reads is equal (the traffic by
+// content, not by pointer); their names, which only label reports, may differ. Designs whose
+// plans lower to such programs are simulated once (driver::compile).
+bool same_run(const Program& a, const Program& b);
 
 // Lowers a Plan: one execute per op in execution order, and each preload_async in the plan's
 // preload order, placed before the first execute whose estimated end is after the preload's

@@ -340,6 +340,43 @@ Result<LoadedModel> load(const ModelRequest& request) {
   return LoadedModel{request, std::make_shared<const ir::Graph>(std::move(*graph))};
 }
 
+namespace {
+
+// `program` on the chip (lowered, or hand-written and given its plan's traffic and dispatch).
+Result<SimulatedDesign> run_program(codegen::Program program, OpenChip& chip,
+                                    const ir::Graph& graph, const sim::SimOptions& options) {
+  auto result = sim::simulate_program(program, chip.models, options);
+  if (!result) return result.error();
+  sim::SimSummary summary = sim::summarize(*result, program, chip.models.machine);
+  SimulatedDesign simulated{std::move(program), std::move(*result), summary, std::nullopt, {}};
+  if (chip.models.energy) {
+    auto counts = sim::simulated_counts(simulated.result, simulated.program, graph);
+    if (!counts) return counts.error();
+    simulated.energy = reported_energy(*chip.models.energy, *counts, chip);
+  }
+  return simulated;
+}
+
+// The plan simulated, or, when an earlier design's program runs alike, that design's simulation:
+// the simulator is deterministic, so a second run would give the same bytes (Static, Elk-Dyn and
+// Elk-Full often choose the same plan).
+Result<SimulatedDesign> simulate_once(const planner::Plan& plan, OpenChip& chip,
+                                      const ir::Graph& graph, const sim::SimOptions& options,
+                                      const std::vector<CompiledDesign>& earlier) {
+  auto program = codegen::lower_plan(plan, graph);
+  if (!program) return program.error();
+  for (const CompiledDesign& e : earlier) {
+    if (!e.simulated || !codegen::same_run(e.simulated->program, *program)) continue;
+    SimulatedDesign copy = *e.simulated;
+    copy.program = std::move(*program);
+    copy.same_as = e.plan.result.design;
+    return copy;
+  }
+  return run_program(std::move(*program), chip, graph, options);
+}
+
+}  // namespace
+
 Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const CompileOptions& o) {
   if (Status stored = check_weight_dtype(model, chip); !stored) return stored.error();
   auto tiled = tile_attention(model.graph, chip.models.machine);
@@ -409,13 +446,14 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
     if (Status mapped = record_core_mappings(*result, chip, o.objective); !mapped)
       return mapped.error();
     CompiledDesign compiled{planner::Plan{source, input.machine, splits, std::move(*result)}, {}};
-    if (o.simulate) {
-      auto simulated = simulate(compiled.plan, chip, graph, o.sim);
+    if (o.simulate && design != planner::Design::ideal) {
+      auto simulated = simulate_once(compiled.plan, chip, graph, o.sim, out.designs);
       if (!simulated) return simulated.error();
       compiled.simulated = std::move(*simulated);
     }
     out.designs.push_back(std::move(compiled));
   }
+  out.simulated = o.simulate;
   return out;
 }
 
@@ -435,16 +473,7 @@ Result<SimulatedDesign> simulate(const planner::Plan& plan, OpenChip& chip, cons
   } else {
     program->dispatch = plan.result.dispatch;  // program.txt does not carry it
   }
-  auto result = sim::simulate_program(*program, chip.models, options);
-  if (!result) return result.error();
-  sim::SimSummary summary = sim::summarize(*result, *program, chip.models.machine);
-  SimulatedDesign simulated{std::move(*program), std::move(*result), summary, std::nullopt};
-  if (chip.models.energy) {
-    auto counts = sim::simulated_counts(simulated.result, simulated.program, graph);
-    if (!counts) return counts.error();
-    simulated.energy = reported_energy(*chip.models.energy, *counts, chip);
-  }
-  return simulated;
+  return run_program(std::move(*program), chip, graph, options);
 }
 
 }  // namespace tessera::driver

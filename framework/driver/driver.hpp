@@ -116,7 +116,9 @@ struct CompileOptions {
   // design; nullopt: the chip file's `planner: dispatch:` (none unless it says, so a chip file
   // without the key plans as before).
   std::optional<DispatchMode> dispatch;
-  bool simulate = false;  // also lower and simulate every design
+  // Also lower and simulate every design but Ideal (a bound no chip runs), once per distinct
+  // program: designs whose plans lower alike share one simulation (SimulatedDesign::same_as).
+  bool simulate = false;
   sim::SimOptions sim;
   // Per-op plans shared with other compiles (a sweep's points); nullptr: this compile's own.
   // Borrowed for the call; thread-safe, so compiles running at once may share it (it keeps values,
@@ -144,6 +146,9 @@ struct SimulatedDesign {
   // From what the simulation moved and ran (sim_energy.hpp); absent when the chip file has no
   // energy section.
   std::optional<EnergyBreakdown> energy;
+  // The earlier design of the compile whose program runs alike (codegen::same_run), whose
+  // simulation this is a copy of; nullopt: simulated for this design.
+  std::optional<planner::Design> same_as;
 };
 
 // The simulated step's power per utilisation bucket (sim::power_over_time); empty without energy.
@@ -161,8 +166,11 @@ struct Compilation {
   std::shared_ptr<const ir::Graph> graph;
   std::vector<planner::SplitDecision> splits;  // per class of ops that were split
   size_t op_classes = 0;                       // classes of identical ops in `graph`
+  // Each with its simulation when simulated (CompileOptions::simulate), except Ideal's, whose
+  // plan no chip runs.
   std::vector<CompiledDesign> designs;
   std::vector<planner::OpSplit> tiles;  // the attentions computed in tiles (chain splits)
+  bool simulated = false;               // CompileOptions::simulate
 };
 
 // What the model keeps off chip against the chip's capacity, and when it does not fit, what

@@ -24,6 +24,11 @@ constexpr int64_t kMaxRequestsPerCycle = 1024;
 constexpr int64_t kMaxThreads = 1024;
 // A day for one plugin's conformance run; the suite takes seconds on every shipped plugin.
 constexpr int64_t kMaxPluginSeconds = 86400;
+// Serving: a million requests per second is beyond any machine a chip file describes; ten million
+// requests take minutes of simulation; an SLO beyond a day is a unit mistake.
+constexpr int64_t kMaxServeRatePerS = 1'000'000;
+constexpr int64_t kMaxServeRequests = 10'000'000;
+constexpr int64_t kMaxSloMs = 86'400'000;
 
 constexpr std::array kBounds = {
     OptionBound{"model", "--batch", true, 1, zoo::kMaxBatch, false},
@@ -46,6 +51,15 @@ constexpr std::array kBounds = {
     OptionBound{"memsim", "--seed", true, 0, INT64_MAX, false},
     OptionBound{"memsim", "--stacks", true, 1, 1024, false},
     OptionBound{"sweep", "--threads", true, 1, kMaxThreads, false},
+    OptionBound{"serve", "--rate", false, 0, kMaxServeRatePerS, true},
+    OptionBound{"serve", "--cv", false, 0, 100, true},
+    OptionBound{"serve", "--requests", true, 1, kMaxServeRequests, false},
+    OptionBound{"serve", "--seed", true, 0, INT64_MAX, false},
+    OptionBound{"serve", "--max-batch", true, 1, 4096, false},
+    OptionBound{"serve", "--token-budget", true, 1, zoo::kMaxSeq, false},
+    OptionBound{"serve", "--block-tokens", true, 1, 4096, false},
+    OptionBound{"serve", "--slo-ttft-ms", false, 0, kMaxSloMs, true},
+    OptionBound{"serve", "--slo-tpot-ms", false, 0, kMaxSloMs, true},
 };
 
 template <class T>

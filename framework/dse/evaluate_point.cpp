@@ -182,12 +182,13 @@ std::vector<DesignRow> design_rows(const driver::Compilation& compilation) {
   for (const driver::CompiledDesign& d : compilation.designs) {
     const planner::DesignResult& planned = d.plan.result;
     DesignRow row{
-        to_string(planned.design), planned_metrics(planned), planned.orders_tried, false, {}};
+        to_string(planned.design), planned_metrics(planned), planned.orders_tried, false, {}, {}};
     // Ideal's plan assumes what no chip has (report/design_report.cpp): its simulated figures
     // would contradict its name.
     if (d.simulated && planned.design != planner::Design::ideal) {
       row.simulated = true;
       row.simulated_metrics = simulated_metrics(*d.simulated);
+      if (d.simulated->same_as) row.sim_same_as = to_string(*d.simulated->same_as);
     }
     rows.push_back(std::move(row));
   }

@@ -16,7 +16,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Metrics, latency_s, hbm_utilisat
                                                 flops_per_s, execution_only_s, overlapped_s,
                                                 preload_stall_s, congestion_s, energy_j, power_w,
                                                 dispatch_s)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DesignRow, design, planned, orders_tried, simulated,
-                                   simulated_metrics)
+// A point written before sim_same_as reads back as simulated for each design.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DesignRow, design, planned, orders_tried, simulated,
+                                                simulated_metrics, sim_same_as)
 
 }  // namespace tessera::dse

@@ -28,6 +28,9 @@ struct DesignRow {
   uint64_t orders_tried = 1;
   bool simulated = false;
   Metrics simulated_metrics;
+  // The design of the same point whose program runs alike, whose simulation these figures are
+  // (simulated once, driver::compile); empty: simulated for this design, or not simulated.
+  std::string sim_same_as;
 };
 
 // A parallel strategy's figures of one design (parallel.hpp's DesignStep) beyond its step, which

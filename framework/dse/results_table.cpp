@@ -70,7 +70,8 @@ const std::vector<std::string> kFixedColumns = {"model",
                                                 "sim_tokens_per_s",
                                                 "collective_ms",
                                                 "bubble",
-                                                "resident_bytes_per_core"};
+                                                "resident_bytes_per_core",
+                                                "sim_same_as"};
 
 // An axis whose path is a fixed column (batch, model, cores, ...) is shown once, as that column.
 std::vector<size_t> axis_columns(const SweepSpec& spec) {
@@ -148,6 +149,7 @@ std::vector<Cell> design_cells(const PointResult& r, const DesignRow& d,
   row.push_back(strategy ? Cell(strategy->bubble) : Cell());
   // Empty for a strategy: each stage keeps its own homes on its own chips.
   row.push_back(strategy ? Cell() : Cell(r.resident_bytes_per_core));
+  row.push_back(d.sim_same_as.empty() ? Cell() : Cell(d.sim_same_as));
   return row;
 }
 

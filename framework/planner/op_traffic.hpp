@@ -60,6 +60,7 @@ struct OpTraffic {
   int combine_levels() const;
   // Per core: the next core of its distribute ring (itself: none); empty: nothing to gather.
   std::vector<uint32_t> gather_next;
+  bool operator==(const OpTraffic&) const = default;
 };
 
 // The placements worth comparing for `exec`: the default order first, then every order of its

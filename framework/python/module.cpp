@@ -339,7 +339,9 @@ py::dict chip(const std::string& target, const std::string& chip_name) {
     PluginSet plugins(found);
     driver::OpenChip open =
         driver::open_chip(plugins, driver::ChipChoice{target, chip_name}).take();
-    nlohmann::json j = render_json(summarize(open.models.topology, {}).take());
+    TopologySummary summary = summarize(open.models.topology, {}).take();
+    add_peak_fidelities(summary, open.models.cost_model).take();
+    nlohmann::json j = render_json(summary);
     const Machine& m = open.models.machine;
     j["target"] = open.target.name;
     j["machine"] = {{"chip", m.chip},

@@ -137,8 +137,7 @@ std::string simulated_table(const driver::Compilation& c, sim::MemoryDetail memo
   Table table(headers, numbers_after_name(headers.size()));
   bool energy = false, ideal = false;
   for (const auto& d : c.designs) {
-    if (!d.simulated) continue;
-    if (d.plan.result.design == Design::ideal) {
+    if (d.plan.result.design == Design::ideal && c.simulated) {
       std::vector<std::string> cells(headers.size(), "-");
       cells[0] = "ideal";
       cells[1] = ms(d.plan.result.latency_s);
@@ -146,6 +145,7 @@ std::string simulated_table(const driver::Compilation& c, sim::MemoryDetail memo
       ideal = true;
       continue;
     }
+    if (!d.simulated) continue;
     const sim::SimSummary& s = d.simulated->summary;
     const auto& e = d.simulated->energy;
     energy = energy || e.has_value();
@@ -184,7 +184,7 @@ std::string compile_json(const driver::Compilation& c, const Machine& machine,
     d["simulated_energy"] = simulated && rows[i].simulated
                                 ? energy_json(simulated->energy, simulated->summary.latency_s)
                                 : nlohmann::json(nullptr);
-    if (simulated && !rows[i].simulated) {
+    if (c.simulated && planned.design == Design::ideal) {
       d["simulated_metrics"] = nullptr;
       d["simulated_note"] = kIdealNotSimulated;
     }
@@ -200,7 +200,7 @@ std::string compile_json(const driver::Compilation& c, const Machine& machine,
                       {"unsplit_bytes_per_core", d.unsplit_bytes_per_core},
                       {"unsplit_s", d.unsplit_s}});
   nlohmann::json out = {
-      {"format", "tessera-compile-4"},
+      {"format", "tessera-compile-5"},
       {"model", c.graph->name()},
       {"ops", c.graph->ops().size()},
       {"op_classes", c.op_classes},

@@ -72,6 +72,8 @@ class Runner {
         seconds_(work.algorithms.size(), 0) {
     for (const collective::ChipLink& link : graph.links)
       network_.add_link(link.bytes_per_s, LinkClass::chip_to_chip);
+    for (const std::vector<uint32_t>& route : routes_)
+      route_ids_.push_back(network_.add_route(route));
     for (uint32_t m = 0; m < work.messages.size(); ++m) {
       waiting_[m] = static_cast<uint32_t>(work.messages[m].after.size());
       for (uint32_t a : work.messages[m].after) next_[a].push_back(m);
@@ -105,7 +107,7 @@ class Runner {
   void join_due() {
     while (!events_.empty() && events_.top().time_s <= now_s_) {
       uint32_t m = events_.pop().payload;
-      network_.add_flow(routes_[m], work_.messages[m].bytes, m, FlowKind::shift);
+      network_.add_flow(route_ids_[m], work_.messages[m].bytes, m, FlowKind::shift);
     }
   }
   void advance_to(double time_s) {
@@ -125,6 +127,7 @@ class Runner {
   const ChipGraph& graph_;
   const Workload& work_;
   std::vector<std::vector<uint32_t>> routes_;
+  std::vector<uint32_t> route_ids_;          // routes_ in network_
   std::vector<uint32_t> waiting_;            // per message: arrivals it still waits for
   std::vector<std::vector<uint32_t>> next_;  // per message: the messages waiting for it
   std::vector<double> chip_free_s_;          // per chip: when it may issue its next message

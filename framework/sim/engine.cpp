@@ -129,6 +129,7 @@ class Engine {
   std::vector<PendingFlow> active_info_;  // by FlowNetwork flow id
   std::map<std::pair<std::array<double, 8>, const planner::OpTraffic*>, double> isolated_cache_;
   TransferSets sets_;
+  std::map<const SetPlan*, uint32_t> routes_;  // each set's route in the FlowNetwork, once
 };
 
 // The set of `key`; nullptr after a route error, which stops the simulation.
@@ -479,8 +480,9 @@ void Engine::handle_event(const Event& e) {
     return;
   }
   PendingFlow& p = pending_[e.payload];
-  uint32_t id =
-      flows_.add_set(p.set->route, p.set->weights, p.bytes, p.payload_bytes, p.owner, p.kind);
+  auto [route, fresh] = routes_.try_emplace(p.set, 0);
+  if (fresh) route->second = flows_.add_route(p.set->route, p.set->weights);
+  uint32_t id = flows_.add_set(route->second, p.bytes, p.payload_bytes, p.owner, p.kind);
   if (active_info_.size() <= id) active_info_.resize(id + 1);
   active_info_[id] = p;
   free_pending_.push_back(e.payload);

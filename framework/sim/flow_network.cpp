@@ -178,18 +178,29 @@ uint32_t FlowNetwork::add_link(double bytes_per_s, LinkClass link_class) {
 
 void FlowNetwork::set_capacity(uint32_t link, double bytes_per_s) {
   assert(bytes_per_s > 0);
-  class_capacity_[static_cast<size_t>(class_[link])] += bytes_per_s - capacity_[link];
+  if (capacity_[link] == bytes_per_s) return;
+  const size_t c = static_cast<size_t>(class_[link]);
+  class_capacity_[c] += bytes_per_s - capacity_[link];
   capacity_[link] = bytes_per_s;
+  ++class_epoch_[c];
 }
 
-uint32_t FlowNetwork::add_flow(std::span<const uint32_t> route, double bytes, uint32_t owner,
-                               FlowKind kind) {
-  return add_set(route, {}, bytes, bytes, owner, kind);
+uint32_t FlowNetwork::add_route(std::span<const uint32_t> links, std::span<const double> weights) {
+  assert(weights.empty() || weights.size() == links.size());
+  Route& r = routes_.emplace_back();
+  r.links.assign(links.begin(), links.end());
+  r.weights.assign(weights.begin(), weights.end());
+  for (uint32_t l : links) r.crosses[static_cast<size_t>(class_[l])] = true;
+  return static_cast<uint32_t>(routes_.size() - 1);
 }
 
-uint32_t FlowNetwork::add_set(std::span<const uint32_t> route, std::span<const double> weights,
-                              double bytes, double payload_bytes, uint32_t owner, FlowKind kind) {
-  assert(weights.empty() || weights.size() == route.size());
+uint32_t FlowNetwork::add_flow(uint32_t route, double bytes, uint32_t owner, FlowKind kind) {
+  return add_set(route, bytes, bytes, owner, kind);
+}
+
+uint32_t FlowNetwork::add_set(uint32_t route, double bytes, double payload_bytes, uint32_t owner,
+                              FlowKind kind) {
+  assert(route < routes_.size());
   uint32_t id;
   if (free_.empty()) {
     id = static_cast<uint32_t>(flows_.size());
@@ -199,8 +210,7 @@ uint32_t FlowNetwork::add_set(std::span<const uint32_t> route, std::span<const d
     free_.pop_back();
   }
   Flow& f = flows_[id];
-  f.route.assign(route.begin(), route.end());
-  f.weights.assign(weights.begin(), weights.end());
+  f.route = route;
   f.bytes = f.remaining = bytes;
   f.payload_per_byte = payload_bytes / bytes;
   f.rate = 0;
@@ -211,25 +221,60 @@ uint32_t FlowNetwork::add_set(std::span<const uint32_t> route, std::span<const d
   return id;
 }
 
+void FlowNetwork::add_class_rates(const Route& route, double rate,
+                                  std::array<double, kLinkClasses>& into) const {
+  // A run of entries of one class adds in a register: the same additions in the same order as
+  // one entry at a time through memory, without waiting on the store of the one before.
+  const size_t n = route.links.size();
+  for (size_t k = 0; k < n;) {
+    const size_t c = static_cast<size_t>(class_[route.links[k]]);
+    double sum = into[c];
+    for (; k < n && static_cast<size_t>(class_[route.links[k]]) == c; ++k)
+      sum += rate * route.weight(k);
+    into[c] = sum;
+  }
+}
+
+void FlowNetwork::solve_alone(Flow& flow) {
+  Route& r = routes_[flow.route];
+  bool valid = r.alone.valid;
+  for (size_t c = 0; c < kLinkClasses && valid; ++c)
+    valid = !r.crosses[c] || r.alone.epochs[c] == class_epoch_[c];
+  if (!valid) {
+    double rate = 0;
+    fill(
+        capacity_, 1, [&r](size_t) -> const std::vector<uint32_t>& { return r.links; },
+        [&r](size_t, size_t k) { return r.weight(k); }, filling_, &rate);
+    r.alone = {true, class_epoch_, rate, {}};
+    add_class_rates(r, rate, r.alone.class_rate);
+  }
+  flow.rate = r.alone.rate;
+  class_rate_ = r.alone.class_rate;
+}
+
 void FlowNetwork::recompute() {
-  rates_scratch_.resize(active_.size());
-  fill(
-      capacity_, active_.size(),
-      [this](size_t i) -> const std::vector<uint32_t>& { return flows_[active_[i]].route; },
-      [this](size_t i, size_t k) {
-        const auto& w = flows_[active_[i]].weights;
-        return w.empty() ? 1.0 : w[k];
-      },
-      filling_, rates_scratch_.data());
+  if (active_.size() == 1) {
+    solve_alone(flows_[active_.front()]);
+  } else {
+    rates_scratch_.resize(active_.size());
+    fill(
+        capacity_, active_.size(),
+        [this](size_t i) -> const std::vector<uint32_t>& {
+          return routes_[flows_[active_[i]].route].links;
+        },
+        [this](size_t i, size_t k) { return routes_[flows_[active_[i]].route].weight(k); },
+        filling_, rates_scratch_.data());
+    class_rate_.fill(0);
+    for (size_t i = 0; i < active_.size(); ++i) {
+      Flow& f = flows_[active_[i]];
+      f.rate = rates_scratch_[i];
+      add_class_rates(routes_[f.route], f.rate, class_rate_);
+    }
+  }
   kind_rate_.fill(0);
-  class_rate_.fill(0);
-  for (size_t i = 0; i < active_.size(); ++i) {
-    Flow& f = flows_[active_[i]];
-    f.rate = rates_scratch_[i];
+  for (uint32_t id : active_) {
+    const Flow& f = flows_[id];
     kind_rate_[static_cast<size_t>(f.kind)] += f.rate * f.payload_per_byte;
-    for (size_t k = 0; k < f.route.size(); ++k)
-      class_rate_[static_cast<size_t>(class_[f.route[k]])] +=
-          f.rate * (f.weights.empty() ? 1.0 : f.weights[k]);
   }
 }
 

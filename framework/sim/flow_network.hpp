@@ -66,13 +66,18 @@ class FlowNetwork {
   LinkClass link_class(uint32_t link) const { return class_[link]; }
   size_t links() const { return capacity_.size(); }
 
-  // A flow of `bytes` > 0 along a non-empty `route` joins now; `owner` is returned when it
-  // finishes. Its rate is 0 until recompute(). Returns the flow's id (reused after it finishes).
-  uint32_t add_flow(std::span<const uint32_t> route, double bytes, uint32_t owner, FlowKind kind);
-  // A transfer set: `weights` (one per route entry, > 0) and `payload_bytes`, the bytes its
-  // transfers carry in all (for the per-kind totals), as well as `bytes`, one transfer's.
-  uint32_t add_set(std::span<const uint32_t> route, std::span<const double> weights, double bytes,
-                   double payload_bytes, uint32_t owner, FlowKind kind);
+  // A route that flows run along, kept from now on: its links and, for a transfer
+  // set, `weights` (one per link entry, > 0; empty: 1 each). Registered once and run many times
+  // (the engine's transfer sets recur op after op), a route is solved alone once per capacities
+  // of its links. Returns the route's index.
+  uint32_t add_route(std::span<const uint32_t> links, std::span<const double> weights = {});
+  // A flow of `bytes` > 0 along `route` joins now; `owner` is returned when it finishes. Its rate
+  // is 0 until recompute(). Returns the flow's id (reused after it finishes).
+  uint32_t add_flow(uint32_t route, double bytes, uint32_t owner, FlowKind kind);
+  // A transfer set: `payload_bytes`, the bytes its transfers carry in all (for the per-kind
+  // totals), as well as `bytes`, one transfer's.
+  uint32_t add_set(uint32_t route, double bytes, double payload_bytes, uint32_t owner,
+                   FlowKind kind);
   // Max-min fair rates of the active flows, and the per-kind and per-class totals.
   void recompute();
   // Seconds until the first active flow finishes at the current rates; kNever when none is active.
@@ -93,13 +98,36 @@ class FlowNetwork {
 
  private:
   struct Flow {
-    std::vector<uint32_t> route;  // keeps its capacity when the id is reused: no allocation
-    std::vector<double> weights;  // empty: 1 per entry
+    uint32_t route = 0;
     double bytes = 0, remaining = 0, rate = 0;
     double payload_per_byte = 1;  // bytes its transfers carry per byte of `bytes`
     uint32_t owner = 0;
     FlowKind kind = FlowKind::preload;
   };
+  // A route's solution alone on the network: the rate progressive filling gives it and what it
+  // puts on each link class, summed as recompute() sums them, so a solve of one flow is a lookup
+  // with the same bits. Valid while the capacities of the classes it crosses are as `epochs`.
+  struct Alone {
+    bool valid = false;
+    std::array<uint64_t, kLinkClasses> epochs{};
+    double rate = 0;
+    std::array<double, kLinkClasses> class_rate{};
+  };
+  struct Route {
+    std::vector<uint32_t> links;
+    std::vector<double> weights;  // empty: 1 per entry
+    std::array<bool, kLinkClasses> crosses{};
+    Alone alone;
+    double weight(size_t k) const { return weights.empty() ? 1.0 : weights[k]; }
+  };
+  // Adds rate × weight of each of the route's entries to `into`, per link class, in entry order.
+  void add_class_rates(const Route& route, double rate,
+                       std::array<double, kLinkClasses>& into) const;
+  // Gives the one active flow its rate and the class rates: its route's Alone, solved if void.
+  void solve_alone(Flow& flow);
+  std::vector<Route> routes_;
+  // Per link class: bumped when a capacity of the class changes, which voids routes' Alone.
+  std::array<uint64_t, kLinkClasses> class_epoch_{};
   std::vector<double> capacity_;
   std::vector<LinkClass> class_;
   std::vector<Flow> flows_;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # readme_demos.sh TESSERA README DIR — runs the README's two Tenstorrent demos (llama2-7b with bfp8
 # weights on wormhole-n150, llama2-70b on wormhole-t3000) as a user copies them, with a trace, and
-# its two strategies for Llama 3.1 70B on the T3000 (tp=8, pp=8),
+# its two strategies for Llama 3.1 70B on the T3000 (tp=8, pp=8), its serving demo (TTFT, TPOT
+# and end-to-end means),
 # and checks the ms/token the README states next to each command against what tessera prints
 # (within 0.5 %): the README's figures are the tool's.
 set -euo pipefail
@@ -45,8 +46,26 @@ strategy() {
   near "$got" "$want" || fail "--parallel $s: compile prints elk-full $got ms/step, README $want"
 }
 
+# The serving demo: the README's latency table, row by row (its grid built into the test's cache).
+serve_demo() {
+  local cmd out="$dir/serve.out"
+  cmd=$(grep -A1 -- "tessera serve llama3.1-70b" "$readme" | tr -d '\\\n' |
+    sed -E 's/^build\/default\/bin\/tessera //')
+  [[ -n $cmd ]] || fail "README has no serve command"
+  # shellcheck disable=SC2086 # the README's words, as a user pastes them
+  TESSERA_CACHE_DIR="$dir/cache" "$tessera" $cmd >"$out" 2>&1 || fail "serve: $(cat "$out")"
+  for row in TTFT TPOT E2E; do
+    local want got
+    want=$(grep -E "^$row +[0-9.]+ " "$readme" | awk '{ print $2 }' | head -1)
+    got=$(awk -v r="$row" '$1 == r { print $2 }' "$out")
+    [[ -n $want ]] || fail "README has no $row row"
+    near "$got" "$want" || fail "serve: $row mean $got ms, README $want"
+  done
+}
+
 demo llama2-7b wormhole-n150
 demo llama2-70b wormhole-t3000
 strategy tp=8
 strategy pp=8
+serve_demo
 echo "ok: the README's Tenstorrent demos print the README's figures"

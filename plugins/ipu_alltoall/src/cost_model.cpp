@@ -37,6 +37,11 @@ IpuCostModel::IpuCostModel(const sdk::Params& params)
         "parameter 'chip_link_bytes_per_s': the chip-to-chip rate is the topology's (set "
         "topology.chip_link.bytes_per_s); the planner and the simulator price chip-to-chip "
         "traffic on its links");
+  // Under routes the exchange prices shifts and preloads alike, both entering a tile through its
+  // exchange port; the artifact's composed slice still reads the shift rate.
+  if (!artifact_composed_)
+    params.refuse_unless_per_core("shift_cycles_per_byte", "exchange.bytes_per_cycle");
+  params.refuse_unless_per_core("distribute_bytes_per_s", "exchange.bytes_per_cycle");
 }
 
 double IpuCostModel::matmul_cycles(uint64_t m, uint64_t k, uint64_t n) {

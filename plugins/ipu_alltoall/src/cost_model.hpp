@@ -42,8 +42,8 @@
 // Machine's per-core rates (this model's info() and MEMORY-class transfer_seconds); the simulator
 // never reads them. Under the default `transfers: routes` plan and simulation both price the
 // exchange and the HBM on the topology's links (exchange.bytes_per_cycle, hbm.bytes_per_s), so
-// these two move neither latency there: only the NoC-utilisation denominator (cores × shift rate)
-// and, with composed_ops elk_artifact, a slice's shift. The chip-to-chip rate is the topology's
+// there these two are refused (sdk::Params::refuse_unless_per_core) and their defaults set only
+// the NoC-utilisation denominator (cores × shift rate). The chip-to-chip rate is the topology's
 // alone (chip_link.bytes_per_s): `chip_link_bytes_per_s` here is refused, and a CHIP_TO_CHIP
 // transfer_seconds (which the framework never asks) answers at the shift rate / 1.25.
 //   composed_ops             t10 (above) or elk_artifact: a reduction by the artifact's aligned

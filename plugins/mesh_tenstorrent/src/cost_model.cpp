@@ -69,6 +69,10 @@ TensixCostModel::TensixCostModel(const sdk::Params& params)
       launch_s_(params.get_non_negative("launch_s", 4e-6)) {
   fpu_lofi_flops_per_cycle_ = params.get_double("fpu_flops_per_cycle", 4096, 0.0);
   fidelity_ = parse_fidelity(params);
+  params.refuse_unless_per_core("hop_latency_cycles", "hop_latency_cycles");
+  params.refuse_unless_per_core("noc.rate_by_size", "link_bytes_per_cycle");
+  params.refuse_unless_per_core("dram_bytes_per_cycle", "dram.bytes_per_s");
+  params.refuse_unless_per_core("ethernet_bytes_per_cycle", "ethernet.bytes_per_s");
 }
 
 double TensixCostModel::fpu_flops_per_cycle(uint32_t math_fidelity) const {

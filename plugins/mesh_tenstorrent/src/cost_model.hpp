@@ -27,15 +27,23 @@
 //   fpu_flops_per_cycle           4096         at LoFi [V]
 //   sfpu_lanes                    32           [V]
 //   op_overhead_cycles            0            no measurement found [U]
-//   hop_latency_cycles            9            [V tt-isa-documentation]
+//   hop_latency_cycles            9            [V tt-isa-documentation]      [per-core rates]
 //   noc.rate_by_size              list of "bytes:B/cycle" — WH 128:5.5 256:10.1 512:18.0
-//                                 1024:27.4 2048:30.0 [V tt-npe]
+//                                 1024:27.4 2048:30.0 [V tt-npe]            [per-core rates]
 //   dram_bytes_per_cycle          23.2         injection per controller [V tt-npe]
-//   ethernet_bytes_per_cycle      12.5         per direction [V tt-npe]
+//                                                                           [per-core rates]
+//   ethernet_bytes_per_cycle      12.5         per direction [V tt-npe]     [per-core rates]
 //   sync_cycles                   1000         a global barrier over the NoC [U guess]
 //   dispatch_host_s               15e-6        per op, the host preparing its command [D]
 //   dispatch_traced_s             0            per op, a replayed Metal Trace issuing it [D]
 //   launch_s                      4e-6         per op, the cores starting it, either way [S]
+//
+// [per-core rates]: transfer_seconds and info().shift_bytes_per_s, which the planner reads only
+// under `planner: transfers: per_core_rates` (framework/chip_spec/conventions.hpp). Under the
+// default `routes` the planner and the simulator price every transfer on the topology's links
+// (topology hop_latency_cycles, link_bytes_per_cycle, dram.bytes_per_s, ethernet.bytes_per_s), so
+// a chip file setting one of these there is refused, naming the topology key to set; their
+// defaults then set only the NoC-utilisation denominator (cores × shift rate).
 //
 // The three fixed costs per op (ABI 1.5; the planner charges them outside the preload overlap
 // only under --dispatch traced|host, planner/schedule.hpp). launch_s is the op-to-op gap tt-metal

@@ -135,12 +135,27 @@ TEST(TensixCostModel, NocRateFollowsTheCalibratedTable) {
   EXPECT_DOUBLE_EQ(m.transfer_seconds(dram), 100e-9);
 }
 
+// The table is the per-core rates convention's (the host says which convention plans the chip).
 TEST(TensixCostModel, BlackholeTableFromParameters) {
   TensixCostModel bh = make({{"clock_hz", "1.35e9"},
+                             {"planner.transfers", "per_core_rates"},
                              {"noc.rate_by_size.0", "128:6.0"},
                              {"noc.rate_by_size.1", "16384:60.9"}});
   EXPECT_DOUBLE_EQ(bh.noc_bytes_per_cycle(16384), 60.9);
   EXPECT_DOUBLE_EQ(bh.info().clock_hz, 1.35e9);
+}
+
+// Under routes the topology's links price every transfer: a table here would move nothing.
+TEST(TensixCostModel, ATransferRateIsRefusedWhereTheTopologyPricesTransfers) {
+  try {
+    make({{"dram_bytes_per_cycle", "40"}});
+    FAIL();
+  } catch (const sdk::Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "'cost_model.dram_bytes_per_cycle' is not read under the routes convention: "
+                 "transfers are priced on the topology's links; set 'topology.dram.bytes_per_s' "
+                 "instead");
+  }
 }
 
 TEST(TensixCostModel, MalformedRateTableNamesTheItem) {

@@ -1,8 +1,9 @@
 // Points against the real planner, simulator and ipu_alltoall plugin: axis paths checked before
 // anything runs (with the valid paths near a wrong one), a point that does not fit recorded with
 // its reason, the per-op plan cache shared by points that differ only in HBM bandwidth, the chip
-// file's HBM rate reaching plan and simulation alike, and the scale knobs reaching the machine (or
-// refused where the chip cannot take them), and parallel strategies and residency as axes.
+// file's HBM rate reaching plan and simulation alike (every other rate: chip_file_rates_test.cpp),
+// and the scale knobs reaching the machine (or refused where the chip cannot take them), and
+// parallel strategies and residency as axes.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -176,96 +177,6 @@ TEST(EvaluatePoint, TheChipFilesHbmRateMovesPlannedAndSimulatedAlike) {
   EXPECT_GT(slow.rows[1].planned.latency_s, 100 * fast.rows[1].planned.latency_s);
   EXPECT_GT(slow.rows[1].simulated_metrics.latency_s,
             100 * fast.rows[1].simulated_metrics.latency_s);
-}
-
-// Every other rate a chip file of an in-tree family may set, cut (the base value first, then the
-// cut one): the planner and the simulator read it from the one place (the chip's plugins), so
-// planned and simulated both slow. A rate that moved neither would be a second number for a fact
-// the chip's topology already states; such rates are refused where they are read (the plugins'
-// cost_model.hpp says which). Rates on links a decode barely uses are cut ten-thousandfold, and
-// each case runs the smallest model its chip holds.
-struct RateCase {
-  const char* path;
-  const char* values;
-  const char* target = "ipu_alltoall";
-  const char* chip = "ipu-mk2-hbm3e";
-  const char* model = "llama2-7b";
-};
-
-class ChipFileRate : public ::testing::TestWithParam<RateCase> {};
-
-TEST_P(ChipFileRate, MovesPlannedAndSimulatedAlike) {
-  const RateCase c = GetParam();
-  SweepSpec s = sweep(std::string("  - {path: ") + c.path + ", values: [" + c.values + "]}\n",
-                      c.model, c.target, c.chip);
-  auto points = enumerate_points(s);
-  ASSERT_EQ(points.size(), 2u);
-  driver::OpPlanCache cache;
-  Registry reg = registry();
-  PointResult base = evaluate_point(s, points[0], reg, cache, {2});
-  PointResult slow = evaluate_point(s, points[1], reg, cache, {2});
-  ASSERT_TRUE(base.ok) << base.reason;
-  ASSERT_TRUE(slow.ok) << slow.reason;
-  constexpr double kSlower = 1.01;
-  EXPECT_GT(slow.rows[1].planned.latency_s, kSlower * base.rows[1].planned.latency_s);
-  EXPECT_GT(slow.rows[1].simulated_metrics.latency_s,
-            kSlower * base.rows[1].simulated_metrics.latency_s);
-}
-
-constexpr const char* kMesh = "mesh_tenstorrent";
-constexpr const char* kTree = "tree_simd";
-
-INSTANTIATE_TEST_SUITE_P(
-    Rates, ChipFileRate,
-    ::testing::Values(
-        // ipu_alltoall (ipu-mk2-hbm3e: its HBM through hbm_dramsim; ipu-pod4 for the IPU-Links)
-        RateCase{"topology.exchange.bytes_per_cycle", "4, 0.04"},
-        RateCase{"topology.chip_link.bytes_per_s", "5.3333e10, 5.3333e6", "ipu_alltoall",
-                 "ipu-pod4"},
-        RateCase{"topology.clock_hz", "1.325e9, 1.325e7"},
-        RateCase{"topology.sram.bytes_per_cycle", "16, 0.16"},
-        RateCase{"topology.hbm.bytes_per_s", "4e12, 4e10", "ipu_alltoall", "ipu-mk2"},
-        // With a memory model the lower of its sustained rate and the links binds, in both
-        RateCase{"topology.hbm.bytes_per_s", "4.7104e12, 4.7104e10"},
-        RateCase{"memory_endpoint_efficiency", "1, 0.01", "ipu_alltoall", "ipu-mk2"},
-        RateCase{"cost_model.clock_hz", "1.325e9, 1.325e7"},
-        RateCase{"cost_model.sync_cycles", "118, 11800"},
-        // mesh_tenstorrent (wormhole-n150)
-        RateCase{"topology.dram.bytes_per_s", "288e9, 288e7", kMesh, "wormhole-n150", "gpt2-xl"},
-        RateCase{"topology.link_bytes_per_cycle", "32, 0.32", kMesh, "wormhole-n150", "gpt2-xl"},
-        RateCase{"memory_endpoint_efficiency", "1, 0.01", kMesh, "wormhole-n150", "gpt2-xl"},
-        RateCase{"topology.clock_hz", "1e9, 1e7", kMesh, "wormhole-n150", "gpt2-xl"},
-        RateCase{"cost_model.clock_hz", "1e9, 1e7", kMesh, "wormhole-n150", "gpt2-xl"},
-        RateCase{"cost_model.fpu_flops_per_cycle", "4096, 40.96", kMesh, "wormhole-n150",
-                 "gpt2-xl"},
-        RateCase{"cost_model.sync_cycles", "1000, 100000", kMesh, "wormhole-n150", "gpt2-xl"},
-        // tree_simd (mncore2: one map read by every interface)
-        RateCase{"topology.clock_hz", "750e6, 7.5e6", kTree, "mncore2", "gpt2-xl"},
-        RateCase{"topology.dram.bytes_per_s", "128e9, 128e7", kTree, "mncore2", "gpt2-xl"},
-        RateCase{"topology.group.down_bytes_per_cycle", "64, 0.64", kTree, "mncore2", "gpt2-xl"},
-        RateCase{"topology.l1b.down_bytes_per_cycle", "128, 1.28", kTree, "mncore2", "gpt2-xl"},
-        RateCase{"topology.pe.down_bytes_per_cycle", "8, 0.08", kTree, "mncore2", "gpt2-xl"},
-        RateCase{"topology.link_latency_cycles", "4, 400", kTree, "mncore2", "gpt2-xl"}),
-    [](const ::testing::TestParamInfo<RateCase>& param) {
-      std::string name = std::string(param.param.chip) + "_" + param.param.path;
-      for (char& ch : name)
-        if (ch == '.' || ch == '-') ch = '_';
-      return name;
-    });
-
-// The rates that would be a second number for the topology's are refused, naming what to set.
-TEST(ChipFileRate, ASecondNumberForATopologyRateIsRefused) {
-  PluginSet plugins(registry());
-  SweepSpec s = sweep("  - {path: cost_model.chip_link_bytes_per_s, values: [1e9]}\n", "llama2-7b",
-                      "ipu_alltoall", "ipu-pod4");
-  PointSetup setup = setup_point(s, enumerate_points(s).front(), plugins).take();
-  auto models = build_chip(plugins, setup.chip.spec);
-  ASSERT_FALSE(models.ok());
-  EXPECT_TRUE(models.error().message.ends_with(
-      "create_cost_model: parameter 'chip_link_bytes_per_s': the chip-to-chip rate is the "
-      "topology's (set topology.chip_link.bytes_per_s); the planner and the simulator price "
-      "chip-to-chip traffic on its links"))
-      << models.error().message;
 }
 
 TEST(EvaluatePoint, CoreCostIsAnAxisWhosePointsDoNotSharePlans) {

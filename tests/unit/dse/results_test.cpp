@@ -40,13 +40,11 @@ PointResult ok_point() {
   r.hbm_sustained_bytes_per_s = 0.8e12;
   r.interconnect_bytes_per_s = 7e12;
   r.peak_flops_per_s = 2.5e14;
-  DesignRow basic{"basic",
-                  {2e-3, 0.5, 0.25, 0, 1e12, 1e-3, 0.5e-3, 0.25e-3, 0.25e-3, 0.5, 250},
-                  1,
-                  true,
-                  {2.5e-3, 0.4, 0.2, 0.1, 0.8e12, 1e-3, 1e-3, 0.25e-3, 0.25e-3, 0.6, 240}};
+  DesignRow basic{
+      "basic", {2e-3, 0.5, 0.25, 0, 1e12, 1e-3, 0.5e-3, 0.25e-3, 0.25e-3, 0.5, 250},    1,
+      true,    {2.5e-3, 0.4, 0.2, 0.1, 0.8e12, 1e-3, 1e-3, 0.25e-3, 0.25e-3, 0.6, 240}, {}};
   // No energy rates: 0 J, written as empty cells.
-  DesignRow ideal{"ideal", {1e-3, 1, 0.5, 0, 2e12, 0.5e-3, 0.5e-3, 0, 0, 0, 0}, 1, false, {}};
+  DesignRow ideal{"ideal", {1e-3, 1, 0.5, 0, 2e12, 0.5e-3, 0.5e-3, 0, 0, 0, 0}, 1, false, {}, {}};
   r.rows = {basic, ideal};
   r.wall_s = 1.5;
   return r;
@@ -70,21 +68,21 @@ TEST(ResultsTable, CsvHasTheAxesThenEveryMetricPerDesign) {
       "exec_only_ms,overlap_ms,stall_ms,congest_ms,orders,planned_mj,planned_w,sim_ms,"
       "sim_hbm_util,sim_noc_util,sim_sram_util,sim_tflops,sim_exec_only_ms,sim_overlap_ms,"
       "sim_stall_ms,sim_congest_ms,sim_mj,sim_w,tokens,tokens_per_s,sim_tokens_per_s,"
-      "collective_ms,bubble,resident_bytes_per_core\n";
+      "collective_ms,bubble,resident_bytes_per_core,sim_same_as\n";
   std::string basic =
       "0,ok,,1e12,llama2-7b,ipu_alltoall,ipu-mk2,2,,,,flat,auto,basic,1472,1000000000000,"
       "800000000000,7000000000000,250000000000000,2,1,0.5,0.5,0.25,1,1,0.5,0.25,0.25,1,500,250,2.5,"
-      "0.4,0.2,0.1,0.8,1,1,0.25,0.25,600,240,2,1000,800,,,137216\n";
+      "0.4,0.2,0.1,0.8,1,1,0.25,0.25,600,240,2,1000,800,,,137216,\n";
   std::string ideal =
       "0,ok,,1e12,llama2-7b,ipu_alltoall,ipu-mk2,2,,,,flat,auto,ideal,1472,1000000000000,"
       "800000000000,7000000000000,250000000000000,1,2,1,1,0.5,2,0.5,0.5,0,0,1,,,,,,,,,,,,,,2,2000,"
-      ",,,137216\n";
+      ",,,137216,\n";
   std::string fail_row =
       "1,failed,\"op 'x' needs 8 MiB, \"\"more\"\" than the chip\",2e12,,ipu_alltoall,,,,,,,";
   EXPECT_EQ(csv.substr(0, header.size()), header);
   EXPECT_NE(csv.find(basic), std::string::npos) << csv;
   EXPECT_NE(csv.find(ideal), std::string::npos) << csv;
-  EXPECT_NE(csv.find(fail_row + ",basic" + std::string(35, ',') + "\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(fail_row + ",basic" + std::string(36, ',') + "\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find(fail_row + ",ideal,"), std::string::npos) << csv;
 }
 
@@ -105,7 +103,7 @@ TEST(ResultsTable, AStrategysRowHasTheMachinesStepAndNoPerChipFigures) {
   std::string csv = results_csv(spec(), results);
   std::string row =
       "\"tp=8,pp=1,dp=1\",auto,basic,1472,1000000000000,800000000000,7000000000000,"
-      "250000000000000,4,1,0.25,,,,,,,,,2000,500,5,,,,,,,,,,,32,8000,6400,1,0.25,\n";
+      "250000000000000,4,1,0.25,,,,,,,,,2000,500,5,,,,,,,,,,,32,8000,6400,1,0.25,,\n";
   EXPECT_NE(csv.find(row), std::string::npos) << csv;
   auto json = nlohmann::json::parse(results_json(spec(), results));
   EXPECT_EQ(json["rows"][0]["strategy"], "tp=8,pp=1,dp=1");
@@ -141,6 +139,27 @@ TEST(PointResult, JsonRoundTripIsExact) {
   EXPECT_EQ(back.rows[0].planned.latency_s, 0.1 + 0.2);
   EXPECT_TRUE(back.rows[0].simulated);
   EXPECT_FALSE(back.rows[1].simulated);
+}
+
+// A design whose program ran alike an earlier one's shares its simulation, and says whose.
+TEST(ResultsTable, ASharedSimulationSaysWhose) {
+  PointResult r = ok_point();
+  r.rows[0].sim_same_as = "static";
+  PointResults results;
+  results[0] = r;
+  auto json = nlohmann::json::parse(results_json(spec(), results));
+  EXPECT_EQ(json["rows"][0]["sim_same_as"], "static");
+  EXPECT_EQ(json["rows"][1]["sim_same_as"], nullptr);
+  EXPECT_EQ(read_point_json(point_json(r), "p.json").take().rows[0].sim_same_as, "static");
+}
+
+// A point written before sim_same_as existed reads back as simulated for each design.
+TEST(PointResult, AnOlderPointReadsBackWithoutSharedSimulations) {
+  nlohmann::json old = nlohmann::json::parse(point_json(ok_point()));
+  for (auto& row : old["rows"]) row.erase("sim_same_as");
+  auto back = read_point_json(old.dump(), "p.json").take();
+  EXPECT_EQ(back.rows[0].sim_same_as, "");
+  EXPECT_TRUE(back.rows[0].simulated);
 }
 
 TEST(PointResult, ADamagedFileSaysWhichAndWhatToDo) {

@@ -33,5 +33,24 @@ TEST(Params, OneValueWhereAListBelongsIsAnError) {
   EXPECT_TRUE(p.get_int_list("none").empty());
 }
 
+// The host's planning convention reaches every cost model; one that prices transfers one way only
+// may ignore it, and a rate only the per-core convention reads is refused under routes.
+TEST(Params, TheHostsConventionIsNeverUnknownAndGuardsPerCoreRates) {
+  Params routes({{"planner.transfers", "routes"}, {"rate", "2"}});
+  EXPECT_EQ(error_of([&] { routes.refuse_unless_per_core("rate", "links.bytes_per_s"); }),
+            "'cost_model.rate' is not read under the routes convention: transfers are priced on "
+            "the topology's links; set 'topology.links.bytes_per_s' instead");
+  Params per_core({{"planner.transfers", "per_core_rates"}, {"rate", "2"}});
+  per_core.refuse_unless_per_core("rate", "links.bytes_per_s");
+  EXPECT_EQ(per_core.get_double("rate", 1), 2);
+  per_core.reject_unknown("cost_model");
+  using Values = std::map<std::string, std::string>;
+  Params silent(Values{{"planner.transfers", "routes"}});
+  silent.reject_unknown("cost_model");
+  Params ring(Values{{"planner.transfers", "ring"}});
+  EXPECT_EQ(error_of([&] { (void)ring.prices_per_core(); }),
+            "parameter 'planner.transfers': 'ring' is not one of: routes, per_core_rates");
+}
+
 }  // namespace
 }  // namespace tessera::sdk

@@ -23,7 +23,7 @@ std::vector<uint32_t> finish(FlowNetwork& net, double seconds) {
 TEST(FlowNetwork, OneFlowTakesBytesOverBandwidth) {
   FlowNetwork net;
   uint32_t link = net.add_link(10e9, LinkClass::on_chip);
-  net.add_flow(std::vector<uint32_t>{link}, 1e6, 7, FlowKind::shift);
+  net.add_flow(net.add_route(std::vector<uint32_t>{link}), 1e6, 7, FlowKind::shift);
   net.recompute();
   EXPECT_DOUBLE_EQ(net.next_finish_s(), 1e-4);
   EXPECT_EQ(finish(net, 1e-4), std::vector<uint32_t>{7});
@@ -35,7 +35,7 @@ TEST(FlowNetwork, OneFlowTakesBytesOverBandwidth) {
 TEST(FlowNetwork, ADenormalFlowFinishesAtItsFinishTime) {
   FlowNetwork net;
   uint32_t link = net.add_link(10e9, LinkClass::on_chip);
-  net.add_flow(std::vector<uint32_t>{link}, 1e-320 * 10e9, 7, FlowKind::compute);
+  net.add_flow(net.add_route(std::vector<uint32_t>{link}), 1e-320 * 10e9, 7, FlowKind::compute);
   net.recompute();
   EXPECT_EQ(finish(net, net.next_finish_s()), std::vector<uint32_t>{7});
   EXPECT_EQ(net.active(), 0u);
@@ -48,9 +48,11 @@ TEST(FlowNetwork, ATransferSetSharesALinkPerTransfer) {
   FlowNetwork net;
   uint32_t shared = net.add_link(10e9, LinkClass::on_chip);
   uint32_t own = net.add_link(10e9, LinkClass::sram_port);
-  uint32_t set = net.add_set(std::vector<uint32_t>{shared, own}, std::vector<double>{4, 2}, 1e6,
-                             4e6, 1, FlowKind::preload);
-  uint32_t flow = net.add_flow(std::vector<uint32_t>{shared}, 1e6, 2, FlowKind::shift);
+  uint32_t set =
+      net.add_set(net.add_route(std::vector<uint32_t>{shared, own}, std::vector<double>{4, 2}), 1e6,
+                  4e6, 1, FlowKind::preload);
+  uint32_t flow =
+      net.add_flow(net.add_route(std::vector<uint32_t>{shared}), 1e6, 2, FlowKind::shift);
   net.recompute();
   EXPECT_DOUBLE_EQ(net.rate(set), 2e9);
   EXPECT_DOUBLE_EQ(net.rate(flow), 2e9);
@@ -62,8 +64,9 @@ TEST(FlowNetwork, ATransferSetSharesALinkPerTransfer) {
 TEST(FlowNetwork, TwoFlowsOnOneLinkEachGetHalfThenTheSurvivorGetsAll) {
   FlowNetwork net;
   uint32_t link = net.add_link(10e9, LinkClass::on_chip);
-  uint32_t small = net.add_flow(std::vector<uint32_t>{link}, 1e6, 1, FlowKind::shift);
-  uint32_t big = net.add_flow(std::vector<uint32_t>{link}, 3e6, 2, FlowKind::shift);
+  uint32_t small =
+      net.add_flow(net.add_route(std::vector<uint32_t>{link}), 1e6, 1, FlowKind::shift);
+  uint32_t big = net.add_flow(net.add_route(std::vector<uint32_t>{link}), 3e6, 2, FlowKind::shift);
   net.recompute();
   EXPECT_DOUBLE_EQ(net.rate(small), 5e9);
   EXPECT_DOUBLE_EQ(net.rate(big), 5e9);
@@ -79,9 +82,9 @@ TEST(FlowNetwork, MaxMinWithUnequalBottlenecks) {
   // what b leaves of L1 (10 - 2 = 8), not an equal 5.
   FlowNetwork net;
   uint32_t l1 = net.add_link(10e9, LinkClass::on_chip), l2 = net.add_link(4e9, LinkClass::on_chip);
-  uint32_t a = net.add_flow(std::vector<uint32_t>{l1}, 1, 0, FlowKind::shift);
-  uint32_t b = net.add_flow(std::vector<uint32_t>{l1, l2}, 1, 0, FlowKind::shift);
-  uint32_t c = net.add_flow(std::vector<uint32_t>{l2}, 1, 0, FlowKind::shift);
+  uint32_t a = net.add_flow(net.add_route(std::vector<uint32_t>{l1}), 1, 0, FlowKind::shift);
+  uint32_t b = net.add_flow(net.add_route(std::vector<uint32_t>{l1, l2}), 1, 0, FlowKind::shift);
+  uint32_t c = net.add_flow(net.add_route(std::vector<uint32_t>{l2}), 1, 0, FlowKind::shift);
   net.recompute();
   EXPECT_DOUBLE_EQ(net.rate(a), 8e9);
   EXPECT_DOUBLE_EQ(net.rate(b), 2e9);
@@ -117,8 +120,8 @@ TEST(FlowNetwork, MeshHotSpotMatchesHandCalculation) {
   for (int y = 0; y < 3; ++y) {
     for (int x = 0; x < 3; ++x) {
       if (x == 2 && y == 0) continue;
-      flows.push_back(net.add_flow(route(x, y, 2, 0), 1e6, static_cast<uint32_t>(core(x, y)),
-                                   FlowKind::distribute));
+      flows.push_back(net.add_flow(net.add_route(route(x, y, 2, 0)), 1e6,
+                                   static_cast<uint32_t>(core(x, y)), FlowKind::distribute));
     }
   }
   net.recompute();
@@ -134,7 +137,7 @@ TEST(FlowNetwork, MeshHotSpotMatchesHandCalculation) {
 TEST(FlowNetwork, CapacityChangesTakeEffectAtRecompute) {
   FlowNetwork net;
   uint32_t link = net.add_link(1e9, LinkClass::hbm);
-  uint32_t f = net.add_flow(std::vector<uint32_t>{link}, 1e6, 0, FlowKind::preload);
+  uint32_t f = net.add_flow(net.add_route(std::vector<uint32_t>{link}), 1e6, 0, FlowKind::preload);
   net.recompute();
   net.set_capacity(link, 4e9);
   EXPECT_DOUBLE_EQ(net.rate(f), 1e9);

@@ -134,10 +134,29 @@ class Params {
 
   const std::string& base_dir() const { return base_dir_; }
 
+  // The host gives a cost model the chip file's transfer pricing convention as `planner.transfers`
+  // (framework/chip_spec/conventions.hpp): `routes` (the default, also when the key is absent),
+  // where the planner and the simulator price exchanges and off-chip reads on the topology's
+  // links, or `per_core_rates`, where the planner prices them at the cost model's per-core rates
+  // (transfer_seconds, info()).
+  bool prices_per_core() const {
+    return get_choice("planner.transfers", "routes", {"routes", "per_core_rates"}) ==
+           "per_core_rates";
+  }
+  // A rate only the per_core_rates convention reads is refused under routes, where it would be a
+  // second number that moves nothing: the error names the topology key that prices the transfer.
+  void refuse_unless_per_core(const std::string& key, const std::string& topology_key) const {
+    if (prices_per_core() || !(has(key) || has(key + ".0"))) return;  // a value or a list
+    throw invalid_argument("'cost_model." + key +
+                           "' is not read under the routes convention: transfers are priced on "
+                           "the topology's links; set 'topology." +
+                           topology_key + "' instead");
+  }
+
   // Throws for the first key no getter asked about, naming the nearest key that was asked about.
   void reject_unknown(const std::string& owner) const {
     for (const auto& [key, value] : values_) {
-      if (used_.count(key) != 0) continue;
+      if (used_.count(key) != 0 || key.rfind(kHostPrefix, 0) == 0) continue;
       std::string message = "unknown " + owner + " parameter '" + key + "'";
       std::string near = nearest_known(key);
       if (!near.empty()) message += " (did you mean '" + near + "'?)";
@@ -146,6 +165,10 @@ class Params {
   }
 
  private:
+  // Keys the host adds for every object of an interface (the planning conventions above), which
+  // an object may ignore.
+  static constexpr const char* kHostPrefix = "planner.";
+
   static double parse_double(const std::string& key, const std::string& text) {
     errno = 0;
     char* end = nullptr;

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# whole_evaluation.sh — times Elk's whole evaluation as `tessera sweep` runs it: the five paper-size
+# sweeps of configs/sweeps/ (Fig. 18a, 19, 22, 23, 24; every point planned under five designs and
+# simulated), each into a fresh run directory, and prints per sweep and in all the points, the
+# failed ones, the simulations shared between designs (results.csv's sim_same_as), seconds and
+# points per second, with the machine's load before and after (docs/dse.md, "Speed").
+#
+#   bench/whole_evaluation.sh [--reduced | --smoke] [--tessera PATH] [--threads N] [--out DIR]
+#
+#   --reduced   the -reduced sweeps instead (74 points)
+#   --smoke     fig18a-breakdown-reduced alone (3 points): the ctest bench.whole_evaluation.smoke
+#   --tessera   the binary (default: build/default/bin/tessera)
+#   --threads   worker threads of each sweep (default 2, the machine the figures are quoted on)
+#   --out       where the run directories go (default: a temporary directory, removed after)
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+tessera=$here/build/default/bin/tessera
+threads=2
+out=""
+sweeps=(fig18a-breakdown fig19-hbm-bandwidth fig22-noc-hbm fig23-cores fig24-training)
+suffix=""
+while (($#)); do
+  case $1 in
+    --reduced) suffix=-reduced ;;
+    --smoke) sweeps=(fig18a-breakdown) suffix=-reduced ;;
+    --tessera) tessera=$2 && shift ;;
+    --threads) threads=$2 && shift ;;
+    --out) out=$2 && shift ;;
+    *) echo "whole_evaluation.sh: unknown argument '$1' (see the comment at the top)" >&2 && exit 2 ;;
+  esac
+  shift
+done
+[[ -x $tessera ]] || { echo "whole_evaluation.sh: no tessera binary at $tessera; build it or pass --tessera" >&2; exit 2; }
+if [[ -z $out ]]; then
+  out=$(mktemp -d)
+  trap 'rm -rf "$out"' EXIT
+fi
+mkdir -p "$out"
+
+now() { date +%s.%N; }
+# Rows whose simulated figures are another design's (sim_same_as set), from results.json.
+shared() {
+  /usr/bin/python3 -c 'import json, sys
+print(sum(1 for r in json.load(open(sys.argv[1]))["rows"] if r.get("sim_same_as")))' "$1"
+}
+
+echo "load before: $(uptime)"
+printf '%-26s %6s %6s %6s %9s %8s\n' sweep points failed shared seconds points/s
+total_points=0
+start=$(now)
+for name in "${sweeps[@]}"; do
+  file=$here/configs/sweeps/$name$suffix.yaml
+  dir=$out/$name$suffix
+  rm -rf "$dir"
+  t0=$(now)
+  "$tessera" sweep "$file" -o "$dir" --threads "$threads" >"$dir.log" 2>&1 ||
+    { echo "whole_evaluation.sh: $name$suffix failed:" >&2; cat "$dir.log" >&2; exit 1; }
+  t1=$(now)
+  summary=$(grep "^sweep " "$dir.log" | tail -1)
+  points=$(sed -E 's/^sweep [^:]+: ([0-9]+) points.*/\1/' <<<"$summary")
+  failed=$(sed -nE 's/.*; ([0-9]+) failed$/\1/p' <<<"$summary")
+  total_points=$((total_points + points))
+  awk -v n="$name$suffix" -v p="$points" -v f="${failed:-0}" -v s="$(shared "$dir/results.json")" \
+    -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%-26s %6d %6d %6d %9.1f %8.3f\n", n, p, f, s, t1 - t0, p / (t1 - t0) }'
+done
+end=$(now)
+awk -v p="$total_points" -v t0="$start" -v t1="$end" -v th="$threads" \
+  'BEGIN { printf "%-26s %6d %6s %6s %9.1f %8.3f   (%d threads)\n", "all", p, "", "", t1 - t0, p / (t1 - t0), th }'
+echo "load after:  $(uptime)"

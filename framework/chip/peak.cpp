@@ -1,0 +1,54 @@
+#include "framework/chip/peak.hpp"
+
+#include <array>
+
+namespace tessera {
+
+namespace {
+
+constexpr uint64_t kRows = 6144, kColumns = 512;
+
+// tessera_math_fidelity 1 to 4 as chip files and precision files name them.
+constexpr std::array<const char*, 4> kFidelityNames = {"lofi", "hifi2", "hifi3", "hifi4"};
+
+}  // namespace
+
+tessera_tile_query peak_matmul_tile(uint32_t dtype, double element_bytes, uint32_t math_fidelity) {
+  tessera_tile_query q{};
+  q.op_kind = TESSERA_OP_MATMUL;
+  q.dtype = dtype;
+  q.batch = 1;
+  q.m = kRows;
+  q.k = q.n = kColumns;
+  q.elements = kRows * kColumns;
+  const auto m = static_cast<double>(kRows), k = static_cast<double>(kColumns);
+  q.flops = 2 * m * k * k;
+  q.bytes_in = (m * k + k * k) * element_bytes;
+  q.bytes_out = m * k * element_bytes;
+  q.math_fidelity = math_fidelity;
+  return q;
+}
+
+Result<double> matmul_flops_per_s(const CostModel& cost_model, uint32_t dtype,
+                                  uint32_t math_fidelity) {
+  const tessera_tile_query q = peak_matmul_tile(dtype, 2, math_fidelity);
+  auto seconds = cost_model.tile_seconds({q});
+  if (!seconds) return seconds.error();
+  return q.flops / seconds->at(0);
+}
+
+Result<std::string> default_fidelity(const CostModel& cost_model, uint32_t dtype) {
+  auto chosen = matmul_flops_per_s(cost_model, dtype);
+  if (!chosen) return chosen.error();
+  std::string name;
+  bool varies = false;
+  for (uint32_t f = TESSERA_MATH_FIDELITY_LOFI; f <= TESSERA_MATH_FIDELITY_HIFI4; ++f) {
+    auto rate = matmul_flops_per_s(cost_model, dtype, f);
+    if (!rate) return rate.error();
+    if (*rate != *chosen) varies = true;
+    if (*rate == *chosen && name.empty()) name = kFidelityNames[f - 1];
+  }
+  return varies ? name : std::string();
+}
+
+}  // namespace tessera

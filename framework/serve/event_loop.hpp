@@ -1,0 +1,44 @@
+// The server as a discrete-event simulation: requests arrive at their times; whenever the server is
+// free it asks the scheduler for a step, charges the step's cost (step_cost.hpp), and applies what
+// the step made — a prompt chunk cached, a first token after a prompt's last chunk, a token per
+// decoding sequence. Deterministic: the same requests, options and costs give the same run.
+// A token's time is its step's end; a request arriving during a step waits for the next.
+#pragma once
+
+#include <vector>
+
+#include "framework/serve/scheduler.hpp"
+#include "framework/serve/step_cost.hpp"
+
+namespace tessera::serve {
+
+struct RequestRecord {
+  Request request;
+  double first_token_s = 0, finish_s = 0;  // from the run's start
+  int64_t preemptions = 0;
+  double joules = 0;  // its share of each step it ran in, by tokens
+};
+
+struct Sample {  // after a step
+  double time_s = 0;
+  int64_t waiting = 0, running = 0, kv_blocks_used = 0;
+};
+
+struct ServerRun {
+  std::vector<RequestRecord> records;  // by request id
+  std::vector<Sample> samples;         // one per step
+  int64_t steps = 0, preemptions = 0, kv_blocks = 0;
+  double busy_s = 0, end_s = 0, joules = 0;
+  double kv_block_seconds = 0;  // blocks held, integrated over steps
+  StepShape largest;  // the largest decode batch and context over the steps (no prefill chunks)
+  // Waiting requests when the last one arrived: a backlog beyond a batch says the load outruns
+  // the machine (metrics.hpp).
+  int64_t waiting_at_last_arrival = 0;
+};
+
+// `requests` in arrival order, each within the pool (check_request). Internal error when a step
+// can run nothing while requests remain (a request larger than the pool).
+Result<ServerRun> run_server(const std::vector<Request>& requests, const SchedulerOptions& options,
+                             KvBlocks pool, const StepCostFn& step_cost);
+
+}  // namespace tessera::serve

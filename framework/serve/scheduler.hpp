@@ -1,0 +1,82 @@
+// Who runs in the next step. Each policy picks from the waiting queue (first come, first served)
+// and the running sequences, takes KV blocks for what the step writes, and returns the step:
+//
+//   static      a batch of up to max_batch waiting requests is admitted only when the server is
+//               empty, with blocks for its whole prompt and output; one prefill step of all its
+//               prompts, then decode steps of the whole batch (padded: a finished sequence keeps
+//               its slot) until its longest output is done
+//   continuous  iteration-level (Orca, Yu et al., OSDI 2022; vLLM): whenever a waiting request
+//               fits (a slot under max_batch, blocks for its prompt), a prefill-only step of those
+//               admitted, up to max_prefill_tokens; otherwise a decode step of every running
+//               sequence, each taking a block when its context crosses one. Out of blocks, the
+//               latest admitted sequence is preempted by recompute: its blocks freed, it goes back
+//               to the queue's front, and its prompt and the tokens it made are prefilled again
+//               (vLLM's recompute mode)
+//   chunked     Sarathi-Serve (Agrawal et al., OSDI 2024): each step holds every running decode
+//               and fills the rest of a `token_budget` with prompt chunks, the oldest partial
+//               prefill first, then new admissions; preemption as continuous
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "framework/common/status.hpp"
+#include "framework/serve/kv_cache.hpp"
+#include "framework/serve/requests.hpp"
+#include "framework/serve/step_cost.hpp"
+
+namespace tessera::serve {
+
+enum class Policy { static_batch, continuous, chunked };
+// Usage error for anything but static, continuous or chunked.
+Result<Policy> parse_policy(const std::string& text);
+const char* to_string(Policy policy);
+
+struct SchedulerOptions {
+  Policy policy = Policy::continuous;
+  int64_t max_batch = 64;      // sequences running at once
+  int64_t token_budget = 512;  // chunked: tokens per step (decodes and prompt chunks)
+  // continuous: prompt tokens one prefill step admits (at least one prompt), as vLLM's
+  // max_num_batched_tokens; 0: no bound. serve() sets the step-cost grid's longest prefill.
+  int64_t max_prefill_tokens = 0;
+};
+
+// A request being served.
+struct Sequence {
+  Request request;
+  int64_t prompt_tokens = 0;  // to prefill: the prompt, plus the tokens made before a preemption
+  int64_t prefilled = 0;      // prompt tokens in the cache
+  int64_t generated = 0;      // output tokens made
+  int64_t cached = 0;         // positions in the KV cache
+  int64_t blocks = 0;
+  int64_t preemptions = 0;
+  double first_token_s = -1;
+  bool done() const { return generated >= request.output_tokens; }
+  bool prefilling() const { return prefilled < prompt_tokens; }
+};
+
+// One step's work: for each sequence index in `running`, the prompt tokens it prefills (0: it
+// decodes one token).
+struct StepWork {
+  struct Item {
+    size_t seq;
+    int64_t prefill_tokens;
+  };
+  std::vector<Item> items;
+  StepShape shape;
+};
+
+struct ServerState {
+  std::deque<Sequence> waiting;
+  std::vector<Sequence> running;  // in admission order
+  KvBlocks kv;
+  int64_t preemptions = 0;
+};
+
+// The next step of `policy` (empty items: nothing can run). Moves sequences between waiting and
+// running and takes KV blocks as the policy says.
+StepWork next_step(ServerState& state, const SchedulerOptions& options);
+
+}  // namespace tessera::serve

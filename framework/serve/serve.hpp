@@ -1,0 +1,67 @@
+// Serving: many users on one machine. How many requests per second can it take at a TTFT and a
+// TPOT, and what does a token cost? A discrete-event simulation of an LLM server (docs/serving.md):
+//
+//   requests      synthetic (requests.hpp) or a trace file (trace_file.hpp), each checked against
+//                 what one request may hold on the machine (compiled_costs.hpp:
+//                 request_context_limit)
+//   KV cache      paged blocks in the off-chip memory the compiled model leaves after its weights
+//                 (compiled_costs.hpp: kv_room; kv_cache.hpp)
+//   step costs    a grid of decode and prefill steps compiled and simulated through the driver,
+//                 cached on disk, interpolated between its points; its error against direct
+//                 simulation of held-out points is measured and reported (step_cost.hpp)
+//   scheduler     static, continuous (vLLM-like, preemption by recompute) or chunked prefill
+//                 (Sarathi-like) (scheduler.hpp)
+//   event loop    arrivals and steps in time order (event_loop.hpp)
+//   metrics       TTFT, TPOT, end to end, throughput, goodput, KV use, energy; an unsustainable
+//                 load reported as such (metrics.hpp); the report (serve_report.hpp)
+//
+// serve() runs the whole flow on a ServedMachine; each piece is callable alone (the tests drive
+// the event loop with closed-form step costs).
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <variant>
+
+#include "framework/serve/compiled_costs.hpp"
+#include "framework/serve/event_loop.hpp"
+#include "framework/serve/metrics.hpp"
+#include "framework/serve/requests.hpp"
+#include "framework/serve/scheduler.hpp"
+#include "framework/serve/step_cost.hpp"
+#include "framework/serve/trace_file.hpp"
+
+namespace tessera::serve {
+
+struct ServeOptions {
+  SchedulerOptions scheduler;
+  int64_t block_tokens = 16;
+  Slo slo;
+  std::filesystem::path cache_dir;  // empty: default_cache_dir()
+};
+
+// A synthetic load, or a trace file.
+using RequestSource = std::variant<SyntheticLoad, std::filesystem::path>;
+
+struct Served {
+  KvRoom room;
+  int64_t context_limit = 0;
+  std::string context_why;
+  CostGrid grid;
+  bool grid_built = false;  // false: read from the cache
+  std::filesystem::path cache_dir;
+  ServerRun run;
+  ServeSummary summary;
+};
+
+// The step-cost grid's axes for these options on this room: batches to max_batch, total contexts
+// to what the KV cache and the context limit allow, prefill steps to the context limit (at most
+// 8192 tokens; longer prefill steps extrapolate from the last two points).
+GridAxes serve_axes(const ServeOptions& options, const KvRoom& room, int64_t context_limit);
+
+// The whole flow. `progress` (done, total) while the grid is built. Errors: each piece's — the
+// request that does not fit (its FILE:LINE or option), the grid's compile, the cache's files.
+Result<Served> serve(ServedMachine& machine, const RequestSource& source,
+                     const ServeOptions& options, const std::function<void(int, int)>& progress);
+
+}  // namespace tessera::serve

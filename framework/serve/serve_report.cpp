@@ -1,0 +1,181 @@
+#include "framework/serve/serve_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "framework/common/json_text.hpp"
+#include "framework/common/table.hpp"
+#include "framework/common/units.hpp"
+
+namespace tessera::serve {
+
+namespace {
+
+std::string ms(double seconds) {
+  return fmt::format("{:.2f}", seconds * 1e3);
+}
+
+void add_spread(Table& table, const char* name, const Spread& s) {
+  table.add_row({name, ms(s.mean), ms(s.p50), ms(s.p90), ms(s.p99)});
+}
+
+nlohmann::json spread_json(const Spread& s) {
+  return {{"mean", s.mean}, {"p50", s.p50}, {"p90", s.p90}, {"p99", s.p99}};
+}
+
+std::string verdict_text(const ServeSummary& s) {
+  return fmt::format(
+      "unsustainable: {:.3f} req/s offered, {:.3f} req/s sustained; the queue grew to {} "
+      "waiting requests and kept growing while requests arrived, so there is no steady latency "
+      "to report. Serve at most about {:.3f} req/s, or add chips or replicas\n",
+      s.offered_rps, s.sustained_rps, s.peak_waiting, s.sustained_rps);
+}
+
+size_t decode_points(const CostGrid& grid) {
+  size_t n = 0;
+  for (const auto& row : grid.decode) n += row.size();
+  return n;
+}
+
+}  // namespace
+
+std::string grid_error_text(const CostGrid& grid, const StepShape& largest) {
+  GridError run = grid.error_within(largest), all = grid.error();
+  return fmt::format(
+      "interpolation error at most {:.2f} % over the decode steps this run took ({} held-out "
+      "steps; the whole grid: {:.2f} % over {}) {}",
+      run.worst * 100, run.points, all.worst * 100, all.points,
+      run.worst <= kMaxInterpolationError
+          ? fmt::format("<= {:.0f} %", kMaxInterpolationError * 100)
+          : fmt::format("EXCEEDS {:.0f} %: the figures below are not trusted to that",
+                        kMaxInterpolationError * 100));
+}
+
+bool trusted(const Served& served) {
+  return served.grid.error_within(served.run.largest).worst <= kMaxInterpolationError;
+}
+
+std::string machine_text(const ServeHeader& h, const Served& d) {
+  return fmt::format(
+      "serve  {} on {} ({}, {}), scheduler {}, load {}\n"
+      "kv     {} blocks of {} tokens ({} tokens, {} per token) in {} left of {} after weights; a "
+      "request holds at most {} tokens ({})\n"
+      "steps  {} grid of {} decode and {} prefill steps ({}); {}\n",
+      h.model, h.chip, h.design, h.strategy, h.scheduler, h.load, d.room.blocks,
+      d.room.block_tokens, d.room.tokens(), format_bytes(d.room.bytes_per_token),
+      format_bytes(d.room.capacity_bytes - d.room.weight_bytes),
+      format_bytes(d.room.capacity_bytes), d.context_limit, d.context_why,
+      d.grid_built ? "built" : "cached", decode_points(d.grid), d.grid.prefill.size(),
+      d.cache_dir.string(), grid_error_text(d.grid, d.run.largest));
+}
+
+std::string serve_text(const ServeHeader& h, const Served& d) {
+  const ServeSummary& s = d.summary;
+  std::string out = machine_text(h, d);
+  if (!s.sustainable) return out + verdict_text(s);
+  Table table({"ms", "mean", "p50", "p90", "p99"},
+              {Table::Align::left, Table::Align::right, Table::Align::right, Table::Align::right,
+               Table::Align::right});
+  add_spread(table, "TTFT", s.ttft_s);
+  add_spread(table, "TPOT", s.tpot_s);
+  add_spread(table, "E2E", s.e2e_s);
+  out += table.render();
+  out += fmt::format(
+      "{} requests in {:.2f} s: {:.3f} req/s, {:.1f} tokens/s ({} steps)\n"
+      "kv use {:.1f} % mean, {:.1f} % peak; {} preemptions\n",
+      s.requests, s.duration_s, s.requests_per_s, s.tokens_per_s, s.steps,
+      s.kv_utilisation_mean * 100, s.kv_utilisation_peak * 100, s.preemptions);
+  if (s.joules_per_token > 0)
+    out += fmt::format("energy {} per token, {} per request\n", format_joules(s.joules_per_token),
+                       format_joules(s.joules_per_request));
+  if (s.goodput_rps)
+    out += fmt::format("goodput {:.3f} req/s ({:.1f} % of requests met the SLOs)\n", *s.goodput_rps,
+                       *s.slo_attained * 100);
+  return out;
+}
+
+std::string serve_load_text(const std::vector<Served>& points) {
+  Table table({"offered req/s", "served req/s", "TTFT p50 ms", "TTFT p99 ms", "TPOT p50 ms",
+               "TPOT p99 ms", "tokens/s", "goodput req/s"});
+  for (const Served& d : points) {
+    const ServeSummary& s = d.summary;
+    auto latency = [&s](double seconds) { return s.sustainable ? ms(seconds) : "-"; };
+    table.add_row({fmt::format("{:.3f}", s.offered_rps), fmt::format("{:.3f}", s.sustained_rps),
+                   latency(s.ttft_s.p50), latency(s.ttft_s.p99), latency(s.tpot_s.p50),
+                   latency(s.tpot_s.p99),
+                   s.sustainable ? fmt::format("{:.1f}", s.tokens_per_s) : "unsustainable",
+                   s.goodput_rps && s.sustainable ? fmt::format("{:.3f}", *s.goodput_rps) : "-"});
+  }
+  return table.render();
+}
+
+std::string serve_load_json(const std::vector<ServeHeader>& headers,
+                            const std::vector<Served>& points) {
+  nlohmann::json docs = nlohmann::json::array();
+  for (size_t i = 0; i < points.size(); ++i)
+    docs.push_back(nlohmann::json::parse(serve_json(headers[i], points[i])));
+  return json_text({{"format", "tessera-serve-load-1"}, {"points", docs}}, 1) + "\n";
+}
+
+std::string serve_json(const ServeHeader& h, const Served& d) {
+  const ServeSummary& s = d.summary;
+  const GridError run_error = d.grid.error_within(d.run.largest);
+  nlohmann::json held = nlohmann::json::array();
+  for (const HeldOut& x : d.grid.held_out)
+    held.push_back({{"batch", x.batch},
+                    {"context_tokens", x.context_tokens},
+                    {"simulated_s", x.simulated_s},
+                    {"interpolated_s", x.interpolated_s},
+                    {"error", x.error()}});
+  auto optional = [](const std::optional<double>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json();
+  };
+  nlohmann::json doc = {{"format", "tessera-serve-1"},
+                        {"model", h.model},
+                        {"chip", h.chip},
+                        {"design", h.design},
+                        {"strategy", h.strategy},
+                        {"scheduler", h.scheduler},
+                        {"load", h.load},
+                        {"kv",
+                         {{"blocks", d.room.blocks},
+                          {"block_tokens", d.room.block_tokens},
+                          {"bytes_per_token", d.room.bytes_per_token},
+                          {"capacity_bytes", d.room.capacity_bytes},
+                          {"weight_bytes", d.room.weight_bytes},
+                          {"request_limit_tokens", d.context_limit}}},
+                        {"step_costs",
+                         {{"built", d.grid_built},
+                          {"max_error", d.grid.error().worst},
+                          {"run_error", run_error.worst},
+                          {"run_held_out", run_error.points},
+                          {"trusted", trusted(d)},
+                          {"held_out", held}}},
+                        {"sustainable", s.sustainable},
+                        {"offered_rps", s.offered_rps},
+                        {"sustained_rps", s.sustained_rps},
+                        {"peak_waiting", s.peak_waiting},
+                        {"requests", s.requests},
+                        {"duration_s", s.duration_s},
+                        {"steps", s.steps},
+                        {"preemptions", s.preemptions},
+                        {"requests_per_s", s.requests_per_s},
+                        {"tokens_per_s", s.tokens_per_s},
+                        {"kv_utilisation_mean", s.kv_utilisation_mean},
+                        {"kv_utilisation_peak", s.kv_utilisation_peak},
+                        {"joules_per_token", s.joules_per_token},
+                        {"joules_per_request", s.joules_per_request},
+                        {"goodput_rps", optional(s.goodput_rps)},
+                        {"slo_attained", optional(s.slo_attained)}};
+  // Latencies only for a load the machine sustains (metrics.hpp).
+  if (s.sustainable) {
+    doc["ttft_s"] = spread_json(s.ttft_s);
+    doc["tpot_s"] = spread_json(s.tpot_s);
+    doc["e2e_s"] = spread_json(s.e2e_s);
+  }
+  return json_text(doc, 1) + "\n";
+}
+
+}  // namespace tessera::serve

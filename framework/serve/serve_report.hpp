@@ -1,0 +1,36 @@
+// What `tessera serve` prints: the machine and the KV room, the step-cost grid and its measured
+// error, then the latency table and throughput — or, for a load the machine cannot sustain, that
+// verdict with the rate it sustained instead of latencies. Text, or one JSON document
+// ("tessera-serve-1", docs/formats.md).
+#pragma once
+
+#include <string>
+
+#include "framework/serve/serve.hpp"
+
+namespace tessera::serve {
+
+struct ServeHeader {
+  std::string model, chip, design, strategy, scheduler, load;  // as the user gave them
+};
+
+// The served machine, the KV cache's room and the step-cost grid with its error (three lines).
+std::string machine_text(const ServeHeader& header, const Served& served);
+// machine_text, then the latency table and throughput, or the verdict on an unsustainable load.
+std::string serve_text(const ServeHeader& header, const Served& served);
+std::string serve_json(const ServeHeader& header, const Served& served);
+
+// A load sweep (`--rates`): one row per offered rate — what it sustained, TTFT and TPOT P50 and
+// P99, tokens/s, goodput — or "unsustainable" and the rate sustained; and as JSON,
+// "tessera-serve-load-1", each point serve_json's document.
+std::string serve_load_text(const std::vector<Served>& points);
+std::string serve_load_json(const std::vector<ServeHeader>& headers,
+                            const std::vector<Served>& points);
+
+// The grid's interpolation error over the decode steps the run took (CostGrid::error_within) and
+// over the whole grid, "<= 3 %" or "EXCEEDS 3 %: ..." by the former.
+std::string grid_error_text(const CostGrid& grid, const StepShape& largest);
+// Whether the run's figures stand within kMaxInterpolationError.
+bool trusted(const Served& served);
+
+}  // namespace tessera::serve

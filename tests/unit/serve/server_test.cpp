@@ -1,0 +1,154 @@
+// The event loop and its schedulers against what can be worked out by hand: M/D/1's mean wait
+// (Pollaczek-Khinchine), static batching's deterministic cycle, chunked prefill's chunks, and
+// preemption by recompute when the KV blocks run out.
+#include <gtest/gtest.h>
+
+#include "framework/serve/event_loop.hpp"
+#include "framework/serve/metrics.hpp"
+
+namespace tessera::serve {
+namespace {
+
+// A decode step costs `decode_s` whatever it holds; a prefill step `prefill_s_per_token` per token.
+StepCostFn fixed_costs(double decode_s, double prefill_s_per_token) {
+  return [=](const StepShape& s) {
+    double t = (s.decode_seqs > 0 ? decode_s : 0) +
+               prefill_s_per_token * static_cast<double>(s.prefill_tokens());
+    return StepCost{t, t};  // a watt: joules follow seconds
+  };
+}
+
+std::vector<Request> at_once(int64_t count, int64_t prompt, int64_t output) {
+  std::vector<Request> requests;
+  for (int64_t i = 0; i < count; ++i) requests.push_back(Request{i, 0.0, prompt, output});
+  return requests;
+}
+
+// One request at a time, each one step of D (a prompt and its only token): M/D/1, whose mean
+// wait in the queue is rho D / (2 (1 - rho)) (Pollaczek-Khinchine with a deterministic service).
+TEST(Server, OneAtATimeWithAFixedStepWaitsAsMD1) {
+  const double d = 0.010, rate = 50;  // rho = 0.5: W_q = 5 ms
+  SyntheticLoad load{ArrivalKind::poisson,      rate,   1, {LengthKind::fixed, 100, 0},
+                     {LengthKind::fixed, 1, 0}, 400000, 7};
+  auto requests = synthetic_requests(load).take();
+  SchedulerOptions options{Policy::continuous, 1, 512};
+  auto run = run_server(requests, options, KvBlocks(1000, 16), fixed_costs(0, d / 100)).take();
+  double wait = 0;
+  for (const RequestRecord& r : run.records) wait += r.first_token_s - r.request.arrival_s - d;
+  wait /= static_cast<double>(run.records.size());
+  const double rho = rate * d, expected = rho * d / (2 * (1 - rho));
+  EXPECT_NEAR(wait / expected, 1.0, 0.01) << wait << " s against " << expected << " s";
+  RecordProperty("mean_wait_over_closed_form", std::to_string(wait / expected));
+  ServeSummary s = summarize(run, {}, 1);
+  EXPECT_TRUE(s.sustainable);
+  EXPECT_NEAR(s.requests_per_s / rate, 1.0, 0.01);
+}
+
+// A static batch of B requests all waiting: one prefill of B prompts, then O - 1 decode steps of
+// the whole batch; batch k (from 0) ends at (k + 1) cycles, its first tokens a prefill after k.
+TEST(Server, StaticBatchesRunInADeterministicCycle) {
+  const int64_t batch = 4, prompt = 100, output = 10;
+  const double decode_s = 0.020, per_token_s = 0.0001;
+  auto run = run_server(at_once(3 * batch, prompt, output),
+                        SchedulerOptions{Policy::static_batch, batch, 512}, KvBlocks(1000, 16),
+                        fixed_costs(decode_s, per_token_s))
+                 .take();
+  const double prefill_s = per_token_s * batch * prompt;
+  const double cycle = prefill_s + (output - 1) * decode_s;  // 0.04 + 0.18 s
+  for (const RequestRecord& r : run.records) {
+    double k = static_cast<double>(r.request.id / batch);
+    EXPECT_NEAR(r.first_token_s, k * cycle + prefill_s, 1e-12) << r.request.id;
+    EXPECT_NEAR(r.finish_s, (k + 1) * cycle, 1e-12) << r.request.id;
+  }
+  EXPECT_EQ(run.steps, 3 * output);
+  EXPECT_NEAR(run.joules, 3 * cycle, 1e-12);
+}
+
+// A static batch pads: a request that finished keeps its slot, and the batch ends with its longest.
+TEST(Server, StaticBatchesWaitForTheirLongestOutput) {
+  std::vector<Request> requests = {{0, 0, 16, 2}, {1, 0, 16, 5}, {2, 0, 16, 1}};
+  std::vector<StepShape> shapes;
+  StepCostFn cost = [&shapes](const StepShape& s) {
+    shapes.push_back(s);
+    return StepCost{0.01, 0};
+  };
+  auto run =
+      run_server(requests, SchedulerOptions{Policy::static_batch, 2, 512}, KvBlocks(100, 16), cost)
+          .take();
+  EXPECT_DOUBLE_EQ(run.records[0].finish_s, 0.05);  // ended with request 1's batch
+  EXPECT_DOUBLE_EQ(run.records[1].finish_s, 0.05);
+  EXPECT_DOUBLE_EQ(run.records[2].first_token_s, 0.06);
+  ASSERT_EQ(shapes.size(), 6u);
+  EXPECT_EQ(shapes[4].decode_seqs, 2);  // request 0 done, still computed
+}
+
+// Chunked prefill splits a 100-token prompt into budget-sized chunks; decodes ride along.
+TEST(Server, ChunkedPrefillFillsATokenBudget) {
+  std::vector<StepShape> shapes;
+  StepCostFn cost = [&shapes](const StepShape& s) {
+    shapes.push_back(s);
+    return StepCost{0.001 * static_cast<double>(s.prefill_tokens() + s.decode_seqs), 0};
+  };
+  std::vector<Request> requests = {{0, 0, 20, 3}, {1, 0, 100, 2}};
+  auto run = run_server(requests, SchedulerOptions{Policy::chunked, 8, 32}, KvBlocks(100, 16), cost)
+                 .take();
+  // Step 1: request 0's 20 tokens and 12 of request 1's; then 1 decode + 31, 1 decode + 31,
+  // then request 1's last 26; then its one decode.
+  ASSERT_EQ(shapes.size(), 5u);
+  EXPECT_EQ(shapes[0].prefill_chunks, (std::vector<int64_t>{20, 12}));
+  EXPECT_EQ(shapes[1].decode_seqs, 1);
+  EXPECT_EQ(shapes[1].decode_context_tokens, 21);
+  EXPECT_EQ(shapes[1].prefill_tokens(), 31);
+  EXPECT_EQ(shapes[3].prefill_tokens(), 26);
+  EXPECT_EQ(shapes[3].decode_seqs, 0);
+  EXPECT_NEAR(run.records[1].first_token_s, 0.032 + 0.032 + 0.032 + 0.026, 1e-12);
+}
+
+// Two sequences that outgrow a pool of 5 blocks: the later one is preempted, prefilled again with
+// the tokens it made, and both finish; no block is lost.
+TEST(Server, ContinuousBatchingPreemptsTheLatestByRecompute) {
+  auto requests = at_once(2, 16, 40);  // each needs 55 positions: 4 blocks of 16
+  auto run = run_server(requests, SchedulerOptions{Policy::continuous, 8, 512}, KvBlocks(5, 16),
+                        fixed_costs(0.01, 0.001))
+                 .take();
+  EXPECT_EQ(run.preemptions, 1);
+  EXPECT_EQ(run.records[1].preemptions, 1);
+  EXPECT_EQ(run.records[0].preemptions, 0);
+  EXPECT_LT(run.records[0].finish_s, run.records[1].finish_s);
+  EXPECT_EQ(run.samples.back().kv_blocks_used, 0);
+  EXPECT_EQ(run.samples.back().running, 0);
+}
+
+// A load above what the machine does: reported as unsustainable, with the rate it sustained.
+TEST(Server, AnOverloadIsAVerdictNotALatency) {
+  SyntheticLoad load{ArrivalKind::poisson,      200,   1, {LengthKind::fixed, 100, 0},
+                     {LengthKind::fixed, 1, 0}, 20000, 1};
+  auto run =
+      run_server(synthetic_requests(load).take(), SchedulerOptions{Policy::continuous, 1, 512},
+                 KvBlocks(100, 16), fixed_costs(0, 0.0001))
+          .take();  // 10 ms a request: 100 req/s
+  ServeSummary s = summarize(run, {}, 1);
+  EXPECT_FALSE(s.sustainable);
+  EXPECT_NEAR(s.sustained_rps, 100, 1);
+  EXPECT_NEAR(s.offered_rps, 200, 4);
+}
+
+TEST(Server, GoodputCountsRequestsWithinEverySlo) {
+  auto run = run_server(at_once(4, 10, 3), SchedulerOptions{Policy::continuous, 1, 512},
+                        KvBlocks(100, 16), fixed_costs(0.01, 0.001))
+                 .take();  // each: 10 ms prefill, 2 decodes of 10 ms
+  ServeSummary s = summarize(run, Slo{0.045, 0.0101}, 1);  // TTFT 10, 40, 70, 100 ms; TPOT 10
+  EXPECT_NEAR(*s.slo_attained, 0.5, 1e-12);
+  EXPECT_NEAR(s.tpot_s.mean, 0.010, 1e-12);
+  EXPECT_NEAR(s.ttft_s.p50, 0.055, 1e-12);
+}
+
+TEST(Metrics, PercentilesInterpolateBetweenOrderStatistics) {
+  std::vector<double> v = {4, 1, 3, 2};
+  EXPECT_DOUBLE_EQ(percentile(v, 0.5), 2.5);
+  EXPECT_DOUBLE_EQ(percentile(v, 0.0), 1);
+  EXPECT_DOUBLE_EQ(percentile(v, 1.0), 4);
+}
+
+}  // namespace
+}  // namespace tessera::serve
