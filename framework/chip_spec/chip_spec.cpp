@@ -182,10 +182,13 @@ const Names<ResidencyMode> kResidencies = {{ResidencyMode::off, "off"},
                                            {ResidencyMode::automatic, "auto"},
                                            {ResidencyMode::weights, "weights"},
                                            {ResidencyMode::weights_kv, "weights+kv"}};
-const Names<DispatchMode> kDispatches = {
-    {DispatchMode::none, "none"}, {DispatchMode::traced, "traced"}, {DispatchMode::host, "host"}};
+const Names<DispatchMode> kDispatches = {{DispatchMode::none, "none"},
+                                         {DispatchMode::traced, "traced"},
+                                         {DispatchMode::host, "host"},
+                                         {DispatchMode::host_async, "host-async"}};
 const Names<VendorStack> kVendorStacks = {{VendorStack::none, "none"},
-                                          {VendorStack::streamed, "streamed"}};
+                                          {VendorStack::streamed, "streamed"},
+                                          {VendorStack::resident, "resident"}};
 const Names<ExecutionContention> kContentions = {{ExecutionContention::charged, "charged"},
                                                  {ExecutionContention::ignored, "ignored"}};
 

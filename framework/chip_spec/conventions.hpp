@@ -80,15 +80,22 @@ enum class ResidencyMode { off, automatic, weights, weights_kv };
 //           default, so a chip file without the key keeps its figures);
 //   traced  a trace recorded once replays the commands from the device (tt-metal's Metal Trace):
 //           each op pays the cost model's dispatch_traced_s and launch_s;
-//   host    the host issues every command as the step runs (eager): dispatch_host_s and launch_s.
-enum class DispatchMode { none, traced, host };
+//   host    the host prepares each op's command once the op before it has ended, as tt-metal's
+//           untraced runs pay it (its fixed part adds to the device's, docs/planner.md):
+//           dispatch_host_s and launch_s;
+//   host-async  the host issues every command from the step's start, running ahead of the
+//           device (its commands queue): dispatch_host_s and launch_s.
+enum class DispatchMode { none, traced, host, host_async };
 
 // How the chip's own software stack runs a model: what `--design vendor` plans (planner.hpp).
 //   none      the chip file names no stack: `--design vendor` is an error saying so (default);
 //   streamed  each op streams its off-chip operands inside its own execution and nothing is
 //             preloaded across ops (tt-metal's DRAM-sharded matmuls: the weights of one matmul
-//             are read while it computes, the next op's only after it ends).
-enum class VendorStack { none, streamed };
+//             are read while it computes, the next op's only after it ends);
+//   resident  every weight and KV cache lives in the cores' SRAM across steps and the ops run one
+//             after another (Poplar: a tensor is placed in tile memory for the program's life,
+//             and a model whose tensors do not fit fails to compile).
+enum class VendorStack { none, streamed, resident };
 
 struct PlanningConventions {
   TileOrientation orientation = TileOrientation::fastest;
@@ -121,12 +128,12 @@ const char* to_string(StaticBaseline baseline);
 const char* to_string(ResidencyMode mode);
 std::optional<ResidencyMode> parse_residency(std::string_view text);
 inline constexpr const char* kResidencyNames = "off, auto, weights or weights+kv";
-// "none", "traced", "host"; parse_dispatch: nullopt for another text.
+// "none", "traced", "host", "host-async"; parse_dispatch: nullopt for another text.
 const char* to_string(DispatchMode mode);
 std::optional<DispatchMode> parse_dispatch(std::string_view text);
-inline constexpr const char* kDispatchNames = "none, traced or host";
+inline constexpr const char* kDispatchNames = "none, traced, host or host-async";
 
-const char* to_string(VendorStack stack);  // "none", "streamed"
+const char* to_string(VendorStack stack);  // "none", "streamed", "resident"
 
 // The design names preload_network_share and execution_contention may key (planner/design.cpp's,
 // checked by a test).

@@ -290,9 +290,11 @@ void add_compile_command(CLI::App& app, const GlobalOptions& global, Action& act
       ->check(CLI::IsMember({"off", "auto", "weights", "weights+kv"}));
   cmd->add_option("--dispatch", o->dispatch,
                   "How each op's command reaches the chip, a fixed cost outside the preload "
-                  "overlap (docs/planner.md, \"Fixed costs\"): none, traced (a replayed trace) or "
-                  "host (issued op by op); default: the chip file's (none unless it says)")
-      ->check(CLI::IsMember({"none", "traced", "host"}));
+                  "overlap (docs/planner.md, \"Fixed costs\"): none, traced (a replayed trace), "
+                  "host (each op's command prepared once the op before has ended) or host-async "
+                  "(commands issued ahead of the device); default: the chip file's (none unless "
+                  "it says)")
+      ->check(CLI::IsMember({"none", "traced", "host", "host-async"}));
   cmd->add_option("--threads", o->threads, "Worker threads (default: all)")
       ->check(bounded("compile", "--threads"));
   cmd->add_option("--max-displacement", o->max_displacement,

@@ -181,9 +181,9 @@ void add_simulate_command(CLI::App& app, const GlobalOptions& global, Action& ac
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   cmd->add_option("--dispatch", o->dispatch,
-                  "Simulate with this dispatch (none, traced or host) instead of the plan's; the "
-                  "planned figure stays the plan's")
-      ->check(CLI::IsMember({"none", "traced", "host"}));
+                  "Simulate with this dispatch (none, traced, host or host-async) instead of the "
+                  "plan's; the planned figure stays the plan's")
+      ->check(CLI::IsMember({"none", "traced", "host", "host-async"}));
   cmd->add_flag("--force", o->force, "Overwrite existing output files");
   cmd->callback(
       [&global, &action, o] { action = [&global, o] { return run_simulate(global, *o); }; });

@@ -277,6 +277,21 @@ Result<planner::ResidencyChoice> choose_residency(const planner::PlannerInput& i
   return planner::choose_residency(input, mode, planning);
 }
 
+// The homes of a stack that keeps every weight and KV cache in SRAM (conventions.hpp,
+// VendorStack::resident), which its vendor design plans on whatever --residency says, or why the
+// model does not fit them.
+Result<planner::ResidencyChoice> vendor_homes(const planner::PlannerInput& input,
+                                              const planner::PlannerOptions& planning,
+                                              const PlanningConventions& conventions) {
+  auto homes = choose_residency(input, ResidencyMode::weights_kv, planning, conventions);
+  if (!homes)
+    return input_error(
+        "vendor: the chip's stack keeps every weight and KV cache in SRAM (planner: vendor: "
+        "resident), and this model does not fit: " +
+        homes.error().message);
+  return homes;
+}
+
 }  // namespace
 
 std::optional<EnergyBreakdown> reported_energy(const EnergyRates& rates, const EnergyCounts& counts,
@@ -408,13 +423,23 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
       residency->chosen.end())
     with_homes = planner::with_residency(input, residency->candidates, residency->chosen);
   const planner::PlannerInput& resident = with_homes ? *with_homes : input;
+  std::optional<planner::ResidencyChoice> stack_homes;
+  std::optional<planner::PlannerInput> stack_input;
+  if (conventions.vendor == VendorStack::resident &&
+      std::ranges::find(o.designs, planner::Design::vendor) != o.designs.end()) {
+    auto homes = vendor_homes(input, planning, conventions);
+    if (!homes) return homes.error();
+    stack_homes = std::move(*homes);
+    stack_input = planner::with_residency(input, stack_homes->candidates, stack_homes->chosen);
+  }
   for (planner::Design design : o.designs) {
     planning.progress = progress_of(o, fmt::format("{} (preload orders)", to_string(design)));
     planning.preload_network_shares = for_design(conventions.preload_network_share, design);
     planning.execution_contentions = for_design(conventions.execution_contention, design);
-    auto result = planner::plan_design(resident, design, planning);
+    const bool stack = design == planner::Design::vendor && stack_input;
+    auto result = planner::plan_design(stack ? *stack_input : resident, design, planning);
     if (!result) return result.error();
-    planner::record_residency(*result, *residency);
+    planner::record_residency(*result, stack ? *stack_homes : *residency);
     if (Status estimated = estimate_energy(*result, graph, chip, prepared->pricer.get());
         !estimated)
       return estimated.error();

@@ -28,6 +28,7 @@ DispatchCosts dispatch_costs(DispatchMode mode, const OpFixedCosts& fixed) {
     case DispatchMode::traced:
       return {mode, fixed.dispatch_traced_s, fixed.launch_s};
     case DispatchMode::host:
+    case DispatchMode::host_async:
       return {mode, fixed.dispatch_host_s, fixed.launch_s};
     case DispatchMode::none:
       break;

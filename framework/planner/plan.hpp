@@ -104,9 +104,17 @@ struct DispatchCosts {
   DispatchMode mode = DispatchMode::none;
   double command_s = 0;  // per op, issuing its command: commands arrive this far apart
   double launch_s = 0;   // per op, starting its kernels once the command is there
+  // When the command of the op at program position `op` arrives, the op before it having ended
+  // at `previous_end_s` (schedule.hpp, "Fixed costs"): host prepares it only then; the other
+  // modes issue the commands command_s apart from the step's start.
+  double command_arrival_s(int op, double previous_end_s) const {
+    if (mode == DispatchMode::host) return previous_end_s + command_s;
+    return (op + 1) * command_s;
+  }
   bool operator==(const DispatchCosts&) const = default;
 };
-// traced: dispatch_traced_s and launch_s; host: dispatch_host_s and launch_s; none: nothing.
+// traced: dispatch_traced_s and launch_s; host, host-async: dispatch_host_s and launch_s; none:
+// nothing.
 DispatchCosts dispatch_costs(DispatchMode mode, const OpFixedCosts& fixed);
 
 struct DesignResult {

@@ -33,7 +33,7 @@ namespace {
 // each op's core_mapping (how one core runs its tile, when the mapper timed it). 11: the source's
 // precision (--precision), the precision file's text; the `dispatch:` block; the vendor design
 // and each op's `streamed`.
-constexpr const char* kFormat = "tessera-plan-11";
+constexpr const char* kFormat = "tessera-plan-12";
 
 // What compile writes stays far inside these; a number beyond them is a corrupted or hand-made plan
 // that would have the simulator report hours per token, or overflow.
@@ -482,7 +482,8 @@ void read_dispatch(const YamlNode& node, DesignResult& r) {
   auto parsed = parse_dispatch(mode.as_string());
   if (!parsed || *parsed == DispatchMode::none)
     throw mode.fail(
-        "expected traced or host (a plan without dispatch has no dispatch block), got " +
+        "expected traced, host or host-async (a plan without dispatch has no dispatch block), "
+        "got " +
         in_quotes(mode.as_string()));
   r.dispatch.mode = *parsed;
   Read{node}("command_s", r.dispatch.command_s);

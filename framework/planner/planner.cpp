@@ -265,8 +265,12 @@ Result<DesignResult> vendor_design(const ir::Graph* graph, const CostContext& co
                                    const PlannerOptions& options) {
   if (options.vendor == VendorStack::none)
     return input_error(
-        "vendor: the chip file names no vendor stack (planner: vendor: streamed); plan one of "
-        "Elk's designs instead");
+        "vendor: the chip file names no vendor stack (planner: vendor: streamed or resident); "
+        "plan one of Elk's designs instead");
+  // resident: the driver gives an input whose weights and KV caches have homes, so the ops run
+  // back to back on what the homes and the activations leave them (Basic, with nothing to load).
+  if (options.vendor == VendorStack::resident)
+    return evaluate_timeline(graph, costs, basic_decisions(costs), TimelineMode::shared);
   return evaluate_timeline(graph, costs, vendor_decisions(costs), TimelineMode::streamed);
 }
 

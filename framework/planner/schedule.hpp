@@ -10,16 +10,19 @@
 // never decrease along the graph (a preload issued during op i stays resident during op i + 1).
 //
 // Fixed costs (DispatchCosts, plan.hpp; none by default, which leaves every time as above): an op
-// cannot start before its command arrives, whatever is preloaded. The commands are issued in
-// program order from the step's start, one per op, each taking command_s, so op i's arrives at
-// (i + 1) × command_s; op i starts at max(its usual start, that arrival) and then pays launch_s
+// cannot start before its command arrives, whatever is preloaded. Under `host` the host prepares
+// op i's command, taking command_s, once op i - 1 has ended (op 0's from the step's start), so the
+// commands' time adds to the ops'; under `traced` and `host-async` the commands are issued in
+// program order from the step's start, each taking command_s, so op i's arrives at
+// (i + 1) × command_s. Op i starts at max(its usual start, that arrival) and then pays launch_s
 // before distribute_data, serially: the launch extends the op and hides under no preload.
 // Preloads wait for no command: in Elk's model a preload is issued by the device's own program
 // (codegen's per-op preload streams, started as the previous op's window allows), so no host
-// command gates it; tt-metal, which reads an op's weights inside the op, pays the command before
-// the read, and a design that models it would time its loads inside the op. A host faster than
-// the step runs ahead (its commands wait in the queue) and costs only the launches; a slower one
-// paces the ops. Breakdown::dispatch_s is the wait beyond each op's data plus its launch.
+// command gates it; the vendor design (TimelineMode::streamed) reads an op's weights inside the
+// op, after its command and launch. A `host-async` host faster than the step runs ahead (its
+// commands wait in the queue) and costs only the launches; a slower one paces the ops; a `host`
+// host always adds its commands. Breakdown::dispatch_s is the wait beyond each op's data plus its
+// launch.
 #pragma once
 
 #include <vector>
@@ -90,8 +93,6 @@ class CostContext {
   double preload_network_share() const { return preload_network_share_; }
   ExecutionContention contention() const { return contention_; }
   const DispatchCosts& dispatch() const { return dispatch_; }
-  // When op `op`'s command arrives (0 without dispatch).
-  double command_arrival_s(int op) const { return (op + 1) * dispatch_.command_s; }
   double sram_bytes() const { return static_cast<double>(machine_.sram_bytes_per_core); }
   const OpPlans& plans(int op) const { return (*class_plans_)[class_of_[op]]; }
   int class_of(int op) const { return class_of_[op]; }

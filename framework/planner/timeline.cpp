@@ -65,8 +65,9 @@ void Timeline::time_loads_through(int last_position, int executing_op) {
     double length_s = costs_.hbm_s(op);
     if (mode_ == TimelineMode::streamed) {  // the op's kernels read it: after its launch
       double before_s = op > 0 ? exec_end_s_[op - 1] : 0;
-      start_s = std::max(
-          start_s, std::max(before_s, costs_.command_arrival_s(op)) + costs_.dispatch().launch_s);
+      const DispatchCosts& dispatch = costs_.dispatch();
+      start_s = std::max(start_s, std::max(before_s, dispatch.command_arrival_s(op, before_s)) +
+                                      dispatch.launch_s);
       length_s = costs_.load_s(op, plan);
     }
     if (mode_ == TimelineMode::shared) {
@@ -89,12 +90,13 @@ double Timeline::execute(int op, OpSchedule* s) {
   int last = mode_ == TimelineMode::shared ? std::max(done_[op], d_.window[op]) : done_[op];
   time_loads_through(last, op);
   const bool streamed = mode_ == TimelineMode::streamed && position >= 0;
-  double data_ready_s = op > 0 ? exec_end_s_[op - 1] : 0;
+  const double previous_end_s = op > 0 ? exec_end_s_[op - 1] : 0;
+  double data_ready_s = previous_end_s;
   // A streamed op's data lands while it runs: only the op before it gates its start.
   if (position >= 0 && !streamed)
     data_ready_s = std::max(data_ready_s, loads_[position].interval.end_s);
   // schedule.hpp, "Fixed costs": the command gates the start, the launch extends the op.
-  double ready_s = std::max(data_ready_s, costs_.command_arrival_s(op));
+  double ready_s = std::max(data_ready_s, costs_.dispatch().command_arrival_s(op, previous_end_s));
   double work_start_s = ready_s + costs_.dispatch().launch_s;
   double base_s = preload.distribute_s + exec.time_s();
   double penalty_s = 0;

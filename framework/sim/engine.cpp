@@ -111,7 +111,8 @@ class Engine {
 
   size_t pc_ = 0;
   int executing_ = -1, waiting_for_ = -1;
-  int executes_started_ = 0;    // the next execute's place in program order: its command's
+  int executes_started_ = 0;       // executes begun: the next one's place in program order
+  double last_execute_end_s_ = 0;  // when the last execute ended (a `host` command follows it)
   double data_ready_s_ = 0;     // when the executing op's tag was seen and the one before it ended
   bool parked_ = false;         // the executing streamed op waits for its tag before its shifts
   std::vector<bool> launched_;  // per streamed op: its kernels launched, its preload may start
@@ -255,13 +256,13 @@ void Engine::start_execute(int op) {
   run_stage();
 }
 
-// The delay stages: the wait for the command (commands arrive command_s apart in program order,
-// the first command_s after the start), the launch, and the barriers.
+// The delay stages: the wait for the command (DispatchCosts::command_arrival_s), the launch, and
+// the barriers.
 double Engine::stage_delay_s(const codegen::ProgramOp& op) {
   const planner::DispatchCosts& d = program_.dispatch;
   switch (stage_) {
     case Stage::command:
-      return std::max(0.0, ++executes_started_ * d.command_s - now_);
+      return std::max(0.0, d.command_arrival_s(executes_started_++, last_execute_end_s_) - now_);
     case Stage::launch:
       result_.ops[executing_].execute_start_s = now_;
       result_.ops[executing_].dispatch_s = now_ - data_ready_s_ + d.launch_s;
@@ -313,6 +314,7 @@ void Engine::run_stage() {
 void Engine::on_stage_done() {
   int op = executing_;
   result_.ops[op].execute_end_s = now_;
+  last_execute_end_s_ = now_;
   result_.ops[op].isolated_s = isolated_s(program_.ops[op]);
   if (config_.record_trace)
     result_.spans.push_back({0, op, "execute", result_.ops[op].execute_start_s, now_});

@@ -103,8 +103,9 @@ def compile(model, target, chip="", design="elk-full", simulate=True, batch=None
     .residency say what stayed (None when off).
 
     dispatch: how each op's command reaches the chip, a fixed cost per op outside the preload
-    overlap, as --dispatch: "none", "traced" (a replayed trace) or "host" (issued op by op); None:
-    the chip file's (none unless its planner: section says). Each design's "dispatch" gives the
+    overlap, as --dispatch: "none", "traced" (a replayed trace), "host" (each op's command prepared
+    once the op before has ended) or "host-async" (commands issued ahead of the device); None: the
+    chip file's (none unless its planner: section says). Each design's "dispatch" gives the
     mode and the costs per op, its metrics' "dispatch_s" what the step paid.
     precision: a zoo model's precision file (a path), as --precision: storage type per tensor
     group and FPU fidelity per op group (docs/formats.md, "Precision files";

@@ -34,7 +34,7 @@
 //                                                                           [per-core rates]
 //   ethernet_bytes_per_cycle      12.5         per direction [V tt-npe]     [per-core rates]
 //   sync_cycles                   1000         a global barrier over the NoC [U guess]
-//   dispatch_host_s               19e-6        per op, a host issuing it eagerly [D]
+//   dispatch_host_s               15e-6        per op, the host preparing its command [D]
 //   dispatch_traced_s             0            per op, a replayed Metal Trace issuing it [D]
 //   launch_s                      4e-6         per op, the cores starting it, either way [S]
 //
@@ -54,8 +54,10 @@
 // 0: the replayed commands are already in device DRAM and their issue is inside that measured gap.
 // dispatch_host_s is derived, not measured per op: the fixed part of tt-metal's own untraced
 // Llama 3.1 8B decode (PERF.md@040a27c1, accuracy rows n150, n300: 11.9 ms per token,
-// docs/validation.md cause 2) over Tessera's 626 ops of that step; the same report's untraced
-// example (llms.md §4.5.4: 756 us of op-to-op gap beside 362 us of device time) is of its order.
+// docs/validation.md cause 2) over Tessera's 626 ops of that step is 19 us per op, of which the
+// launch is 4 us; under `--dispatch host` each op pays both after the op before
+// (planner/schedule.hpp), so the command is 15 us. The same report's untraced example (llms.md
+// §4.5.4: 756 us of op-to-op gap beside 362 us of device time) is of its order.
 #pragma once
 
 #include <tessera/sdk/interfaces.hpp>

@@ -128,8 +128,8 @@ planner:
             "/x/c.yaml:4: 'planner.residency': unknown residency 'all'; expected off, auto, "
             "weights or weights+kv");
   EXPECT_EQ(error("  dispatch: eager\n"),
-            "/x/c.yaml:4: 'planner.dispatch': unknown dispatch 'eager'; expected none, traced or "
-            "host");
+            "/x/c.yaml:4: 'planner.dispatch': unknown dispatch 'eager'; expected none, traced, "
+            "host or host-async");
   EXPECT_EQ(error("  static: artifact\n"),
             "/x/c.yaml:4: 'planner.static': unknown static 'artifact'; expected tessera or "
             "elk_artifact");

@@ -1,5 +1,6 @@
 // Fixed costs per op (schedule.hpp, "Fixed costs"): an op starts no earlier than its command's
-// arrival, (i + 1) × command_s, and pays launch_s before its work, on models timed by hand.
+// arrival ((i + 1) × command_s from the step's start, or command_s after the op before under
+// `host`) and pays launch_s before its work, on models timed by hand.
 #include <gtest/gtest.h>
 
 #include "framework/planner/planner.hpp"
@@ -52,23 +53,43 @@ TEST(Dispatch, NoneLeavesTheTimelineAsItWas) {
 // A command slower than the stream paces every op: op i starts at (i + 1) × 3 s, so the step is
 // 4 × 3 s plus the last op, whatever the preloads did.
 TEST(Dispatch, CommandsSlowerThanTheStepPaceEveryOp) {
-  DesignResult r = plan(preloaded({DispatchMode::host, 3, 0}));
+  DesignResult r = plan(preloaded({DispatchMode::host_async, 3, 0}));
   EXPECT_NEAR(r.latency_s, 4 * 3 + 0.1, 1e-12);
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(r.ops[i].execute_start_s, (i + 1) * 3.0, 1e-12);
   // Op 0 waits 3 - 0.5 s beyond its preload, the others 3 - 0.1 s beyond the op before.
   EXPECT_NEAR(r.breakdown.dispatch_s, 2.5 + 3 * 2.9, 1e-12);
   EXPECT_NEAR(parts_s(r.breakdown), r.latency_s, 1e-12);
-  EXPECT_EQ(r.dispatch.mode, DispatchMode::host);
+  EXPECT_EQ(r.dispatch.mode, DispatchMode::host_async);
 }
 
 // A command faster than the ops hides behind them but for the first: op 0 waits 0.5 s, then each
 // command has arrived before the op before ends.
 TEST(Dispatch, FastCommandsHideBehindTheOpsButTheFirst) {
-  DesignResult r = plan(compute_only({DispatchMode::host, 0.5, 0}));
+  DesignResult r = plan(compute_only({DispatchMode::host_async, 0.5, 0}));
   EXPECT_NEAR(r.latency_s, 4 + 0.5, 1e-12);
   EXPECT_NEAR(r.breakdown.dispatch_s, 0.5, 1e-12);
   EXPECT_NEAR(r.ops[0].dispatch_s, 0.5, 1e-12);
   EXPECT_NEAR(r.ops[3].dispatch_s, 0, 1e-12);
+  EXPECT_NEAR(parts_s(r.breakdown), r.latency_s, 1e-12);
+}
+
+// A `host` host prepares each command once the op before has ended: with nothing to overlap, the
+// commands add up (4 × (0.5 + 1) s), the fixed part tt-metal's untraced figures sum.
+TEST(Dispatch, HostCommandsAddUpWhenNothingOverlaps) {
+  DesignResult r = plan(compute_only({DispatchMode::host, 0.5, 0}));
+  EXPECT_NEAR(r.latency_s, 4 * (0.5 + 1), 1e-12);
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(r.ops[i].execute_start_s, i * 1.5 + 0.5, 1e-12);
+  EXPECT_NEAR(r.breakdown.dispatch_s, 4 * 0.5, 1e-12);
+  EXPECT_NEAR(parts_s(r.breakdown), r.latency_s, 1e-12);
+}
+
+// Preloads wait for no command, so under a weight stream a `host` command hides where it is
+// shorter than the next op's wait for data (0.3 s against the 0.35 s after each op: the stream
+// and a launch), and paces every op where it is longer (0.6 s: 4 × (0.6 + 0.05 + 0.1) s).
+TEST(Dispatch, HostCommandsHideInTheStreamOnlyWhereShorter) {
+  EXPECT_NEAR(plan(preloaded({DispatchMode::host, 0.3, 0.05})).latency_s, 2.1 + 0.05, 1e-12);
+  DesignResult r = plan(preloaded({DispatchMode::host, 0.6, 0.05}));
+  EXPECT_NEAR(r.latency_s, 4 * (0.6 + 0.05 + 0.1), 1e-12);
   EXPECT_NEAR(parts_s(r.breakdown), r.latency_s, 1e-12);
 }
 
@@ -97,6 +118,8 @@ TEST(Dispatch, CostsFollowTheMode) {
             (DispatchCosts{DispatchMode::traced, 1e-6, 4e-6}));
   EXPECT_EQ(dispatch_costs(DispatchMode::host, fixed),
             (DispatchCosts{DispatchMode::host, 19e-6, 4e-6}));
+  EXPECT_EQ(dispatch_costs(DispatchMode::host_async, fixed),
+            (DispatchCosts{DispatchMode::host_async, 19e-6, 4e-6}));
 }
 
 }  // namespace

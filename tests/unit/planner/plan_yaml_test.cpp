@@ -169,9 +169,9 @@ TEST(PlanYaml, OpsOutOfOrderAndBadPreloadOrder) {
 }
 
 TEST(PlanYaml, WrongFormatAndSyntax) {
-  Error e = parse_edited("format: tessera-plan-11", "format: tessera-plan-3");
+  Error e = parse_edited("format: tessera-plan-12", "format: tessera-plan-3");
   EXPECT_EQ(e.message,
-            "p.yaml:3: 'format': expected 'tessera-plan-11' (written by this version of "
+            "p.yaml:3: 'format': expected 'tessera-plan-12' (written by this version of "
             "tessera), got 'tessera-plan-3'; re-run `tessera compile` to write a "
             "current plan");
   auto bad = parse_plan_yaml("ops: [\n", "x.yaml");

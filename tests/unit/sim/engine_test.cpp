@@ -231,11 +231,8 @@ outputs: [c]
               1e-15);
 }
 
-// planner/schedule.hpp's "Fixed costs" in the simulator: four compute-only ops of 10 us whose
-// commands arrive 25 us apart (the first at 25 us) and launch in 1 us each. Every op waits for its
-// command, so op 3 starts at 100 us and the step ends a launch and its work later; the dispatch
-// part is the rest of the step beyond the ops' work.
-TEST(Engine, ExecutesWaitForTheirCommandsAndPayTheirLaunch) {
+// Four compute-only ops of 10 us, in program order.
+Program four_computes() {
   Program p;
   for (int i = 0; i < 4; ++i) {
     ProgramOp op;
@@ -245,8 +242,17 @@ TEST(Engine, ExecutesWaitForTheirCommandsAndPayTheirLaunch) {
     p.ops.push_back(op);
     p.instructions.push_back({InstructionKind::execute, i, i + 1});
   }
+  return p;
+}
+
+// planner/schedule.hpp's "Fixed costs" in the simulator: four compute-only ops whose commands
+// arrive 25 us apart (host-async: the first at 25 us) and launch in 1 us each. Every op waits for
+// its command, so op 3 starts at 100 us and the step ends a launch and its work later; the
+// dispatch part is the rest of the step beyond the ops' work.
+TEST(Engine, ExecutesWaitForTheirCommandsAndPayTheirLaunch) {
+  Program p = four_computes();
   SimResult alone = run(chips::all_to_all({}), p, config(6e9, 0));
-  p.dispatch = {DispatchMode::host, 25e-6, 1e-6};
+  p.dispatch = {DispatchMode::host_async, 25e-6, 1e-6};
   SimResult r = run(chips::all_to_all({}), p, config(6e9, 0));
   double work_s = 0;
   for (int i = 0; i < 4; ++i) {
@@ -262,6 +268,19 @@ TEST(Engine, ExecutesWaitForTheirCommandsAndPayTheirLaunch) {
   EXPECT_NEAR(
       b.execution_only_s + b.overlapped_s + b.preload_stall_s + b.congestion_s + b.dispatch_s,
       r.latency_s, 1e-15);
+}
+
+// Under `host` each command is prepared once the op before has ended: every op pays its command
+// and launch after the one before, so the step is the ops' work plus 4 × (25 + 1) us.
+TEST(Engine, HostCommandsFollowTheOpBefore) {
+  Program p = four_computes();
+  SimResult alone = run(chips::all_to_all({}), p, config(6e9, 0));
+  p.dispatch = {DispatchMode::host, 25e-6, 1e-6};
+  SimResult r = run(chips::all_to_all({}), p, config(6e9, 0));
+  EXPECT_NEAR(r.latency_s, alone.latency_s + 4 * 26e-6, 1e-15);
+  for (int i = 1; i < 4; ++i)
+    EXPECT_NEAR(r.ops[i].execute_start_s, r.ops[i - 1].execute_end_s + 25e-6, 1e-15);
+  EXPECT_NEAR(r.breakdown.dispatch_s, 4 * 26e-6, 1e-15);
 }
 
 }  // namespace
