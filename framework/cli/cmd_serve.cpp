@@ -11,25 +11,14 @@
 #include "framework/cli/number_checks.hpp"
 #include "framework/cli/options.hpp"
 #include "framework/cli/output.hpp"
-#include "framework/serve/serve_report.hpp"
+#include "framework/serve/serve_request.hpp"
 
 namespace tessera::cli {
 
 namespace {
 
 struct ServeCommand {
-  driver::ModelWords model;
-  driver::ChipChoice chip;
-  std::string design = "elk-full";
-  std::string parallel;  // empty: flat
-  std::string scheduler = "continuous";
-  serve::SyntheticLoad load;
-  std::string arrivals = "poisson";
-  std::string prompt = "fixed:512", output = "fixed:128";
-  std::string trace;
-  serve::ServeOptions options;
-  double slo_ttft_ms = 0, slo_tpot_ms = 0;
-  std::string cache_dir;
+  serve::ServeRequest request;
   std::string format = "table";
   std::vector<double> rates;  // --rates: a load sweep
   std::string per_request, occupancy;
@@ -64,44 +53,19 @@ CLI::Validator slo_milliseconds(const char* option) {
       "MS");
 }
 
-serve::RequestSource request_source(ServeCommand& c) {
-  if (!c.trace.empty()) return std::filesystem::path(c.trace);
-  c.load.arrivals = c.arrivals == "gamma" ? serve::ArrivalKind::gamma : serve::ArrivalKind::poisson;
-  c.load.prompt = serve::parse_length_dist(c.prompt, "--prompt").take();
-  c.load.output = serve::parse_length_dist(c.output, "--output").take();
-  return c.load;
-}
-
-std::string load_text(const ServeCommand& c) {
-  if (!c.trace.empty()) return "trace " + c.trace;
-  return fmt::format("{} requests, {} arrivals at {:g} req/s{}, prompt {}, output {}, seed {}",
-                     c.load.requests, c.arrivals, c.load.rate_per_s,
-                     c.arrivals == "gamma" ? fmt::format(" (cv {:g})", c.load.gamma_cv) : "",
-                     c.prompt, c.output, c.load.seed);
-}
-
-serve::ServeHeader header_of(const ServeCommand& c, const serve::ServedMachine& machine) {
-  return {machine.request.model,
-          machine.chip->spec.name,
-          planner::to_string(machine.design),
-          machine.strategy_text,
-          serve::to_string(c.options.scheduler.policy),
-          load_text(c)};
-}
-
 // --rates: the same requests' lengths and seed at each rate; the grid built once, then read from
 // the cache.
-int run_load_sweep(ServeCommand& c, serve::ServedMachine& machine, serve::RequestSource source) {
+int run_load_sweep(ServeCommand& c, serve::OpenedServe& opened) {
   if (!c.per_request.empty() || !c.occupancy.empty())
     throw Failure(usage_error(
         "--per-request and --occupancy write one run's rows; give --rate instead of --rates"));
   std::vector<serve::Served> points;
   std::vector<serve::ServeHeader> headers;
   for (double rate : c.rates) {
-    c.load.rate_per_s = rate;
-    std::get<serve::SyntheticLoad>(source).rate_per_s = rate;
-    points.push_back(serve::serve(machine, source, c.options, grid_progress()).take());
-    headers.push_back(header_of(c, machine));
+    std::get<serve::SyntheticLoad>(opened.source).rate_per_s = rate;
+    points.push_back(
+        serve::serve(opened.machine, opened.source, opened.options, grid_progress()).take());
+    headers.push_back(serve::header_at(c.request, opened.machine, rate));
   }
   if (c.format == "json") {
     std::cout << serve::serve_load_json(headers, points);
@@ -113,35 +77,14 @@ int run_load_sweep(ServeCommand& c, serve::ServedMachine& machine, serve::Reques
 }
 
 int run_serve(const GlobalOptions& global, ServeCommand& c) {
-  ModelRequest request = driver::parse_model_request(c.model).take();
-  serve::check_servable(request).take();
-  c.options.scheduler.policy = serve::parse_policy(c.scheduler).take();
-  if (c.slo_ttft_ms > 0) c.options.slo.ttft_s = c.slo_ttft_ms / 1e3;
-  if (c.slo_tpot_ms > 0) c.options.slo.tpot_s = c.slo_tpot_ms / 1e3;
-  c.options.cache_dir = c.cache_dir;
-  serve::RequestSource source = request_source(c);
   PluginSet plugins(global.registry());
-  driver::OpenChip chip = driver::open_chip(plugins, c.chip).take();
-  serve::ServedMachine machine{&plugins,     &chip,
-                               request,      driver::parse_design_choice(c.design).take().written,
-                               std::nullopt, "flat"};
-  if (!c.parallel.empty()) {
-    auto strategy = parallel::parse_strategy(c.parallel).take();
-    if (strategy.automatic)
-      throw Failure(
-          usage_error("--parallel auto: serve takes one strategy; pick it with "
-                      "`tessera compile --parallel auto` first"));
-    if (!strategy.flat) {
-      machine.strategy = strategy;
-      machine.strategy_text = parallel::to_string(strategy);
-    }
-  }
-  if (!c.rates.empty()) return run_load_sweep(c, machine, source);
-  serve::Served served = serve::serve(machine, source, c.options, grid_progress()).take();
-  const serve::ServeHeader header = header_of(c, machine);
+  serve::OpenedServe opened = serve::open_serve(plugins, c.request).take();
+  if (!c.rates.empty()) return run_load_sweep(c, opened);
+  serve::Served served =
+      serve::serve(opened.machine, opened.source, opened.options, grid_progress()).take();
   std::ostream& report = report_stream({c.per_request, c.occupancy});
-  report << (c.format == "json" ? serve::serve_json(header, served)
-                                : serve::serve_text(header, served));
+  report << (c.format == "json" ? serve::serve_json(opened.header, served)
+                                : serve::serve_text(opened.header, served));
   report.flush();
   if (!c.per_request.empty())
     write_output(c.per_request,
@@ -154,10 +97,11 @@ int run_serve(const GlobalOptions& global, ServeCommand& c) {
 }
 
 void add_load_options(CLI::App* cmd, ServeCommand& c) {
-  auto* rate = cmd->add_option("--rate", c.load.rate_per_s, "Requests per second, on average")
-                   ->check(bounded("serve", "--rate"))
-                   ->capture_default_str();
-  auto* trace = cmd->add_option("--trace", c.trace,
+  auto* rate =
+      cmd->add_option("--rate", c.request.load.rate_per_s, "Requests per second, on average")
+          ->check(bounded("serve", "--rate"))
+          ->capture_default_str();
+  auto* trace = cmd->add_option("--trace", c.request.trace,
                                 "Requests from a trace file instead (.csv or .jsonl: arrival_s, "
                                 "prompt_tokens, output_tokens; docs/formats.md)")
                     ->type_name("FILE");
@@ -169,27 +113,28 @@ void add_load_options(CLI::App* cmd, ServeCommand& c) {
       ->check(bounded("serve", "--rate"))
       ->excludes(trace)
       ->excludes(rate);
-  cmd->add_option("--arrivals", c.arrivals, "poisson, or gamma (gaps of coefficient --cv)")
+  cmd->add_option("--arrivals", c.request.arrivals, "poisson, or gamma (gaps of coefficient --cv)")
       ->check(CLI::IsMember({"poisson", "gamma"}))
       ->capture_default_str()
       ->excludes(trace);
-  cmd->add_option("--cv", c.load.gamma_cv, "--arrivals gamma: the gaps' coefficient of variation")
+  cmd->add_option("--cv", c.request.load.gamma_cv,
+                  "--arrivals gamma: the gaps' coefficient of variation")
       ->check(bounded("serve", "--cv"))
       ->capture_default_str()
       ->excludes(trace);
-  cmd->add_option("--prompt", c.prompt,
+  cmd->add_option("--prompt", c.request.prompt,
                   "Prompt lengths: fixed:N, uniform:LO:HI, normal:MEAN:SD, "
                   "lognormal:MEDIAN:SIGMA or zipf:S:MAX (tokens)")
       ->capture_default_str()
       ->excludes(trace);
-  cmd->add_option("--output", c.output, "Output lengths, as --prompt")
+  cmd->add_option("--output", c.request.output, "Output lengths, as --prompt")
       ->capture_default_str()
       ->excludes(trace);
-  cmd->add_option("--requests", c.load.requests, "Requests to simulate")
+  cmd->add_option("--requests", c.request.load.requests, "Requests to simulate")
       ->check(bounded("serve", "--requests"))
       ->capture_default_str()
       ->excludes(trace);
-  cmd->add_option("--seed", c.load.seed, "Seed of the arrivals and lengths")
+  cmd->add_option("--seed", c.request.load.seed, "Seed of the arrivals and lengths")
       ->check(bounded("serve", "--seed"))
       ->capture_default_str()
       ->excludes(trace);
@@ -204,41 +149,47 @@ void add_serve_command(CLI::App& app, const GlobalOptions& global, Action& actio
       "Serve many users on a machine: a discrete-event LLM server (static, continuous or chunked "
       "batching, a paged KV cache) whose steps cost what the compiler simulates; TTFT, TPOT, "
       "throughput, goodput and energy at a load (docs/serving.md)");
-  cmd->add_option("MODEL", c->model.model, "Zoo decoder")->required();
-  cmd->add_option("--dtype", c->model.dtype, "Element type of weights, activations and KV cache")
+  cmd->add_option("MODEL", c->request.model.model, "Zoo decoder")->required();
+  cmd->add_option("--dtype", c->request.model.dtype,
+                  "Element type of weights, activations and KV cache")
       ->check(CLI::IsMember({"fp32", "fp16", "bf16", "fp8"}));
-  cmd->add_option("--weight-dtype", c->model.weight_dtype, "Storage type of the weights alone")
+  cmd->add_option("--weight-dtype", c->request.model.weight_dtype,
+                  "Storage type of the weights alone")
       ->check(CLI::IsMember({"fp16", "bf16", "fp8", "bfp8"}));
-  cmd->add_option("--precision", c->model.precision, "A precision file (docs/formats.md)")
+  cmd->add_option("--precision", c->request.model.precision, "A precision file (docs/formats.md)")
       ->type_name("FILE");
-  add_chip_options(cmd, c->chip);
-  cmd->add_option("--design", c->design, "The design each step is planned with")
+  add_chip_options(cmd, c->request.chip);
+  cmd->add_option("--design", c->request.design, "The design each step is planned with")
       ->capture_default_str();
-  cmd->add_option("--parallel", c->parallel,
+  cmd->add_option("--parallel", c->request.parallel,
                   "How each step is divided over the chips (as tessera compile --parallel); "
                   "default flat")
       ->type_name("STRATEGY");
-  cmd->add_option("--scheduler", c->scheduler,
+  cmd->add_option("--scheduler", c->request.scheduler,
                   "static, continuous (vLLM-like) or chunked "
                   "(Sarathi-like chunked prefill)")
       ->check(CLI::IsMember({"static", "continuous", "chunked"}))
       ->capture_default_str();
-  cmd->add_option("--max-batch", c->options.scheduler.max_batch, "Sequences running at once")
+  cmd->add_option("--max-batch", c->request.options.scheduler.max_batch,
+                  "Sequences running at once")
       ->check(bounded("serve", "--max-batch"))
       ->capture_default_str();
-  cmd->add_option("--token-budget", c->options.scheduler.token_budget,
+  cmd->add_option("--token-budget", c->request.options.scheduler.token_budget,
                   "--scheduler chunked: tokens per step, decodes and prompt chunks")
       ->check(bounded("serve", "--token-budget"))
       ->capture_default_str();
-  cmd->add_option("--block-tokens", c->options.block_tokens, "KV cache block size, in positions")
+  cmd->add_option("--block-tokens", c->request.options.block_tokens,
+                  "KV cache block size, in positions")
       ->check(bounded("serve", "--block-tokens"))
       ->capture_default_str();
   add_load_options(cmd, *c);
-  cmd->add_option("--slo-ttft-ms", c->slo_ttft_ms, "Time-to-first-token SLO for goodput (ms)")
+  cmd->add_option("--slo-ttft-ms", c->request.slo_ttft_ms,
+                  "Time-to-first-token SLO for goodput (ms)")
       ->check(slo_milliseconds("--slo-ttft-ms"));
-  cmd->add_option("--slo-tpot-ms", c->slo_tpot_ms, "Time-per-output-token SLO for goodput (ms)")
+  cmd->add_option("--slo-tpot-ms", c->request.slo_tpot_ms,
+                  "Time-per-output-token SLO for goodput (ms)")
       ->check(slo_milliseconds("--slo-tpot-ms"));
-  cmd->add_option("--cache-dir", c->cache_dir,
+  cmd->add_option("--cache-dir", c->request.cache_dir,
                   "Where step-cost grids are kept (default $TESSERA_CACHE_DIR/serve, else "
                   "$XDG_CACHE_HOME/tessera/serve, else ~/.cache/tessera/serve)")
       ->type_name("DIR");

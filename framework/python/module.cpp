@@ -36,6 +36,7 @@
 #include "framework/report/parallel_report.hpp"
 #include "framework/report/residency_report.hpp"
 #include "framework/report/targets_report.hpp"
+#include "framework/serve/serve_request.hpp"
 #include "framework/sim/sim_report.hpp"
 
 namespace py = pybind11;
@@ -323,6 +324,34 @@ py::dict simulate(py::handle given, const std::string& memory_detail, const std:
   return out;
 }
 
+// tessera.serve: `tessera serve --format json`, or with `rates` its load sweep's document.
+py::object serve_model(const serve::ServeRequest& request, const std::vector<double>& rates) {
+  std::string json = run([&]() -> Result<std::string> {
+    Registry found = registry();
+    PluginSet plugins(found);
+    auto opened = serve::open_serve(plugins, request);
+    if (!opened) return opened.error();
+    if (rates.empty()) {
+      auto served = serve::serve(opened->machine, opened->source, opened->options, {});
+      if (!served) return served.error();
+      return serve::serve_json(opened->header, *served);
+    }
+    if (!request.trace.empty())
+      return usage_error("rates: a load sweep takes synthetic arrivals, not a trace");
+    std::vector<serve::Served> points;
+    std::vector<serve::ServeHeader> headers;
+    for (double rate : rates) {
+      std::get<serve::SyntheticLoad>(opened->source).rate_per_s = rate;
+      auto served = serve::serve(opened->machine, opened->source, opened->options, {});
+      if (!served) return served.error();
+      points.push_back(std::move(*served));
+      headers.push_back(serve::header_at(request, opened->machine, rate));
+    }
+    return serve::serve_load_json(headers, points);
+  });
+  return from_json(json);
+}
+
 py::dict inspect(const std::string& model, const driver::ModelWords& words) {
   ModelRequest request = model_request(model, words);
   return from_json(run([&] {
@@ -499,6 +528,37 @@ PYBIND11_MODULE(_tessera, m) {
   m.def("simulate", &simulate, py::arg("plan"), py::arg("memory_detail"), py::arg("trace"),
         py::arg("force"));
   m.def("inspect", &inspect, py::arg("model"), py::arg("words"));
+  py::class_<serve::ServeRequest>(m, "ServeRequest")
+      .def(py::init<>())
+      .def_readwrite("model", &serve::ServeRequest::model)
+      .def_readwrite("design", &serve::ServeRequest::design)
+      .def_readwrite("parallel", &serve::ServeRequest::parallel)
+      .def_readwrite("scheduler", &serve::ServeRequest::scheduler)
+      .def_readwrite("arrivals", &serve::ServeRequest::arrivals)
+      .def_readwrite("prompt", &serve::ServeRequest::prompt)
+      .def_readwrite("output", &serve::ServeRequest::output)
+      .def_readwrite("trace", &serve::ServeRequest::trace)
+      .def_readwrite("slo_ttft_ms", &serve::ServeRequest::slo_ttft_ms)
+      .def_readwrite("slo_tpot_ms", &serve::ServeRequest::slo_tpot_ms)
+      .def_readwrite("cache_dir", &serve::ServeRequest::cache_dir)
+      .def("set_chip",
+           [](serve::ServeRequest& r, const std::string& target, const std::string& chip) {
+             r.chip = driver::ChipChoice{target, chip};
+           })
+      .def("set_load",
+           [](serve::ServeRequest& r, double rate, int64_t requests, uint64_t seed, double cv) {
+             r.load.rate_per_s = rate;
+             r.load.requests = requests;
+             r.load.seed = seed;
+             r.load.gamma_cv = cv;
+           })
+      .def("set_batching", [](serve::ServeRequest& r, int64_t max_batch, int64_t token_budget,
+                              int64_t block_tokens) {
+        r.options.scheduler.max_batch = max_batch;
+        r.options.scheduler.token_budget = token_budget;
+        r.options.block_tokens = block_tokens;
+      });
+  m.def("serve", &serve_model, py::arg("request"), py::arg("rates"));
   m.def("targets", &targets);
   m.def("chip", &chip, py::arg("target"), py::arg("chip"));
   py::class_<memsim::MemsimOptions>(m, "MemsimOptions")

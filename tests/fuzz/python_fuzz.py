@@ -36,7 +36,8 @@ POOLS = {"plan": [tessera.Plan.__new__(tessera.Plan), None, "plan.yaml", 3],
          "progress": [None, print, 1, lambda *a: 1 / 0]}
 NUMBER_KEYWORDS = {"batch", "seq", "threads", "time_limit", "seed", "candidates", "cycles",
                    "rate", "streams", "write_fraction", "stacks", "max_displacement",
-                   "max_preloads", "ops"}
+                   "max_preloads", "ops", "requests", "cv", "max_batch", "token_budget",
+                   "block_tokens", "slo_ttft_ms", "slo_tpot_ms"}
 FUNCTIONS = sorted(name for name in tessera.__all__
                    if inspect.isfunction(getattr(tessera, name)))
 

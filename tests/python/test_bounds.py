@@ -21,17 +21,19 @@ TWINS = {
     "layout": ("layout", ["--shape", "4"], {"candidates"}),
     "sweep": ("sweep", ["x"], {"threads"}),
     "memsim": ("memsim", [], {"cycles", "rate", "streams", "write_fraction", "seed", "stacks"}),
+    "serve": ("serve", ["x"], {"rate", "requests", "seed", "cv", "max_batch", "token_budget",
+                               "block_tokens", "slo_ttft_ms", "slo_tpot_ms"}),
 }
 WORDS = {"model", "target", "chip", "design", "simulate", "mode", "dtype", "weight_dtype", "dims",
          "skip_unsupported", "memory_detail", "objective", "core_cost", "progress", "plan",
          "trace", "force", "workload", "arch", "op", "pareto_level", "search", "output", "path",
          "shape", "layout", "locate", "inverse", "map", "choose", "spec", "run_dir", "gen",
          "config", "strict", "parallel", "rank", "residency", "dispatch",
-         "precision"}
+         "precision", "arrivals", "prompt", "scheduler", "rates", "cache_dir"}
 # What each function needs besides the keyword under test (never reached: numbers come first).
 REQUIRED = {"compile": {"model": "x", "target": "x"}, "inspect": {"model": "x"}, "map": {},
             "layout": {"target": "x", "shape": (4,)}, "sweep": {"spec": "x"},
-            "memsim": {"cycles": 1}}
+            "memsim": {"cycles": 1}, "serve": {"model": "x", "target": "x"}}
 
 
 def public_functions():

@@ -439,3 +439,35 @@ def test_precision_is_the_clis_precision():
     assert str(raised.value) == (
         "precision: tensor group 'lm_head' matches no tensor of gpt2-xl decode b1 s64; its "
         "groups are: attention.wo, attention.wqkv, embedding, kv_cache, mlp.ff2, mlp.ff3")
+
+
+# tessera.serve against `tessera serve --format json` (docs/serving.md): gpt2-xl on one Wormhole
+# from the sample trace. The CLI builds the step-cost grid once into a shared cache; then both
+# read it and give the same document; a load sweep gives one point per rate; bad words are the
+# CLI's errors.
+def test_serve_gives_the_clis_document(tmp_path):
+    source = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    trace = os.path.join(source, "configs", "serve", "chat-sample.csv")
+    cache = str(tmp_path / "cache")
+    args = ["serve", "gpt2-xl", "--target", "mesh_tenstorrent", "--chip", "wormhole-n150",
+            "--max-batch", "4", "--slo-ttft-ms", "2000", "--slo-tpot-ms", "50", "--cache-dir",
+            cache, "--trace", trace]
+    code, _, err = cli(*args)
+    assert code == 0, err
+    code, out, err = cli(*args, "--format", "json")
+    assert code == 0, err
+    got = tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", max_batch=4,
+                        slo_ttft_ms=2000, slo_tpot_ms=50, cache_dir=cache, trace=trace)
+    assert got == json.loads(out)
+    swept = tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", max_batch=4,
+                          cache_dir=cache, rates=[0.5, 1.0], requests=20, prompt="fixed:64",
+                          output="fixed:16")
+    assert swept["format"] == "tessera-serve-load-1"
+    assert ["at 0.5 req/s" in p["load"] for p in swept["points"]] == [True, False]
+    assert ["at 1 req/s" in p["load"] for p in swept["points"]] == [False, True]
+    with pytest.raises(tessera.UsageError) as raised:
+        tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", scheduler="fifo")
+    code, _, err = cli("serve", "gpt2-xl", "--target", "mesh_tenstorrent", "--scheduler", "fifo")
+    assert code == 2
+    with pytest.raises(tessera.UsageError, match="parallel auto: serve takes one strategy"):
+        tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", parallel="auto")

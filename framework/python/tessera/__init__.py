@@ -31,7 +31,7 @@ from ._tessera import (  # noqa: F401 (the package's API)
 from . import _tessera
 
 __all__ = ["targets", "chip", "inspect", "compile", "simulate", "load_plan", "Plan", "map",
-           "evaluate_mapping", "layout", "memsim", "sweep", "SweepResult",
+           "evaluate_mapping", "layout", "memsim", "sweep", "SweepResult", "serve",
            "Error", "UsageError", "InputError", "PluginError", "InternalError"]
 
 
@@ -269,3 +269,37 @@ def memsim(cycles, gen=None, trace=None, target="hbm_dramsim", config=None, stac
     o.stacks = stacks
     o.rate, o.streams, o.write_fraction, o.seed = rate or 0.0, streams, write_fraction, seed
     return _tessera.memsim(o)
+
+
+def serve(model, target, chip="", rate=1.0, requests=1000, seed=0, arrivals="poisson", cv=1.0,
+          prompt="fixed:512", output="fixed:128", trace=None, rates=None, scheduler="continuous",
+          max_batch=64, token_budget=512, block_tokens=16, slo_ttft_ms=None, slo_tpot_ms=None,
+          design="elk-full", parallel=None, dtype=None, weight_dtype=None, precision=None,
+          cache_dir=None):
+    """Serve many users of a zoo decoder on `target`'s `chip`, as `tessera serve --format json`
+    (docs/serving.md): requests arrive at `rate` per second ("poisson" or "gamma" arrivals of
+    coefficient `cv`; `prompt` and `output` lengths as --prompt: "fixed:N", "uniform:LO:HI",
+    "normal:MEAN:SD", "lognormal:MEDIAN:SIGMA", "zipf:S:MAX"; `seed`), or from a `trace` file;
+    `scheduler` "static", "continuous" or "chunked"; each step costs what the compiler simulates
+    for it (`design`, `parallel`: one strategy, as --parallel), from a step-cost grid built once
+    and cached in `cache_dir` (None: the CLI's default). Returns the tessera-serve-1 document;
+    with `rates` (a list) the load sweep's tessera-serve-load-1 document. Numbers are bounded as
+    the CLI's; an unsustainable load is the document's verdict, not an exception."""
+    _bounded("serve", rate=rate, requests=requests, seed=seed, cv=cv, max_batch=max_batch,
+             token_budget=token_budget, block_tokens=block_tokens, slo_ttft_ms=slo_ttft_ms,
+             slo_tpot_ms=slo_tpot_ms)
+    for value in rates or []:
+        _bounded("serve", rate=value)
+    r = _tessera.ServeRequest()
+    words = _words(None, None, None, dtype, weight_dtype, precision=precision)
+    words.model = model
+    r.model = words
+    r.set_chip(target, chip)
+    r.set_load(rate, requests, seed, cv)
+    r.set_batching(max_batch, token_budget, block_tokens)
+    r.design, r.parallel, r.scheduler = design, parallel or "", scheduler
+    r.arrivals, r.prompt, r.output = arrivals, prompt, output
+    r.trace = _os.fspath(trace) if trace else ""
+    r.slo_ttft_ms, r.slo_tpot_ms = slo_ttft_ms or 0.0, slo_tpot_ms or 0.0
+    r.cache_dir = _os.fspath(cache_dir) if cache_dir else ""
+    return _tessera.serve(r, list(rates or []))

@@ -1,0 +1,84 @@
+#include "framework/serve/serve_request.hpp"
+
+#include <fmt/format.h>
+
+namespace tessera::serve {
+
+namespace {
+
+Result<RequestSource> request_source(const ServeRequest& r) {
+  if (!r.trace.empty()) return RequestSource(std::filesystem::path(r.trace));
+  SyntheticLoad load = r.load;
+  if (r.arrivals != "poisson" && r.arrivals != "gamma")
+    return usage_error("--arrivals " + r.arrivals + ": expected poisson or gamma");
+  load.arrivals = r.arrivals == "gamma" ? ArrivalKind::gamma : ArrivalKind::poisson;
+  auto prompt = parse_length_dist(r.prompt, "--prompt");
+  if (!prompt) return prompt.error();
+  auto output = parse_length_dist(r.output, "--output");
+  if (!output) return output.error();
+  load.prompt = *prompt;
+  load.output = *output;
+  return RequestSource(load);
+}
+
+// The strategy of --parallel, or none for flat.
+Result<std::optional<parallel::ParallelStrategy>> strategy_of(const std::string& text) {
+  if (text.empty() || text == "flat") return std::optional<parallel::ParallelStrategy>{};
+  auto strategy = parallel::parse_strategy(text);
+  if (!strategy) return strategy.error();
+  if (strategy->automatic)
+    return usage_error(
+        "--parallel auto: serve takes one strategy; pick it with `tessera compile --parallel "
+        "auto` first");
+  if (strategy->flat) return std::optional<parallel::ParallelStrategy>{};
+  return std::optional<parallel::ParallelStrategy>(*strategy);
+}
+
+}  // namespace
+
+Result<OpenedServe> open_serve(PluginSet& plugins, const ServeRequest& r) {
+  auto request = driver::parse_model_request(r.model);
+  if (!request) return request.error();
+  if (Status ok = check_servable(*request); !ok) return ok.error();
+  auto design = driver::parse_design_choice(r.design);
+  if (!design) return design.error();
+  auto strategy = strategy_of(r.parallel);
+  if (!strategy) return strategy.error();
+  OpenedServe out;
+  auto policy = parse_policy(r.scheduler);
+  if (!policy) return policy.error();
+  out.options = r.options;
+  out.options.scheduler.policy = *policy;
+  if (r.slo_ttft_ms > 0) out.options.slo.ttft_s = r.slo_ttft_ms / 1e3;
+  if (r.slo_tpot_ms > 0) out.options.slo.tpot_s = r.slo_tpot_ms / 1e3;
+  out.options.cache_dir = r.cache_dir;
+  auto source = request_source(r);
+  if (!source) return source.error();
+  out.source = std::move(*source);
+  auto chip = driver::open_chip(plugins, r.chip);
+  if (!chip) return chip.error();
+  out.chip = std::make_unique<driver::OpenChip>(std::move(*chip));
+  out.machine = {&plugins,  out.chip.get(),
+                 *request,  design->written,
+                 *strategy, *strategy ? parallel::to_string(**strategy) : "flat"};
+  out.header = header_at(r, out.machine, r.load.rate_per_s);
+  return out;
+}
+
+ServeHeader header_at(const ServeRequest& r, const ServedMachine& machine, double rate_per_s) {
+  std::string load =
+      !r.trace.empty()
+          ? "trace " + r.trace
+          : fmt::format("{} requests, {} arrivals at {:g} req/s{}, prompt {}, output {}, seed {}",
+                        r.load.requests, r.arrivals, rate_per_s,
+                        r.arrivals == "gamma" ? fmt::format(" (cv {:g})", r.load.gamma_cv) : "",
+                        r.prompt, r.output, r.load.seed);
+  return {machine.request.model,
+          machine.chip->spec.name,
+          planner::to_string(machine.design),
+          machine.strategy_text,
+          r.scheduler,
+          load};
+}
+
+}  // namespace tessera::serve

@@ -1,0 +1,45 @@
+// What a user asks `tessera serve` and `tessera.serve` for, in the words both take, and the
+// machine, requests and report header it opens into: one place, so the CLI and Python read the
+// same words the same way (their numbers are bounded by driver/option_bounds.hpp before this).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "framework/serve/serve.hpp"
+#include "framework/serve/serve_report.hpp"
+
+namespace tessera::serve {
+
+struct ServeRequest {
+  driver::ModelWords model;
+  driver::ChipChoice chip;
+  std::string design = "elk-full";
+  std::string parallel;  // empty or "flat": every op over every core of every chip
+  std::string scheduler = "continuous";
+  SyntheticLoad load;  // its rate, requests, seed and gamma_cv; the words below fill the rest
+  std::string arrivals = "poisson";
+  std::string prompt = "fixed:512", output = "fixed:128";
+  std::string trace;     // non-empty: requests from this file instead of `load`
+  ServeOptions options;  // max_batch, token_budget, block_tokens; the rest from the words below
+  double slo_ttft_ms = 0, slo_tpot_ms = 0;  // 0: no SLO
+  std::string cache_dir;                    // empty: default_cache_dir()
+};
+
+// The opened request. `machine` borrows `plugins` (the caller's) and `chip` (owned here).
+struct OpenedServe {
+  std::unique_ptr<driver::OpenChip> chip;
+  ServedMachine machine;
+  RequestSource source;
+  ServeOptions options;
+  ServeHeader header;
+};
+
+// Errors: the model that is not a zoo decoder, an unknown scheduler, design or length
+// distribution, `--parallel auto` (serve takes one strategy), the chip's (driver::open_chip).
+Result<OpenedServe> open_serve(PluginSet& plugins, const ServeRequest& request);
+
+// The header of a run at `rate_per_s` (a load sweep's point; the request's own for one run).
+ServeHeader header_at(const ServeRequest& request, const ServedMachine& machine, double rate_per_s);
+
+}  // namespace tessera::serve
