@@ -102,7 +102,7 @@ struct Breakdown {
 // under a dispatch mode. none: all 0.
 struct DispatchCosts {
   DispatchMode mode = DispatchMode::none;
-  double command_s = 0;  // per op, issuing its command: commands arrive this far apart
+  double command_s = 0;  // per op, its command: see command_arrival_s
   double launch_s = 0;   // per op, starting its kernels once the command is there
   // When the command of the op at program position `op` arrives, the op before it having ended
   // at `previous_end_s` (schedule.hpp, "Fixed costs"): host prepares it only then; the other
