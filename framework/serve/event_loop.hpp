@@ -16,12 +16,14 @@ struct RequestRecord {
   Request request;
   double first_token_s = 0, finish_s = 0;  // from the run's start
   int64_t preemptions = 0;
-  double joules = 0;  // its share of each step it ran in, by tokens
+  double joules = 0;                   // its share of each step it ran in, by tokens
+  int64_t longest_prefill_tokens = 0;  // its longest prefill (a prompt, chunk or recompute)
 };
 
 struct Sample {  // after a step
   double time_s = 0;
   int64_t waiting = 0, running = 0, kv_blocks_used = 0;
+  int64_t longest_prefill_tokens = 0;  // the step's longest prefill (0: decodes only)
 };
 
 struct ServerRun {

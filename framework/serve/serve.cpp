@@ -45,6 +45,18 @@ Result<std::vector<Request>> checked_requests(const RequestSource& source, int64
 
 }  // namespace
 
+Extrapolation extrapolation(const ServerRun& run, int64_t grid_prefill_tokens) {
+  Extrapolation out{grid_prefill_tokens};
+  for (const Sample& step : run.samples)
+    if (step.longest_prefill_tokens > grid_prefill_tokens) {
+      ++out.steps;
+      out.longest_tokens = std::max(out.longest_tokens, step.longest_prefill_tokens);
+    }
+  for (const RequestRecord& r : run.records)
+    out.requests += r.longest_prefill_tokens > grid_prefill_tokens ? 1 : 0;
+  return out;
+}
+
 GridAxes serve_axes(const ServeOptions& o, const KvRoom& room, int64_t context_limit) {
   return default_axes(o.scheduler.max_batch, room.tokens(),
                       std::min(context_limit, kMaxPrefillPoint), context_limit);
@@ -71,6 +83,7 @@ Result<Served> serve(ServedMachine& machine, const RequestSource& source, const 
                         [&g](const StepShape& shape) { return g.cost(shape); });
   if (!run) return run.error();
   out.run = std::move(*run);
+  out.extrapolated = extrapolation(out.run, g.max_prefill_tokens());
   out.summary = summarize(out.run, o.slo, o.scheduler.max_batch);
   return out;
 }

@@ -282,7 +282,7 @@ def serve(model, target, chip="", rate=1.0, requests=1000, seed=0, arrivals="poi
     "normal:MEAN:SD", "lognormal:MEDIAN:SIGMA", "zipf:S:MAX"; `seed`), or from a `trace` file;
     `scheduler` "static", "continuous" or "chunked"; each step costs what the compiler simulates
     for it (`design`, `parallel`: one strategy, as --parallel), from a step-cost grid built once
-    and cached in `cache_dir` (None: the CLI's default). Returns the tessera-serve-1 document;
+    and cached in `cache_dir` (None: the CLI's default). Returns the tessera-serve-2 document;
     with `rates` (a list) the load sweep's tessera-serve-load-1 document. Numbers are bounded as
     the CLI's; an unsustainable load is the document's verdict, not an exception."""
     _bounded("serve", rate=rate, requests=requests, seed=seed, cv=cv, max_batch=max_batch,

@@ -5,6 +5,7 @@
 
 #include "framework/serve/event_loop.hpp"
 #include "framework/serve/metrics.hpp"
+#include "framework/serve/serve_report.hpp"
 
 namespace tessera::serve {
 namespace {
@@ -117,6 +118,29 @@ TEST(Server, ContinuousBatchingPreemptsTheLatestByRecompute) {
   EXPECT_LT(run.records[0].finish_s, run.records[1].finish_s);
   EXPECT_EQ(run.samples.back().kv_blocks_used, 0);
   EXPECT_EQ(run.samples.back().running, 0);
+}
+
+// Prompts longer than the grid's longest prefill are priced by extrapolation; the run says how
+// many steps and requests were, and the longest. Continuous batching admits one long prompt per
+// step (at least one, beyond max_prefill_tokens): 100 tokens, then 9000, then 12000.
+TEST(Server, PrefillsBeyondTheGridAreCountedAndSaid) {
+  std::vector<Request> requests{{0, 0.0, 100, 2}, {1, 0.0, 9000, 2}, {2, 0.0, 12000, 2}};
+  auto run = run_server(requests, SchedulerOptions{Policy::continuous, 8, 512, 8192},
+                        KvBlocks(10000, 16), fixed_costs(0.01, 0.001))
+                 .take();
+  Extrapolation x = extrapolation(run, 8192);
+  EXPECT_EQ(x.steps, 2);
+  EXPECT_EQ(x.requests, 2);
+  EXPECT_EQ(x.longest_tokens, 12000);
+  EXPECT_EQ(extrapolation_text(x),
+            "extrap 2 prefill steps of 2 requests went beyond the grid's longest prefill (8192 "
+            "tokens), up to 12000 tokens: priced by extrapolation from its last two lengths, not "
+            "simulated\n");
+  EXPECT_EQ(extrapolation_text(extrapolation(run, 10000)),
+            "extrap 1 prefill step of 1 request went beyond the grid's longest prefill (10000 "
+            "tokens), up to 12000 tokens: priced by extrapolation from its last two lengths, not "
+            "simulated\n");
+  EXPECT_EQ(extrapolation_text(extrapolation(run, 12000)), "");
 }
 
 // A load above what the machine does: reported as unsustainable, with the rate it sustained.
