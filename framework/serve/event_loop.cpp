@@ -43,8 +43,9 @@ void apply(ServerState& s, const StepWork& work, double t, double joules, PerReq
   }
 }
 
-// Finished sequences leave (a static batch only once all of it is done), their blocks freed.
-void retire(ServerState& s, Policy policy, double t, ServerRun& run, const PerRequest& of) {
+// Finished sequences leave (a static batch only once all of it is done), their blocks freed; how
+// many left.
+int64_t retire(ServerState& s, Policy policy, double t, ServerRun& run, const PerRequest& of) {
   auto finished = [&](const Sequence& seq) {
     return policy == Policy::static_batch ? std::all_of(s.running.begin(), s.running.end(),
                                                         [](const Sequence& q) { return q.done(); })
@@ -62,13 +63,16 @@ void retire(ServerState& s, Policy policy, double t, ServerRun& run, const PerRe
         RequestRecord{seq.request,     seq.first_token_s, t,
                       seq.preemptions, of.joules[id],     of.longest_prefill_tokens[id]};
   }
+  const auto left = static_cast<int64_t>(s.running.size() - kept.size());
   s.running = std::move(kept);
+  return left;
 }
 
 }  // namespace
 
 Result<ServerRun> run_server(const std::vector<Request>& requests, const SchedulerOptions& options,
-                             KvBlocks pool, const StepCostFn& step_cost) {
+                             KvBlocks pool, const StepCostFn& step_cost,
+                             const RunProgressFn& progress) {
   ServerRun run;
   run.records.resize(requests.size());
   run.kv_blocks = pool.total();
@@ -76,6 +80,7 @@ Result<ServerRun> run_server(const std::vector<Request>& requests, const Schedul
   ServerState s{{}, {}, pool, 0};
   size_t next = 0;
   double t = 0;
+  int64_t finished = 0;
   while (next < requests.size() || !s.waiting.empty() || !s.running.empty()) {
     for (; next < requests.size() && requests[next].arrival_s <= t; ++next) {
       s.waiting.push_back(sequence_of(requests[next]));
@@ -102,7 +107,8 @@ Result<ServerRun> run_server(const std::vector<Request>& requests, const Schedul
     run.joules += cost.joules;
     ++run.steps;
     apply(s, work, t, cost.joules, of);
-    retire(s, options.policy, t, run, of);
+    finished += retire(s, options.policy, t, run, of);
+    if (progress) progress({t, finished, static_cast<int64_t>(requests.size())});
     const auto& chunks = work.shape.prefill_chunks;
     run.samples.push_back(
         Sample{t, static_cast<int64_t>(s.waiting.size()), static_cast<int64_t>(s.running.size()),

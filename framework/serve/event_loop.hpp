@@ -5,6 +5,7 @@
 // A token's time is its step's end; a request arriving during a step waits for the next.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "framework/serve/scheduler.hpp"
@@ -38,9 +39,18 @@ struct ServerRun {
   int64_t waiting_at_last_arrival = 0;
 };
 
-// `requests` in arrival order, each within the pool (check_request). Internal error when a step
-// can run nothing while requests remain (a request larger than the pool).
+// How far a run has come, after a step: for a progress bar.
+struct RunProgress {
+  double simulated_s = 0;
+  int64_t finished = 0, requests = 0;
+};
+using RunProgressFn = std::function<void(const RunProgress&)>;
+
+// `requests` in arrival order, each within the pool (check_request). `progress`, when set, after
+// every step. Internal error when a step can run nothing while requests remain (a request larger
+// than the pool).
 Result<ServerRun> run_server(const std::vector<Request>& requests, const SchedulerOptions& options,
-                             KvBlocks pool, const StepCostFn& step_cost);
+                             KvBlocks pool, const StepCostFn& step_cost,
+                             const RunProgressFn& progress = {});
 
 }  // namespace tessera::serve

@@ -63,7 +63,7 @@ GridAxes serve_axes(const ServeOptions& o, const KvRoom& room, int64_t context_l
 }
 
 Result<Served> serve(ServedMachine& machine, const RequestSource& source, const ServeOptions& o,
-                     const std::function<void(int, int)>& progress) {
+                     const ServeProgress& progress) {
   Served out;
   auto room = kv_room(machine, o.block_tokens, o.scheduler.max_batch);
   if (!room) return room.error();
@@ -73,14 +73,15 @@ Result<Served> serve(ServedMachine& machine, const RequestSource& source, const 
   if (!requests) return requests.error();
   out.cache_dir = o.cache_dir.empty() ? default_cache_dir() : o.cache_dir;
   auto grid = cached_cost_grid(machine, serve_axes(o, out.room, out.context_limit), out.cache_dir,
-                               progress, out.grid_built);
+                               progress.grid, out.grid_built);
   if (!grid) return grid.error();
   out.grid = std::move(*grid);
   const CostGrid& g = out.grid;
   SchedulerOptions scheduler = o.scheduler;
   if (scheduler.max_prefill_tokens == 0) scheduler.max_prefill_tokens = g.max_prefill_tokens();
-  auto run = run_server(*requests, scheduler, KvBlocks(out.room.blocks, out.room.block_tokens),
-                        [&g](const StepShape& shape) { return g.cost(shape); });
+  auto run = run_server(
+      *requests, scheduler, KvBlocks(out.room.blocks, out.room.block_tokens),
+      [&g](const StepShape& shape) { return g.cost(shape); }, progress.run);
   if (!run) return run.error();
   out.run = std::move(*run);
   out.extrapolated = extrapolation(out.run, g.max_prefill_tokens());

@@ -70,9 +70,16 @@ struct Served {
 // 8192 tokens; longer prefill steps extrapolate from the last two points).
 GridAxes serve_axes(const ServeOptions& options, const KvRoom& room, int64_t context_limit);
 
-// The whole flow. `progress` (done, total) while the grid is built. Errors: each piece's — the
-// request that does not fit (its FILE:LINE or option), the grid's compile, the cache's files.
+// What serve() says as it goes, each when set: the grid's build, (done, total) points after each
+// point simulated; the run, after each step.
+struct ServeProgress {
+  std::function<void(int, int)> grid;
+  RunProgressFn run;
+};
+
+// The whole flow. Errors: each piece's — the request that does not fit (its FILE:LINE or option),
+// the grid's compile, the cache's files.
 Result<Served> serve(ServedMachine& machine, const RequestSource& source,
-                     const ServeOptions& options, const std::function<void(int, int)>& progress);
+                     const ServeOptions& options, const ServeProgress& progress);
 
 }  // namespace tessera::serve

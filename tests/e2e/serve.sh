@@ -33,9 +33,13 @@ grep -q "cached grid" "$dir/second.out" || fail "grid not cached: $(cat "$dir/se
 diff <(grep -E "^(TTFT|TPOT|E2E) " "$dir/first.out") <(grep -E "^(TTFT|TPOT|E2E) " "$dir/second.out") ||
   fail "the cached grid gave other figures"
 
-# JSON: one document; an overload has no latencies, a verdict and the rate sustained.
+# JSON: one document; an overload has no latencies, a verdict and the rate sustained. --progress
+# draws on standard error (a line per redraw off a terminal), the document alone on standard output.
 "$tessera" "${run[@]}" --rate 200 --requests 3000 --prompt fixed:256 --output fixed:64 \
-  --format json >"$dir/overload.json" 2>"$dir/overload.err" || fail "overload: $(cat "$dir/overload.err")"
+  --format json --progress >"$dir/overload.json" 2>"$dir/overload.err" ||
+  fail "overload: $(cat "$dir/overload.err")"
+grep -Eqx "serving \[#{30}\] 3000/3000 requests done, [0-9.]+ s simulated" "$dir/overload.err" ||
+  fail "no progress: $(cat "$dir/overload.err")"
 /usr/bin/python3 - "$dir/overload.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))

@@ -143,6 +143,22 @@ TEST(Server, PrefillsBeyondTheGridAreCountedAndSaid) {
   EXPECT_EQ(extrapolation_text(extrapolation(run, 12000)), "");
 }
 
+// The progress a run reports: after every step, requests done rising to all of them at the run's
+// simulated end.
+TEST(Server, ProgressFollowsEveryStepToTheEnd) {
+  std::vector<RunProgress> seen;
+  auto run =
+      run_server(at_once(3, 16, 4), SchedulerOptions{Policy::continuous, 2, 512}, KvBlocks(100, 16),
+                 fixed_costs(0.01, 0.001), [&seen](const RunProgress& p) { seen.push_back(p); })
+          .take();
+  ASSERT_EQ(static_cast<int64_t>(seen.size()), run.steps);
+  for (size_t i = 1; i < seen.size(); ++i) EXPECT_GE(seen[i].finished, seen[i - 1].finished);
+  EXPECT_EQ(seen.back().finished, 3);
+  EXPECT_EQ(seen.back().requests, 3);
+  EXPECT_DOUBLE_EQ(seen.back().simulated_s, run.end_s);
+  EXPECT_EQ(seen.front().finished, 0);
+}
+
 // A load above what the machine does: reported as unsustainable, with the rate it sustained.
 TEST(Server, AnOverloadIsAVerdictNotALatency) {
   SyntheticLoad load{ArrivalKind::poisson,      200,   1, {LengthKind::fixed, 100, 0},
