@@ -206,6 +206,11 @@ void add_serve_command(CLI::App& app, const GlobalOptions& global, Action& actio
                   "(Sarathi-like chunked prefill)")
       ->check(CLI::IsMember({"static", "continuous", "chunked"}))
       ->capture_default_str();
+  cmd->add_option("--preemption", c->request.preemption,
+                  "Out of KV blocks, the latest sequence is preempted by recompute (prefilled "
+                  "again) or swap (its KV moved off at the off-chip memory's rate and back)")
+      ->check(CLI::IsMember({"recompute", "swap"}))
+      ->capture_default_str();
   cmd->add_option("--max-batch", c->request.options.scheduler.max_batch,
                   "Sequences running at once")
       ->check(bounded("serve", "--max-batch"))

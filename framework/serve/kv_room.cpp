@@ -144,6 +144,9 @@ Result<KvRoom> kv_room(const ServedMachine& m, int64_t block_tokens, int64_t max
   room.weight_bytes =
       rooms[tightest].footprint.weight_bytes + rooms[tightest].footprint.input_bytes;
   room.bytes_per_token = rooms[tightest].bytes_per_token;
+  room.off_chip_bytes_per_s = machine.hbm_bytes_per_s;
+  const double tp = h->resolved ? static_cast<double>(h->resolved->tp) : 1;
+  for (const StageRoom& s : rooms) room.sequence_bytes_per_token += s.bytes_per_token * tp;
   room.block_tokens = block_tokens;
   if (h->resolved) {
     const parallel::Resolved& r = *h->resolved;
@@ -172,6 +175,18 @@ Result<KvRoom> kv_room(const ServedMachine& m, int64_t block_tokens, int64_t max
         format_bytes(room.capacity_bytes)));
   room.blocks = h->replicas() * replica_blocks;
   return room;
+}
+
+StepCost swap_cost(const KvRoom& room, const std::optional<EnergyRates>& energy, int64_t tokens) {
+  const auto positions = static_cast<double>(tokens);
+  StepCost cost{positions * room.bytes_per_token / room.off_chip_bytes_per_s, 0};
+  if (!energy) return cost;
+  EnergyCounts counts;
+  counts.off_chip_bytes = positions * room.sequence_bytes_per_token;
+  counts.latency_s = cost.seconds;
+  auto spent = energy_of(*energy, counts);
+  if (spent) cost.joules = spent->total_j();  // no FLOPs: no rate can be missing
+  return cost;
 }
 
 int64_t request_context_limit(const ServedMachine& m, const KvRoom& room, std::string& why) {

@@ -13,6 +13,8 @@
 //              room took the next sequence)
 // Then, both ways, less what the decode steps at the room's edge (one sequence, and max_batch of
 // them) spill off chip as the compiler checks them, so that the grid's edge points compile.
+//
+// Preemption by swap moves a sequence's KV out of the pool and back (swap_cost).
 #pragma once
 
 #include <cstdint>
@@ -32,7 +34,10 @@ struct RoomStage {
 struct KvRoom {
   // Of the chips that bound the room: the machine (flat), or one chip of `stage`.
   double capacity_bytes = 0, weight_bytes = 0;
-  double bytes_per_token = 0;  // K and V of their layers, from the model's KV-cache tensors
+  double bytes_per_token = 0;       // K and V of their layers, from the model's KV-cache tensors
+  double off_chip_bytes_per_s = 0;  // their off-chip memory's rate (0: the chip states none)
+  // One position of one sequence over every chip of its replica that holds a share of it.
+  double sequence_bytes_per_token = 0;
   std::optional<RoomStage> stage;
   int64_t block_tokens = 16;
   int64_t blocks = 0;  // over the machine (every replica's)
@@ -40,6 +45,13 @@ struct KvRoom {
   // What one sequence may hold: one replica's room.
   int64_t replica_tokens() const { return tokens() / (stage ? stage->replicas : 1); }
 };
+
+// Moving `tokens` positions of KV out of the cache, or back in: the time the chips that bound the
+// room take at their off-chip memory's rate (Machine::hbm_bytes_per_s, from the chip file; every
+// chip moves its share at once), and with `energy` rates the bytes every chip moves at the
+// off-chip rate plus static power over that time. The link to wherever the KV waits (vLLM: host
+// memory over PCIe) is not priced: no chip file states it.
+StepCost swap_cost(const KvRoom& room, const std::optional<EnergyRates>& energy, int64_t tokens);
 
 // Input errors: a chip that states no off-chip capacity, weights that leave no room for a block
 // (naming the stage under a strategy). A strategy's resolve errors at `max_batch`.

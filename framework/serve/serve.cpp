@@ -68,6 +68,11 @@ Result<Served> serve(ServedMachine& machine, const RequestSource& source, const 
   auto room = kv_room(machine, o.block_tokens, o.scheduler.max_batch);
   if (!room) return room.error();
   out.room = *room;
+  if (o.scheduler.preemption == Preemption::swap && out.room.off_chip_bytes_per_s <= 0)
+    return input_error(fmt::format(
+        "--preemption swap: chip {} states no off-chip memory rate to move the KV cache at; give "
+        "its rate in the chip file, or preempt by recompute",
+        machine.chip->spec.name));
   out.context_limit = request_context_limit(machine, out.room, out.context_why);
   auto requests = checked_requests(source, out.context_limit, out.context_why);
   if (!requests) return requests.error();
@@ -79,9 +84,17 @@ Result<Served> serve(ServedMachine& machine, const RequestSource& source, const 
   const CostGrid& g = out.grid;
   SchedulerOptions scheduler = o.scheduler;
   if (scheduler.max_prefill_tokens == 0) scheduler.max_prefill_tokens = g.max_prefill_tokens();
+  const KvRoom& kv = out.room;
+  const std::optional<EnergyRates>& energy = machine.chip->models.energy;
   auto run = run_server(
-      *requests, scheduler, KvBlocks(out.room.blocks, out.room.block_tokens),
-      [&g](const StepShape& shape) { return g.cost(shape); }, progress.run);
+      *requests, scheduler, KvBlocks(kv.blocks, kv.block_tokens),
+      [&g, &kv, &energy](const StepShape& shape) {
+        StepCost cost = g.cost(shape);
+        if (shape.swap_tokens == 0) return cost;
+        StepCost swap = swap_cost(kv, energy, shape.swap_tokens);
+        return StepCost{cost.seconds + swap.seconds, cost.joules + swap.joules};
+      },
+      progress.run);
   if (!run) return run.error();
   out.run = std::move(*run);
   out.extrapolated = extrapolation(out.run, g.max_prefill_tokens());

@@ -89,12 +89,13 @@ bool trusted(const Served& served) {
 
 std::string machine_text(const ServeHeader& h, const Served& d) {
   return fmt::format(
-             "serve  {} on {} ({}, {}), scheduler {}, load {}\n"
+             "serve  {} on {} ({}, {}), scheduler {}{}, load {}\n"
              "kv     {} blocks of {} tokens ({} tokens, {} per token) in {} left of {} after "
              "weights{}; "
              "a request holds at most {} tokens ({})\n"
              "steps  {} grid of {} decode and {} prefill steps ({}); {}\n",
-             h.model, h.chip, h.design, h.strategy, h.scheduler, h.load, d.room.blocks,
+             h.model, h.chip, h.design, h.strategy, h.scheduler,
+             h.preemption == "swap" ? " (preemption by swap)" : "", h.load, d.room.blocks,
              d.room.block_tokens, d.room.tokens(), format_bytes(d.room.bytes_per_token),
              format_bytes(d.room.capacity_bytes - d.room.weight_bytes),
              format_bytes(d.room.capacity_bytes), room_holder(d.room), d.context_limit,
@@ -170,6 +171,7 @@ std::string serve_json(const ServeHeader& h, const Served& d) {
                         {"design", h.design},
                         {"strategy", h.strategy},
                         {"scheduler", h.scheduler},
+                        {"preemption", h.preemption},
                         {"load", h.load},
                         {"kv",
                          {{"blocks", d.room.blocks},

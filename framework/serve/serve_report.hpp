@@ -11,7 +11,7 @@
 namespace tessera::serve {
 
 struct ServeHeader {
-  std::string model, chip, design, strategy, scheduler, load;  // as the user gave them
+  std::string model, chip, design, strategy, scheduler, preemption, load;  // as the user gave them
 };
 
 // The served machine, the KV cache's room and the step-cost grid with its error (three lines), and

@@ -54,6 +54,11 @@ PY
 grep -Eq "^unsustainable: [0-9.]+ req/s offered, [0-9.]+ req/s sustained" "$dir/overload.out" ||
   fail "no verdict: $(cat "$dir/overload.out")"
 if grep -q "^TTFT" "$dir/overload.out"; then fail "latencies printed for an overload"; fi
+# Preemption by swap: named in the header and the document (its pricing: tests/unit/serve).
+"$tessera" "${run[@]}" --rate 200 --requests 300 --prompt fixed:256 --output fixed:64 \
+  --preemption swap --format json >"$dir/swap.json" 2>"$dir/swap.err" || fail "swap: $(cat "$dir/swap.err")"
+/usr/bin/python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["preemption"] == "swap"' \
+  "$dir/swap.json" || fail "no preemption in the document"
 # A load sweep: one row per rate, the overload's marked.
 "$tessera" "${run[@]}" --rates 0.5,200 --requests 500 --prompt fixed:256 --output fixed:64 \
   >"$dir/sweep.out" 2>&1 || fail "sweep: $(cat "$dir/sweep.out")"

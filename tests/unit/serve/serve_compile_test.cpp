@@ -113,6 +113,14 @@ TEST(ServeCompiled, UnderTensorParallelTheRoomIsOneChipsShare) {
   EXPECT_LE(room.blocks, by_hand);
   EXPECT_GE(room.blocks, by_hand - 32);
 
+  // A swap moves each chip's share at that chip's GDDR6 rate: 1000 positions x 64 KiB / 288 GB/s;
+  // both chips' bytes at 60 pJ each, and both chips' 40 W static over that time.
+  EXPECT_DOUBLE_EQ(room.off_chip_bytes_per_s, 288e9);
+  StepCost swap = swap_cost(room, chip.models.energy, 1000);
+  const double swap_s = 1000 * 65536 / 288e9;
+  EXPECT_NEAR(swap.seconds, swap_s, 1e-15);
+  EXPECT_NEAR(swap.joules, 1000 * 65536 * 2 * 60e-12 + 2 * 40 * swap_s, 1e-12);
+
   EXPECT_TRUE(simulate_step(machine, Phase::decode, 1, room.tokens()).ok());
   // The flat room of the machine: 24e9 less all the weights, over 128 KiB per position.
   const int64_t flat_tokens = 16 * 3777;

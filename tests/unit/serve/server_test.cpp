@@ -159,6 +159,31 @@ TEST(Server, ProgressFollowsEveryStepToTheEnd) {
   EXPECT_EQ(seen.front().finished, 0);
 }
 
+// The same two sequences preempted by swap: the later one's 32 positions (16 of prompt, 16 made)
+// go out when the third block of both does not fit, and come back once the first has finished and
+// freed its 4 blocks; it never prefills again. Each swapped position costs 1 ms here.
+TEST(Server, ContinuousBatchingPreemptsBySwapWithoutPrefillingAgain) {
+  int64_t swapped = 0, prefilled = 0;
+  StepCostFn costs = [&](const StepShape& s) {
+    swapped += s.swap_tokens;
+    prefilled += s.prefill_tokens();
+    return StepCost{0.01 + 1e-3 * static_cast<double>(s.swap_tokens), 0};
+  };
+  SchedulerOptions swap{Policy::continuous, 8, 512, 0, Preemption::swap};
+  auto run = run_server(at_once(2, 16, 40), swap, KvBlocks(5, 16), costs).take();
+  EXPECT_EQ(run.preemptions, 1);
+  EXPECT_EQ(run.records[1].preemptions, 1);
+  EXPECT_EQ(swapped, 2 * 32);
+  EXPECT_EQ(prefilled, 2 * 16);
+  EXPECT_EQ(run.records[1].longest_prefill_tokens, 16);
+  // 1 prefill step, 39 decode steps of the first (16 with the second beside it), then the
+  // second's 23 left; the swaps' 64 ms on top.
+  EXPECT_NEAR(run.end_s, 0.01 * (1 + 39 + 23) + 0.064, 1e-12);
+  EXPECT_EQ(run.samples.back().kv_blocks_used, 0);
+  EXPECT_EQ(parse_preemption("evict").error().message,
+            "--preemption evict: expected recompute or swap");
+}
+
 // A load above what the machine does: reported as unsustainable, with the rate it sustained.
 TEST(Server, AnOverloadIsAVerdictNotALatency) {
   SyntheticLoad load{ArrivalKind::poisson,      200,   1, {LengthKind::fixed, 100, 0},
