@@ -120,6 +120,46 @@ std::string holder_text(const ServedMachine& m, const Holders& h, size_t s) {
                      parallel::to_string(*h.resolved));
 }
 
+// The room's facts from its tightest stage's chips (its blocks are set after the edge steps).
+KvRoom room_facts(const Holders& h, const Machine& machine, const std::vector<StageRoom>& rooms,
+                  size_t tightest, int64_t block_tokens) {
+  KvRoom room;
+  room.capacity_bytes = static_cast<double>(machine.off_chip_bytes);
+  room.weight_bytes =
+      rooms[tightest].footprint.weight_bytes + rooms[tightest].footprint.input_bytes;
+  room.bytes_per_token = rooms[tightest].bytes_per_token;
+  room.off_chip_bytes_per_s = machine.hbm_bytes_per_s;
+  const double tp = h.resolved ? static_cast<double>(h.resolved->tp) : 1;
+  for (const StageRoom& s : rooms) room.sequence_bytes_per_token += s.bytes_per_token * tp;
+  room.block_tokens = block_tokens;
+  if (h.resolved) {
+    const parallel::Resolved& r = *h.resolved;
+    auto layers = [&r](size_t n) {
+      return std::accumulate(r.stage_layers.begin(), r.stage_layers.begin() + n, int64_t{0});
+    };
+    room.stage = RoomStage{static_cast<int64_t>(tightest), layers(tightest), layers(tightest + 1),
+                           r.pp, r.dp};
+  }
+  return room;
+}
+
+// One replica's blocks less what else a full cache's steps keep off chip (activations that
+// spill): the steps at its edge, one sequence and a full batch, must fit as the compiler checks
+// them.
+Result<int64_t> within_edge_steps(const ServedMachine& m, const Holders& h,
+                                  const std::vector<StageRoom>& rooms, int64_t replica_blocks,
+                                  int64_t max_batch, int64_t block_tokens) {
+  for (int64_t batch : {int64_t{1}, max_batch})
+    for (int round = 0; round < 4 && replica_blocks > 0; ++round) {
+      auto over = blocks_over(m, h, rooms, batch, h.replicas() * replica_blocks * block_tokens,
+                              block_tokens);
+      if (!over) return over.error();
+      if (*over == 0) break;
+      replica_blocks -= *over;
+    }
+  return replica_blocks;
+}
+
 }  // namespace
 
 Result<KvRoom> kv_room(const ServedMachine& m, int64_t block_tokens, int64_t max_batch) {
@@ -139,41 +179,17 @@ Result<KvRoom> kv_room(const ServedMachine& m, int64_t block_tokens, int64_t max
     rooms.push_back(*room);
     if (room->blocks < rooms[tightest].blocks) tightest = s;
   }
-  KvRoom room;
-  room.capacity_bytes = static_cast<double>(machine.off_chip_bytes);
-  room.weight_bytes =
-      rooms[tightest].footprint.weight_bytes + rooms[tightest].footprint.input_bytes;
-  room.bytes_per_token = rooms[tightest].bytes_per_token;
-  room.off_chip_bytes_per_s = machine.hbm_bytes_per_s;
-  const double tp = h->resolved ? static_cast<double>(h->resolved->tp) : 1;
-  for (const StageRoom& s : rooms) room.sequence_bytes_per_token += s.bytes_per_token * tp;
-  room.block_tokens = block_tokens;
-  if (h->resolved) {
-    const parallel::Resolved& r = *h->resolved;
-    auto layers = [&r](size_t n) {
-      return std::accumulate(r.stage_layers.begin(), r.stage_layers.begin() + n, int64_t{0});
-    };
-    room.stage = RoomStage{static_cast<int64_t>(tightest), layers(tightest), layers(tightest + 1),
-                           r.pp, r.dp};
-  }
-  int64_t replica_blocks = rooms[tightest].blocks;
-  // What else a full cache's steps keep off chip (activations that spill) comes off the room:
-  // the steps at its edge, one sequence and a full batch, must fit as the compiler checks them.
-  for (int64_t batch : {int64_t{1}, max_batch})
-    for (int round = 0; round < 4 && replica_blocks > 0; ++round) {
-      auto over = blocks_over(m, *h, rooms, batch, h->replicas() * replica_blocks * block_tokens,
-                              block_tokens);
-      if (!over) return over.error();
-      if (*over == 0) break;
-      replica_blocks -= *over;
-    }
-  if (replica_blocks < 1)
+  KvRoom room = room_facts(*h, machine, rooms, tightest, block_tokens);
+  auto replica_blocks =
+      within_edge_steps(m, *h, rooms, rooms[tightest].blocks, max_batch, block_tokens);
+  if (!replica_blocks) return replica_blocks.error();
+  if (*replica_blocks < 1)
     return input_error(fmt::format(
         "{} on {}: the weights ({}) leave no room for one KV block of {} tokens in {}; use a "
         "narrower --weight-dtype or a machine with more chips",
         holder_text(m, *h, tightest), machine.chip, format_bytes(room.weight_bytes), block_tokens,
         format_bytes(room.capacity_bytes)));
-  room.blocks = h->replicas() * replica_blocks;
+  room.blocks = h->replicas() * *replica_blocks;
   return room;
 }
 

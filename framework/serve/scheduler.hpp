@@ -11,9 +11,9 @@
 //               sequence, each taking a block when its context crosses one. Out of blocks, the
 //               latest admitted sequence is preempted: its blocks freed, it goes back to the
 //               queue's front, and either its prompt and the tokens it made are prefilled again
-//               (recompute, vLLM's default) or its KV is swapped out and read back in when blocks
-//               allow, before any new admission (swap, vLLM's swap mode, whose swapped queue comes
-//               before its waiting one)
+//               (recompute) or its KV is swapped out and read back in when blocks allow, before
+//               any new admission (swap): vLLM's two PreemptionMode values, RECOMPUTE and SWAP, in
+//               vllm/core/scheduler.py of its 0.5 and 0.6 releases
 //   chunked     Sarathi-Serve (Agrawal et al., OSDI 2024): each step holds every running decode
 //               and fills the rest of a `token_budget` with prompt chunks, the oldest partial
 //               prefill first, then new admissions; preemption as continuous
