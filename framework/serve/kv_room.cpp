@@ -90,15 +90,17 @@ Result<StageRoom> stage_room(const ServedMachine& m, const Holders& h, size_t s,
   return room;
 }
 
-// Blocks (of one replica's room) to give up so that a decode step of `batch` sequences over the
-// machine's `tokens` positions fits every stage's chips as the compiler checks them (activations
-// that spill grow with the batch); 0 when it fits.
+// Blocks (of one replica's room) to give up so that a decode step of `batch` sequences, filling
+// every replica's `replica_tokens` positions, fits every stage's chips as the compiler checks them
+// (activations that spill grow with the batch); 0 when it fits. A sequence holds at most one
+// replica's positions (and the model's learned positions).
 Result<int64_t> blocks_over(const ServedMachine& m, const Holders& h,
-                            const std::vector<StageRoom>& rooms, int64_t batch, int64_t tokens,
-                            int64_t block_tokens) {
+                            const std::vector<StageRoom>& rooms, int64_t batch,
+                            int64_t replica_tokens, int64_t block_tokens) {
   const Machine& machine = h.machine(m);
-  int64_t seq =
-      std::clamp<int64_t>(tokens / batch, 1, learned_positions(m.request).value_or(INT64_MAX));
+  const int64_t longest =
+      std::min(replica_tokens, learned_positions(m.request).value_or(INT64_MAX));
+  int64_t seq = std::clamp<int64_t>(h.replicas() * replica_tokens / batch, 1, longest);
   int64_t over = 0;
   for (size_t s = 0; s < h.stages(); ++s) {
     if (rooms[s].bytes_per_token <= 0) continue;
@@ -114,10 +116,12 @@ Result<int64_t> blocks_over(const ServedMachine& m, const Holders& h,
   return over;
 }
 
+// "llama3.1-8b on wormhole-n300", or under a strategy "... on one chip of wormhole-n300 (stage 0
+// of --parallel tp=1,pp=1,dp=2)".
 std::string holder_text(const ServedMachine& m, const Holders& h, size_t s) {
-  if (!h.resolved) return m.request.model;
-  return fmt::format("{} stage {} (--parallel {}) on one chip", m.request.model, s,
-                     parallel::to_string(*h.resolved));
+  if (!h.resolved) return fmt::format("{} on {}", m.request.model, m.chip->models.machine.chip);
+  return fmt::format("{} on one chip of {} (stage {} of --parallel {})", m.request.model,
+                     m.chip->models.machine.chip, s, parallel::to_string(*h.resolved));
 }
 
 // The room's facts from its tightest stage's chips (its blocks are set after the edge steps).
@@ -151,8 +155,7 @@ Result<int64_t> within_edge_steps(const ServedMachine& m, const Holders& h,
                                   int64_t max_batch, int64_t block_tokens) {
   for (int64_t batch : {int64_t{1}, max_batch})
     for (int round = 0; round < 4 && replica_blocks > 0; ++round) {
-      auto over = blocks_over(m, h, rooms, batch, h.replicas() * replica_blocks * block_tokens,
-                              block_tokens);
+      auto over = blocks_over(m, h, rooms, batch, replica_blocks * block_tokens, block_tokens);
       if (!over) return over.error();
       if (*over == 0) break;
       replica_blocks -= *over;
@@ -184,11 +187,11 @@ Result<KvRoom> kv_room(const ServedMachine& m, int64_t block_tokens, int64_t max
       within_edge_steps(m, *h, rooms, rooms[tightest].blocks, max_batch, block_tokens);
   if (!replica_blocks) return replica_blocks.error();
   if (*replica_blocks < 1)
-    return input_error(fmt::format(
-        "{} on {}: the weights ({}) leave no room for one KV block of {} tokens in {}; use a "
-        "narrower --weight-dtype or a machine with more chips",
-        holder_text(m, *h, tightest), machine.chip, format_bytes(room.weight_bytes), block_tokens,
-        format_bytes(room.capacity_bytes)));
+    return input_error(
+        fmt::format("{}: the weights ({}) leave no room for one KV block of {} tokens in {}; use a "
+                    "narrower --weight-dtype or a machine with more chips",
+                    holder_text(m, *h, tightest), format_bytes(room.weight_bytes), block_tokens,
+                    format_bytes(room.capacity_bytes)));
   room.blocks = h->replicas() * *replica_blocks;
   return room;
 }
