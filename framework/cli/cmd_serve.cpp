@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <iostream>
 #include <memory>
 #include <string_view>
@@ -23,16 +24,47 @@ struct ServeCommand {
   std::vector<double> rates;  // --rates: a load sweep
   std::string per_request, occupancy;
   bool force = false;
+  bool progress = false;  // --progress: on standard error even when it is not a terminal
 };
 
-// Progress of the grid's build on a terminal: one line rewritten in place.
-std::function<void(int, int)> grid_progress() {
-  if (isatty(STDERR_FILENO) == 0) return {};
-  return [](int done, int total) {
-    std::cerr << fmt::format("\r\033[Kstep-cost grid: {}/{} steps compiled and simulated", done,
-                             total)
-              << (done == total ? "\n" : "") << std::flush;
+// How often the run's line is redrawn: a run of 10,000 requests takes under a second, in steps of
+// microseconds each.
+constexpr auto kRedraw = std::chrono::milliseconds(100);
+
+std::string progress_bar(int64_t done, int64_t total) {
+  constexpr int64_t kWidth = 30;
+  const int64_t filled = total > 0 ? kWidth * done / total : kWidth;
+  return "[" + std::string(static_cast<size_t>(filled), '#') +
+         std::string(static_cast<size_t>(kWidth - filled), '.') + "]";
+}
+
+// Progress on standard error, never standard output (the report, or --format json's document): the
+// grid's build, then the run's requests done and simulated time. On a terminal, one line redrawn
+// in place; elsewhere (--progress) a line per redraw, for a log. `label` names a load sweep's
+// point.
+serve::ServeProgress progress_lines(bool forced, const std::string& label) {
+  const bool terminal = isatty(STDERR_FILENO) != 0;
+  if (!terminal && !forced) return {};
+  auto draw = [terminal, label](const std::string& line, bool last) {
+    std::cerr << (terminal ? "\r\033[K" : "") << label << line << (last || !terminal ? "\n" : "")
+              << std::flush;
   };
+  auto drawn = std::make_shared<std::chrono::steady_clock::time_point>();
+  return {[draw](int done, int total) {
+            draw(fmt::format("step-cost grid {} {}/{} steps compiled and simulated",
+                             progress_bar(done, total), done, total),
+                 done == total);
+          },
+          [draw, drawn](const serve::RunProgress& p) {
+            const auto now = std::chrono::steady_clock::now();
+            const bool last = p.finished == p.requests;
+            if (!last && now - *drawn < kRedraw) return;
+            *drawn = now;
+            draw(fmt::format("serving {} {}/{} requests done, {:.1f} s simulated",
+                             progress_bar(p.finished, p.requests), p.finished, p.requests,
+                             p.simulated_s),
+                 last);
+          }};
 }
 
 // An SLO given with a unit ("50ms", "1s") is refused with how to write it, before its bound.
@@ -61,10 +93,13 @@ int run_load_sweep(ServeCommand& c, serve::OpenedServe& opened) {
         "--per-request and --occupancy write one run's rows; give --rate instead of --rates"));
   std::vector<serve::Served> points;
   std::vector<serve::ServeHeader> headers;
-  for (double rate : c.rates) {
+  for (size_t i = 0; i < c.rates.size(); ++i) {
+    const double rate = c.rates[i];
     std::get<serve::SyntheticLoad>(opened.source).rate_per_s = rate;
-    points.push_back(
-        serve::serve(opened.machine, opened.source, opened.options, grid_progress()).take());
+    const std::string label = fmt::format("rate {}/{} ({:g} req/s): ", i + 1, c.rates.size(), rate);
+    points.push_back(serve::serve(opened.machine, opened.source, opened.options,
+                                  progress_lines(c.progress, label))
+                         .take());
     headers.push_back(serve::header_at(c.request, opened.machine, rate));
   }
   if (c.format == "json") {
@@ -81,7 +116,8 @@ int run_serve(const GlobalOptions& global, ServeCommand& c) {
   serve::OpenedServe opened = serve::open_serve(plugins, c.request).take();
   if (!c.rates.empty()) return run_load_sweep(c, opened);
   serve::Served served =
-      serve::serve(opened.machine, opened.source, opened.options, grid_progress()).take();
+      serve::serve(opened.machine, opened.source, opened.options, progress_lines(c.progress, ""))
+          .take();
   std::ostream& report = report_stream({c.per_request, c.occupancy});
   report << (c.format == "json" ? serve::serve_json(opened.header, served)
                                 : serve::serve_text(opened.header, served));
@@ -170,6 +206,11 @@ void add_serve_command(CLI::App& app, const GlobalOptions& global, Action& actio
                   "(Sarathi-like chunked prefill)")
       ->check(CLI::IsMember({"static", "continuous", "chunked"}))
       ->capture_default_str();
+  cmd->add_option("--preemption", c->request.preemption,
+                  "Out of KV blocks, the latest sequence is preempted by recompute (prefilled "
+                  "again) or swap (its KV moved off at the off-chip memory's rate and back)")
+      ->check(CLI::IsMember({"recompute", "swap"}))
+      ->capture_default_str();
   cmd->add_option("--max-batch", c->request.options.scheduler.max_batch,
                   "Sequences running at once")
       ->check(bounded("serve", "--max-batch"))
@@ -203,6 +244,9 @@ void add_serve_command(CLI::App& app, const GlobalOptions& global, Action& actio
                   "Write waiting, running and KV use over time here (CSV)")
       ->type_name("FILE");
   cmd->add_flag("--force", c->force, "Overwrite existing output files");
+  cmd->add_flag("--progress", c->progress,
+                "Show progress on standard error even when it is not a terminal (on a terminal "
+                "it is shown anyway)");
   cmd->callback([&global, &action, c] { action = [&global, c] { return run_serve(global, *c); }; });
 }
 

@@ -15,22 +15,6 @@
 namespace tessera::parallel {
 namespace {
 
-Result<ModelRequest> stage_request(const ParallelModel& model, const Resolved& r, size_t s) {
-  ModelRequest request = model.request;
-  if (!model.spec) return request;
-  int64_t first = std::accumulate(r.stage_layers.begin(), r.stage_layers.begin() + s, int64_t{0});
-  request.shape.batch = r.micro_batch;
-  // Said outright, not left to the layer range: beside an empty end stage (stages=0:...) the next
-  // stage starts at layer 0 too, and takes the hidden state instead of embedding again.
-  request.shard = zoo::Shard{.tp = r.tp,
-                             .ep = r.ep,
-                             .first_layer = first,
-                             .last_layer = first + r.stage_layers[s],
-                             .embedding = s == 0,
-                             .head = s + 1 == r.stage_layers.size()};
-  return request;
-}
-
 // For a stage that does not fit one chip's memory: the strategies of this machine whose stages
 // would, estimated from this stage's bytes (its weights and KV cache scale with its share of the
 // layers and 1/tp; the ends' embedding and head are counted as if every stage had them), or the
@@ -68,10 +52,9 @@ Status compile_stages(PluginSet& plugins, driver::OpenChip& chip, const Parallel
   std::map<std::tuple<int64_t, bool, bool>, size_t> compiled;
   const Resolved& r = out.strategy;
   for (size_t s = 0; s < r.stage_layers.size(); ++s) {
-    auto request = stage_request(model, r, s);
-    if (!request) return request.error();
-    StageRun stage{request->shard.first_layer,
-                   request->shard.last_layer.value_or(request->shard.first_layer),
+    const ModelRequest request = stage_request(model, r, s);
+    StageRun stage{request.shard.first_layer,
+                   request.shard.last_layer.value_or(request.shard.first_layer),
                    place.group(0, static_cast<int64_t>(s)), 0,
                    place.stage_chips(r.dp, static_cast<int64_t>(s))};
     auto key = std::make_tuple(r.stage_layers[s], s == 0, s + 1 == r.stage_layers.size());
@@ -80,7 +63,7 @@ Status compile_stages(PluginSet& plugins, driver::OpenChip& chip, const Parallel
       out.stages.push_back(stage);
       continue;
     }
-    auto loaded = driver::load(*request);
+    auto loaded = driver::load(request);
     if (!loaded) return loaded.error();
     auto compilation = driver::compile(*one, *loaded, options);
     if (!compilation)
@@ -98,6 +81,22 @@ Status compile_stages(PluginSet& plugins, driver::OpenChip& chip, const Parallel
 }
 
 }  // namespace
+
+ModelRequest stage_request(const ParallelModel& model, const Resolved& r, size_t s) {
+  ModelRequest request = model.request;
+  if (!model.spec) return request;
+  int64_t first = std::accumulate(r.stage_layers.begin(), r.stage_layers.begin() + s, int64_t{0});
+  request.shape.batch = r.micro_batch;
+  // Said outright, not left to the layer range: beside an empty end stage (stages=0:...) the next
+  // stage starts at layer 0 too, and takes the hidden state instead of embedding again.
+  request.shard = zoo::Shard{.tp = r.tp,
+                             .ep = r.ep,
+                             .first_layer = first,
+                             .last_layer = first + r.stage_layers[s],
+                             .embedding = s == 0,
+                             .head = s + 1 == r.stage_layers.size()};
+  return request;
+}
 
 Result<ParallelCompilation> compile_parallel(PluginSet& plugins, driver::OpenChip& chip,
                                              const ParallelModel& model,

@@ -107,6 +107,11 @@ struct ParallelCompilation {
   std::vector<DesignStep> designs;  // in options.designs' order
 };
 
+// Stage `stage`'s graph on one chip, as compile_parallel compiles it: the model at the
+// micro-batch, sharded (zoo::Shard) to 1/tp of the stage's layers, with the embedding on the first
+// stage and the head on the last. A model that is not a zoo decoder: the request as given.
+ModelRequest stage_request(const ParallelModel& model, const Resolved& resolved, size_t stage);
+
 // `chip` is the whole machine (its chip graph prices the collectives; one chip of it, opened
 // through `plugins`, plans the stages). Errors: resolve's, a stage that does not fit one chip's
 // memory (naming the stage and the strategy), the driver's compile and simulate errors.

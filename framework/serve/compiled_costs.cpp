@@ -7,10 +7,8 @@
 #include <cstdlib>
 
 #include "framework/common/files.hpp"
-#include "framework/common/units.hpp"
 #include "framework/frontend/zoo/zoo.hpp"
 #include "framework/parallel/parallel.hpp"
-#include "framework/planner/capacity.hpp"
 
 #ifndef TESSERA_VERSION
 #error "TESSERA_VERSION must be defined by the build"
@@ -19,18 +17,6 @@
 namespace tessera::serve {
 
 namespace {
-
-// The context length the KV room is measured at: any length gives the same bytes per token.
-constexpr int64_t kProbeSeq = 1024;
-
-ModelRequest at_point(const ModelRequest& base, Phase phase, int64_t batch, int64_t seq) {
-  ModelRequest r = base;
-  r.shape.batch = batch;
-  r.shape.seq = seq;
-  r.shape.mode = phase == Phase::decode ? zoo::Mode::decode : zoo::Mode::prefill;
-  r.shape_given = true;
-  return r;
-}
 
 driver::CompileOptions step_options(const ServedMachine& m) {
   driver::CompileOptions o;
@@ -82,6 +68,15 @@ std::string axis_text(const std::vector<std::vector<int64_t>>& rows) {
 
 }  // namespace
 
+ModelRequest step_request(const ModelRequest& base, Phase phase, int64_t batch, int64_t seq) {
+  ModelRequest r = base;
+  r.shape.batch = batch;
+  r.shape.seq = seq;
+  r.shape.mode = phase == Phase::decode ? zoo::Mode::decode : zoo::Mode::prefill;
+  r.shape_given = true;
+  return r;
+}
+
 Status check_servable(const ModelRequest& request) {
   if (model_kind(request.model) == ModelKind::zoo_name) {
     auto spec = zoo::find_model(request.model);
@@ -95,7 +90,7 @@ Status check_servable(const ModelRequest& request) {
 }
 
 Result<StepCost> simulate_step(ServedMachine& m, Phase phase, int64_t batch, int64_t seq) {
-  ModelRequest request = at_point(m.request, phase, batch, seq);
+  ModelRequest request = step_request(m.request, phase, batch, seq);
   auto cost = m.strategy ? parallel_step(m, request) : flat_step(m, request);
   if (!cost)
     return Error{cost.error().kind, cost.error().code,
@@ -150,75 +145,6 @@ Result<CostGrid> cached_cost_grid(ServedMachine& m, const GridAxes& axes,
   if (auto written = write_file_atomically(file, cost_grid_json(*grid, key), true); !written)
     return written.error();
   return grid;
-}
-
-namespace {
-
-// The model's learned positions, when it has them: no sequence is longer.
-std::optional<int64_t> learned_positions(const ModelRequest& request) {
-  auto spec = zoo::find_model(request.model);
-  if (spec && spec->position == zoo::Position::learned) return spec->max_positions;
-  return std::nullopt;
-}
-
-// Off-chip bytes beyond the capacity of a decode step of `batch` sequences filling `tokens`
-// positions in all (activations that spill grow with the batch); 0 when it fits.
-Result<double> excess_bytes(const ServedMachine& m, int64_t batch, int64_t tokens) {
-  const Machine& machine = m.chip->models.machine;
-  int64_t seq =
-      std::clamp<int64_t>(tokens / batch, 1, learned_positions(m.request).value_or(INT64_MAX));
-  auto graph = load_model(at_point(m.request, Phase::decode, batch, seq));
-  if (!graph) return graph.error();
-  planner::OffChipFootprint f = planner::off_chip_footprint(*graph, machine);
-  return std::max(0.0, f.total_bytes() - static_cast<double>(machine.off_chip_bytes));
-}
-
-}  // namespace
-
-Result<KvRoom> kv_room(const ServedMachine& m, int64_t block_tokens, int64_t max_batch) {
-  const Machine& machine = m.chip->models.machine;
-  if (machine.off_chip_bytes == 0)
-    return input_error(fmt::format(
-        "chip {} states no off-chip capacity, so the KV cache's room is unknown; serve on a chip "
-        "file that gives its memory's capacity",
-        machine.chip));
-  auto graph = load_model(at_point(m.request, Phase::decode, 1, kProbeSeq));
-  if (!graph) return graph.error();
-  planner::OffChipFootprint f = planner::off_chip_footprint(*graph, machine);
-  KvRoom room;
-  room.capacity_bytes = static_cast<double>(machine.off_chip_bytes);
-  room.weight_bytes = f.weight_bytes + f.input_bytes;
-  room.bytes_per_token = f.kv_cache_bytes / kProbeSeq;
-  room.block_tokens = block_tokens;
-  const double block_bytes = room.bytes_per_token * static_cast<double>(block_tokens);
-  double free_bytes = room.capacity_bytes - room.weight_bytes;
-  room.blocks = free_bytes > 0 ? static_cast<int64_t>(free_bytes / block_bytes) : 0;
-  // What else a full cache's steps keep off chip (activations that spill) comes off the room:
-  // the steps at its edge, one sequence and a full batch, must fit as the compiler checks them.
-  for (int64_t batch : {int64_t{1}, max_batch})
-    for (int round = 0; round < 4 && room.blocks > 0; ++round) {
-      auto excess = excess_bytes(m, batch, room.tokens());
-      if (!excess) return excess.error();
-      if (*excess <= 0) break;
-      room.blocks -= static_cast<int64_t>(std::ceil(*excess / block_bytes)) + 1;
-    }
-  if (room.blocks < 1)
-    return input_error(fmt::format(
-        "{} on {}: the weights ({}) leave no room for one KV block of {} tokens in {}; use a "
-        "narrower --weight-dtype or a machine with more chips",
-        m.request.model, machine.chip, format_bytes(room.weight_bytes), block_tokens,
-        format_bytes(room.capacity_bytes)));
-  return room;
-}
-
-int64_t request_context_limit(const ServedMachine& m, const KvRoom& room, std::string& why) {
-  auto learned = learned_positions(m.request);
-  if (learned && *learned < room.tokens()) {
-    why = fmt::format("{}'s {} learned positions", m.request.model, *learned);
-    return *learned;
-  }
-  why = fmt::format("the KV cache's {} tokens on {}", room.tokens(), m.chip->models.machine.chip);
-  return room.tokens();
 }
 
 }  // namespace tessera::serve

@@ -1,7 +1,6 @@
 // The served machine as the compiler sees it: each grid point of the step-cost model compiled and
 // simulated through the driver (one design; flat or a parallel strategy), the grid kept in a cache
-// on disk, and the KV cache's room: the off-chip memory the compiled model leaves after its
-// weights.
+// on disk. The KV cache's room on it is kv_room.hpp's.
 #pragma once
 
 #include <filesystem>
@@ -26,6 +25,10 @@ struct ServedMachine {
   std::string strategy_text = "flat";
 };
 
+// `base` at one step: decode with `batch` sequences of `seq` positions, or a prefill of `seq`
+// tokens.
+ModelRequest step_request(const ModelRequest& base, Phase phase, int64_t batch, int64_t seq);
+
 // Usage error unless `request` names a zoo decoder (serving needs its decode and prefill modes).
 Status check_servable(const ModelRequest& request);
 
@@ -46,22 +49,5 @@ Result<CostGrid> cached_cost_grid(ServedMachine& machine, const GridAxes& axes,
 
 // $TESSERA_CACHE_DIR, else $XDG_CACHE_HOME/tessera, else ~/.cache/tessera; then /serve.
 std::filesystem::path default_cache_dir();
-
-// The KV cache's room on the machine (all its chips): the off-chip capacity less the weights (and
-// constants and inputs) of the compiled model, in blocks of `block_tokens` positions, less what
-// the decode steps at the room's edge (one sequence, and `max_batch` of them) spill off chip.
-struct KvRoom {
-  double capacity_bytes = 0, weight_bytes = 0;
-  double bytes_per_token = 0;  // K and V of every layer, from the model's KV-cache tensors
-  int64_t block_tokens = 16;
-  int64_t blocks = 0;
-  int64_t tokens() const { return blocks * block_tokens; }
-};
-// Input errors: a chip that states no off-chip capacity, weights that leave no room for a block.
-Result<KvRoom> kv_room(const ServedMachine& machine, int64_t block_tokens, int64_t max_batch);
-
-// The most tokens one request may hold: the KV room, or the model's learned positions when fewer;
-// `why` says which ("the KV cache's 61234 tokens on wormhole-t3000").
-int64_t request_context_limit(const ServedMachine& machine, const KvRoom& room, std::string& why);
 
 }  // namespace tessera::serve

@@ -15,16 +15,22 @@ Sequence sequence_of(const Request& r) {
   return seq;
 }
 
+// What each request accumulates over the steps it runs in, by request id.
+struct PerRequest {
+  std::vector<double> joules;
+  std::vector<int64_t> longest_prefill_tokens;
+};
+
 // What the step made, at its end `t`; its energy shared by the tokens each item processed.
-void apply(ServerState& s, const StepWork& work, double t, double joules,
-           std::vector<double>& joules_of) {
+void apply(ServerState& s, const StepWork& work, double t, double joules, PerRequest& of) {
   int64_t tokens = 0;
   for (const auto& item : work.items) tokens += std::max<int64_t>(item.prefill_tokens, 1);
   for (const auto& item : work.items) {
     Sequence& seq = s.running[item.seq];
-    joules_of[static_cast<size_t>(seq.request.id)] +=
-        joules * static_cast<double>(std::max<int64_t>(item.prefill_tokens, 1)) /
-        static_cast<double>(tokens);
+    const auto id = static_cast<size_t>(seq.request.id);
+    of.joules[id] += joules * static_cast<double>(std::max<int64_t>(item.prefill_tokens, 1)) /
+                     static_cast<double>(tokens);
+    of.longest_prefill_tokens[id] = std::max(of.longest_prefill_tokens[id], item.prefill_tokens);
     if (item.prefill_tokens > 0) {
       seq.prefilled += item.prefill_tokens;
       seq.cached += item.prefill_tokens;
@@ -37,9 +43,9 @@ void apply(ServerState& s, const StepWork& work, double t, double joules,
   }
 }
 
-// Finished sequences leave (a static batch only once all of it is done), their blocks freed.
-void retire(ServerState& s, Policy policy, double t, ServerRun& run,
-            const std::vector<double>& joules_of) {
+// Finished sequences leave (a static batch only once all of it is done), their blocks freed; how
+// many left.
+int64_t retire(ServerState& s, Policy policy, double t, ServerRun& run, const PerRequest& of) {
   auto finished = [&](const Sequence& seq) {
     return policy == Policy::static_batch ? std::all_of(s.running.begin(), s.running.end(),
                                                         [](const Sequence& q) { return q.done(); })
@@ -54,22 +60,27 @@ void retire(ServerState& s, Policy policy, double t, ServerRun& run,
     s.kv.give_back(seq.blocks);
     auto id = static_cast<size_t>(seq.request.id);
     run.records[id] =
-        RequestRecord{seq.request, seq.first_token_s, t, seq.preemptions, joules_of[id]};
+        RequestRecord{seq.request,     seq.first_token_s, t,
+                      seq.preemptions, of.joules[id],     of.longest_prefill_tokens[id]};
   }
+  const auto left = static_cast<int64_t>(s.running.size() - kept.size());
   s.running = std::move(kept);
+  return left;
 }
 
 }  // namespace
 
 Result<ServerRun> run_server(const std::vector<Request>& requests, const SchedulerOptions& options,
-                             KvBlocks pool, const StepCostFn& step_cost) {
+                             KvBlocks pool, const StepCostFn& step_cost,
+                             const RunProgressFn& progress) {
   ServerRun run;
   run.records.resize(requests.size());
   run.kv_blocks = pool.total();
-  std::vector<double> joules_of(requests.size(), 0);
+  PerRequest of{std::vector<double>(requests.size(), 0), std::vector<int64_t>(requests.size(), 0)};
   ServerState s{{}, {}, pool, 0};
   size_t next = 0;
   double t = 0;
+  int64_t finished = 0;
   while (next < requests.size() || !s.waiting.empty() || !s.running.empty()) {
     for (; next < requests.size() && requests[next].arrival_s <= t; ++next) {
       s.waiting.push_back(sequence_of(requests[next]));
@@ -95,10 +106,13 @@ Result<ServerRun> run_server(const std::vector<Request>& requests, const Schedul
     run.busy_s += cost.seconds;
     run.joules += cost.joules;
     ++run.steps;
-    apply(s, work, t, cost.joules, joules_of);
-    retire(s, options.policy, t, run, joules_of);
-    run.samples.push_back(Sample{t, static_cast<int64_t>(s.waiting.size()),
-                                 static_cast<int64_t>(s.running.size()), s.kv.used()});
+    apply(s, work, t, cost.joules, of);
+    finished += retire(s, options.policy, t, run, of);
+    if (progress) progress({t, finished, static_cast<int64_t>(requests.size())});
+    const auto& chunks = work.shape.prefill_chunks;
+    run.samples.push_back(
+        Sample{t, static_cast<int64_t>(s.waiting.size()), static_cast<int64_t>(s.running.size()),
+               s.kv.used(), chunks.empty() ? 0 : *std::max_element(chunks.begin(), chunks.end())});
   }
   run.end_s = t;
   run.preemptions = s.preemptions;

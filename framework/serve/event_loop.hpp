@@ -5,6 +5,7 @@
 // A token's time is its step's end; a request arriving during a step waits for the next.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "framework/serve/scheduler.hpp"
@@ -16,12 +17,14 @@ struct RequestRecord {
   Request request;
   double first_token_s = 0, finish_s = 0;  // from the run's start
   int64_t preemptions = 0;
-  double joules = 0;  // its share of each step it ran in, by tokens
+  double joules = 0;                   // its share of each step it ran in, by tokens
+  int64_t longest_prefill_tokens = 0;  // its longest prefill (a prompt, chunk or recompute)
 };
 
 struct Sample {  // after a step
   double time_s = 0;
   int64_t waiting = 0, running = 0, kv_blocks_used = 0;
+  int64_t longest_prefill_tokens = 0;  // the step's longest prefill (0: decodes only)
 };
 
 struct ServerRun {
@@ -36,9 +39,18 @@ struct ServerRun {
   int64_t waiting_at_last_arrival = 0;
 };
 
-// `requests` in arrival order, each within the pool (check_request). Internal error when a step
-// can run nothing while requests remain (a request larger than the pool).
+// How far a run has come, after a step: for a progress bar.
+struct RunProgress {
+  double simulated_s = 0;
+  int64_t finished = 0, requests = 0;
+};
+using RunProgressFn = std::function<void(const RunProgress&)>;
+
+// `requests` in arrival order, each within the pool (check_request). `progress`, when set, after
+// every step. Internal error when a step can run nothing while requests remain (a request larger
+// than the pool).
 Result<ServerRun> run_server(const std::vector<Request>& requests, const SchedulerOptions& options,
-                             KvBlocks pool, const StepCostFn& step_cost);
+                             KvBlocks pool, const StepCostFn& step_cost,
+                             const RunProgressFn& progress = {});
 
 }  // namespace tessera::serve

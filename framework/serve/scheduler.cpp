@@ -6,14 +6,20 @@ namespace tessera::serve {
 
 namespace {
 
-// Frees the latest admitted sequence's blocks and puts it back at the queue's front, to prefill
-// its prompt and the tokens it made again.
-void preempt_last(ServerState& s) {
+// Frees the latest admitted sequence's blocks and puts it back at the queue's front: to prefill its
+// prompt and the tokens it made again, or swapped out (its KV moved off, counted in the step).
+void preempt_last(ServerState& s, Preemption how, StepWork& work) {
   Sequence seq = std::move(s.running.back());
   s.running.pop_back();
   s.kv.give_back(seq.blocks);
-  seq.prompt_tokens = seq.request.prompt_tokens + seq.generated;
-  seq.prefilled = seq.cached = seq.blocks = 0;
+  seq.blocks = 0;
+  if (how == Preemption::swap) {
+    seq.swapped = true;
+    work.shape.swap_tokens += seq.cached;
+  } else {
+    seq.prompt_tokens = seq.request.prompt_tokens + seq.generated;
+    seq.prefilled = seq.cached = 0;
+  }
   ++seq.preemptions;
   ++s.preemptions;
   s.waiting.push_front(std::move(seq));
@@ -25,13 +31,13 @@ bool decoding(const Sequence& seq) {
 
 // Each decoding sequence's block for its next position, preempting from the back when none is
 // free; then one decode item per decoding sequence still running.
-void add_decodes(ServerState& s, StepWork& work) {
+void add_decodes(ServerState& s, Preemption how, StepWork& work) {
   for (size_t i = 0; i < s.running.size(); ++i) {
     if (!decoding(s.running[i])) continue;
     int64_t need = s.kv.blocks_for(s.running[i].cached + 1) - s.running[i].blocks;
     while (!s.kv.take(need)) {
       bool itself = i + 1 == s.running.size();
-      preempt_last(s);
+      preempt_last(s, how, work);
       if (itself) break;
     }
     if (i < s.running.size()) s.running[i].blocks += need;
@@ -47,6 +53,7 @@ int64_t admit(ServerState& s, const SchedulerOptions& o, StepWork& work, Chunk c
   int64_t tokens = 0;
   while (!s.waiting.empty() && static_cast<int64_t>(s.running.size()) < o.max_batch) {
     Sequence& seq = s.waiting.front();
+    if (seq.swapped) break;  // swap_in's
     int64_t n = chunk(seq);
     int64_t need = s.kv.blocks_for(n);
     if (n <= 0 || !s.kv.take(need)) break;
@@ -57,6 +64,22 @@ int64_t admit(ServerState& s, const SchedulerOptions& o, StepWork& work, Chunk c
     tokens += n;
   }
   return tokens;
+}
+
+// Swapped-out sequences at the queue's front come back first, while a slot and blocks for their
+// positions and the next are free; their KV read back in this step.
+void swap_in(ServerState& s, const SchedulerOptions& o, StepWork& work) {
+  while (!s.waiting.empty() && s.waiting.front().swapped &&
+         static_cast<int64_t>(s.running.size()) < o.max_batch) {
+    Sequence& seq = s.waiting.front();
+    int64_t need = s.kv.blocks_for(seq.cached + 1);
+    if (!s.kv.take(need)) break;
+    seq.blocks = need;
+    seq.swapped = false;
+    work.shape.swap_tokens += seq.cached;
+    s.running.push_back(std::move(seq));
+    s.waiting.pop_front();
+  }
 }
 
 StepWork static_step(ServerState& s, const SchedulerOptions& o) {
@@ -90,14 +113,16 @@ StepWork continuous_step(ServerState& s, const SchedulerOptions& o) {
     admitted += q.prompt_tokens;
     return q.prompt_tokens;
   };
+  swap_in(s, o, work);
   if (admit(s, o, work, whole_prompt) > 0) return work;
-  add_decodes(s, work);
+  add_decodes(s, o.preemption, work);
   return work;
 }
 
 StepWork chunked_step(ServerState& s, const SchedulerOptions& o) {
   StepWork work;
-  add_decodes(s, work);
+  swap_in(s, o, work);
+  add_decodes(s, o.preemption, work);
   int64_t budget = o.token_budget - static_cast<int64_t>(work.items.size());
   for (size_t i = 0; i < s.running.size() && budget > 0; ++i) {
     Sequence& seq = s.running[i];
@@ -121,6 +146,7 @@ StepWork chunked_step(ServerState& s, const SchedulerOptions& o) {
 // sequences included (their positions padded); the other policies only the items.
 StepShape shape_of(const ServerState& s, const StepWork& work, Policy policy) {
   StepShape shape;
+  shape.swap_tokens = work.shape.swap_tokens;
   bool decode_step = false;
   for (const auto& item : work.items) {
     const Sequence& seq = s.running[item.seq];
@@ -160,6 +186,12 @@ const char* to_string(Policy policy) {
       return "chunked";
   }
   return "";
+}
+
+Result<Preemption> parse_preemption(const std::string& text) {
+  if (text == "recompute") return Preemption::recompute;
+  if (text == "swap") return Preemption::swap;
+  return usage_error("--preemption " + text + ": expected recompute or swap");
 }
 
 StepWork next_step(ServerState& state, const SchedulerOptions& options) {

@@ -9,9 +9,11 @@
 //               fits (a slot under max_batch, blocks for its prompt), a prefill-only step of those
 //               admitted, up to max_prefill_tokens; otherwise a decode step of every running
 //               sequence, each taking a block when its context crosses one. Out of blocks, the
-//               latest admitted sequence is preempted by recompute: its blocks freed, it goes back
-//               to the queue's front, and its prompt and the tokens it made are prefilled again
-//               (vLLM's recompute mode)
+//               latest admitted sequence is preempted: its blocks freed, it goes back to the
+//               queue's front, and either its prompt and the tokens it made are prefilled again
+//               (recompute) or its KV is swapped out and read back in when blocks allow, before
+//               any new admission (swap): vLLM's two PreemptionMode values, RECOMPUTE and SWAP, in
+//               vllm/core/scheduler.py of its 0.5 and 0.6 releases
 //   chunked     Sarathi-Serve (Agrawal et al., OSDI 2024): each step holds every running decode
 //               and fills the rest of a `token_budget` with prompt chunks, the oldest partial
 //               prefill first, then new admissions; preemption as continuous
@@ -34,6 +36,10 @@ enum class Policy { static_batch, continuous, chunked };
 Result<Policy> parse_policy(const std::string& text);
 const char* to_string(Policy policy);
 
+enum class Preemption { recompute, swap };
+// Usage error for anything but recompute or swap.
+Result<Preemption> parse_preemption(const std::string& text);
+
 struct SchedulerOptions {
   Policy policy = Policy::continuous;
   int64_t max_batch = 64;      // sequences running at once
@@ -41,6 +47,7 @@ struct SchedulerOptions {
   // continuous: prompt tokens one prefill step admits (at least one prompt), as vLLM's
   // max_num_batched_tokens; 0: no bound. serve() sets the step-cost grid's longest prefill.
   int64_t max_prefill_tokens = 0;
+  Preemption preemption = Preemption::recompute;
 };
 
 // A request being served.
@@ -53,6 +60,7 @@ struct Sequence {
   int64_t blocks = 0;
   int64_t preemptions = 0;
   double first_token_s = -1;
+  bool swapped = false;  // preempted by swap: its `cached` positions held off the pool
   bool done() const { return generated >= request.output_tokens; }
   bool prefilling() const { return prefilled < prompt_tokens; }
 };

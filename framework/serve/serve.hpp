@@ -2,10 +2,10 @@
 // TPOT, and what does a token cost? A discrete-event simulation of an LLM server (docs/serving.md):
 //
 //   requests      synthetic (requests.hpp) or a trace file (trace_file.hpp), each checked against
-//                 what one request may hold on the machine (compiled_costs.hpp:
+//                 what one request may hold on the machine (kv_room.hpp:
 //                 request_context_limit)
 //   KV cache      paged blocks in the off-chip memory the compiled model leaves after its weights
-//                 (compiled_costs.hpp: kv_room; kv_cache.hpp)
+//                 (kv_room.hpp; kv_cache.hpp); under a strategy, per stage: the tightest chip's
 //   step costs    a grid of decode and prefill steps compiled and simulated through the driver,
 //                 cached on disk, interpolated between its points; its error against direct
 //                 simulation of held-out points is measured and reported (step_cost.hpp)
@@ -25,6 +25,7 @@
 
 #include "framework/serve/compiled_costs.hpp"
 #include "framework/serve/event_loop.hpp"
+#include "framework/serve/kv_room.hpp"
 #include "framework/serve/metrics.hpp"
 #include "framework/serve/requests.hpp"
 #include "framework/serve/scheduler.hpp"
@@ -40,6 +41,15 @@ struct ServeOptions {
   std::filesystem::path cache_dir;  // empty: default_cache_dir()
 };
 
+// The prefills of a run longer than the step-cost grid's longest, which the grid prices by
+// extrapolation from its last two lengths (step_cost.hpp) instead of a simulated step.
+struct Extrapolation {
+  int64_t grid_prefill_tokens = 0;  // the grid's longest prefill
+  int64_t steps = 0, requests = 0;  // that ran such a prefill
+  int64_t longest_tokens = 0;       // the longest of them (0: none)
+};
+Extrapolation extrapolation(const ServerRun& run, int64_t grid_prefill_tokens);
+
 // A synthetic load, or a trace file.
 using RequestSource = std::variant<SyntheticLoad, std::filesystem::path>;
 
@@ -51,6 +61,7 @@ struct Served {
   bool grid_built = false;  // false: read from the cache
   std::filesystem::path cache_dir;
   ServerRun run;
+  Extrapolation extrapolated;
   ServeSummary summary;
 };
 
@@ -59,9 +70,16 @@ struct Served {
 // 8192 tokens; longer prefill steps extrapolate from the last two points).
 GridAxes serve_axes(const ServeOptions& options, const KvRoom& room, int64_t context_limit);
 
-// The whole flow. `progress` (done, total) while the grid is built. Errors: each piece's — the
-// request that does not fit (its FILE:LINE or option), the grid's compile, the cache's files.
+// What serve() says as it goes, each when set: the grid's build, (done, total) points after each
+// point simulated; the run, after each step.
+struct ServeProgress {
+  std::function<void(int, int)> grid;
+  RunProgressFn run;
+};
+
+// The whole flow. Errors: each piece's — the request that does not fit (its FILE:LINE or option),
+// the grid's compile, the cache's files.
 Result<Served> serve(ServedMachine& machine, const RequestSource& source,
-                     const ServeOptions& options, const std::function<void(int, int)>& progress);
+                     const ServeOptions& options, const ServeProgress& progress);
 
 }  // namespace tessera::serve

@@ -33,6 +33,26 @@ std::string verdict_text(const ServeSummary& s) {
       s.offered_rps, s.sustained_rps, s.peak_waiting, s.sustained_rps);
 }
 
+// Under a strategy, the chips the room was measured on (kv_room.hpp); nothing when flat.
+std::string room_holder(const KvRoom& room) {
+  if (!room.stage) return "";
+  const RoomStage& s = *room.stage;
+  return fmt::format(" on each chip of stage {} (layers {}-{}){}{}", s.index, s.first_layer,
+                     s.last_layer,
+                     s.stages > 1 ? fmt::format(", the tightest of {}", s.stages) : "",
+                     s.replicas > 1 ? fmt::format(", in each of {} replicas", s.replicas) : "");
+}
+
+nlohmann::json room_stage_json(const KvRoom& room) {
+  if (!room.stage) return nullptr;
+  const RoomStage& s = *room.stage;
+  return {{"index", s.index},
+          {"first_layer", s.first_layer},
+          {"last_layer", s.last_layer},
+          {"stages", s.stages},
+          {"replicas", s.replicas}};
+}
+
 size_t decode_points(const CostGrid& grid) {
   size_t n = 0;
   for (const auto& row : grid.decode) n += row.size();
@@ -53,22 +73,35 @@ std::string grid_error_text(const CostGrid& grid, const StepShape& largest) {
                         kMaxInterpolationError * 100));
 }
 
+std::string extrapolation_text(const Extrapolation& x) {
+  if (x.steps == 0) return "";
+  return fmt::format(
+      "extrap {} prefill step{} of {} request{} went beyond the grid's longest prefill ({} "
+      "tokens), up to {} tokens: priced by extrapolation from its last two lengths, not "
+      "simulated\n",
+      x.steps, x.steps == 1 ? "" : "s", x.requests, x.requests == 1 ? "" : "s",
+      x.grid_prefill_tokens, x.longest_tokens);
+}
+
 bool trusted(const Served& served) {
   return served.grid.error_within(served.run.largest).worst <= kMaxInterpolationError;
 }
 
 std::string machine_text(const ServeHeader& h, const Served& d) {
   return fmt::format(
-      "serve  {} on {} ({}, {}), scheduler {}, load {}\n"
-      "kv     {} blocks of {} tokens ({} tokens, {} per token) in {} left of {} after weights; a "
-      "request holds at most {} tokens ({})\n"
-      "steps  {} grid of {} decode and {} prefill steps ({}); {}\n",
-      h.model, h.chip, h.design, h.strategy, h.scheduler, h.load, d.room.blocks,
-      d.room.block_tokens, d.room.tokens(), format_bytes(d.room.bytes_per_token),
-      format_bytes(d.room.capacity_bytes - d.room.weight_bytes),
-      format_bytes(d.room.capacity_bytes), d.context_limit, d.context_why,
-      d.grid_built ? "built" : "cached", decode_points(d.grid), d.grid.prefill.size(),
-      d.cache_dir.string(), grid_error_text(d.grid, d.run.largest));
+             "serve  {} on {} ({}, {}), scheduler {}{}, load {}\n"
+             "kv     {} blocks of {} tokens ({} tokens, {} per token) in {} left of {} after "
+             "weights{}; "
+             "a request holds at most {} tokens ({})\n"
+             "steps  {} grid of {} decode and {} prefill steps ({}); {}\n",
+             h.model, h.chip, h.design, h.strategy, h.scheduler,
+             h.preemption == "swap" ? " (preemption by swap)" : "", h.load, d.room.blocks,
+             d.room.block_tokens, d.room.tokens(), format_bytes(d.room.bytes_per_token),
+             format_bytes(d.room.capacity_bytes - d.room.weight_bytes),
+             format_bytes(d.room.capacity_bytes), room_holder(d.room), d.context_limit,
+             d.context_why, d.grid_built ? "built" : "cached", decode_points(d.grid),
+             d.grid.prefill.size(), d.cache_dir.string(), grid_error_text(d.grid, d.run.largest)) +
+         extrapolation_text(d.extrapolated);
 }
 
 std::string serve_text(const ServeHeader& h, const Served& d) {
@@ -132,12 +165,13 @@ std::string serve_json(const ServeHeader& h, const Served& d) {
   auto optional = [](const std::optional<double>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json();
   };
-  nlohmann::json doc = {{"format", "tessera-serve-1"},
+  nlohmann::json doc = {{"format", "tessera-serve-2"},
                         {"model", h.model},
                         {"chip", h.chip},
                         {"design", h.design},
                         {"strategy", h.strategy},
                         {"scheduler", h.scheduler},
+                        {"preemption", h.preemption},
                         {"load", h.load},
                         {"kv",
                          {{"blocks", d.room.blocks},
@@ -145,6 +179,7 @@ std::string serve_json(const ServeHeader& h, const Served& d) {
                           {"bytes_per_token", d.room.bytes_per_token},
                           {"capacity_bytes", d.room.capacity_bytes},
                           {"weight_bytes", d.room.weight_bytes},
+                          {"stage", room_stage_json(d.room)},
                           {"request_limit_tokens", d.context_limit}}},
                         {"step_costs",
                          {{"built", d.grid_built},
@@ -152,6 +187,11 @@ std::string serve_json(const ServeHeader& h, const Served& d) {
                           {"run_error", run_error.worst},
                           {"run_held_out", run_error.points},
                           {"trusted", trusted(d)},
+                          {"extrapolated",
+                           {{"grid_prefill_tokens", d.extrapolated.grid_prefill_tokens},
+                            {"steps", d.extrapolated.steps},
+                            {"requests", d.extrapolated.requests},
+                            {"longest_tokens", d.extrapolated.longest_tokens}}},
                           {"held_out", held}}},
                         {"sustainable", s.sustainable},
                         {"offered_rps", s.offered_rps},

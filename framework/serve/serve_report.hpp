@@ -1,7 +1,7 @@
 // What `tessera serve` prints: the machine and the KV room, the step-cost grid and its measured
 // error, then the latency table and throughput — or, for a load the machine cannot sustain, that
 // verdict with the rate it sustained instead of latencies. Text, or one JSON document
-// ("tessera-serve-1", docs/formats.md).
+// ("tessera-serve-2", docs/formats.md).
 #pragma once
 
 #include <string>
@@ -11,10 +11,11 @@
 namespace tessera::serve {
 
 struct ServeHeader {
-  std::string model, chip, design, strategy, scheduler, load;  // as the user gave them
+  std::string model, chip, design, strategy, scheduler, preemption, load;  // as the user gave them
 };
 
-// The served machine, the KV cache's room and the step-cost grid with its error (three lines).
+// The served machine, the KV cache's room and the step-cost grid with its error (three lines), and
+// the prefills priced beyond the grid when there were any (extrapolation_text).
 std::string machine_text(const ServeHeader& header, const Served& served);
 // machine_text, then the latency table and throughput, or the verdict on an unsustainable load.
 std::string serve_text(const ServeHeader& header, const Served& served);
@@ -30,6 +31,10 @@ std::string serve_load_json(const std::vector<ServeHeader>& headers,
 // The grid's interpolation error over the decode steps the run took (CostGrid::error_within) and
 // over the whole grid, "<= 3 %" or "EXCEEDS 3 %: ..." by the former.
 std::string grid_error_text(const CostGrid& grid, const StepShape& largest);
+// "extrap 3 prefill steps of 2 requests went beyond the grid's longest prefill (8192 tokens), up
+// to 12000 tokens: priced by extrapolation from its last two lengths, not simulated"; a newline
+// after it; empty when none did.
+std::string extrapolation_text(const Extrapolation& extrapolated);
 // Whether the run's figures stand within kMaxInterpolationError.
 bool trusted(const Served& served);
 

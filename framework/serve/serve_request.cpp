@@ -49,6 +49,9 @@ Result<OpenedServe> open_serve(PluginSet& plugins, const ServeRequest& r) {
   if (!policy) return policy.error();
   out.options = r.options;
   out.options.scheduler.policy = *policy;
+  auto preemption = parse_preemption(r.preemption);
+  if (!preemption) return preemption.error();
+  out.options.scheduler.preemption = *preemption;
   if (r.slo_ttft_ms > 0) out.options.slo.ttft_s = r.slo_ttft_ms / 1e3;
   if (r.slo_tpot_ms > 0) out.options.slo.tpot_s = r.slo_tpot_ms / 1e3;
   out.options.cache_dir = r.cache_dir;
@@ -78,6 +81,7 @@ ServeHeader header_at(const ServeRequest& r, const ServedMachine& machine, doubl
           planner::to_string(machine.design),
           machine.strategy_text,
           r.scheduler,
+          r.preemption,
           load};
 }
 

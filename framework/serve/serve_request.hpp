@@ -17,6 +17,7 @@ struct ServeRequest {
   std::string design = "elk-full";
   std::string parallel;  // empty or "flat": every op over every core of every chip
   std::string scheduler = "continuous";
+  std::string preemption = "recompute";
   SyntheticLoad load;  // its rate, requests, seed and gamma_cv; the words below fill the rest
   std::string arrivals = "poisson";
   std::string prompt = "fixed:512", output = "fixed:128";
@@ -35,7 +36,7 @@ struct OpenedServe {
   ServeHeader header;
 };
 
-// Errors: the model that is not a zoo decoder, an unknown scheduler, design or length
+// Errors: the model that is not a zoo decoder, an unknown scheduler, preemption, design or length
 // distribution, `--parallel auto` (serve takes one strategy), the chip's (driver::open_chip).
 Result<OpenedServe> open_serve(PluginSet& plugins, const ServeRequest& request);
 

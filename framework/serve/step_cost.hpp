@@ -48,6 +48,9 @@ struct StepShape {
   int64_t decode_seqs = 0;
   int64_t decode_context_tokens = 0;    // over the decode sequences, each counting the new token
   std::vector<int64_t> prefill_chunks;  // prompt tokens of each prefill
+  // KV positions swapped out of the cache or back in (preemption by swap): priced on the off-chip
+  // memory's rate (kv_room.hpp: swap_cost), not by the grid.
+  int64_t swap_tokens = 0;
   int64_t prefill_tokens() const;
 };
 

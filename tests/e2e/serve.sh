@@ -33,13 +33,18 @@ grep -q "cached grid" "$dir/second.out" || fail "grid not cached: $(cat "$dir/se
 diff <(grep -E "^(TTFT|TPOT|E2E) " "$dir/first.out") <(grep -E "^(TTFT|TPOT|E2E) " "$dir/second.out") ||
   fail "the cached grid gave other figures"
 
-# JSON: one document; an overload has no latencies, a verdict and the rate sustained.
+# JSON: one document; an overload has no latencies, a verdict and the rate sustained. --progress
+# draws on standard error (a line per redraw off a terminal), the document alone on standard output.
 "$tessera" "${run[@]}" --rate 200 --requests 3000 --prompt fixed:256 --output fixed:64 \
-  --format json >"$dir/overload.json" 2>"$dir/overload.err" || fail "overload: $(cat "$dir/overload.err")"
+  --format json --progress >"$dir/overload.json" 2>"$dir/overload.err" ||
+  fail "overload: $(cat "$dir/overload.err")"
+grep -Eqx "serving \[#{30}\] 3000/3000 requests done, [0-9.]+ s simulated" "$dir/overload.err" ||
+  fail "no progress: $(cat "$dir/overload.err")"
 /usr/bin/python3 - "$dir/overload.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-assert doc["format"] == "tessera-serve-1", doc["format"]
+assert doc["format"] == "tessera-serve-2", doc["format"]
+assert doc["step_costs"]["extrapolated"]["steps"] == 0, doc["step_costs"]
 assert doc["sustainable"] is False, doc
 assert "ttft_s" not in doc, "latencies reported for an unsustainable load"
 assert 0 < doc["sustained_rps"] < doc["offered_rps"] / 2, doc
@@ -49,10 +54,27 @@ PY
 grep -Eq "^unsustainable: [0-9.]+ req/s offered, [0-9.]+ req/s sustained" "$dir/overload.out" ||
   fail "no verdict: $(cat "$dir/overload.out")"
 if grep -q "^TTFT" "$dir/overload.out"; then fail "latencies printed for an overload"; fi
+# Preemption by swap: named in the header and the document (its pricing: tests/unit/serve).
+"$tessera" "${run[@]}" --rate 200 --requests 300 --prompt fixed:256 --output fixed:64 \
+  --preemption swap --format json >"$dir/swap.json" 2>"$dir/swap.err" || fail "swap: $(cat "$dir/swap.err")"
+/usr/bin/python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["preemption"] == "swap"' \
+  "$dir/swap.json" || fail "no preemption in the document"
 # A load sweep: one row per rate, the overload's marked.
 "$tessera" "${run[@]}" --rates 0.5,200 --requests 500 --prompt fixed:256 --output fixed:64 \
   >"$dir/sweep.out" 2>&1 || fail "sweep: $(cat "$dir/sweep.out")"
 grep -Eq "^0\.[0-9]+ +0\.[0-9]+ +[0-9.]+ " "$dir/sweep.out" || fail "no light row: $(cat "$dir/sweep.out")"
 grep -Eq "^[0-9.]+ +[0-9.]+ +- +- +- +- +unsustainable" "$dir/sweep.out" ||
   fail "no unsustainable row: $(cat "$dir/sweep.out")"
-echo "ok: tessera serve on wormhole-n150, cached grid, JSON, overload verdict, load sweep"
+
+# Under tensor parallelism the KV room is one chip's (its half of the weights and of the KV heads),
+# so the grid's edge step compiles; a prompt beyond the grid's longest prefill (8192 tokens) is
+# priced by extrapolation, and the run says so.
+printf 'arrival_s,prompt_tokens,output_tokens\n0,512,16\n1,9000,8\n2,512,16\n' >"$dir/long.csv"
+"$tessera" serve llama3.1-8b --target mesh_tenstorrent --chip wormhole-n300 --parallel tp=2 \
+  --max-batch 4 --trace "$dir/long.csv" >"$dir/tp2.out" 2>&1 || fail "tp=2: $(cat "$dir/tp2.out")"
+grep -Eq "^kv .* after weights on each chip of stage 0 \(layers 0-32\); " "$dir/tp2.out" ||
+  fail "no per-chip room: $(cat "$dir/tp2.out")"
+grep -qx "extrap 1 prefill step of 1 request went beyond the grid's longest prefill (8192 tokens), up to 9000 tokens: priced by extrapolation from its last two lengths, not simulated" \
+  "$dir/tp2.out" || fail "no extrapolation line: $(cat "$dir/tp2.out")"
+grep -Eq "^3 requests in " "$dir/tp2.out" || fail "not 3 requests: $(cat "$dir/tp2.out")"
+echo "ok: tessera serve on wormhole-n150, cached grid, JSON, overload verdict, load sweep; tp=2 on wormhole-n300 with a prompt beyond the grid"

@@ -459,6 +459,14 @@ def test_serve_gives_the_clis_document(tmp_path):
     got = tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", max_batch=4,
                         slo_ttft_ms=2000, slo_tpot_ms=50, cache_dir=cache, trace=trace)
     assert got == json.loads(out)
+    code, out, err = cli(*args, "--format", "json", "--preemption", "swap")
+    assert code == 0, err
+    swapped = tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", max_batch=4,
+                            slo_ttft_ms=2000, slo_tpot_ms=50, cache_dir=cache, trace=trace,
+                            preemption="swap")
+    assert swapped == json.loads(out) and swapped["preemption"] == "swap"
+    with pytest.raises(tessera.UsageError, match="--preemption evict: expected recompute or swap"):
+        tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", preemption="evict")
     swept = tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", max_batch=4,
                           cache_dir=cache, rates=[0.5, 1.0], requests=20, prompt="fixed:64",
                           output="fixed:16")

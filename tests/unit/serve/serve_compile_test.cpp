@@ -83,5 +83,51 @@ TEST(ServeCompiled, ARequestBeyondTheLearnedPositionsIsRefusedWithItsLine) {
             "serve on a machine with more memory");
 }
 
+// Under tp=2 each chip of a Wormhole n300 holds half of Llama 3.1 8B and half of its KV heads; the
+// room is one chip's, not the machine's less all the weights. By hand (bf16): 8,030,261,248
+// parameters, of which the 65 RMSNorm weights (266,240) are held whole on both chips; the rest
+// halves. Besides, the RoPE tables of the probe's 1024 positions (1024 x 64 x cos and sin x 2 B)
+// and the 4-byte token id. The flat room (the machine less all the weights) reaches positions one
+// chip cannot hold: its edge step is the compiler's capacity error.
+TEST(ServeCompiled, UnderTensorParallelTheRoomIsOneChipsShare) {
+  driver::OpenChip chip =
+      driver::open_chip(plugins(), driver::ChipChoice{"mesh_tenstorrent", "wormhole-n300"}).take();
+  ModelRequest request;
+  request.model = "llama3.1-8b";
+  auto tp2 = parallel::parse_strategy("tp=2").take();
+  ServedMachine machine{&plugins(), &chip, request, planner::Design::elk_full, tp2, "tp=2"};
+  KvRoom room = kv_room(machine, 16, 8).take();
+
+  const double params = 8030261248.0, norms = 266240.0;
+  const double weight_bytes = ((params - norms) / 2 + norms) * 2 + 1024.0 * 64 * 2 * 2 + 4;
+  EXPECT_DOUBLE_EQ(room.capacity_bytes, 12e9);  // one chip's GDDR6
+  EXPECT_DOUBLE_EQ(room.weight_bytes, weight_bytes);
+  EXPECT_DOUBLE_EQ(room.bytes_per_token, 32.0 * 4 * 128 * 2 * 2);  // 32 layers, 4 KV heads of 8
+  ASSERT_TRUE(room.stage.has_value());
+  EXPECT_EQ(room.stage->first_layer, 0);
+  EXPECT_EQ(room.stage->last_layer, 32);
+  // floor((12e9 - weights) / (16 x 64 KiB)) = 3785 blocks, less what the edge steps' activations
+  // spill (16 blocks when measured).
+  const int64_t by_hand = static_cast<int64_t>((12e9 - weight_bytes) / (16.0 * 65536));
+  EXPECT_EQ(by_hand, 3785);
+  EXPECT_LE(room.blocks, by_hand);
+  EXPECT_GE(room.blocks, by_hand - 32);
+
+  // A swap moves each chip's share at that chip's GDDR6 rate: 1000 positions x 64 KiB / 288 GB/s;
+  // both chips' bytes at 60 pJ each, and both chips' 40 W static over that time.
+  EXPECT_DOUBLE_EQ(room.off_chip_bytes_per_s, 288e9);
+  StepCost swap = swap_cost(room, chip.models.energy, 1000);
+  const double swap_s = 1000 * 65536 / 288e9;
+  EXPECT_NEAR(swap.seconds, swap_s, 1e-15);
+  EXPECT_NEAR(swap.joules, 1000 * 65536 * 2 * 60e-12 + 2 * 40 * swap_s, 1e-12);
+
+  EXPECT_TRUE(simulate_step(machine, Phase::decode, 1, room.tokens()).ok());
+  // The flat room of the machine: 24e9 less all the weights, over 128 KiB per position.
+  const int64_t flat_tokens = 16 * 3777;
+  std::string message = simulate_step(machine, Phase::decode, 1, flat_tokens).error().message;
+  EXPECT_NE(message.find("does not fit the off-chip memory of wormhole-n300"), std::string::npos)
+      << message;
+}
+
 }  // namespace
 }  // namespace tessera::serve

@@ -5,6 +5,7 @@
 
 #include "framework/serve/event_loop.hpp"
 #include "framework/serve/metrics.hpp"
+#include "framework/serve/serve_report.hpp"
 
 namespace tessera::serve {
 namespace {
@@ -117,6 +118,70 @@ TEST(Server, ContinuousBatchingPreemptsTheLatestByRecompute) {
   EXPECT_LT(run.records[0].finish_s, run.records[1].finish_s);
   EXPECT_EQ(run.samples.back().kv_blocks_used, 0);
   EXPECT_EQ(run.samples.back().running, 0);
+}
+
+// Prompts longer than the grid's longest prefill are priced by extrapolation; the run says how
+// many steps and requests were, and the longest. Continuous batching admits one long prompt per
+// step (at least one, beyond max_prefill_tokens): 100 tokens, then 9000, then 12000.
+TEST(Server, PrefillsBeyondTheGridAreCountedAndSaid) {
+  std::vector<Request> requests{{0, 0.0, 100, 2}, {1, 0.0, 9000, 2}, {2, 0.0, 12000, 2}};
+  auto run = run_server(requests, SchedulerOptions{Policy::continuous, 8, 512, 8192},
+                        KvBlocks(10000, 16), fixed_costs(0.01, 0.001))
+                 .take();
+  Extrapolation x = extrapolation(run, 8192);
+  EXPECT_EQ(x.steps, 2);
+  EXPECT_EQ(x.requests, 2);
+  EXPECT_EQ(x.longest_tokens, 12000);
+  EXPECT_EQ(extrapolation_text(x),
+            "extrap 2 prefill steps of 2 requests went beyond the grid's longest prefill (8192 "
+            "tokens), up to 12000 tokens: priced by extrapolation from its last two lengths, not "
+            "simulated\n");
+  EXPECT_EQ(extrapolation_text(extrapolation(run, 10000)),
+            "extrap 1 prefill step of 1 request went beyond the grid's longest prefill (10000 "
+            "tokens), up to 12000 tokens: priced by extrapolation from its last two lengths, not "
+            "simulated\n");
+  EXPECT_EQ(extrapolation_text(extrapolation(run, 12000)), "");
+}
+
+// The progress a run reports: after every step, requests done rising to all of them at the run's
+// simulated end.
+TEST(Server, ProgressFollowsEveryStepToTheEnd) {
+  std::vector<RunProgress> seen;
+  auto run =
+      run_server(at_once(3, 16, 4), SchedulerOptions{Policy::continuous, 2, 512}, KvBlocks(100, 16),
+                 fixed_costs(0.01, 0.001), [&seen](const RunProgress& p) { seen.push_back(p); })
+          .take();
+  ASSERT_EQ(static_cast<int64_t>(seen.size()), run.steps);
+  for (size_t i = 1; i < seen.size(); ++i) EXPECT_GE(seen[i].finished, seen[i - 1].finished);
+  EXPECT_EQ(seen.back().finished, 3);
+  EXPECT_EQ(seen.back().requests, 3);
+  EXPECT_DOUBLE_EQ(seen.back().simulated_s, run.end_s);
+  EXPECT_EQ(seen.front().finished, 0);
+}
+
+// The same two sequences preempted by swap: the later one's 32 positions (16 of prompt, 16 made)
+// go out when the third block of both does not fit, and come back once the first has finished and
+// freed its 4 blocks; it never prefills again. Each swapped position costs 1 ms here.
+TEST(Server, ContinuousBatchingPreemptsBySwapWithoutPrefillingAgain) {
+  int64_t swapped = 0, prefilled = 0;
+  StepCostFn costs = [&](const StepShape& s) {
+    swapped += s.swap_tokens;
+    prefilled += s.prefill_tokens();
+    return StepCost{0.01 + 1e-3 * static_cast<double>(s.swap_tokens), 0};
+  };
+  SchedulerOptions swap{Policy::continuous, 8, 512, 0, Preemption::swap};
+  auto run = run_server(at_once(2, 16, 40), swap, KvBlocks(5, 16), costs).take();
+  EXPECT_EQ(run.preemptions, 1);
+  EXPECT_EQ(run.records[1].preemptions, 1);
+  EXPECT_EQ(swapped, 2 * 32);
+  EXPECT_EQ(prefilled, 2 * 16);
+  EXPECT_EQ(run.records[1].longest_prefill_tokens, 16);
+  // 1 prefill step, 39 decode steps of the first (16 with the second beside it), then the
+  // second's 23 left; the swaps' 64 ms on top.
+  EXPECT_NEAR(run.end_s, 0.01 * (1 + 39 + 23) + 0.064, 1e-12);
+  EXPECT_EQ(run.samples.back().kv_blocks_used, 0);
+  EXPECT_EQ(parse_preemption("evict").error().message,
+            "--preemption evict: expected recompute or swap");
 }
 
 // A load above what the machine does: reported as unsustainable, with the rate it sustained.
