@@ -28,9 +28,13 @@
 //                                       controllers' memory_bytes summed (0: not known)
 //   preload_bytes_per_s_per_core        CostModel::transfer_seconds of a long MEMORY-class
 //                                       transfer (the artifact's 5.5 GB/s per core on the IPU)
-//   interconnect_bytes_per_s            cores × shift rate: the core-to-core capacity the cost
-//                                       model lets the program use (topology links the cost
-//                                       model never charges would overstate utilisation's base)
+//   interconnect_bytes_per_s            the core-to-core capacity the program's transfers are
+//                                       priced on: under routes (the default) the topology's
+//                                       on-chip links out of the cores summed (each core's
+//                                       injection into the network, where every byte moved
+//                                       between cores starts); under per_core_rates cores ×
+//                                       the shift rate (topology links the cost model never
+//                                       charges would overstate utilisation's base)
 //   chip_link_bytes_per_s               the slowest CHIP_TO_CHIP link of the topology (0: none)
 //   ChipModels::fixed_costs             CostModel::info()'s dispatch_host_s, dispatch_traced_s,
 //                                       launch_s (per op, not scaled: a chip file's scale speeds
@@ -45,6 +49,7 @@
 #include <cmath>
 #include <utility>
 
+#include "framework/chip/peak.hpp"
 #include "framework/common/yaml_reader.hpp"
 
 namespace tessera {
@@ -101,6 +106,19 @@ Result<HbmLinks> hbm_links(const Topology& topology, const TopologyInfo& info,
     out.peak_bytes_per_s += std::min(own, links_bytes_per_s[i]);
   }
   return out;
+}
+
+// The rate at which the cores can put bytes onto the network: every on-chip link leaving a core
+// endpoint (endpoints 0..num_cores-1, plugin_abi.h), summed; 0 when the topology has none.
+Result<double> core_injection_bytes_per_s(const Topology& topology, const TopologyInfo& info) {
+  double total = 0;
+  for (uint32_t i = 0; i < info.num_links; ++i) {
+    auto link = topology.link(i);
+    if (!link) return link.error();
+    if (link->link_class == TESSERA_LINK_ON_CHIP && link->src < info.num_cores)
+      total += link->bytes_per_s;
+  }
+  return total;
 }
 
 Result<double> slowest_chip_link(const Topology& topology, const TopologyInfo& info) {
@@ -279,11 +297,18 @@ Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip) {
   auto chip_link = slowest_chip_link(models.topology, *info);
   if (!chip_link) return in_chip_file(chip, chip_link.error());
   m.chip_link_bytes_per_s = *chip_link;
+  if (chip.conventions.transfers == TransferPricing::routes) {
+    auto injection = core_injection_bytes_per_s(models.topology, *info);
+    if (!injection) return in_chip_file(chip, injection.error());
+    if (*injection > 0) m.interconnect_bytes_per_s = *injection;
+  }
   for (uint32_t d = 0; d < abi_dtype_count(models.topology.library()); ++d) {
     auto peak = models.topology.peak_flops_per_s(d);
     if (!peak) return in_chip_file(chip, peak.error());
     if (*peak > 0) models.dtypes.push_back(d);
   }
+  if (auto peaks = check_peaks(models.topology, models.cost_model, models.dtypes); !peaks)
+    return in_chip_file(chip, peaks.error());
   auto links = scale_machine(m, chip.scale, models.partitioner.has_value());
   if (!links) return in_chip_file(chip, links.error());
   models.link_scale = *links;

@@ -58,7 +58,8 @@ Result<CostModel> build_cost_model(PluginSet& plugins, const ChipSpec& chip);
 // a parameter the plugin rejects (its message, naming the parameter); a scale the chip cannot take
 // (scale.hbm_bytes_per_s without HBM, scale.flops with a plugin Partitioner: input errors); an
 // energy section without the off-chip rate on a chip whose memory model reports no energy; a
-// core: section naming no architecture preset or file, or one the mapper cannot parse (input).
+// core: section naming no architecture preset or file, or one the mapper cannot parse (input);
+// a topology peak its cost model does not run a large matmul at (check_peaks, peak.hpp: input).
 Result<ChipModels> build_chip(PluginSet& plugins, const ChipSpec& chip);
 
 // Applies a chip file's scale section (ChipScale) to the Machine read off the plugins and returns

@@ -1,5 +1,7 @@
 #include "framework/chip/peak.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
 
 namespace tessera {
@@ -35,6 +37,26 @@ Result<double> matmul_flops_per_s(const CostModel& cost_model, uint32_t dtype,
   auto seconds = cost_model.tile_seconds({q});
   if (!seconds) return seconds.error();
   return q.flops / seconds->at(0);
+}
+
+Status check_peaks(const Topology& topology, const CostModel& cost_model,
+                   const std::vector<uint32_t>& dtypes) {
+  for (uint32_t dtype : dtypes) {
+    auto peak = topology.peak_flops_per_s(dtype);
+    if (!peak) return peak.error();
+    auto achieved = matmul_flops_per_s(cost_model, dtype);
+    if (!achieved) return achieved.error();
+    if (*achieved <= *peak * (1 + 1e-9) && *achieved >= kLeastShareOfPeak * *peak) continue;
+    const char* name = dtype_name(dtype);
+    return input_error(fmt::format(
+        "the topology's {0} peak, {1:.4g} TFLOP/s per core (what reports, utilisation and the "
+        "Ideal design divide by), and the rate its cost model times a large {0} matmul at, "
+        "{2:.4g} TFLOP/s per core (what plans and simulations take), are one fact: the second "
+        "must lie between {3:g} and 1 times the first; make the topology's clock_hz × "
+        "`flops_per_cycle.{0}` and the cost model's clock and compute rate agree",
+        name, *peak / 1e12, *achieved / 1e12, kLeastShareOfPeak));
+  }
+  return ok_status();
 }
 
 Result<std::string> default_fidelity(const CostModel& cost_model, uint32_t dtype) {

@@ -14,29 +14,54 @@ namespace {
 
 using fixtures::plugins;
 
-// At least this share of the peak on the tall tile: what is left is the cost model's fixed
-// per-tile cycles and padding.
-constexpr double kLeastShareOfPeak = 0.9;
+// A chip opened with `key` of `section` set to `value` (replacing the preset's).
+Result<OpenChip> with(const char* preset, Interface section, const std::string& key,
+                      const std::string& value) {
+  ResolvedChip chip = resolve_chip(plugins(), ChipChoice{"mesh_tenstorrent", preset}).take();
+  auto& items = chip.spec.sections[section].params.items;
+  std::erase_if(items, [&](const auto& kv) { return kv.first == key; });
+  items.emplace_back(key, value);
+  return open_chip(plugins(), std::move(chip));
+}
 
-TEST(PeakFlops, EveryShippedChipsPeakIsTheRateItsCostModelTimesMatmulsAt) {
-  int checked = 0;
-  for (const Manifest& target : plugins().registry().manifests()) {
-    if (!target.provides.contains(Interface::topology)) continue;
-    for (const std::string& preset : chip_presets(target)) {
-      SCOPED_TRACE(target.name + " " + preset);
-      OpenChip chip = open_chip(plugins(), ChipChoice{target.name, preset}).take();
-      for (uint32_t dtype : chip.models.dtypes) {
-        const double peak = chip.models.topology.peak_flops_per_s(dtype).take();
-        const double achieved = matmul_flops_per_s(chip.models.cost_model, dtype).take();
-        EXPECT_LE(achieved, peak * (1 + 1e-9))
-            << dtype_name(dtype) << ": the cost model runs faster than the peak the chip reports";
-        EXPECT_GE(achieved, kLeastShareOfPeak * peak)
-            << dtype_name(dtype) << ": the chip reports a peak its cost model never reaches";
-        ++checked;
-      }
-    }
-  }
-  EXPECT_GE(checked, 20) << "the shipped plugins' presets were not found";
+// Every shipped chip opens, so each holds its two tables to one another (check_peaks).
+TEST(PeakFlops, ATopologyPeakItsCostModelNeverReachesIsRefused) {
+  auto chip = with("wormhole-n150", Interface::topology, "flops_per_cycle.fp16", "8192");
+  ASSERT_FALSE(chip.ok());
+  EXPECT_TRUE(chip.error().message.ends_with(
+      "wormhole-n150.yaml: the topology's fp16 peak, 8.192 TFLOP/s per core (what reports, "
+      "utilisation and the Ideal design divide by), and the rate its cost model times a large "
+      "fp16 matmul at, 4.096 TFLOP/s per core (what plans and simulations take), are one fact: "
+      "the second must lie between 0.9 and 1 times the first; make the topology's clock_hz × "
+      "`flops_per_cycle.fp16` and the cost model's clock and compute rate agree"))
+      << chip.error().message;
+}
+
+// The FPU's rate doubled in the cost model alone: fp32 (HiFi4, a quarter of it) is the first
+// dtype found above its topology's peak.
+TEST(PeakFlops, ACostModelFasterThanItsTopologysPeakIsRefused) {
+  auto chip = with("wormhole-n150", Interface::cost_model, "fpu_flops_per_cycle", "8192");
+  ASSERT_FALSE(chip.ok());
+  EXPECT_TRUE(chip.error().message.ends_with(
+      "wormhole-n150.yaml: the topology's fp32 peak, 1.024 TFLOP/s per core (what reports, "
+      "utilisation and the Ideal design divide by), and the rate its cost model times a large "
+      "fp32 matmul at, 2.048 TFLOP/s per core (what plans and simulations take), are one fact: "
+      "the second must lie between 0.9 and 1 times the first; make the topology's clock_hz × "
+      "`flops_per_cycle.fp32` and the cost model's clock and compute rate agree"))
+      << chip.error().message;
+}
+
+// Both tables halved together: one fact, and the Machine's peak follows it.
+TEST(PeakFlops, BothTablesHalvedTogetherOpen) {
+  ResolvedChip chip =
+      resolve_chip(plugins(), ChipChoice{"mesh_tenstorrent", "wormhole-n150"}).take();
+  for (auto& [key, value] : chip.spec.sections[Interface::topology].params.items)
+    if (key.starts_with("flops_per_cycle.")) value = std::to_string(std::stod(value) / 2);
+  chip.spec.sections[Interface::cost_model].params.items.emplace_back("fpu_flops_per_cycle",
+                                                                      "2048");
+  auto open = open_chip(plugins(), std::move(chip));
+  ASSERT_TRUE(open.ok()) << open.error().message;
+  EXPECT_NEAR(open->models.machine.peak_flops_per_s, 80 * 2.048e12, 1e9);
 }
 
 double core_flops_per_s(const OpenChip& chip, uint32_t dtype, uint32_t fidelity) {

@@ -8,6 +8,7 @@
 
 #include <regex>
 #include <set>
+#include <vector>
 
 #include "framework/chip/chip_models.hpp"
 #include "framework/dse/evaluate_point.hpp"
@@ -25,6 +26,14 @@ constexpr const char* kIpu = "ipu_alltoall";
 constexpr const char* kMesh = "mesh_tenstorrent";
 constexpr const char* kTree = "tree_simd";
 
+// A key cut together with a case's own: the same fact stated in a second section (a core's peak
+// is the topology's clock × flops_per_cycle and the cost model's clock × its compute rate; a chip
+// whose two disagree is refused, framework/chip/peak.hpp).
+struct Tied {
+  const char* path;
+  const char* values;
+};
+
 // Rates on links a decode barely uses are cut ten-thousandfold, and each case runs the smallest
 // model its chip holds.
 struct RateCase {
@@ -33,7 +42,21 @@ struct RateCase {
   const char* target = kIpu;
   const char* chip = "ipu-mk2-hbm3e";
   const char* model = "llama2-7b";
+  std::vector<Tied> tied = {};
 };
+
+const std::vector<Tied> kIpuClock = {{"cost_model.clock_hz", "1.325e9, 1.325e7"}};
+const std::vector<Tied> kN150Clock = {{"cost_model.clock_hz", "1e9, 1e7"}};
+const std::vector<Tied> kN150Fpu = {
+    {"topology.flops_per_cycle.fp16", "4096, 40.96"},
+    {"topology.flops_per_cycle.bf16", "4096, 40.96"},
+    {"topology.flops_per_cycle.fp8", "4096, 40.96"},
+    {"topology.flops_per_cycle.bfp8", "4096, 40.96"},
+    {"topology.flops_per_cycle.bfp4", "4096, 40.96"},
+    {"topology.flops_per_cycle.bfp2", "4096, 40.96"},
+    {"topology.flops_per_cycle.fp32", "1024, 10.24"},
+};
+const std::vector<Tied> kTreeClock = {{"cost_model.clock_hz", "750e6, 7.5e6"}};
 
 const RateCase kWalk[] = {
     // ipu_alltoall (ipu-mk2-hbm3e: its HBM through hbm_dramsim; ipu-pod4 for the IPU-Links)
@@ -41,7 +64,7 @@ const RateCase kWalk[] = {
     {"topology.exchange.latency_cycles", "30, 300000"},
     {"topology.chip_link.bytes_per_s", "5.3333e10, 5.3333e6", kIpu, "ipu-pod4"},
     {"topology.chip_link.latency_s", "250e-9, 250e-4", kIpu, "ipu-pod4"},
-    {"topology.clock_hz", "1.325e9, 1.325e7"},
+    {"topology.clock_hz", "1.325e9, 1.325e7", kIpu, "ipu-mk2-hbm3e", "llama2-7b", kIpuClock},
     {"topology.sram.bytes_per_cycle", "16, 0.16"},
     {"topology.hbm.bytes_per_s", "4e12, 4e10", kIpu, "ipu-mk2"},
     {"topology.hbm.latency_cycles", "30, 3000000", kIpu, "ipu-mk2"},
@@ -50,7 +73,6 @@ const RateCase kWalk[] = {
     {"topology.mesh.link_bytes_per_cycle", "32, 0.32", kIpu, "ipu-pod4-mesh-hbm3e"},
     {"topology.mesh.latency_cycles", "2, 20000", kIpu, "ipu-pod4-mesh-hbm3e"},
     {"memory_endpoint_efficiency", "1, 0.01", kIpu, "ipu-mk2"},
-    {"cost_model.clock_hz", "1.325e9, 1.325e7"},
     {"cost_model.sync_cycles", "118, 11800"},
     // The Elk artifact's accounting prices preloads at a rate per core: the plan it chooses (and
     // so the simulated program) moves with it
@@ -63,14 +85,13 @@ const RateCase kWalk[] = {
     // A core's SRAM port binds only far below the NoC's rate into it
     {"topology.sram.bytes_per_cycle", "256, 0.0256", kMesh, "wormhole-n150", "gpt2-xl"},
     {"memory_endpoint_efficiency", "1, 0.01", kMesh, "wormhole-n150", "gpt2-xl"},
-    {"topology.clock_hz", "1e9, 1e7", kMesh, "wormhole-n150", "gpt2-xl"},
+    {"topology.clock_hz", "1e9, 1e7", kMesh, "wormhole-n150", "gpt2-xl", kN150Clock},
     {"topology.ethernet.latency_s", "1e-6, 1e-2", kMesh, "wormhole-n300", "gpt2-xl"},
-    {"cost_model.clock_hz", "1e9, 1e7", kMesh, "wormhole-n150", "gpt2-xl"},
-    {"cost_model.fpu_flops_per_cycle", "4096, 40.96", kMesh, "wormhole-n150", "gpt2-xl"},
+    {"cost_model.fpu_flops_per_cycle", "4096, 40.96", kMesh, "wormhole-n150", "gpt2-xl", kN150Fpu},
     {"cost_model.sfpu_lanes", "32, 0.00032", kMesh, "wormhole-n150", "gpt2-xl"},
     {"cost_model.sync_cycles", "1000, 100000", kMesh, "wormhole-n150", "gpt2-xl"},
     // tree_simd (mncore2: one map read by every interface; patent-2level for a list of levels)
-    {"topology.clock_hz", "750e6, 7.5e6", kTree, "mncore2", "gpt2-xl"},
+    {"topology.clock_hz", "750e6, 7.5e6", kTree, "mncore2", "gpt2-xl", kTreeClock},
     {"topology.dram.bytes_per_s", "128e9, 128e7", kTree, "mncore2", "gpt2-xl"},
     {"topology.group.down_bytes_per_cycle", "64, 0.64", kTree, "mncore2", "gpt2-xl"},
     {"topology.l2b.down_bytes_per_cycle", "64, 0.64", kTree, "mncore2", "gpt2-xl"},
@@ -82,13 +103,17 @@ const RateCase kWalk[] = {
     {"topology.link_latency_cycles", "4, 400", kTree, "mncore2", "gpt2-xl"},
 };
 
-// A sweep of `axes` over `model` on `chip` of `target`, batch 1, KV 16, Basic and Elk-Dyn.
+// A sweep of the case's rate (and the keys tied to it, zipped) over `model` on `chip` of
+// `target`, batch 1, KV 16, Basic and Elk-Dyn.
 SweepSpec sweep(const RateCase& c) {
+  const std::string zip = c.tied.empty() ? "" : ", zip: r";
+  std::string axes =
+      std::string("  - {path: ") + c.path + ", values: [" + c.values + "]" + zip + "}\n";
+  for (const Tied& t : c.tied)
+    axes += std::string("  - {path: ") + t.path + ", values: [" + t.values + "]" + zip + "}\n";
   return parse_sweep_text(std::string("name: t\nbase: {model: ") + c.model +
                               ", target: " + c.target + ", chip: " + c.chip +
-                              ", batch: 1, seq: 16, designs: [basic, elk-dyn]}\naxes:\n"
-                              "  - {path: " +
-                              c.path + ", values: [" + c.values + "]}\n",
+                              ", batch: 1, seq: 16, designs: [basic, elk-dyn]}\naxes:\n" + axes,
                           "s.yaml")
       .take();
 }
@@ -199,7 +224,7 @@ const char* const kNotYetPriced[] = {
 };
 
 // The peak table (what reports and the Ideal design divide by) is held to the rate the cost
-// model times matmuls at by tests/unit/driver/peak_test.cpp (PeakFlops).
+// model times matmuls at whenever a chip is built (framework/chip/peak.hpp, check_peaks).
 bool in_peak_table(const std::string& key) {
   return key.starts_with("flops_per_cycle.");
 }
@@ -225,7 +250,10 @@ std::string walk_key(const std::string& plugin, const std::string& path) {
 
 TEST(ChipFileRate, EveryRateOfEveryShippedChipFileIsWalkedOrRefused) {
   std::set<std::string> known;
-  for (const RateCase& c : kWalk) known.insert(walk_key(c.target, c.path));
+  for (const RateCase& c : kWalk) {
+    known.insert(walk_key(c.target, c.path));
+    for (const Tied& t : c.tied) known.insert(walk_key(c.target, t.path));
+  }
   for (const RefusedCase& c : kRefused)
     known.insert(walk_key(c.target, std::string("cost_model.") + c.key));
   known.insert(std::begin(kNotYetPriced), std::end(kNotYetPriced));
