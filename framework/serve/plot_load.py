@@ -64,7 +64,7 @@ def draw_frontier(ax, runs):
         ax.plot([p["tokens_per_s"] for p in kept], [p["tpot_s"]["p99"] * 1e3 for p in kept], "o",
                 label=label if len(runs) > 1 else "sustained loads")
         for p in kept:
-            ax.annotate(f"{p['offered_rps']:g}", (p["tokens_per_s"], p["tpot_s"]["p99"] * 1e3),
+            ax.annotate(f"{p['offered_rps']:.2f}", (p["tokens_per_s"], p["tpot_s"]["p99"] * 1e3),
                         fontsize=6, xytext=(3, 3), textcoords="offset points")
     if kept_all:
         edge = frontier(kept_all)
