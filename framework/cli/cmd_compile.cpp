@@ -110,12 +110,6 @@ driver::CompileOptions compile_options(const GlobalOptions& global, const Compil
   return options;
 }
 
-parallel::Rank parse_rank(const std::string& text) {
-  if (text == "throughput") return parallel::Rank::throughput;
-  if (text == "energy") return parallel::Rank::energy;
-  return parallel::Rank::latency;
-}
-
 // A compile document with the strategies tried beside it, under "search", when there was a search.
 std::string with_search(const std::string& document, const std::optional<parallel::Search>& found) {
   if (!found) return document;
@@ -130,7 +124,8 @@ parallel::Search search(PluginSet& plugins, driver::OpenChip& chip, const Compil
                         const parallel::ParallelModel& model,
                         const driver::CompileOptions& options) {
   auto found =
-      parallel::search_strategies(plugins, chip, model, options, parse_rank(o.rank)).take();
+      parallel::search_strategies(plugins, chip, model, options, *parallel::parse_rank(o.rank))
+          .take();
   if (o.format != "json") std::cout << search_table(found) << "\n";
   if (!found.best)
     throw Failure(input_error("--parallel auto: no strategy fits " + model.request.model + " on " +

@@ -98,13 +98,17 @@ void strategy_rows(const parallel::ParallelCompilation& compiled, PointResult& r
   }
 }
 
-// `auto`: the strategy the search ranks fastest per step. The search plans every candidate without
-// simulating it (its ranking reads planned steps only); the one chosen is then compiled as asked.
+// `auto`: the strategy the search ranks first (`rank`: per step, tokens/s or energy per token;
+// empty: latency). The search plans every candidate without simulating it (its ranking reads
+// planned steps only); the one chosen is then compiled as asked.
 Result<parallel::ParallelStrategy> best_strategy(PluginSet& plugins, driver::OpenChip& chip,
                                                  const parallel::ParallelModel& model,
-                                                 driver::CompileOptions options) {
+                                                 driver::CompileOptions options,
+                                                 const std::string& rank) {
   options.simulate = false;
-  auto found = parallel::search_strategies(plugins, chip, model, options, parallel::Rank::latency);
+  const parallel::Rank ranked =
+      rank.empty() ? parallel::Rank::latency : *parallel::parse_rank(rank);
+  auto found = parallel::search_strategies(plugins, chip, model, options, ranked);
   if (!found) return found.error();
   if (found->best) return found->tried[*found->best].strategy;
   std::string why;
@@ -148,7 +152,7 @@ Status run(const SweepSpec& spec, const Point& point, const Registry& registry,
     auto parallel_model = parallel::parallel_model(setup->request);
     if (!parallel_model) return parallel_model.error();
     if (strategy->automatic) {
-      auto best = best_strategy(plugins, *chip, *parallel_model, compile);
+      auto best = best_strategy(plugins, *chip, *parallel_model, compile, setup->rank);
       if (!best) return best.error();
       *strategy = *best;
     }

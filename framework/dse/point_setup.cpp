@@ -12,6 +12,7 @@
 #include "framework/chip_spec/conventions.hpp"
 #include "framework/common/reference.hpp"
 #include "framework/common/user_text.hpp"
+#include "framework/parallel/parallel.hpp"
 
 namespace tessera::dse {
 
@@ -20,8 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::vector<std::string> kWorkloadPaths = {
-    "model",        "batch",     "seq",      "mode",      "dtype",
-    "weight_dtype", "precision", "parallel", "residency", "dispatch"};
+    "model",     "batch",    "seq",       "mode",     "dtype", "weight_dtype",
+    "precision", "parallel", "residency", "dispatch", "rank"};
 const std::vector<std::string> kKnobPaths = {"memory.bandwidth_bytes_per_s",
                                              "interconnect_scale",
                                              "flops_scale",
@@ -75,6 +76,8 @@ std::string value_problem(const std::string& path, const std::string& value) {
     return parse_residency(value) ? "" : std::string("expected ") + kResidencyNames;
   if (path == "dispatch")
     return parse_dispatch(value) ? "" : std::string("expected ") + kDispatchNames;
+  if (path == "rank")
+    return parallel::parse_rank(value) ? "" : std::string("expected ") + parallel::kRankNames;
   if (path == "core_cost")
     return parse_core_cost(value) ? ""
                                   : "expected plugin or tcm (docs/mapper.md, \"Cores of a chip\")";
@@ -139,13 +142,13 @@ Status apply_chip_value(ChipSpec& chip, const std::string& path, const std::stri
 struct Values {
   std::string model, chip;
   int64_t batch = 0, seq = 0;
-  std::string mode, dtype, weight_dtype, precision, parallel, residency, dispatch;
+  std::string mode, dtype, weight_dtype, precision, parallel, residency, dispatch, rank;
 };
 
 Values workload(const SweepSpec& spec, const Point& point) {
   const SweepBase& b = spec.base;
-  Values v{b.model,        b.chip,      b.batch,    b.seq,       b.mode,    b.dtype,
-           b.weight_dtype, b.precision, b.parallel, b.residency, b.dispatch};
+  Values v{b.model,        b.chip,      b.batch,    b.seq,       b.mode,     b.dtype,
+           b.weight_dtype, b.precision, b.parallel, b.residency, b.dispatch, b.rank};
   for (size_t a = 0; a < spec.axes.size(); ++a) {
     const std::string& path = spec.axes[a].path;
     const std::string& value = point.values[a];
@@ -160,6 +163,7 @@ Values workload(const SweepSpec& spec, const Point& point) {
     if (path == "parallel") v.parallel = value;
     if (path == "residency") v.residency = value;
     if (path == "dispatch") v.dispatch = value;
+    if (path == "rank") v.rank = value;
   }
   return v;
 }
@@ -213,6 +217,7 @@ Result<PointSetup> setup_point(const SweepSpec& spec, const Point& point, Plugin
     s.parallel = v.parallel;
     s.residency = v.residency;
     s.dispatch = v.dispatch;
+    s.rank = v.rank;
     auto chip = driver::resolve_chip(plugins, {spec.base.target, beside_sweep(spec, v.chip)});
     if (!chip) return chip.error();
     s.chip = std::move(*chip);
@@ -278,9 +283,26 @@ Status check_chip_path(const SweepSpec& spec, const Axis& axis, PluginSet& plugi
   return ok_status();  // a value the plugin rejects fails its points, each with the reason
 }
 
+// A rank orders the strategies `parallel: auto` tries; a sweep where no point searches would
+// silently ignore it.
+Status check_rank_is_read(const SweepSpec& spec) {
+  bool searches = spec.base.parallel == "auto", ranks = !spec.base.rank.empty();
+  for (const Axis& axis : spec.axes) {
+    if (axis.path == "parallel") searches = searches || contains(axis.values, std::string("auto"));
+    if (axis.path == "rank") ranks = true;
+  }
+  if (!ranks || searches) return ok_status();
+  return input_error(spec.file +
+                     ": rank: orders the strategies `parallel: auto` tries, and no point of this "
+                     "sweep searches (parallel is '" +
+                     (spec.base.parallel.empty() ? "flat" : spec.base.parallel) +
+                     "'); give parallel: auto (base or axis) or remove rank");
+}
+
 }  // namespace
 
 Status check_sweep(const SweepSpec& spec, PluginSet& plugins) {
+  if (Status ranked = check_rank_is_read(spec); !ranked) return ranked;
   SweepSpec bare = spec;
   bare.axes.clear();
   auto base = setup_point(bare, Point{0, {}}, plugins);

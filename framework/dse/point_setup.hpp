@@ -1,7 +1,8 @@
 // From a sweep point to what it runs: the model request and the chip spec with the point's values
 // applied. Axis paths (docs/dse.md):
 //   workload   model, batch, seq, mode, dtype, weight_dtype, precision (a precision file)
-//   strategy   parallel (a strategy as --parallel takes it: flat, tp=8, pp=4,tp=2, auto, ...)
+//   strategy   parallel (a strategy as --parallel takes it: flat, tp=8, pp=4,tp=2, auto, ...),
+//              rank (latency, throughput, energy: how auto ranks the strategies it tries)
 //   residency  residency (off, auto, weights, weights+kv, as --residency takes it)
 //   dispatch   dispatch (none, traced, host, as --dispatch takes it)
 //   chip       chip (a preset name or chip file of the base target)
@@ -34,6 +35,7 @@ struct PointSetup {
   std::string parallel;       // as written; empty: flat
   std::string residency;      // as written; empty: the chip file's
   std::string dispatch;       // as written; empty: the chip file's
+  std::string rank;           // as written; empty: latency (read only by parallel auto)
   driver::ResolvedChip chip;  // choice.chip as given (preset or file); spec with the point's values
 };
 

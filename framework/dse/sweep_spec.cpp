@@ -13,6 +13,7 @@
 #include "framework/common/files.hpp"
 #include "framework/common/user_text.hpp"
 #include "framework/common/yaml_reader.hpp"
+#include "framework/parallel/parallel.hpp"
 #include "framework/parallel/strategy.hpp"
 #include "framework/planner/planner.hpp"
 
@@ -122,7 +123,7 @@ SweepBase parse_base(const YamlNode& node) {
   if (!node.is_map()) throw node.fail("expected a map: model, target, chip, batch, ...");
   node.only_keys({"model", "target", "chip", "batch", "seq", "mode", "dtype", "weight_dtype",
                   "precision", "dims", "designs", "simulate", "groups", "max_displacement",
-                  "parallel", "residency", "dispatch"});
+                  "parallel", "residency", "dispatch", "rank"});
   SweepBase b;
   b.model = node.child("model").as_string();
   b.target = node.child("target").as_string();
@@ -158,6 +159,10 @@ SweepBase parse_base(const YamlNode& node) {
   if (!b.dispatch.empty() && !parse_dispatch(b.dispatch))
     throw node.child("dispatch")
         .fail(std::string("expected ") + kDispatchNames + ", got " + in_quotes(b.dispatch));
+  b.rank = node.get_string("rank", "");
+  if (!b.rank.empty() && !parallel::parse_rank(b.rank))
+    throw node.child("rank").fail(std::string("expected ") + parallel::kRankNames + ", got " +
+                                  in_quotes(b.rank));
   if (node.has("max_displacement"))
     b.max_displacement = static_cast<int>(node.child("max_displacement").as_int(0, 8));
   return b;

@@ -39,6 +39,7 @@ struct SweepBase {
   std::string parallel;           // a strategy as --parallel takes it; empty: flat
   std::string residency;          // as --residency takes it; empty: the chip file's
   std::string dispatch;           // as --dispatch takes it; empty: the chip file's
+  std::string rank;  // how `parallel: auto` ranks strategies (as --rank); empty: latency
   std::vector<planner::Design> designs = {planner::Design::basic, planner::Design::static_split,
                                           planner::Design::elk_dyn, planner::Design::elk_full,
                                           planner::Design::ideal};

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "framework/collective/collective.hpp"
@@ -123,7 +124,10 @@ Result<ParallelCompilation> compile_parallel(PluginSet& plugins, driver::OpenChi
 // ---- the search ---------------------------------------------------------------------------------
 
 enum class Rank { latency, throughput, energy };
+inline constexpr const char* kRankNames = "latency, throughput or energy";
 const char* to_string(Rank rank);
+// The rank a word names (as --rank, a sweep's `rank` and Python's rank= take it); none: not one.
+std::optional<Rank> parse_rank(std::string_view text);
 
 struct Candidate {
   ParallelStrategy strategy;

@@ -120,6 +120,12 @@ const char* to_string(Rank rank) {
   return "?";
 }
 
+std::optional<Rank> parse_rank(std::string_view text) {
+  for (Rank rank : {Rank::latency, Rank::throughput, Rank::energy})
+    if (text == to_string(rank)) return rank;
+  return std::nullopt;
+}
+
 Result<Search> search_strategies(PluginSet& plugins, driver::OpenChip& chip,
                                  const ParallelModel& model, const driver::CompileOptions& options,
                                  Rank rank) {

@@ -239,10 +239,8 @@ py::dict compile(const std::string& model, const std::string& target, const std:
 }
 
 parallel::Rank rank_of(const std::string& rank) {
-  if (rank == "latency") return parallel::Rank::latency;
-  if (rank == "throughput") return parallel::Rank::throughput;
-  if (rank == "energy") return parallel::Rank::energy;
-  throw UsageError("rank '" + rank + "': expected latency, throughput or energy");
+  if (auto ranked = parallel::parse_rank(rank)) return *ranked;
+  throw UsageError("rank '" + rank + "': expected " + parallel::kRankNames);
 }
 
 // compile(parallel=...): the strategy's document (tessera-parallel-2); for "auto" with the search

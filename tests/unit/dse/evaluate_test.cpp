@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "framework/chip/chip_models.hpp"
@@ -309,6 +310,65 @@ TEST(StrategyAxis, AutoRunsTheSearchesBest) {
   for (const DesignRow& row : r.rows)
     if (row.design != "ideal") fastest = std::min(fastest, row.planned.latency_s);
   EXPECT_DOUBLE_EQ(fastest, *best.step_s);
+}
+
+// `rank` orders auto's candidates as --rank does: each point runs the strategy the search ranks
+// first by its own rank (on the T3000 flat is fastest, a pipeline of tensor-parallel pairs spends
+// least per token).
+TEST(StrategyAxis, AutoRanksAsThePointSays) {
+  SweepSpec s = parse_sweep_text(
+                    "name: t\nbase: {model: llama3.1-8b, target: mesh_tenstorrent, chip: "
+                    "wormhole-t3000, batch: 8, seq: 1024, weight_dtype: bfp8, designs: [elk-full], "
+                    "simulate: false, parallel: auto}\naxes:\n"
+                    "  - {path: rank, values: [latency, energy]}\n",
+                    "s.yaml")
+                    .take();
+  PluginSet plugins(registry());
+  ASSERT_TRUE(check_sweep(s, plugins).ok());
+  auto chip =
+      driver::open_chip(plugins, driver::ChipChoice{"mesh_tenstorrent", "wormhole-t3000"}).take();
+  ModelRequest request;
+  request.model = "llama3.1-8b";
+  request.shape.batch = 8;
+  request.shape.seq = 1024;
+  request.shape.weight_dtype = ir::DType::bfp8;
+  request.shape_given = true;
+  driver::CompileOptions options;
+  options.designs = s.base.designs;
+  options.simulate = false;
+  driver::OpPlanCache cache;
+  std::set<std::string> chosen;
+  for (const Point& point : enumerate_points(s)) {
+    PointResult r = evaluate_point(s, point, registry(), cache, {2});
+    ASSERT_TRUE(r.ok) << r.reason;
+    parallel::Search search =
+        parallel::search_strategies(plugins, chip, parallel::parallel_model(request).take(),
+                                    options, *parallel::parse_rank(point.values[0]))
+            .take();
+    ASSERT_TRUE(search.best.has_value());
+    const parallel::Candidate& best = search.tried[*search.best];
+    EXPECT_EQ(r.strategy, best.strategy.flat ? "flat" : parallel::to_string(best.strategy))
+        << point.values[0];
+    chosen.insert(r.strategy);
+  }
+  EXPECT_EQ(chosen, (std::set<std::string>{"flat", "tp=2,pp=4,dp=1"}));
+}
+
+TEST(CheckSweep, ARankWhereNothingSearchesIsRefused) {
+  PluginSet plugins(registry());
+  SweepSpec s = strategy_sweep("wormhole-t3000", "flat, \"tp=8\"");
+  s.base.rank = "throughput";
+  Status status = check_sweep(s, plugins);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().message,
+            "s.yaml: rank: orders the strategies `parallel: auto` tries, and no point of this "
+            "sweep searches (parallel is 'flat'); give parallel: auto (base or axis) or remove "
+            "rank");
+  auto bad = parse_sweep_text(
+      "name: t\nbase: {model: gpt2-xl, target: mesh_tenstorrent, rank: fastest}\n", "s.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message,
+            "s.yaml:2: 'base.rank': expected latency, throughput or energy, got 'fastest'");
 }
 
 TEST(CheckSweep, AParallelValueThatIsNotAStrategyIsRefusedWithItsLine) {
