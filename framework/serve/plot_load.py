@@ -75,27 +75,36 @@ def draw_frontier(ax, runs):
     ax.legend(fontsize=7)
 
 
-def main(args):
+def figure(rows, columns, width, height):
+    """A matplotlib figure drawn off screen (Agg), and its axes."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    return plt.subplots(rows, columns, figsize=(width, height))
 
+
+def save(fig, stem):
+    """STEM.png and STEM.svg, each named on standard error as it is written."""
+    fig.tight_layout()
+    for ext in ("png", "svg"):
+        fig.savefig(f"{stem}.{ext}", dpi=120)
+        print(f"wrote {stem}.{ext}", file=sys.stderr)
+
+
+def main(args):
     *inputs, stem = args
     runs = []
     for spec in inputs:
         path, _, label = spec.partition("=")
         points = read_load(path)
         runs.append((label or default_label(points), points))
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    fig, axes = figure(1, 3, 15, 4)
     draw_latency(axes[0], runs, "ttft_s", "TTFT")
     draw_latency(axes[1], runs, "tpot_s", "TPOT")
     draw_frontier(axes[2], runs)
     if len(runs) == 1:
         fig.suptitle(runs[0][0])
-    fig.tight_layout()
-    for ext in ("png", "svg"):
-        fig.savefig(f"{stem}.{ext}", dpi=120)
-        print(f"wrote {stem}.{ext}", file=sys.stderr)
+    save(fig, stem)
 
 
 if __name__ == "__main__":

@@ -59,16 +59,14 @@ def cdf(values):
 
 
 def main(args):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from plot_load import figure, save  # beside this script
 
     *inputs, stem = args
     runs = []
     for spec in inputs:
         path, _, label = spec.partition("=")
         runs.append((label or os.path.basename(path), read_rows(path)))
-    fig, axes = plt.subplots(1, len(METRICS), figsize=(4 * len(METRICS), 3.6))
+    fig, axes = figure(1, len(METRICS), 4 * len(METRICS), 3.6)
     for ax, (key, name) in zip(axes, METRICS):
         for label, rows in runs:
             if rows[key]:
@@ -79,10 +77,7 @@ def main(args):
         ax.set_ylim(0, 1.01)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    for ext in ("png", "svg"):
-        fig.savefig(f"{stem}.{ext}", dpi=120)
-        print(f"wrote {stem}.{ext}", file=sys.stderr)
+    save(fig, stem)
 
 
 if __name__ == "__main__":

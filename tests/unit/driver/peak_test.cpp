@@ -24,16 +24,22 @@ Result<OpenChip> with(const char* preset, Interface section, const std::string& 
   return open_chip(plugins(), std::move(chip));
 }
 
+// How check_peaks refuses wormhole-n150 when `dtype`'s two tables disagree (TFLOP/s per core).
+std::string refusal(const std::string& dtype, const std::string& peak, const std::string& rate) {
+  return "wormhole-n150.yaml: the topology's " + dtype + " peak, " + peak +
+         " TFLOP/s per core (what reports, utilisation and the Ideal design divide by), and the "
+         "rate its cost model times a large " +
+         dtype + " matmul at, " + rate +
+         " TFLOP/s per core (what plans and simulations take), are one fact: the second must lie "
+         "between 0.9 and 1 times the first; make the topology's clock_hz × `flops_per_cycle." +
+         dtype + "` and the cost model's clock and compute rate agree";
+}
+
 // Every shipped chip opens, so each holds its two tables to one another (check_peaks).
 TEST(PeakFlops, ATopologyPeakItsCostModelNeverReachesIsRefused) {
   auto chip = with("wormhole-n150", Interface::topology, "flops_per_cycle.fp16", "8192");
   ASSERT_FALSE(chip.ok());
-  EXPECT_TRUE(chip.error().message.ends_with(
-      "wormhole-n150.yaml: the topology's fp16 peak, 8.192 TFLOP/s per core (what reports, "
-      "utilisation and the Ideal design divide by), and the rate its cost model times a large "
-      "fp16 matmul at, 4.096 TFLOP/s per core (what plans and simulations take), are one fact: "
-      "the second must lie between 0.9 and 1 times the first; make the topology's clock_hz × "
-      "`flops_per_cycle.fp16` and the cost model's clock and compute rate agree"))
+  EXPECT_TRUE(chip.error().message.ends_with(refusal("fp16", "8.192", "4.096")))
       << chip.error().message;
 }
 
@@ -42,12 +48,7 @@ TEST(PeakFlops, ATopologyPeakItsCostModelNeverReachesIsRefused) {
 TEST(PeakFlops, ACostModelFasterThanItsTopologysPeakIsRefused) {
   auto chip = with("wormhole-n150", Interface::cost_model, "fpu_flops_per_cycle", "8192");
   ASSERT_FALSE(chip.ok());
-  EXPECT_TRUE(chip.error().message.ends_with(
-      "wormhole-n150.yaml: the topology's fp32 peak, 1.024 TFLOP/s per core (what reports, "
-      "utilisation and the Ideal design divide by), and the rate its cost model times a large "
-      "fp32 matmul at, 2.048 TFLOP/s per core (what plans and simulations take), are one fact: "
-      "the second must lie between 0.9 and 1 times the first; make the topology's clock_hz × "
-      "`flops_per_cycle.fp32` and the cost model's clock and compute rate agree"))
+  EXPECT_TRUE(chip.error().message.ends_with(refusal("fp32", "1.024", "2.048")))
       << chip.error().message;
 }
 

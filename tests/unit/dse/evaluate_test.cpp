@@ -278,6 +278,25 @@ TEST(StrategyAxis, AStrategyThatDoesNotFitIsAFailedPointWithTheReason) {
       << r.reason;
 }
 
+// The workload of strategy_sweep, as the search takes it.
+ModelRequest strategy_request() {
+  ModelRequest request;
+  request.model = "llama3.1-8b";
+  request.shape.batch = 8;
+  request.shape.seq = 1024;
+  request.shape.weight_dtype = ir::DType::bfp8;
+  request.shape_given = true;
+  return request;
+}
+
+// The sweep's designs, planned only, as auto's search plans them.
+driver::CompileOptions planned(const SweepSpec& s) {
+  driver::CompileOptions options;
+  options.designs = s.base.designs;
+  options.simulate = false;
+  return options;
+}
+
 TEST(StrategyAxis, AutoRunsTheSearchesBest) {
   SweepSpec s = strategy_sweep("wormhole-n300", "auto");
   driver::OpPlanCache cache;
@@ -286,15 +305,8 @@ TEST(StrategyAxis, AutoRunsTheSearchesBest) {
   PluginSet plugins(registry());
   auto chip =
       driver::open_chip(plugins, driver::ChipChoice{"mesh_tenstorrent", "wormhole-n300"}).take();
-  ModelRequest request;
-  request.model = "llama3.1-8b";
-  request.shape.batch = 8;
-  request.shape.seq = 1024;
-  request.shape.weight_dtype = ir::DType::bfp8;
-  request.shape_given = true;
-  driver::CompileOptions options;
-  options.designs = s.base.designs;
-  options.simulate = false;
+  const ModelRequest request = strategy_request();
+  const driver::CompileOptions options = planned(s);
   parallel::Search search =
       parallel::search_strategies(plugins, chip, parallel::parallel_model(request).take(), options,
                                   parallel::Rank::latency)
@@ -327,15 +339,8 @@ TEST(StrategyAxis, AutoRanksAsThePointSays) {
   ASSERT_TRUE(check_sweep(s, plugins).ok());
   auto chip =
       driver::open_chip(plugins, driver::ChipChoice{"mesh_tenstorrent", "wormhole-t3000"}).take();
-  ModelRequest request;
-  request.model = "llama3.1-8b";
-  request.shape.batch = 8;
-  request.shape.seq = 1024;
-  request.shape.weight_dtype = ir::DType::bfp8;
-  request.shape_given = true;
-  driver::CompileOptions options;
-  options.designs = s.base.designs;
-  options.simulate = false;
+  const ModelRequest request = strategy_request();
+  const driver::CompileOptions options = planned(s);
   driver::OpPlanCache cache;
   std::set<std::string> chosen;
   for (const Point& point : enumerate_points(s)) {
