@@ -75,12 +75,17 @@ void allocate(const std::vector<AllocationItem>& items, size_t count, double cap
   for (size_t i = 0; i < count; ++i) a.time_s += items[i].options[a.chosen[i]].time_s;
 }
 
-void fill_exec_item(AllocationItem& item, const CostContext& costs, int op, double network_busy) {
+void fill_exec_item(AllocationItem& item, const CostContext& costs, int op, double network_busy,
+                    int from) {
+  const auto& list = costs.exec_costs(op);
+  const BusyPoint at = busy_point(network_busy);
   item.op = op;
-  item.options.clear();
-  for (const auto& c : costs.exec_costs(op))
-    item.options.push_back(
-        {c.bytes_per_core, c.base_s + costs.execution_extra_s(c.comm, network_busy)});
+  item.options.resize(list.size());
+  for (int e = 0; e < static_cast<int>(list.size()); ++e) {
+    const auto& c = list[e];
+    item.options[e] = {c.bytes_per_core, e >= from ? c.base_s + costs.execution_extra_s(c.comm, at)
+                                                   : std::numeric_limits<double>::quiet_NaN()};
+  }
   item.start = static_cast<int>(item.options.size()) - 1;
 }
 
