@@ -52,7 +52,7 @@ Status FlowNetworkPricer::lay_beside_preload() {
   SetPlan set;
   const auto cores = static_cast<uint32_t>(net_.cores().size());
   if (Status made = make_set(net_, hbm_latency_s_, {Traffic::preload, cores, nullptr, 0},
-                             scratch_.local(), set);
+                             scratch_.local(), paths_.local(), set);
       !made)
     return made;
   const FlowNetwork& network = net_.network();
@@ -92,7 +92,7 @@ planner::BesideSeconds FlowNetworkPricer::beside_s_per_byte(const SetPlan& set) 
 
 Result<planner::SetPrice> FlowNetworkPricer::price(const TrafficKey& key) const {
   SetPlan set;
-  if (auto made = make_set(net_, hbm_latency_s_, key, scratch_.local(), set); !made)
+  if (auto made = make_set(net_, hbm_latency_s_, key, scratch_.local(), paths_.local(), set); !made)
     return made.error();
   planner::SetPrice p;
   if (set.route.empty()) return p;
