@@ -106,10 +106,19 @@ Result<Path> SimNetwork::path(uint32_t src, uint32_t dst) const {
   return p;
 }
 
+size_t PathCache::home(uint64_t key) const {
+  // Fibonacci hashing: the product's top bits mix both endpoints (its low bits see only dst's).
+  const size_t mask = slots_.size() - 1;
+  return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> (64 - std::bit_width(mask)));
+}
+
+void PathCache::prefetch(uint32_t src, uint32_t dst) const {
+  if (!slots_.empty()) __builtin_prefetch(&slots_[home((uint64_t{src} << 32) | dst)]);
+}
+
 PathCache::Slot& PathCache::slot(uint64_t key) {
   const size_t mask = slots_.size() - 1;
-  // Fibonacci hashing: the product's top bits mix both endpoints (its low bits see only dst's).
-  size_t i = static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> (64 - std::bit_width(mask)));
+  size_t i = home(key);
   while (slots_[i].key != key && slots_[i].key != kEmpty) i = (i + 1) & mask;
   return slots_[i];
 }

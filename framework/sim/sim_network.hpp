@@ -99,6 +99,9 @@ class PathCache {
     double latency_s = 0;
   };
   Result<View> path(const SimNetwork& net, uint32_t src_endpoint, uint32_t dst_endpoint);
+  // A hint that path(src, dst) comes soon: its slot is fetched from memory meanwhile (a set's
+  // lookups land all over a table of many megabytes, each a cache miss).
+  void prefetch(uint32_t src_endpoint, uint32_t dst_endpoint) const;
 
  private:
   static constexpr size_t kMaxLinks = size_t{4} << 20;  // 16 MiB of link indices
@@ -109,7 +112,8 @@ class PathCache {
     uint32_t count = 0;
     double latency_s = 0;
   };
-  Slot& slot(uint64_t key);  // its slot, or the empty one where it belongs
+  size_t home(uint64_t key) const;  // where the probe for `key` starts
+  Slot& slot(uint64_t key);         // its slot, or the empty one where it belongs
   void grow();
 
   std::vector<Slot> slots_;  // a power of two of them, at most half used

@@ -110,7 +110,14 @@ Status make_set(const SimNetwork& net, double hbm_latency_s, const TrafficKey& k
       core_to_core(members[i], members[(i + 1) % members.size()], bytes);
   };
   auto pairs = [&](const std::vector<std::pair<uint32_t, uint32_t>>& between) {
-    for (auto [a, b] : between) core_to_core(physical[a], physical[b], 1.0 / between.size());
+    constexpr size_t kAhead = 8;  // routes looked up while the ones before are laid
+    for (size_t i = 0; i < between.size(); ++i) {
+      if (i + kAhead < between.size()) {
+        auto [a, b] = between[i + kAhead];
+        paths.prefetch(cores[physical[a]].endpoint, cores[physical[b]].endpoint);
+      }
+      core_to_core(physical[between[i].first], physical[between[i].second], 1.0 / between.size());
+    }
   };
   switch (key.kind) {
     case Traffic::ring:
