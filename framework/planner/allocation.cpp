@@ -61,9 +61,19 @@ void allocate(const std::vector<AllocationItem>& items, size_t count, double cap
   a.capacity_bytes = capacity_bytes;
   a.time_s = 0;
   a.steps = 0;
-  a.chosen.clear();
-  for (size_t i = 0; i < count; ++i) a.chosen.push_back(items[i].start);
-  a.bytes_per_core = total_bytes(items, a.chosen);
+  a.chosen.resize(count);
+  a.bytes_per_core = 0;
+  for (size_t i = 0; i < count; ++i) {  // total_bytes and the times at the start, in one pass
+    a.chosen[i] = items[i].start;
+    const AllocationOption& o = items[i].options[items[i].start];
+    a.bytes_per_core += o.bytes_per_core;
+    a.time_s += o.time_s;
+  }
+  if (a.bytes_per_core <= capacity_bytes) {  // nearly always, in the order search
+    a.feasible = true;
+    return;
+  }
+  a.time_s = 0;
   while (a.bytes_per_core > capacity_bytes) {
     int step = best_step(items, a.chosen);
     if (step < 0) return;

@@ -171,7 +171,13 @@ double contention_s(double start_s, double base_s, const Comm& comm,
                     const std::vector<LoadInterval>& loads) {
   const double end_s = start_s + base_s;
   double network_s = 0, port_s = 0;
-  for (const auto& load : loads_after(loads, start_s)) {
+  // Those starting after the window share none of it either.
+  std::span<const LoadInterval> in_window = loads_after(loads, start_s);
+  in_window = in_window.first(static_cast<size_t>(
+      std::partition_point(in_window.begin(), in_window.end(),
+                           [&](const LoadInterval& load) { return load.start_s < end_s; }) -
+      in_window.begin()));
+  for (const auto& load : in_window) {
     double length_s = load.end_s - load.start_s;
     if (length_s <= 0) continue;
     double share = overlap_s(load, start_s, end_s) / length_s;
