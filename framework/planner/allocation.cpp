@@ -61,9 +61,19 @@ void allocate(const std::vector<AllocationItem>& items, size_t count, double cap
   a.capacity_bytes = capacity_bytes;
   a.time_s = 0;
   a.steps = 0;
-  a.chosen.clear();
-  for (size_t i = 0; i < count; ++i) a.chosen.push_back(items[i].start);
-  a.bytes_per_core = total_bytes(items, a.chosen);
+  a.chosen.resize(count);
+  a.bytes_per_core = 0;
+  for (size_t i = 0; i < count; ++i) {  // total_bytes and the times at the start, in one pass
+    a.chosen[i] = items[i].start;
+    const AllocationOption& o = items[i].options[items[i].start];
+    a.bytes_per_core += o.bytes_per_core;
+    a.time_s += o.time_s;
+  }
+  if (a.bytes_per_core <= capacity_bytes) {  // nearly always, in the order search
+    a.feasible = true;
+    return;
+  }
+  a.time_s = 0;
   while (a.bytes_per_core > capacity_bytes) {
     int step = best_step(items, a.chosen);
     if (step < 0) return;
@@ -75,12 +85,17 @@ void allocate(const std::vector<AllocationItem>& items, size_t count, double cap
   for (size_t i = 0; i < count; ++i) a.time_s += items[i].options[a.chosen[i]].time_s;
 }
 
-void fill_exec_item(AllocationItem& item, const CostContext& costs, int op, double network_busy) {
+void fill_exec_item(AllocationItem& item, const CostContext& costs, int op, double network_busy,
+                    int from) {
+  const auto& list = costs.exec_costs(op);
+  const BusyPoint at = busy_point(network_busy);
   item.op = op;
-  item.options.clear();
-  for (const auto& c : costs.exec_costs(op))
-    item.options.push_back(
-        {c.bytes_per_core, c.base_s + costs.execution_extra_s(c.comm, network_busy)});
+  item.options.resize(list.size());
+  for (int e = 0; e < static_cast<int>(list.size()); ++e) {
+    const auto& c = list[e];
+    item.options[e] = {c.bytes_per_core, e >= from ? c.base_s + costs.execution_extra_s(c.comm, at)
+                                                   : std::numeric_limits<double>::quiet_NaN()};
+  }
   item.start = static_cast<int>(item.options.size()) - 1;
 }
 

@@ -47,8 +47,12 @@ void allocate(const std::vector<AllocationItem>& items, size_t count, double cap
 
 // The options of an executing op: each exec plan's time plus its fastest distribution, its own
 // traffic slowed by preloads that keep the network `network_busy` (0..1) busy (Comm::extra_s).
-// Fills `item` in place (the search calls this millions of times; the storage is reused).
-void fill_exec_item(AllocationItem& item, const CostContext& costs, int op, double network_busy);
+// Fills `item` in place (the search calls this millions of times; the storage is reused): every
+// option's bytes, and the times of options `from` and up (below: NaN). allocate reads an item's
+// times only from its start down to one below the option it ends at, so a caller whose allocation
+// leaves the op at its start needs only the top two (the order search: nearly every window).
+void fill_exec_item(AllocationItem& item, const CostContext& costs, int op, double network_busy,
+                    int from = 0);
 // The options of a resident preload of `op` (its exec plan already chosen), capped at `cap`: its
 // distribution time when it later executes and its network time beyond the HBM time; while
 // `in_flight` beside an execution whose time is `exec_comm_share` network traffic, also the

@@ -1,6 +1,7 @@
 // The per-op cost formulas shared by every design and the timeline.
 #include <algorithm>
 #include <limits>
+#include <span>
 
 #include "framework/planner/schedule.hpp"
 
@@ -117,12 +118,20 @@ Comm comm_of(const ExecPlan& exec, const PreloadPlan& preload) {
   return c;
 }
 
-double CommPhase::extra_s(double busy) const {
-  if (!priced()) return std::clamp(busy, 0.0, 1.0) * alone_s;
-  return planner::beside_s(alone_s, beside_s, busy) - alone_s;
+double CommPhase::extra_s(const BusyPoint& at) const {
+  if (!priced()) return at.busy * alone_s;
+  return planner::beside_s(alone_s, beside_s, at) - alone_s;
 }
 
 namespace {
+
+// The loads still in flight at `start_s`: they run in order, so those over by then come first, and
+// they take nothing from what starts later (the order search's windows hold many of them).
+std::span<const LoadInterval> loads_after(std::span<const LoadInterval> loads, double start_s) {
+  auto first = std::partition_point(
+      loads.begin(), loads.end(), [&](const LoadInterval& load) { return load.end_s <= start_s; });
+  return loads.subspan(static_cast<size_t>(first - loads.begin()));
+}
 
 double overlap_s(const LoadInterval& load, double start_s, double end_s) {
   return std::max(0.0, std::min(end_s, load.end_s) - std::max(start_s, load.start_s));
@@ -132,10 +141,10 @@ double overlap_s(const LoadInterval& load, double start_s, double end_s) {
 // preloads in flight (one after another, in order): at its own pace while none is, and while one
 // is at 1/f of it (f = beside / alone at that preload's busy fraction), but never losing more than
 // `busy` of the time (the preload holds the network that much of it, no more).
-double stretched_s(const CommPhase& phase, double start_s, const std::vector<LoadInterval>& loads) {
+double stretched_s(const CommPhase& phase, double start_s, std::span<const LoadInterval> loads) {
   if (!(phase.alone_s > 0) || !phase.priced()) return 0;
   double now_s = start_s, left_s = phase.alone_s;
-  for (const auto& load : loads) {
+  for (const auto& load : loads_after(loads, start_s)) {
     double length_s = load.end_s - load.start_s;
     if (length_s <= 0 || load.end_s <= now_s) continue;
     double free_s = std::min(left_s, std::max(0.0, load.start_s - now_s));
@@ -162,7 +171,13 @@ double contention_s(double start_s, double base_s, const Comm& comm,
                     const std::vector<LoadInterval>& loads) {
   const double end_s = start_s + base_s;
   double network_s = 0, port_s = 0;
-  for (const auto& load : loads) {
+  // Those starting after the window share none of it either.
+  std::span<const LoadInterval> in_window = loads_after(loads, start_s);
+  in_window = in_window.first(static_cast<size_t>(
+      std::partition_point(in_window.begin(), in_window.end(),
+                           [&](const LoadInterval& load) { return load.start_s < end_s; }) -
+      in_window.begin()));
+  for (const auto& load : in_window) {
     double length_s = load.end_s - load.start_s;
     if (length_s <= 0) continue;
     double share = overlap_s(load, start_s, end_s) / length_s;
@@ -185,8 +200,8 @@ double CostContext::execution_contention_s(double start_s, double base_s, const 
   return contention_s(start_s, base_s, comm, loads);
 }
 
-double CostContext::execution_extra_s(const Comm& comm, double busy) const {
-  return contention_ == ExecutionContention::ignored ? 0 : comm.extra_s(busy);
+double CostContext::execution_extra_s(const Comm& comm, const BusyPoint& at) const {
+  return contention_ == ExecutionContention::ignored ? 0 : comm.extra_s(at);
 }
 
 }  // namespace tessera::planner

@@ -48,6 +48,11 @@ class Induction {
   // Fills `cand` (its storage reused: the search tries millions of windows).
   void try_window(int op, int window, Candidate& cand);
   void add_resident(int j, bool in_flight);
+  // items_[0] at `busy` with times from option `from` up (fill_exec_item), unless it has them.
+  void fill_exec(int op, double busy, int from);
+  // The allocation of the op's execution and the window's residents: with the op's top two
+  // options only, and again with all of them when the greedy moved the op below its start.
+  void allocate_window(int op, double busy, Candidate& cand);
   void commit(int op, const Candidate& best);
 
   const CostContext& c_;
@@ -64,6 +69,11 @@ class Induction {
   size_t used_items_ = 0;
   std::vector<LoadInterval> in_flight_;
   double noc_s_ = 0, load_s_ = 0, comm_share_ = 0;
+  // items_[0] holds the op's options at this network-busy fraction (NaN: none yet for this op),
+  // with times from option exec_item_from_ up; a window that leaves the fraction unchanged (none
+  // in flight, or the network saturated) reuses them.
+  double exec_item_busy_ = std::numeric_limits<double>::quiet_NaN();
+  int exec_item_from_ = 0;
   Candidate best_, cand_;  // scratch of run: the best window so far, the one tried
 };
 
@@ -99,6 +109,7 @@ void Induction::open_op(int op) {
   comm_share_ = fastest.base_s > 0 ? fastest.comm.alone_s() / fastest.base_s : 0;
   used_items_ = 1;
   if (items_.empty()) items_.resize(1);
+  exec_item_busy_ = std::numeric_limits<double>::quiet_NaN();
   for (int j : forced_[op]) add_resident(j, false);
 }
 
@@ -106,6 +117,22 @@ void Induction::add_resident(int j, bool in_flight) {
   if (items_.size() <= used_items_) items_.resize(used_items_ + 1);
   fill_preload_item(items_[used_items_++], c_, j, d_.exec_plan[j], d_.preload_plan[j], in_flight,
                     comm_share_);
+}
+
+void Induction::fill_exec(int op, double busy, int from) {
+  if (busy == exec_item_busy_ && from >= exec_item_from_) return;
+  fill_exec_item(items_[0], c_, op, busy, from);
+  exec_item_busy_ = busy;
+  exec_item_from_ = from;
+}
+
+void Induction::allocate_window(int op, double busy, Candidate& cand) {
+  const int top = static_cast<int>(c_.exec_costs(op).size()) - 1;
+  fill_exec(op, busy, std::max(0, top - 1));
+  allocate(items_, used_items_, c_.sram_bytes(), cand.allocation);
+  if (cand.allocation.chosen[0] >= top) return;
+  fill_exec(op, busy, 0);
+  allocate(items_, used_items_, c_.sram_bytes(), cand.allocation);
 }
 
 void Induction::try_window(int op, int window, Candidate& cand) {
@@ -124,11 +151,10 @@ void Induction::try_window(int op, int window, Candidate& cand) {
   double network_busy = load_s_ > 0 ? std::min(1.0, noc_s_ / load_s_) : 0;
   std::vector<AllocationItem>& items = items_;
   const size_t used = used_items_;
-  fill_exec_item(items[0], c_, op, network_busy);
-  allocate(items, used, c_.sram_bytes(), cand.allocation);
+  allocate_window(op, network_busy, cand);
   if (!cand.allocation.feasible) return;
-  double shrink_s = 0;
-  for (size_t r = 1; r < used; ++r)
+  double shrink_s = 0;  // without steps every term is t - t = 0
+  for (size_t r = 1; cand.allocation.steps > 0 && r < used; ++r)
     shrink_s += items[r].options[cand.allocation.chosen[r]].time_s -
                 items[r].options[items[r].start].time_s;
   double end_s = 0;

@@ -70,19 +70,25 @@ Sharing sharing(const partition::OperandShape& operand, const std::vector<Digit>
   // the digits count up in mixed radix (fastest first) as k does.
   constexpr uint32_t kUnplaced = UINT32_MAX;
   std::vector<uint32_t> index_of(cores, kUnplaced), filled;
-  std::vector<int64_t> digit(digits.size(), 0);
+  // The digits that count (more than one block), with what each adds to the key: its stride on
+  // a used rank, else nothing (read once, not per core).
+  struct Counter {
+    int64_t count, step;
+  };
+  std::vector<Counter> counters;
+  for (const Digit& d : digits)
+    if (d.count > 1) counters.push_back({d.count, operand.uses_rank[d.rank] ? d.stride : 0});
+  std::vector<int64_t> digit(counters.size(), 0);
   int64_t key = 0;
   for (uint32_t k = 0; k < cores; ++k) {
     if (k > 0) {
-      for (size_t i = 0; i < digits.size(); ++i) {  // k = k - 1 + 1: carry through the digits
-        const Digit& d = digits[i];
-        if (d.count == 1) continue;
-        bool used = operand.uses_rank[d.rank];
+      for (size_t i = 0; i < counters.size(); ++i) {  // k = k - 1 + 1: carry through the digits
+        const Counter& d = counters[i];
         if (++digit[i] < d.count) {
-          if (used) key += d.stride;
+          key += d.step;
           break;
         }
-        if (used) key -= (d.count - 1) * d.stride;
+        key -= (d.count - 1) * d.step;
         digit[i] = 0;
       }
     }
@@ -102,11 +108,15 @@ Sharing sharing(const partition::OperandShape& operand, const std::vector<Digit>
 std::vector<uint32_t> rings(const Sharing& s, uint32_t cores, int64_t ring) {
   std::vector<uint32_t> next(cores);
   auto size = static_cast<uint32_t>(std::min<int64_t>(ring, s.size));
-  for (uint32_t k = 0; k < cores; ++k) {
-    const uint32_t* g = s.members.data() + size_t{s.group[k]} * s.size;
-    uint32_t m = s.member[k], first = m / size * size;
-    next[k] = g[first + (m - first + 1) % size];
+  // The member after each member index, the same in every group (two divisions per member, not
+  // per core).
+  std::vector<uint32_t> after(s.size);
+  for (uint32_t m = 0; m < s.size; ++m) {
+    uint32_t first = m / size * size;
+    after[m] = first + (m - first + 1) % size;
   }
+  for (uint32_t k = 0; k < cores; ++k)
+    next[k] = s.members[size_t{s.group[k]} * s.size + after[s.member[k]]];
   return next;
 }
 

@@ -3,19 +3,30 @@
 
 namespace tessera::planner {
 
-double beside_s(double alone_s, const BesideSeconds& beside, double busy) {
-  busy = std::clamp(busy, 0.0, 1.0);
-  double below_busy = 0, below_s = alone_s;
+BusyPoint busy_point(double busy) {
+  BusyPoint at;
+  at.busy = std::clamp(busy, 0.0, 1.0);
+  double below_busy = 0;
   for (size_t k = 0; k < kPreloadBusy.size(); ++k) {
-    double at_s = std::max(alone_s, beside[k]);
-    if (busy <= kPreloadBusy[k]) {
-      double t = (busy - below_busy) / (kPreloadBusy[k] - below_busy);
-      return below_s + t * (at_s - below_s);
+    if (at.busy <= kPreloadBusy[k]) {
+      at.segment = static_cast<int>(k);
+      at.t = (at.busy - below_busy) / (kPreloadBusy[k] - below_busy);
+      return at;
     }
     below_busy = kPreloadBusy[k];
-    below_s = at_s;
   }
-  return below_s;
+  return at;
+}
+
+double beside_s(double alone_s, const BesideSeconds& beside, double busy) {
+  return beside_s(alone_s, beside, busy_point(busy));
+}
+
+double beside_s(double alone_s, const BesideSeconds& beside, const BusyPoint& at) {
+  if (at.segment < 0) return std::max(alone_s, beside.back());
+  double below_s = at.segment > 0 ? std::max(alone_s, beside[at.segment - 1]) : alone_s;
+  double at_s = std::max(alone_s, beside[at.segment]);
+  return below_s + at.t * (at_s - below_s);
 }
 
 void add_beside(BesideSeconds& sum, const BesideSeconds& s) {

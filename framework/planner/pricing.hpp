@@ -27,9 +27,20 @@ struct OpTraffic;  // op_traffic.hpp (which includes the partitioner's headers, 
 inline constexpr std::array<double, 4> kPreloadBusy{0.25, 0.5, 0.75, 1.0};
 using BesideSeconds = std::array<double, kPreloadBusy.size()>;
 
+// Where busy fraction `busy` (clamped to [0, 1]) falls between the kPreloadBusy points: the
+// segment's upper point and how far along it. Found once, it serves every exchange priced at that
+// fraction (the order search prices each exec plan of an op at one fraction).
+struct BusyPoint {
+  double busy = 0;   // clamped
+  int segment = -1;  // first k with busy <= kPreloadBusy[k]; -1: none (a NaN fraction)
+  double t = 0;      // (busy - the point below) / (kPreloadBusy[segment] - the point below)
+};
+BusyPoint busy_point(double busy);
+
 // The seconds at busy fraction `busy` (clamped to [0, 1]), linear between alone_s at 0 and the
 // points of `beside`; never below alone_s.
 double beside_s(double alone_s, const BesideSeconds& beside, double busy);
+double beside_s(double alone_s, const BesideSeconds& beside, const BusyPoint& at);
 // Adds `s` to every point of `sum`.
 void add_beside(BesideSeconds& sum, const BesideSeconds& s);
 

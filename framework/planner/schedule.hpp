@@ -44,7 +44,8 @@ struct CommPhase {
   // Seconds the traffic takes beyond alone_s while preloads keep their network links `busy`
   // (0..1) of the time: from the links the traffic shares with them when priced on the routes;
   // else `busy` of alone_s (the network as one shared resource).
-  double extra_s(double busy) const;
+  double extra_s(double busy) const { return extra_s(busy_point(busy)); }
+  double extra_s(const BusyPoint& at) const;
 };
 
 // An execution's own network traffic, where the simulator runs it (sim/engine.cpp: distribute,
@@ -55,7 +56,8 @@ struct Comm {
   CommPhase head, tail;
   double tail_end_s = 0;
   double alone_s() const { return head.alone_s + tail.alone_s; }
-  double extra_s(double busy) const { return head.extra_s(busy) + tail.extra_s(busy); }
+  double extra_s(double busy) const { return extra_s(busy_point(busy)); }
+  double extra_s(const BusyPoint& at) const { return head.extra_s(at) + tail.extra_s(at); }
 };
 Comm comm_of(const ExecPlan& exec, const PreloadPlan& preload);
 
@@ -134,7 +136,7 @@ class CostContext {
   double execution_contention_s(double start_s, double base_s, const Comm& comm,
                                 const std::vector<LoadInterval>& loads) const;
   // Comm::extra_s, or 0 when contention() is ignored.
-  double execution_extra_s(const Comm& comm, double busy) const;
+  double execution_extra_s(const Comm& comm, const BusyPoint& at) const;
 
  private:
   int find_fastest_preload(const OpPlans& plans, int exec) const;

@@ -1,5 +1,7 @@
 #include "framework/sim/sim_network.hpp"
 
+#include <algorithm>
+#include <bit>
 #include <string>
 #include <utility>
 
@@ -102,6 +104,51 @@ Result<Path> SimNetwork::path(uint32_t src, uint32_t dst) const {
   }
   p.links = std::move(*route);
   return p;
+}
+
+size_t PathCache::home(uint64_t key) const {
+  // Fibonacci hashing: the product's top bits mix both endpoints (its low bits see only dst's).
+  const size_t mask = slots_.size() - 1;
+  return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> (64 - std::bit_width(mask)));
+}
+
+void PathCache::prefetch(uint32_t src, uint32_t dst) const {
+  if (!slots_.empty()) __builtin_prefetch(&slots_[home((uint64_t{src} << 32) | dst)]);
+}
+
+PathCache::Slot& PathCache::slot(uint64_t key) {
+  const size_t mask = slots_.size() - 1;
+  size_t i = home(key);
+  while (slots_[i].key != key && slots_[i].key != kEmpty) i = (i + 1) & mask;
+  return slots_[i];
+}
+
+void PathCache::grow() {
+  std::vector<Slot> old(std::max<size_t>(1024, slots_.size() * 2));
+  old.swap(slots_);
+  for (const Slot& s : old)
+    if (s.key != kEmpty) slot(s.key) = s;
+}
+
+Result<PathCache::View> PathCache::path(const SimNetwork& net, uint32_t src, uint32_t dst) {
+  const uint64_t key = (uint64_t{src} << 32) | dst;
+  if (2 * (used_ + 1) > slots_.size()) grow();
+  Slot* found = &slot(key);
+  if (found->key == kEmpty) {
+    auto p = net.path(src, dst);
+    if (!p) return p.error();
+    if (links_.size() + p->links.size() > kMaxLinks) {
+      slots_.assign(slots_.size(), Slot{});
+      used_ = 0;
+      links_.clear();
+      found = &slot(key);
+    }
+    *found = {key, links_.size(), static_cast<uint32_t>(p->links.size()), p->latency_s};
+    links_.insert(links_.end(), p->links.begin(), p->links.end());
+    ++used_;
+  }
+  return View{std::span<const uint32_t>(links_).subspan(found->first, found->count),
+              found->latency_s};
 }
 
 }  // namespace tessera::sim

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -84,6 +85,40 @@ class SimNetwork {
   std::vector<Controller> controllers_;
   std::vector<std::pair<uint32_t, double>> memory_links_;
   uint32_t chips_ = 1;
+};
+
+// SimNetwork::path's answers for one thread, kept by (src, dst): the planner prices thousands of
+// transfer sets of thousands of transfers each, and they cross the same routes again and again
+// (a tree's route is a walk through a hash map per link). An open-addressing table, as the
+// lookups are what pricing a set costs. Errors are not kept. Bounded: forgets every path once
+// kMaxLinks link entries are kept.
+class PathCache {
+ public:
+  struct View {
+    std::span<const uint32_t> links;  // valid until the next call
+    double latency_s = 0;
+  };
+  Result<View> path(const SimNetwork& net, uint32_t src_endpoint, uint32_t dst_endpoint);
+  // A hint that path(src, dst) comes soon: its slot is fetched from memory meanwhile (a set's
+  // lookups land all over a table of many megabytes, each a cache miss).
+  void prefetch(uint32_t src_endpoint, uint32_t dst_endpoint) const;
+
+ private:
+  static constexpr size_t kMaxLinks = size_t{4} << 20;  // 16 MiB of link indices
+  static constexpr uint64_t kEmpty = UINT64_MAX;        // no endpoint is UINT32_MAX
+  struct Slot {
+    uint64_t key = kEmpty;
+    size_t first = 0;  // in links_
+    uint32_t count = 0;
+    double latency_s = 0;
+  };
+  size_t home(uint64_t key) const;  // where the probe for `key` starts
+  Slot& slot(uint64_t key);         // its slot, or the empty one where it belongs
+  void grow();
+
+  std::vector<Slot> slots_;  // a power of two of them, at most half used
+  size_t used_ = 0;
+  std::vector<uint32_t> links_;
 };
 
 }  // namespace tessera::sim

@@ -20,7 +20,7 @@ std::vector<std::pair<uint32_t, uint32_t>> moves(const std::vector<uint32_t>& ne
 Result<const SetPlan*> TransferSets::get(const TrafficKey& key) {
   auto [it, fresh] = sets_.try_emplace(key);
   if (fresh) {
-    if (auto made = make_set(net_, hbm_latency_s_, key, sum_, it->second); !made) {
+    if (auto made = make_set(net_, hbm_latency_s_, key, sum_, paths_, it->second); !made) {
       sets_.erase(it);
       return made.error();
     }
@@ -55,7 +55,7 @@ std::vector<const Controller*> feeders(const SimNetwork& net, uint32_t chip) {
 // What one byte of an instruction's total puts on each link, summed over its transfers, each
 // leaving and entering through SRAM ports (or a controller's hbm link).
 Status make_set(const SimNetwork& net, double hbm_latency_s, const TrafficKey& key, LoadSum& sum,
-                SetPlan& set) {
+                PathCache& paths, SetPlan& set) {
   const auto& cores = net.cores();
   const uint32_t chips = net.chips();
   // The plan's cores where it put them, else chip by chip: core k on chip chip_of(k), that
@@ -88,7 +88,7 @@ Status make_set(const SimNetwork& net, double hbm_latency_s, const TrafficKey& k
   auto send = [&](uint32_t src_port, uint32_t src, uint32_t dst, uint32_t dst_port, double bytes,
                   double extra_latency_s) {
     ++transfers;
-    auto p = net.path(src, dst);
+    auto p = paths.path(net, src, dst);
     if (!p) {
       if (!error) error = p.error();
       return;
@@ -110,7 +110,14 @@ Status make_set(const SimNetwork& net, double hbm_latency_s, const TrafficKey& k
       core_to_core(members[i], members[(i + 1) % members.size()], bytes);
   };
   auto pairs = [&](const std::vector<std::pair<uint32_t, uint32_t>>& between) {
-    for (auto [a, b] : between) core_to_core(physical[a], physical[b], 1.0 / between.size());
+    constexpr size_t kAhead = 8;  // routes looked up while the ones before are laid
+    for (size_t i = 0; i < between.size(); ++i) {
+      if (i + kAhead < between.size()) {
+        auto [a, b] = between[i + kAhead];
+        paths.prefetch(cores[physical[a]].endpoint, cores[physical[b]].endpoint);
+      }
+      core_to_core(physical[between[i].first], physical[between[i].second], 1.0 / between.size());
+    }
   };
   switch (key.kind) {
     case Traffic::ring:

@@ -72,10 +72,11 @@ struct SetPlan {
 };
 
 // The set of `key` on `net`, made from scratch: its transfers laid on their routes (`scratch` is
-// only working space, empty again on return). Errors: a route the Topology cannot give. Callers
-// on different threads need their own `scratch`; `net` is only read.
+// only working space, empty again on return; `paths` keeps the routes found, for `net` only).
+// Errors: a route the Topology cannot give. Callers on different threads need their own
+// `scratch` and `paths`; `net` is only read.
 Status make_set(const SimNetwork& net, double hbm_latency_s, const TrafficKey& key,
-                LoadSum& scratch, SetPlan& set);
+                LoadSum& scratch, PathCache& paths, SetPlan& set);
 
 class TransferSets {
  public:
@@ -91,6 +92,7 @@ class TransferSets {
   double hbm_latency_s_;
   std::map<TrafficKey, SetPlan> sets_;
   LoadSum sum_;
+  PathCache paths_;
 };
 
 }  // namespace tessera::sim

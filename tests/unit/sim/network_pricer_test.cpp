@@ -219,5 +219,39 @@ TEST(FlowNetworkPricer, SlowsAnExchangeOnTheLinksAPreloadInFlightLoads) {
   EXPECT_EQ(p->preload(8, nullptr)->beside_s_per_byte, planner::BesideSeconds{});
 }
 
+// The routes a pricer keeps per thread: every pair of a 64-core line (4,225 paths, past several
+// doublings of the table) is SimNetwork::path's, asked once of the Topology; an error is the
+// route's and is asked again next time.
+TEST(PathCache, KeepsEachRouteAsTheNetworkGivesIt) {
+  ChipGraph g = line(64);
+  auto asked = std::make_shared<int>(0);
+  auto walk = g.route;
+  g.route = [asked, walk](uint32_t src, uint32_t dst) -> Result<std::vector<uint32_t>> {
+    ++*asked;
+    if (src == 5 && dst == 6) return input_error("no route from 5 to 6");
+    return walk(src, dst);
+  };
+  auto net = SimNetwork::build(g, 1e12);
+  ASSERT_TRUE(net.ok()) << net.error().message;
+  PathCache cache;
+  for (int pass = 0; pass < 2; ++pass)
+    for (uint32_t src = 0; src < 65; ++src)
+      for (uint32_t dst = 0; dst < 65; ++dst) {
+        if (src == 5 && dst == 6) continue;
+        auto kept = cache.path(*net, src, dst);
+        ASSERT_TRUE(kept.ok()) << kept.error().message;
+        auto fresh = walk(src, dst).take();
+        EXPECT_EQ(std::vector<uint32_t>(kept->links.begin(), kept->links.end()), fresh);
+        EXPECT_NEAR(kept->latency_s, 10e-9 * static_cast<double>(fresh.size()), 1e-18);
+      }
+  EXPECT_EQ(*asked, 65 * 65 - 1);
+  for (int twice = 0; twice < 2; ++twice) {
+    auto failed = cache.path(*net, 5, 6);
+    ASSERT_FALSE(failed.ok());
+    EXPECT_EQ(failed.error().message, "no route from 5 to 6");
+  }
+  EXPECT_EQ(*asked, 65 * 65 + 1);
+}
+
 }  // namespace
 }  // namespace tessera::sim
