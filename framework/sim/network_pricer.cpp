@@ -150,6 +150,12 @@ Result<planner::SetPrice> FlowNetworkPricer::preload(uint32_t cores,
   return preloads_.try_emplace(cores, *p).first->second;
 }
 
+// Not cached here: the planner keeps each op's hand-off time by its plans (handoff_times.hpp).
+Result<planner::SetPrice> FlowNetworkPricer::handoff(const planner::HandOff& handoff,
+                                                     uint32_t cores) const {
+  return price({Traffic::handoff, cores, nullptr, 0, &handoff});
+}
+
 Result<planner::SetPrice> FlowNetworkPricer::cached(std::vector<uint32_t> key,
                                                     const TrafficKey& set) const {
   {

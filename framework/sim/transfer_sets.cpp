@@ -149,6 +149,22 @@ Status make_set(const SimNetwork& net, double hbm_latency_s, const TrafficKey& k
     case Traffic::combine:
       pairs(planner::combine_transfers(*key.plan, key.level));
       break;
+    case Traffic::handoff: {
+      const double total = key.handoff->bytes();
+      auto cores_on = [&](uint32_t chip) {
+        return used[chip].empty() ? std::vector<uint32_t>{on_chip[chip].front()} : used[chip];
+      };
+      for (const planner::ChipMove& m : key.handoff->moves) {
+        if (m.from_chip >= chips || m.to_chip >= chips)
+          return input_error("a hand-off between chips " + std::to_string(m.from_chip) + " and " +
+                             std::to_string(m.to_chip) + " on a machine of " +
+                             std::to_string(chips) + "; re-run tessera compile for this chip");
+        std::vector<uint32_t> from = cores_on(m.from_chip), to = cores_on(m.to_chip);
+        for (size_t i = 0; i < to.size(); ++i)
+          core_to_core(from[i % from.size()], to[i], m.bytes / total / to.size());
+      }
+      break;
+    }
     case Traffic::compute:  // each core's port for compute_s at its full rate
       for (uint32_t u : physical) {
         uint32_t port[] = {cores[u].sram_port};
