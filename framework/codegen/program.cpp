@@ -76,7 +76,8 @@ std::vector<size_t> preload_slots(const planner::Plan& plan) {
   return slot;
 }
 
-// Each op's hand-off from the plan's execution plans and the ops' traffic (planner/handoff.hpp).
+// Each op's hand-off from the plan's execution plans and the ops' traffic (planner/handoff.hpp),
+// but an op whose cores differ from the plan's.
 void attach_handoffs(Program& program, const planner::Plan& plan, const ir::Graph& graph,
                      const std::vector<std::optional<planner::partition::OpShape>>& shapes) {
   std::vector<planner::PlacedOp> placed(program.ops.size());
@@ -85,6 +86,7 @@ void attach_handoffs(Program& program, const planner::Plan& plan, const ir::Grap
       placed[i] = {&*shapes[i], &plan.result.ops[i].exec, program.ops[i].traffic.get()};
   const auto sources = planner::activation_sources(graph);
   for (size_t i = 0; i < program.ops.size(); ++i) {
+    if (program.ops[i].cores_used != plan.result.ops[i].exec.cores_used) continue;
     std::vector<planner::HandOff> parts;
     for (const planner::Source& source : sources[i])
       parts.push_back(

@@ -47,8 +47,10 @@ Result<Links> op_links(const partition::OpShape& shape, const OpSchedule& s, uin
                        const NetworkPricer* pricer) {
   Links links;
   const double exchanged = s.exec.shift_bytes + s.preload.distribute_bytes;
+  const double handed = s.handoff != nullptr ? s.handoff->bytes() : 0;
   if (pricer == nullptr) {
     links.on_chip = s.preload.hbm_to_core_bytes + s.hbm_write_bytes + exchanged;
+    links.chip = handed;  // each from the nearest chip holding it: one chip link a byte
     return links;
   }
   auto traffic = op_traffic(shape, s.exec, s.preload.distribute_bytes, chips);
@@ -58,6 +60,11 @@ Result<Links> op_links(const partition::OpShape& shape, const OpSchedule& s, uin
   if (!preload) return preload.error();
   // Writebacks take the preload's routes back (the simulator's writeback sets mirror them).
   links.add(*preload, s.preload.hbm_to_core_bytes + s.hbm_write_bytes);
+  if (s.handoff != nullptr) {
+    auto handoff = pricer->handoff(*s.handoff, s.exec.cores_used);
+    if (!handoff) return handoff.error();
+    links.add(*handoff, handed);
+  }
   if (t == nullptr) {
     links.on_chip += exchanged;  // the plan does not say where its tiles are: one link a byte
     return links;
@@ -91,16 +98,19 @@ Result<EnergyCounts> planned_counts(const DesignResult& design, const ir::Graph&
   std::map<std::tuple<int, std::string, std::string>, OpLinks> by_plan;
   for (const OpSchedule& s : design.ops) {
     auto key = std::make_tuple(s.op_class, s.exec.label, s.preload.label);
-    auto known = s.op_class >= 0 ? by_plan.find(key) : by_plan.end();
+    // An op's hand-off depends on its producers' plans too: priced op by op.
+    auto known = s.op_class >= 0 && s.handoff == nullptr ? by_plan.find(key) : by_plan.end();
     if (known == by_plan.end()) {
       auto found = op_links_of(s, graph, machine, pricer);
       if (!found) return found.error();
-      known = s.op_class >= 0 ? by_plan.emplace(key, std::move(*found)).first
-                              : by_plan.emplace(std::make_tuple(-1 - s.op, "", ""), *found).first;
+      known = s.op_class >= 0 && s.handoff == nullptr
+                  ? by_plan.emplace(key, std::move(*found)).first
+                  : by_plan.insert_or_assign(std::make_tuple(-1 - s.op, "", ""), *found).first;
     }
     const OpLinks& op = known->second;
     if (s.flops > 0) c.flops[op.dtype] += s.flops;
-    const double exchanged = s.exec.shift_bytes + s.preload.distribute_bytes;
+    const double exchanged = s.exec.shift_bytes + s.preload.distribute_bytes +
+                             (s.handoff != nullptr ? s.handoff->bytes() : 0);
     c.sram_read_bytes += s.exec.cores_used * s.exec.compute_s * machine.sram_bytes_per_s_per_core +
                          s.hbm_write_bytes + exchanged;
     c.sram_write_bytes += s.preload.hbm_to_core_bytes + exchanged;

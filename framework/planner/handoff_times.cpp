@@ -25,12 +25,13 @@ const OpTraffic* HandOffTimes::traffic(const CostContext& costs, const Decisions
   return it->second ? &*it->second : nullptr;
 }
 
-HandOffTimes::Timed HandOffTimes::timed(const HandOff& handoff, uint32_t cores) const {
+HandOffTimes::Timed HandOffTimes::timed(HandOff handoff, uint32_t cores) const {
   const double bytes = handoff.bytes();
   if (!(bytes > 0)) return {};
+  auto shared = std::make_shared<const HandOff>(std::move(handoff));
   if (pricer_ != nullptr)
-    if (auto price = pricer_->handoff(handoff, cores)) return {bytes, price->seconds(bytes)};
-  return {bytes, bytes / (machine_.chips * machine_.chip_link_bytes_per_s)};
+    if (auto price = pricer_->handoff(*shared, cores)) return {shared, price->seconds(bytes)};
+  return {shared, bytes / (machine_.chips * machine_.chip_link_bytes_per_s)};
 }
 
 std::vector<HandOffTimes::Timed> HandOffTimes::of(const CostContext& costs,

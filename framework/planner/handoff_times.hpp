@@ -9,6 +9,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <tuple>
@@ -26,14 +27,15 @@ class HandOffTimes {
   HandOffTimes(const ir::Graph& graph, const Machine& machine, const NetworkPricer* pricer);
 
   struct Timed {
-    double bytes = 0, seconds = 0;
+    std::shared_ptr<const HandOff> handoff;  // null: none
+    double seconds = 0;
   };
   // Per op of `decisions` (plans from `costs`); empty when the machine hands nothing off.
   std::vector<Timed> of(const CostContext& costs, const Decisions& decisions) const;
 
  private:
   const OpTraffic* traffic(const CostContext& costs, const Decisions& d, int op) const;
-  Timed timed(const HandOff& handoff, uint32_t cores) const;
+  Timed timed(HandOff handoff, uint32_t cores) const;
 
   const ir::Graph& graph_;
   Machine machine_;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "framework/chip/machine.hpp"
 #include "framework/chip_spec/conventions.hpp"
 #include "framework/planner/op_plans.hpp"
+#include "framework/planner/pricing.hpp"
 
 namespace tessera::planner {
 
@@ -56,9 +58,11 @@ struct OpSchedule {
   // op's command beyond its data, then its launch (schedule.hpp, "Fixed costs"); 0 without
   // dispatch. Not in plan.yaml: the rule and the plan's dispatch costs give it again.
   double dispatch_s = 0;
-  // The activations it takes from other chips before distribute_data (handoff.hpp), and their
-  // time in [execute_start_s, distribute_end_s). Not in plan.yaml: the plans give them again.
-  double handoff_bytes = 0, handoff_s = 0;
+  // The activations it takes from other chips before distribute_data (handoff.hpp; null: none),
+  // and their time in [execute_start_s, distribute_end_s). Not in plan.yaml: the plans give them
+  // again (codegen::attach_traffic).
+  std::shared_ptr<const HandOff> handoff;
+  double handoff_s = 0;
   std::optional<CoreMappingRecord> core_mapping;  // absent: the plugin's cost model timed the op
   // Its off-chip operands stay in SRAM across steps (exec.home_*): hbm_read_bytes and
   // hbm_write_bytes are 0, nothing is preloaded.

@@ -144,7 +144,7 @@ double Timeline::execute(int op, OpSchedule* s) {
     s->sram_bytes_per_core = exec.exec_bytes_per_core + resident_bytes_;
     s->execute_start_s = ready_s;
     s->dispatch_s = work_start_s - data_ready_s;
-    s->handoff_bytes = handoff.bytes;
+    s->handoff = handoff.handoff;
     s->handoff_s = handoff.seconds;
     s->distribute_end_s = work_start_s + handoff.seconds + preload.distribute_s;
     s->execute_end_s = exec_end_s_[op];

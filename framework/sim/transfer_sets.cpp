@@ -50,6 +50,11 @@ std::vector<const Controller*> feeders(const SimNetwork& net, uint32_t chip) {
   return out;
 }
 
+// A hand-off's receiving core takes its share from this many consecutive sending cores: a
+// topology that picks one of several parallel chip links by the ends' indices (mesh_tenstorrent:
+// (src + dst) mod links, up to 4) then spreads a hand-off over all of them.
+constexpr size_t kHandOffSenders = 4;
+
 }  // namespace
 
 // What one byte of an instruction's total puts on each link, summed over its transfers, each
@@ -160,8 +165,11 @@ Status make_set(const SimNetwork& net, double hbm_latency_s, const TrafficKey& k
                              std::to_string(m.to_chip) + " on a machine of " +
                              std::to_string(chips) + "; re-run tessera compile for this chip");
         std::vector<uint32_t> from = cores_on(m.from_chip), to = cores_on(m.to_chip);
+        const size_t senders = std::min(kHandOffSenders, from.size());
         for (size_t i = 0; i < to.size(); ++i)
-          core_to_core(from[i % from.size()], to[i], m.bytes / total / to.size());
+          for (size_t k = 0; k < senders; ++k)
+            core_to_core(from[(i + k) % from.size()], to[i],
+                         m.bytes / total / static_cast<double>(to.size() * senders));
       }
       break;
     }

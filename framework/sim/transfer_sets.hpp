@@ -30,7 +30,8 @@ namespace tessera::sim {
 // used core's SRAM port. rotation, gather and combine (one level: pass × levels + level) are the
 // plan's (planner/op_traffic.hpp). handoff: the activations the op takes from other chips
 // (planner/handoff.hpp), each move from the sending chip's used cores to the receiving chip's,
-// the i-th to the i-th (a chip the op uses no core of: its first core).
+// the i-th receiving core taking equal parts from the i-th sending core and the next three (a
+// chip the op uses no core of: its first core).
 enum class Traffic : uint32_t {
   ring,
   reduce,

@@ -134,10 +134,10 @@ TEST(Engine, APlansRingsAndTreeMoveItsShiftBytes) {
 }
 
 // An op's hand-off (planner/handoff.hpp): the activations it takes from the other chip run before
-// its distribute_data, chip 0's used cores to chip 1's, the i-th to the i-th. Two chips of 4 cores
-// behind one exchange: 4e5 B from chip 0 to chip 1 in 4 transfers of 1e5 B, each on its own core
-// links (4 GB/s, each way): 25 us and two hops; the 1e5 B back, 4 transfers of 2.5e4 B, run on
-// the links' other directions meanwhile.
+// its distribute_data, chip 0's used cores to chip 1's (each receiving core from four sending
+// cores). Two chips of 4 cores behind one exchange: 4e5 B from chip 0 to chip 1, 1e5 B out of
+// each chip-0 core's link and into each chip-1 core's (4 GB/s each way): 25 us and two hops; the
+// 1e5 B back run on the links' other directions meanwhile.
 TEST(Engine, AHandOffRunsBeforeDistributeOnTheChipsCores) {
   chips::AllToAllSpec spec;
   spec.link_latency_s = 20e-9;
