@@ -85,6 +85,8 @@ void attach_handoffs(Program& program, const planner::Plan& plan, const ir::Grap
     if (shapes[i])
       placed[i] = {&*shapes[i], &plan.result.ops[i].exec, program.ops[i].traffic.get()};
   const auto sources = planner::activation_sources(graph);
+  // A model's layers hand off alike: one description each, so the simulator lays each set once.
+  std::vector<std::shared_ptr<const planner::HandOff>> made;
   for (size_t i = 0; i < program.ops.size(); ++i) {
     if (program.ops[i].cores_used != plan.result.ops[i].exec.cores_used) continue;
     std::vector<planner::HandOff> parts;
@@ -92,8 +94,12 @@ void attach_handoffs(Program& program, const planner::Plan& plan, const ir::Grap
       parts.push_back(
           planner::input_handoff(graph, static_cast<int>(i), source, placed, plan.machine.chips));
     planner::HandOff handoff = planner::merged(parts);
-    if (handoff.bytes() > 0)
-      program.ops[i].handoff = std::make_shared<planner::HandOff>(std::move(handoff));
+    if (!(handoff.bytes() > 0)) continue;
+    auto same =
+        std::find_if(made.begin(), made.end(), [&](const auto& h) { return *h == handoff; });
+    if (same == made.end())
+      same = made.insert(made.end(), std::make_shared<planner::HandOff>(std::move(handoff)));
+    program.ops[i].handoff = *same;
   }
 }
 
