@@ -50,10 +50,14 @@ std::vector<const Controller*> feeders(const SimNetwork& net, uint32_t chip) {
   return out;
 }
 
-// A hand-off's receiving core takes its share from this many consecutive sending cores: a
-// topology that picks one of several parallel chip links by the ends' indices (mesh_tenstorrent:
-// (src + dst) mod links, up to 4) then spreads a hand-off over all of them.
-constexpr size_t kHandOffSenders = 4;
+// A hand-off's move is kHandOffTransfers transfers (fewer when the receiving chip uses fewer
+// cores), spread evenly over both chips' used cores: enough that the cores' own links (an IPU
+// tile's 5.3 GB/s) outrun the chip links, few enough that a 32-chip machine's moves stay a set of
+// ~60k transfers. The senders are taken in a transposed order, so that a topology that picks one
+// of several parallel chip links by the ends' indices (mesh_tenstorrent: (src + dst) mod links,
+// up to 4) spreads a move over all of them.
+constexpr size_t kHandOffTransfers = 64;
+constexpr size_t kHandOffLinks = 4;
 
 }  // namespace
 
@@ -165,11 +169,14 @@ Status make_set(const SimNetwork& net, double hbm_latency_s, const TrafficKey& k
                              std::to_string(m.to_chip) + " on a machine of " +
                              std::to_string(chips) + "; re-run tessera compile for this chip");
         std::vector<uint32_t> from = cores_on(m.from_chip), to = cores_on(m.to_chip);
-        const size_t senders = std::min(kHandOffSenders, from.size());
-        for (size_t i = 0; i < to.size(); ++i)
-          for (size_t k = 0; k < senders; ++k)
-            core_to_core(from[(i + k) % from.size()], to[i],
-                         m.bytes / total / static_cast<double>(to.size() * senders));
+        const size_t count = std::min(kHandOffTransfers, to.size());
+        const size_t stride = std::max<size_t>(1, count / kHandOffLinks);
+        const double part = m.bytes / total / static_cast<double>(count);
+        for (size_t r = 0; r < count; ++r) {  // spread over both chips' used cores
+          // The senders in the transposed order of a kHandOffLinks-row grid: each once.
+          const size_t sender = (r % kHandOffLinks * stride + r / kHandOffLinks) % count;
+          core_to_core(from[sender * from.size() / count], to[r * to.size() / count], part);
+        }
       }
       break;
     }

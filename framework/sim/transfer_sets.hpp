@@ -29,9 +29,8 @@ namespace tessera::sim {
 // cores. preload: every controller of a core's chip to the core; writeback: back; compute: every
 // used core's SRAM port. rotation, gather and combine (one level: pass × levels + level) are the
 // plan's (planner/op_traffic.hpp). handoff: the activations the op takes from other chips
-// (planner/handoff.hpp), each move from the sending chip's used cores to the receiving chip's,
-// the i-th receiving core taking equal parts from the i-th sending core and the next three (a
-// chip the op uses no core of: its first core).
+// (planner/handoff.hpp), each move as up to 64 equal transfers spread over the sending and the
+// receiving chip's used cores (a chip the op uses no core of: its first core).
 enum class Traffic : uint32_t {
   ring,
   reduce,
