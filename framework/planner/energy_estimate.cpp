@@ -1,9 +1,11 @@
 #include "framework/planner/energy_estimate.hpp"
 
 #include <map>
+#include <utility>
 #include <string>
 #include <tuple>
 
+#include "framework/planner/handoff.hpp"
 #include "framework/planner/op_traffic.hpp"
 #include "framework/planner/partition/plan_space.hpp"
 
@@ -47,10 +49,8 @@ Result<Links> op_links(const partition::OpShape& shape, const OpSchedule& s, uin
                        const NetworkPricer* pricer) {
   Links links;
   const double exchanged = s.exec.shift_bytes + s.preload.distribute_bytes;
-  const double handed = s.handoff != nullptr ? s.handoff->bytes() : 0;
   if (pricer == nullptr) {
     links.on_chip = s.preload.hbm_to_core_bytes + s.hbm_write_bytes + exchanged;
-    links.chip = handed;  // each from the nearest chip holding it: one chip link a byte
     return links;
   }
   auto traffic = op_traffic(shape, s.exec, s.preload.distribute_bytes, chips);
@@ -60,11 +60,6 @@ Result<Links> op_links(const partition::OpShape& shape, const OpSchedule& s, uin
   if (!preload) return preload.error();
   // Writebacks take the preload's routes back (the simulator's writeback sets mirror them).
   links.add(*preload, s.preload.hbm_to_core_bytes + s.hbm_write_bytes);
-  if (s.handoff != nullptr) {
-    auto handoff = pricer->handoff(*s.handoff, s.exec.cores_used);
-    if (!handoff) return handoff.error();
-    links.add(*handoff, handed);
-  }
   if (t == nullptr) {
     links.on_chip += exchanged;  // the plan does not say where its tiles are: one link a byte
     return links;
@@ -90,22 +85,37 @@ Result<OpLinks> op_links_of(const OpSchedule& s, const ir::Graph& graph, const M
   return OpLinks{dtype_name(shape->dtype), *links};
 }
 
+// An op's hand-off on the links, priced once per description (repeated layers share one): each
+// byte from the nearest chip holding it, so one chip link a byte without a pricer.
+Result<Links> handoff_links(const HandOff& handoff, uint32_t cores, const NetworkPricer* pricer,
+                            std::map<std::pair<const HandOff*, uint32_t>, Links>& known) {
+  auto [it, fresh] = known.try_emplace({&handoff, cores});
+  if (!fresh) return it->second;
+  if (pricer == nullptr) {
+    it->second.chip = handoff.bytes();
+    return it->second;
+  }
+  auto price = pricer->handoff(handoff, cores);
+  if (!price) return price.error();
+  it->second.add(*price, handoff.bytes());
+  return it->second;
+}
+
 }  // namespace
 
 Result<EnergyCounts> planned_counts(const DesignResult& design, const ir::Graph& graph,
                                     const Machine& machine, const NetworkPricer* pricer) {
   EnergyCounts c;
   std::map<std::tuple<int, std::string, std::string>, OpLinks> by_plan;
+  std::map<std::pair<const HandOff*, uint32_t>, Links> by_handoff;
   for (const OpSchedule& s : design.ops) {
     auto key = std::make_tuple(s.op_class, s.exec.label, s.preload.label);
-    // An op's hand-off depends on its producers' plans too: priced op by op.
-    auto known = s.op_class >= 0 && s.handoff == nullptr ? by_plan.find(key) : by_plan.end();
+    auto known = s.op_class >= 0 ? by_plan.find(key) : by_plan.end();
     if (known == by_plan.end()) {
       auto found = op_links_of(s, graph, machine, pricer);
       if (!found) return found.error();
-      known = s.op_class >= 0 && s.handoff == nullptr
-                  ? by_plan.emplace(key, std::move(*found)).first
-                  : by_plan.insert_or_assign(std::make_tuple(-1 - s.op, "", ""), *found).first;
+      known = s.op_class >= 0 ? by_plan.emplace(key, std::move(*found)).first
+                              : by_plan.emplace(std::make_tuple(-1 - s.op, "", ""), *found).first;
     }
     const OpLinks& op = known->second;
     if (s.flops > 0) c.flops[op.dtype] += s.flops;
@@ -116,6 +126,12 @@ Result<EnergyCounts> planned_counts(const DesignResult& design, const ir::Graph&
     c.sram_write_bytes += s.preload.hbm_to_core_bytes + exchanged;
     c.on_chip_byte_links += op.links.on_chip;
     c.chip_byte_links += op.links.chip;
+    if (s.handoff != nullptr) {
+      auto handed = handoff_links(*s.handoff, s.exec.cores_used, pricer, by_handoff);
+      if (!handed) return handed.error();
+      c.on_chip_byte_links += handed->on_chip;
+      c.chip_byte_links += handed->chip;
+    }
     c.off_chip_bytes += s.hbm_read_bytes + s.hbm_write_bytes;
   }
   c.latency_s = design.latency_s;
