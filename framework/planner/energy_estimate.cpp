@@ -1,9 +1,9 @@
 #include "framework/planner/energy_estimate.hpp"
 
 #include <map>
-#include <utility>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "framework/planner/handoff.hpp"
 #include "framework/planner/op_traffic.hpp"
