@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -75,21 +76,56 @@ std::vector<size_t> preload_slots(const planner::Plan& plan) {
   return slot;
 }
 
+// Each op's hand-off from the plan's execution plans and the ops' traffic (planner/handoff.hpp),
+// but an op whose cores differ from the plan's.
+void attach_handoffs(Program& program, const planner::Plan& plan, const ir::Graph& graph,
+                     const std::vector<std::optional<planner::partition::OpShape>>& shapes) {
+  std::vector<planner::PlacedOp> placed(program.ops.size());
+  for (size_t i = 0; i < placed.size(); ++i)
+    if (shapes[i])
+      placed[i] = {&*shapes[i], &plan.result.ops[i].exec, program.ops[i].traffic.get()};
+  const auto sources = planner::activation_sources(graph);
+  // A model's layers hand off alike: one description each, so the simulator lays each set once.
+  std::vector<std::shared_ptr<const planner::HandOff>> made;
+  for (size_t i = 0; i < program.ops.size(); ++i) {
+    if (program.ops[i].cores_used != plan.result.ops[i].exec.cores_used) continue;
+    std::vector<planner::HandOff> parts;
+    for (const planner::Source& source : sources[i])
+      parts.push_back(
+          planner::input_handoff(graph, static_cast<int>(i), source, placed, plan.machine.chips));
+    planner::HandOff handoff = planner::merged(parts);
+    if (!(handoff.bytes() > 0)) continue;
+    auto same =
+        std::find_if(made.begin(), made.end(), [&](const auto& h) { return *h == handoff; });
+    if (same == made.end())
+      same = made.insert(made.end(), std::make_shared<planner::HandOff>(std::move(handoff)));
+    program.ops[i].handoff = *same;
+  }
+}
+
 // attach_traffic once the plan is known to match the graph.
 Status attach_checked(Program& program, const planner::Plan& plan, const ir::Graph& graph) {
   // Identical ops with the same plan move the same bytes the same way: one description each.
   std::map<std::tuple<int, std::string, std::string>, std::shared_ptr<const planner::OpTraffic>>
       made;
+  const bool hands_off =
+      planner::hands_off(plan.machine) && program.ops.size() == plan.result.ops.size();
+  std::vector<std::optional<planner::partition::OpShape>> shapes(program.ops.size());
   for (size_t i = 0; i < program.ops.size() && i < plan.result.ops.size(); ++i) {
     const planner::OpSchedule& s = plan.result.ops[i];
     ProgramOp& op = program.ops[i];
-    if (op.cores_used != s.exec.cores_used) continue;
-    auto [it, fresh] = made.try_emplace({s.op_class, s.exec.label, s.preload.label});
-    if (fresh) {
+    const bool own = op.cores_used == s.exec.cores_used;
+    const std::tuple<int, std::string, std::string> key{s.op_class, s.exec.label, s.preload.label};
+    if (hands_off || (own && !made.contains(key))) {
       auto shape = planner::partition::describe_op(graph, graph.ops()[i]);
       if (!shape) return shape.error();
+      shapes[i] = std::move(*shape);
+    }
+    if (!own) continue;
+    auto [it, fresh] = made.try_emplace(key);
+    if (fresh) {
       auto traffic =
-          planner::op_traffic(*shape, s.exec, s.preload.distribute_bytes, plan.machine.chips);
+          planner::op_traffic(*shapes[i], s.exec, s.preload.distribute_bytes, plan.machine.chips);
       if (!traffic)
         return input_error("ops[" + std::to_string(i) + "] (" + s.name +
                            "): " + traffic.error().message);
@@ -97,6 +133,7 @@ Status attach_checked(Program& program, const planner::Plan& plan, const ir::Gra
     }
     op.traffic = it->second;
   }
+  if (hands_off) attach_handoffs(program, plan, graph, shapes);
   return ok_status();
 }
 
@@ -108,10 +145,14 @@ auto fields(const ProgramOp& p) {
                   p.estimated_end_s, p.streamed);
 }
 
+// Equal by content (both null, or both set and equal).
+template <class T>
+bool same(const std::shared_ptr<const T>& a, const std::shared_ptr<const T>& b) {
+  return a == b || (a && b && *a == *b);
+}
+
 bool same_op(const ProgramOp& a, const ProgramOp& b) {
-  if (fields(a) != fields(b)) return false;
-  if (a.traffic == b.traffic) return true;
-  return a.traffic && b.traffic && *a.traffic == *b.traffic;
+  return fields(a) == fields(b) && same(a.traffic, b.traffic) && same(a.handoff, b.handoff);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "framework/ir/graph.hpp"
+#include "framework/planner/handoff.hpp"
 #include "framework/planner/op_traffic.hpp"
 #include "framework/planner/plan.hpp"
 
@@ -48,6 +49,9 @@ struct ProgramOp {
   // Which cores exchange what (planner/op_traffic.hpp), shared by the ops of one class with one
   // plan; null: the plan does not say (the simulator's even patterns, docs/simulator.md).
   std::shared_ptr<const planner::OpTraffic> traffic;
+  // The activations it takes from other chips before distribute_data (planner/handoff.hpp), from
+  // its plan as the planner timed them; null: none (one chip, or a program without its plan).
+  std::shared_ptr<const planner::HandOff> handoff;
   bool streamed = false;  // rule 4: its execute runs while its preload streams
   bool has_preload() const { return preload_bytes > 0; }
 };
@@ -86,8 +90,10 @@ bool same_run(const Program& a, const Program& b);
 Result<Program> lower_plan(const planner::Plan& plan, const ir::Graph& graph);
 
 // Gives every op of `program` the traffic of the plan's op (lower_plan does; a hand-written
-// program gets it from its plan here), except an op whose cores differ from the plan's. Errors
-// (input): a plan whose factors or rotation do not fit its op, naming the op and the field.
+// program gets it from its plan here), except an op whose cores differ from the plan's, and on a
+// machine that hands activations between chips (planner/handoff.hpp) each op its hand-off, from
+// the plan's execution plans as the planner timed it. Errors (input): a plan whose factors or
+// rotation do not fit its op, naming the op and the field.
 Status attach_traffic(Program& program, const planner::Plan& plan, const ir::Graph& graph);
 
 }  // namespace tessera::codegen

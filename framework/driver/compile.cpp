@@ -62,6 +62,15 @@ Progress progress_of(const CompileOptions& o, const std::string& stage) {
   return o.progress ? o.progress(stage) : Progress{};
 }
 
+// The Machine the plans are made for. At per-core rates the cost model's cross-chip factor stands
+// for the chip links (T10's and the Elk artifact's accounting): neither the partials crossing chips
+// nor the activations handed between them (planner/handoff.hpp) are priced on them again.
+Machine planning_machine(const OpenChip& chip) {
+  Machine m = chip.models.machine;
+  if (chip.spec.conventions.transfers != TransferPricing::routes) m.chip_link_bytes_per_s = 0;
+  return m;
+}
+
 // The partitioner per class of a graph's ops, behind the cache: the original graph, the split
 // search's candidates and the split graph share every class they have in common.
 class ClassPlanner {
@@ -69,7 +78,7 @@ class ClassPlanner {
   ClassPlanner(const OpenChip& chip, const CompileOptions& o)
       : chip_(chip),
         o_(o),
-        machine_(chip.models.machine),
+        machine_(planning_machine(chip)),
         cache_(o.op_plans != nullptr ? *o.op_plans : own_) {
     if (chip.spec.conventions.transfers == TransferPricing::routes) {
       auto pricer = sim::FlowNetworkPricer::build(chip.models);
@@ -80,10 +89,6 @@ class ClassPlanner {
             "chip '{}': transfers are priced at the per-core rates of its Machine, not on "
             "its routes: {}",
             chip.models.machine.chip, pricer.error().message);
-    } else {
-      // At per-core rates the cost model's cross-chip factor stands for the chip links (T10's and
-      // the Elk artifact's accounting): partials crossing chips are not priced on them again.
-      machine_.chip_link_bytes_per_s = 0;
     }
     const ChipModels& m = chip.models;
     if (m.core_cost == CoreCost::tcm && m.core)
@@ -392,8 +397,9 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
   input.graph = &graph;
   input.classes = ir::identical_ops(graph);
   input.layers = ir::repeated_layers(graph, input.classes, ir::edges(graph));
-  input.machine = chip.models.machine;
+  input.machine = planning_machine(chip);
   input.class_plans = std::move(prepared->class_plans);
+  input.pricer = prepared->pricer.get();
   if (!prepared->splits.empty()) input.unit_of = units_of(graph, prepared->splits);
 
   planner::PlannerOptions planning;

@@ -3,7 +3,9 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <utility>
 
+#include "framework/planner/handoff.hpp"
 #include "framework/planner/op_traffic.hpp"
 #include "framework/planner/partition/plan_space.hpp"
 
@@ -83,12 +85,29 @@ Result<OpLinks> op_links_of(const OpSchedule& s, const ir::Graph& graph, const M
   return OpLinks{dtype_name(shape->dtype), *links};
 }
 
+// An op's hand-off on the links, priced once per description (repeated layers share one): each
+// byte from the nearest chip holding it, so one chip link a byte without a pricer.
+Result<Links> handoff_links(const HandOff& handoff, uint32_t cores, const NetworkPricer* pricer,
+                            std::map<std::pair<const HandOff*, uint32_t>, Links>& known) {
+  auto [it, fresh] = known.try_emplace({&handoff, cores});
+  if (!fresh) return it->second;
+  if (pricer == nullptr) {
+    it->second.chip = handoff.bytes();
+    return it->second;
+  }
+  auto price = pricer->handoff(handoff, cores);
+  if (!price) return price.error();
+  it->second.add(*price, handoff.bytes());
+  return it->second;
+}
+
 }  // namespace
 
 Result<EnergyCounts> planned_counts(const DesignResult& design, const ir::Graph& graph,
                                     const Machine& machine, const NetworkPricer* pricer) {
   EnergyCounts c;
   std::map<std::tuple<int, std::string, std::string>, OpLinks> by_plan;
+  std::map<std::pair<const HandOff*, uint32_t>, Links> by_handoff;
   for (const OpSchedule& s : design.ops) {
     auto key = std::make_tuple(s.op_class, s.exec.label, s.preload.label);
     auto known = s.op_class >= 0 ? by_plan.find(key) : by_plan.end();
@@ -100,12 +119,19 @@ Result<EnergyCounts> planned_counts(const DesignResult& design, const ir::Graph&
     }
     const OpLinks& op = known->second;
     if (s.flops > 0) c.flops[op.dtype] += s.flops;
-    const double exchanged = s.exec.shift_bytes + s.preload.distribute_bytes;
+    const double exchanged = s.exec.shift_bytes + s.preload.distribute_bytes +
+                             (s.handoff != nullptr ? s.handoff->bytes() : 0);
     c.sram_read_bytes += s.exec.cores_used * s.exec.compute_s * machine.sram_bytes_per_s_per_core +
                          s.hbm_write_bytes + exchanged;
     c.sram_write_bytes += s.preload.hbm_to_core_bytes + exchanged;
     c.on_chip_byte_links += op.links.on_chip;
     c.chip_byte_links += op.links.chip;
+    if (s.handoff != nullptr) {
+      auto handed = handoff_links(*s.handoff, s.exec.cores_used, pricer, by_handoff);
+      if (!handed) return handed.error();
+      c.on_chip_byte_links += handed->on_chip;
+      c.chip_byte_links += handed->chip;
+    }
     c.off_chip_bytes += s.hbm_read_bytes + s.hbm_write_bytes;
   }
   c.latency_s = design.latency_s;

@@ -2,9 +2,9 @@
 // (chip/energy.hpp), as the simulator counts it (sim/sim_energy.hpp) but from the plan: every op's
 // FLOPs in its compute type; SRAM reads (compute reading its port at full rate for the op's
 // compute time, writebacks, the sending side of exchanges) and writes (preloads landing, the
-// receiving side); bytes × links of its preload, distribute, rotations and combine tree laid on
-// the chip's routes by the NetworkPricer (its cached prices: the simulator's transfer sets);
-// HBM bytes read and written; the planned latency.
+// receiving side); bytes × links of its preload, hand-off, distribute, rotations and combine tree
+// laid on the chip's routes by the NetworkPricer (its cached prices: the simulator's transfer
+// sets); HBM bytes read and written; the planned latency.
 #pragma once
 
 #include "framework/chip/energy.hpp"

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "framework/chip/machine.hpp"
 #include "framework/chip_spec/conventions.hpp"
 #include "framework/planner/op_plans.hpp"
+#include "framework/planner/pricing.hpp"
 
 namespace tessera::planner {
 
@@ -49,13 +51,18 @@ struct OpSchedule {
   int preloads_during = 0;         // k: preloads that overlap this op's execution
   double sram_bytes_per_core = 0;  // exec space + every resident preload space while it executes
   double preload_start_s = 0, preload_end_s = 0;  // equal when nothing is preloaded
-  double execute_start_s = 0;                     // the tag has been seen; distribute_data starts
+  double execute_start_s = 0;                     // the tag has been seen; the hand-off starts
   double distribute_end_s = 0;                    // local_execute starts
   double execute_end_s = 0;
   // Seconds of [execute_start_s, execute_end_s) before distribute_data starts: waiting for the
   // op's command beyond its data, then its launch (schedule.hpp, "Fixed costs"); 0 without
   // dispatch. Not in plan.yaml: the rule and the plan's dispatch costs give it again.
   double dispatch_s = 0;
+  // The activations it takes from other chips before distribute_data (handoff.hpp; null: none),
+  // and their time in [execute_start_s, distribute_end_s). Not in plan.yaml: the plans give them
+  // again (codegen::attach_traffic).
+  std::shared_ptr<const HandOff> handoff;
+  double handoff_s = 0;
   std::optional<CoreMappingRecord> core_mapping;  // absent: the plugin's cost model timed the op
   // Its off-chip operands stay in SRAM across steps (exec.home_*): hbm_read_bytes and
   // hbm_write_bytes are 0, nothing is preloaded.

@@ -14,8 +14,10 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "framework/planner/baselines.hpp"
+#include "framework/planner/handoff_times.hpp"
 #include "framework/planner/inductive.hpp"
 #include "framework/planner/preload_orders.hpp"
 
@@ -279,6 +281,9 @@ Result<DesignResult> plan_variant(const PlannerInput& input, Design design,
                                   ExecutionContention contention) {
   CostContext costs(input.classes.class_of, input.class_plans, input.machine, share, contention,
                     input.dispatch);
+  std::optional<HandOffTimes> handoffs;
+  if (input.graph != nullptr)
+    costs.set_handoffs(&handoffs.emplace(*input.graph, input.machine, input.pricer));
   if (Status fit = check_plans_fit(input, costs); !fit.ok()) return fit.error();
   int k = options.max_preload_ops > 0 ? options.max_preload_ops : default_k(input);
   Result<DesignResult> result = DesignResult{};

@@ -27,6 +27,7 @@
 #include "framework/ir/graph.hpp"
 #include "framework/ir/repeats.hpp"
 #include "framework/planner/plan.hpp"
+#include "framework/planner/pricing.hpp"
 
 namespace tessera::planner {
 
@@ -41,6 +42,9 @@ struct PlannerInput {
   // Per op, the first op of its unit: the slices of a split op move together in Elk-Full's
   // preload orders (preload_orders.hpp). Empty: every op is a unit of its own.
   std::vector<int> unit_of;
+  // Prices the activations handed between chips on the chip's routes (handoff_times.hpp); null:
+  // at the Machine's chip-link rate. Borrowed.
+  const NetworkPricer* pricer = nullptr;
 };
 
 struct PlannerOptions {

@@ -18,6 +18,7 @@
 namespace tessera::planner {
 
 struct OpTraffic;  // op_traffic.hpp (which includes the partitioner's headers, and they this one)
+struct HandOff;    // handoff.hpp (likewise)
 
 // An exchange beside a preload in flight (Elk §2.3) shares the links both cross. The preload is
 // described by how busy it keeps its own busiest network link: kPreloadBusy[k] of the time (its
@@ -88,6 +89,10 @@ class NetworkPricer {
   // (which carry the bytes read, at the memory's pace, and scale with it in a sweep) are left to
   // the scheduler's HBM time.
   virtual Result<SetPrice> preload(uint32_t cores, const OpTraffic* placed) const = 0;
+  // The activations an op of `cores` cores (on each chip's first ones) takes from other chips
+  // before it runs (handoff.hpp): each move's bytes from the sending chip's cores to the op's cores
+  // on the receiving chip.
+  virtual Result<SetPrice> handoff(const HandOff& handoff, uint32_t cores) const = 0;
   // The most bytes per second one transfer can move at (its SRAM ports and fastest link): what
   // bounds any exchange from below before it is priced.
   virtual double fastest_transfer_bytes_per_s() const = 0;

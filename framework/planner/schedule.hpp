@@ -77,6 +77,8 @@ struct LoadInterval {
 double contention_s(double start_s, double base_s, const Comm& comm,
                     const std::vector<LoadInterval>& loads);
 
+class HandOffTimes;  // handoff_times.hpp
+
 // Per-op views of the planner's input, and the cost formulas shared by the search and the
 // timeline. Borrows the OpPlans; the caller keeps them alive.
 class CostContext {
@@ -95,6 +97,9 @@ class CostContext {
   double preload_network_share() const { return preload_network_share_; }
   ExecutionContention contention() const { return contention_; }
   const DispatchCosts& dispatch() const { return dispatch_; }
+  // What evaluate_timeline times each op's hand-off with (null: none); borrowed.
+  const HandOffTimes* handoffs() const { return handoffs_; }
+  void set_handoffs(const HandOffTimes* handoffs) { handoffs_ = handoffs; }
   double sram_bytes() const { return static_cast<double>(machine_.sram_bytes_per_core); }
   const OpPlans& plans(int op) const { return (*class_plans_)[class_of_[op]]; }
   int class_of(int op) const { return class_of_[op]; }
@@ -147,6 +152,7 @@ class CostContext {
   double preload_network_share_ = 1;
   ExecutionContention contention_ = ExecutionContention::charged;
   DispatchCosts dispatch_;
+  const HandOffTimes* handoffs_ = nullptr;
   std::vector<std::vector<ExecCost>> exec_costs_;                     // per class, per exec plan
   std::vector<std::vector<std::vector<PreloadCost>>> preload_costs_;  // per class, exec, preload
 };
@@ -179,10 +185,11 @@ enum class TimelineMode {
 
 // The timed plan of `decisions` (op names from `graph`; without one, "op<i>"): DesignResult with
 // ops, order, latency, breakdown and utilisations (design, orders_tried and search_s left for the
-// caller).
+// caller). Each op's hand-off (costs.handoffs()) runs after its launch, before distribute_data.
 DesignResult evaluate_timeline(const ir::Graph* graph, const CostContext& costs,
                                const Decisions& decisions, TimelineMode mode);
-// evaluate_timeline's latency_s alone, without the per-op schedules (the order search).
+// evaluate_timeline's latency_s alone, without the per-op schedules or hand-offs (the order
+// search).
 double timeline_latency_s(const CostContext& costs, const Decisions& decisions, TimelineMode mode);
 
 }  // namespace tessera::planner

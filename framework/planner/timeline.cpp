@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "framework/planner/handoff_times.hpp"
 #include "framework/planner/schedule.hpp"
 
 namespace tessera::planner {
@@ -51,7 +52,8 @@ class Timeline {
   int blocker_ = -1;  // last op whose window is below the next position to time
   double resident_bytes_ = 0;
   int admitted_ = 0;  // positions whose preload space is counted in resident_bytes_
-  std::vector<LoadInterval> in_flight_;  // the executing op's, reused
+  std::vector<LoadInterval> in_flight_;       // the executing op's, reused
+  std::vector<HandOffTimes::Timed> handoff_;  // per op; empty: none
 };
 
 // A preload starts when the previous one ended and, sharing SRAM, when the last op whose window
@@ -98,7 +100,8 @@ double Timeline::execute(int op, OpSchedule* s) {
   // schedule.hpp, "Fixed costs": the command gates the start, the launch extends the op.
   double ready_s = std::max(data_ready_s, costs_.dispatch().command_arrival_s(op, previous_end_s));
   double work_start_s = ready_s + costs_.dispatch().launch_s;
-  double base_s = preload.distribute_s + exec.time_s();
+  const HandOffTimes::Timed handoff = handoff_.empty() ? HandOffTimes::Timed{} : handoff_[op];
+  double base_s = handoff.seconds + preload.distribute_s + exec.time_s();
   double penalty_s = 0;
   in_flight_.clear();
   if (streamed) {
@@ -141,7 +144,9 @@ double Timeline::execute(int op, OpSchedule* s) {
     s->sram_bytes_per_core = exec.exec_bytes_per_core + resident_bytes_;
     s->execute_start_s = ready_s;
     s->dispatch_s = work_start_s - data_ready_s;
-    s->distribute_end_s = work_start_s + preload.distribute_s;
+    s->handoff = handoff.handoff;
+    s->handoff_s = handoff.seconds;
+    s->distribute_end_s = work_start_s + handoff.seconds + preload.distribute_s;
     s->execute_end_s = exec_end_s_[op];
   }
   return exec_end_s_[op];
@@ -158,7 +163,7 @@ void Timeline::add_breakdown(DesignResult& result) const {
     // The op's work, after its command and launch (the dispatch part, counted apart).
     double work_start_s = s.execute_start_s + launch_s;
     double span_s = s.execute_end_s - work_start_s;
-    double base_s = s.preload.distribute_s + s.exec.time_s();
+    double base_s = s.handoff_s + s.preload.distribute_s + s.exec.time_s();
     double covered_s = 0;
     while (first < loads_.size() && loads_[first].interval.end_s <= work_start_s) ++first;
     for (size_t m = first; m < loads_.size() && loads_[m].interval.start_s < s.execute_end_s; ++m)
@@ -183,6 +188,7 @@ DesignResult Timeline::run() {
   DesignResult result;
   result.preload_order = d_.order;
   result.dispatch = costs_.dispatch();
+  if (costs_.handoffs() != nullptr) handoff_ = costs_.handoffs()->of(costs_, d_);
   double hbm_bytes = 0, network_bytes = 0, flops = 0;
   for (int op = 0; op < costs_.ops(); ++op) {
     execute(op, &result.ops.emplace_back());

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <span>
+#include <tuple>
 #include <utility>
 
 #include "framework/sim/event_queue.hpp"
@@ -22,6 +23,7 @@ enum Owner : uint32_t { kExecute, kPreload };
 enum class Stage {
   command,  // waiting for the op's command (planner/schedule.hpp, "Fixed costs")
   launch,   // the cores starting its kernels
+  handoff,  // the activations it takes from other chips (planner/handoff.hpp)
   distribute,
   distribute_sync,
   compute,
@@ -127,7 +129,9 @@ class Engine {
   std::vector<PendingFlow> pending_;
   std::vector<uint32_t> free_pending_;
   std::vector<PendingFlow> active_info_;  // by FlowNetwork flow id
-  std::map<std::pair<std::array<double, 8>, const planner::OpTraffic*>, double> isolated_cache_;
+  std::map<std::tuple<std::array<double, 8>, const planner::OpTraffic*, const planner::HandOff*>,
+           double>
+      isolated_cache_;
   TransferSets sets_;
   std::map<const SetPlan*, uint32_t> routes_;  // each set's route in the FlowNetwork, once
 };
@@ -164,6 +168,13 @@ const SetPlan* Engine::stage_set(Stage stage, int level, const codegen::ProgramO
   };
   const bool rings = plan != nullptr && plan->cores == cores_of(op);
   switch (stage) {
+    case Stage::handoff: {
+      if (op.handoff == nullptr) return nullptr;
+      const SetPlan* set = traffic({Traffic::handoff, cores_of(op), nullptr, 0, op.handoff.get()});
+      if (set == nullptr || set->route.empty()) return nullptr;
+      bytes = op.handoff->bytes() * set->transfer_per_byte;
+      return set;
+    }
     case Stage::distribute:
       return rings && !plan->gather_next.empty() ? scaled(Traffic::gather, op.distribute_bytes)
                                                  : scaled(Traffic::ring, op.distribute_bytes);
@@ -191,6 +202,7 @@ const SetPlan* Engine::stage_set(Stage stage, int level, const codegen::ProgramO
 
 FlowKind kind_of(Stage stage) {
   switch (stage) {
+    case Stage::handoff:  // core to core before local_execute, as distribute_data
     case Stage::distribute:
       return FlowKind::distribute;
     case Stage::shift:
@@ -289,7 +301,7 @@ void Engine::advance_stage() {
 void Engine::run_stage() {
   const auto& op = program_.ops[executing_];
   for (; stage_ != Stage::done; advance_stage()) {
-    if (stage_ == Stage::distribute && op.streamed && !launched_[executing_]) {
+    if (stage_ == Stage::handoff && op.streamed && !launched_[executing_]) {
       launched_[executing_] = true;  // rule 4: its preload may start now
       try_start_preload();
     }
@@ -447,16 +459,17 @@ void Engine::advance_to(double time_s) {
 }
 
 double Engine::isolated_s(const codegen::ProgramOp& op) {
-  std::pair<std::array<double, 8>, const planner::OpTraffic*> key{
+  std::tuple<std::array<double, 8>, const planner::OpTraffic*, const planner::HandOff*> key{
       {op.distribute_bytes, op.distribute_sync_s, op.compute_s, op.shift_bytes, op.reduce_bytes,
        op.hbm_write_bytes, op.sync_s, static_cast<double>(cores_of(op))},
-      op.traffic.get()};
+      op.traffic.get(),
+      op.handoff.get()};
   auto [it, fresh] = isolated_cache_.try_emplace(key, op.distribute_sync_s + op.sync_s);
   if (!fresh) return it->second;
   const auto* plan = op.traffic.get();
   const int levels = plan != nullptr ? plan->combine_passes * plan->combine_levels() : 0;
-  for (Stage s : {Stage::distribute, Stage::compute, Stage::shift, Stage::combine, Stage::reduce,
-                  Stage::writeback}) {
+  for (Stage s : {Stage::handoff, Stage::distribute, Stage::compute, Stage::shift, Stage::combine,
+                  Stage::reduce, Stage::writeback}) {
     for (int level = 0; level < (s == Stage::combine ? levels : 1); ++level) {
       double bytes = 0;
       const SetPlan* set = stage_set(s, level, op, bytes);

@@ -8,7 +8,9 @@
 // link-load bound:
 //   preload_async(i)  the controllers -> the op's cores, through the controllers' hbm links, the
 //                     routes and the cores' SRAM ports; the tag is set when the last byte lands.
-//   execute(i)        distribute_data (the plan's gather ring, or the even ring); a barrier
+//   execute(i)        the hand-off: the activations it takes from other chips (ProgramOp::
+//                     handoff, over the chip links); distribute_data (the plan's gather ring, or
+//                     the even ring); a barrier
 //                     (distribute_sync_s); local_execute: each core's SRAM port for compute_s at
 //                     full port rate, so any transfer crossing a port at the same time (a preload
 //                     landing) stretches it and is slowed by it; shifts (the plan's rotation rings,

@@ -1,6 +1,7 @@
 #include "framework/sim/network_pricer.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -156,6 +157,20 @@ Result<planner::SetPrice> FlowNetworkPricer::preload(uint32_t cores,
   if (!p) return p.error();
   std::lock_guard lock(mutex_);
   return preloads_.try_emplace(cores, *p).first->second;
+}
+
+// Kept by the moves' shares (the set's shape: a price scales with the total bytes), so the
+// timelines and energy estimates of every schedule compared lay each shape once.
+Result<planner::SetPrice> FlowNetworkPricer::handoff(const planner::HandOff& handoff,
+                                                     uint32_t cores) const {
+  const double total = handoff.bytes();
+  std::vector<uint32_t> key{static_cast<uint32_t>(Traffic::handoff), 0, cores, 0};
+  for (const planner::ChipMove& m : handoff.moves) {
+    auto share = std::bit_cast<uint64_t>(m.bytes / total);
+    key.insert(key.end(), {m.from_chip, m.to_chip, static_cast<uint32_t>(share >> 32),
+                           static_cast<uint32_t>(share)});
+  }
+  return cached(std::move(key), {Traffic::handoff, cores, nullptr, 0, &handoff});
 }
 
 Result<planner::SetPrice> FlowNetworkPricer::cached(std::vector<uint32_t> key,

@@ -32,6 +32,7 @@ class FlowNetworkPricer final : public planner::NetworkPricer {
                                      int level) const override;
   Result<planner::SetPrice> preload(uint32_t cores,
                                     const planner::OpTraffic* placed) const override;
+  Result<planner::SetPrice> handoff(const planner::HandOff& handoff, uint32_t cores) const override;
   double fastest_transfer_bytes_per_s() const override { return fastest_bytes_per_s_; }
 
  private:

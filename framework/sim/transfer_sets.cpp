@@ -50,6 +50,15 @@ std::vector<const Controller*> feeders(const SimNetwork& net, uint32_t chip) {
   return out;
 }
 
+// A hand-off's move is kHandOffTransfers transfers (fewer when the receiving chip uses fewer
+// cores), spread evenly over both chips' used cores: enough that the cores' own links (an IPU
+// tile's 5.3 GB/s) outrun the chip links, few enough that a 32-chip machine's moves stay a set of
+// ~60k transfers. The senders are taken in a transposed order, so that a topology that picks one
+// of several parallel chip links by the ends' indices (mesh_tenstorrent: (src + dst) mod links,
+// up to 4) spreads a move over all of them.
+constexpr size_t kHandOffTransfers = 64;
+constexpr size_t kHandOffLinks = 4;
+
 }  // namespace
 
 // What one byte of an instruction's total puts on each link, summed over its transfers, each
@@ -156,6 +165,28 @@ Status make_set(const SimNetwork& net, double hbm_latency_s, const TrafficKey& k
     case Traffic::combine:
       pairs(planner::combine_transfers(*key.plan, key.level));
       break;
+    case Traffic::handoff: {
+      const double total = key.handoff->bytes();
+      auto cores_on = [&](uint32_t chip) {
+        return used[chip].empty() ? std::vector<uint32_t>{on_chip[chip].front()} : used[chip];
+      };
+      for (const planner::ChipMove& m : key.handoff->moves) {
+        if (m.from_chip >= chips || m.to_chip >= chips)
+          return input_error("a hand-off between chips " + std::to_string(m.from_chip) + " and " +
+                             std::to_string(m.to_chip) + " on a machine of " +
+                             std::to_string(chips) + "; re-run tessera compile for this chip");
+        std::vector<uint32_t> from = cores_on(m.from_chip), to = cores_on(m.to_chip);
+        const size_t count = std::min(kHandOffTransfers, to.size());
+        const size_t stride = std::max<size_t>(1, count / kHandOffLinks);
+        const double part = m.bytes / total / static_cast<double>(count);
+        for (size_t r = 0; r < count; ++r) {  // spread over both chips' used cores
+          // The senders in the transposed order of a kHandOffLinks-row grid: each once.
+          const size_t sender = (r % kHandOffLinks * stride + r / kHandOffLinks) % count;
+          core_to_core(from[sender * from.size() / count], to[r * to.size() / count], part);
+        }
+      }
+      break;
+    }
     case Traffic::compute:  // each core's port for compute_s at its full rate
       for (uint32_t u : physical) {
         uint32_t port[] = {cores[u].sram_port};

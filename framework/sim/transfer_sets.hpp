@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "framework/common/status.hpp"
+#include "framework/planner/handoff.hpp"
 #include "framework/planner/op_traffic.hpp"
 #include "framework/sim/link_load.hpp"
 #include "framework/sim/sim_network.hpp"
@@ -27,7 +28,9 @@ namespace tessera::sim {
 // what: each used core to the next used core of its chip, and a ring over the chips' first used
 // cores. preload: every controller of a core's chip to the core; writeback: back; compute: every
 // used core's SRAM port. rotation, gather and combine (one level: pass × levels + level) are the
-// plan's (planner/op_traffic.hpp).
+// plan's (planner/op_traffic.hpp). handoff: the activations the op takes from other chips
+// (planner/handoff.hpp), each move as up to 64 equal transfers spread over the sending and the
+// receiving chip's used cores (a chip the op uses no core of: its first core).
 enum class Traffic : uint32_t {
   ring,
   reduce,
@@ -36,7 +39,8 @@ enum class Traffic : uint32_t {
   compute,
   rotation,
   gather,
-  combine
+  combine,
+  handoff
 };
 
 struct TrafficKey {
@@ -45,7 +49,8 @@ struct TrafficKey {
   // rotation, gather, combine; and preload, compute, writeback of a plan that places its cores
   // itself (OpTraffic::physical)
   const planner::OpTraffic* plan = nullptr;
-  int level = 0;  // combine only
+  int level = 0;                              // combine only
+  const planner::HandOff* handoff = nullptr;  // handoff only
   auto operator<=>(const TrafficKey&) const = default;
 };
 

@@ -477,6 +477,9 @@ class EvenPricer : public NetworkPricer {
   Result<SetPrice> preload(uint32_t cores, const OpTraffic*) const override {
     return SetPrice{0, 1 / (cores * 1e9), 0, 0};
   }
+  Result<SetPrice> handoff(const HandOff&, uint32_t cores) const override {
+    return SetPrice{0, 1 / (cores * 1e9), 0, 0};
+  }
   double fastest_transfer_bytes_per_s() const override { return 2e9; }
   mutable std::atomic<size_t> calls = 0;
 };

@@ -133,6 +133,37 @@ TEST(Engine, APlansRingsAndTreeMoveItsShiftBytes) {
   EXPECT_NEAR(r.ops[0].link_bytes_by_class[static_cast<size_t>(LinkClass::on_chip)], 2 * 8e5, 1e-6);
 }
 
+// An op's hand-off (planner/handoff.hpp): the activations it takes from the other chip run before
+// its distribute_data, chip 0's used cores to chip 1's (each receiving core from four sending
+// cores). Two chips of 4 cores behind one exchange: 4e5 B from chip 0 to chip 1, 1e5 B out of
+// each chip-0 core's link and into each chip-1 core's (4 GB/s each way): 25 us and two hops; the
+// 1e5 B back run on the links' other directions meanwhile.
+TEST(Engine, AHandOffRunsBeforeDistributeOnTheChipsCores) {
+  chips::AllToAllSpec spec;
+  spec.link_latency_s = 20e-9;
+  ChipGraph chip = chips::all_to_all(spec);
+  chip.chips = 2;
+  for (Endpoint& e : chip.endpoints)
+    e.chip = e.kind == TESSERA_ENDPOINT_CORE ? e.index / 4 : e.index % 2;
+  Program p;
+  ProgramOp op;
+  op.op = 0;
+  op.name = "b";
+  op.cores_used = 8;
+  op.compute_s = 1e-6;
+  op.handoff = std::make_shared<planner::HandOff>(planner::HandOff{{{0, 1, 4e5}, {1, 0, 1e5}}});
+  p.ops = {op};
+  p.instructions = {{InstructionKind::execute, 0, 1}};
+  SimResult r = run(chip, p, config(6e9, 0));
+  double expected = 1e5 / 4e9 + 40e-9 + 1e-6;
+  EXPECT_NEAR(r.latency_s, expected, 1e-12);
+  EXPECT_NEAR(r.ops[0].isolated_s, expected, 1e-12);
+  EXPECT_NEAR(r.bytes_by_kind[static_cast<size_t>(FlowKind::distribute)], 5e5, 1e-6);
+  // The same op without it: compute alone.
+  p.ops[0].handoff = nullptr;
+  EXPECT_NEAR(run(chip, p, config(6e9, 0)).latency_s, 1e-6, 1e-15);
+}
+
 TEST(Engine, ExecuteWaitingForAPreloadNeverIssuedIsAnError) {
   Program p = busy_program();
   p.instructions = {{InstructionKind::execute, 0, 1},

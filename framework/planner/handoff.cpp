@@ -1,0 +1,261 @@
+#include "framework/planner/handoff.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace tessera::planner {
+
+namespace {
+
+// Beyond this many cells (both ops cut many dimensions finely) the placements are taken as
+// unrelated rather than checked cell by cell.
+constexpr double kMaxCells = double{1 << 20};
+constexpr uint32_t kMaskChips = 64;  // chips a cell's holders are kept for, one bit each
+
+// Bytes from chip a to chip b at [a * chips + b].
+struct ChipMatrix {
+  uint32_t chips;
+  std::vector<double> bytes;
+  explicit ChipMatrix(uint32_t n) : chips(n), bytes(size_t{n} * n, 0) {}
+  void add(uint32_t from, uint32_t to, double b) { bytes[size_t{from} * chips + to] += b; }
+  HandOff handoff() const {
+    HandOff out;
+    for (uint32_t a = 0; a < chips; ++a)
+      for (uint32_t b = 0; b < chips; ++b)
+        if (a != b && bytes[size_t{a} * chips + b] > 0)
+          out.moves.push_back({a, b, bytes[size_t{a} * chips + b]});
+    return out;
+  }
+};
+
+// Per tensor dimension, the rank indexing it alone: stride 1 over the whole dimension, no offset
+// (-1: a dimension of one position indexed by none); nullopt when `operand` is not indexed so or
+// is a view of another shape than its storage's.
+std::optional<std::vector<int>> dim_ranks(const ir::Operand& index,
+                                          const partition::OperandShape& operand,
+                                          const partition::OpShape& shape,
+                                          const ir::Tensor& storage) {
+  if (operand.dims != storage.shape || index.index.size() != operand.dims.size())
+    return std::nullopt;
+  std::vector<int> ranks;
+  for (size_t d = 0; d < operand.dims.size(); ++d) {
+    const ir::IndexExpr& e = index.index[d];
+    if (e.is_indirect() || e.offset != 0) return std::nullopt;
+    if (operand.terms[d].empty() && operand.dims[d] == 1) {
+      ranks.push_back(-1);
+      continue;
+    }
+    if (operand.terms[d].size() != 1) return std::nullopt;
+    const partition::IndexTerm& t = operand.terms[d].front();
+    if (t.coeff != 1 || shape.extents[t.rank] != operand.dims[d]) return std::nullopt;
+    ranks.push_back(t.rank);
+  }
+  return ranks;
+}
+
+// The plan cores holding the op's output once it is merged: the roots of the combine tree, or
+// every core when nothing is merged or the merge is sent back down.
+std::vector<uint32_t> holders(const OpTraffic& t) {
+  std::vector<uint32_t> out;
+  if (t.combine_parts > 1 && t.combine_passes == 1) {
+    for (size_t base = 0; base < t.combine_order.size(); base += t.combine_parts)
+      out.push_back(t.combine_order[base]);
+    return out;
+  }
+  for (uint32_t k = 0; k < t.cores; ++k) out.push_back(k);
+  return out;
+}
+
+// One op's tiles along the tensor's dimensions: per dimension its rank (-1: unsplit), tile
+// extent and factor, and the stride of each rank's digit in the plan's core index.
+struct Cut {
+  std::vector<int> rank;
+  std::vector<int64_t> tile, factor;
+  std::vector<int64_t> stride;  // per rank of the op
+  int64_t digit(uint32_t core, size_t d) const {
+    return rank[d] < 0 ? 0 : static_cast<int64_t>(core) / stride[rank[d]] % factor[d];
+  }
+  // The index of core's tile among the op's tiles of the tensor (mixed radix over the factors).
+  size_t tile_of(uint32_t core) const {
+    size_t index = 0;
+    for (size_t d = rank.size(); d-- > 0;) index = index * factor[d] + digit(core, d);
+    return index;
+  }
+  size_t tiles() const {
+    size_t n = 1;
+    for (int64_t f : factor) n *= static_cast<size_t>(f);
+    return n;
+  }
+};
+
+Cut cut_of(const std::vector<int>& ranks, const PlacedOp& op, const std::vector<int64_t>& dims) {
+  Cut c{ranks, {}, {}, std::vector<int64_t>(op.exec->factors.size(), 1)};
+  int64_t stride = 1;
+  for (int r : op.traffic->order) {
+    c.stride[r] = stride;
+    stride *= op.exec->factors[r];
+  }
+  for (size_t d = 0; d < ranks.size(); ++d) {
+    bool split = ranks[d] >= 0;
+    c.tile.push_back(split ? op.exec->tile[ranks[d]] : dims[d]);
+    c.factor.push_back(split ? op.exec->factors[ranks[d]] : 1);
+  }
+  return c;
+}
+
+// Per dimension the bounds where either op's tiles start, and the dimension's end.
+std::vector<std::vector<int64_t>> cell_bounds(const std::vector<int64_t>& dims, const Cut& a,
+                                              const Cut& b) {
+  std::vector<std::vector<int64_t>> bounds(dims.size());
+  for (size_t d = 0; d < dims.size(); ++d) {
+    for (const Cut* c : {&a, &b})
+      for (int64_t at = 0; at < dims[d]; at += c->tile[d]) bounds[d].push_back(at);
+    bounds[d].push_back(dims[d]);
+    std::sort(bounds[d].begin(), bounds[d].end());
+    bounds[d].erase(std::unique(bounds[d].begin(), bounds[d].end()), bounds[d].end());
+  }
+  return bounds;
+}
+
+// The holder chip nearest `chip` by index (ties: the lower).
+uint32_t nearest(uint64_t holders, uint32_t chip) {
+  uint32_t best = 0;
+  int64_t best_distance = -1;
+  for (uint32_t a = 0; a < kMaskChips; ++a) {
+    if (!(holders >> a & 1)) continue;
+    int64_t distance = std::llabs(int64_t{a} - int64_t{chip});
+    if (best_distance < 0 || distance < best_distance) best = a, best_distance = distance;
+  }
+  return best;
+}
+
+// The exact rule (handoff.hpp): each cell of the tensor, from the nearest chip holding it to every
+// chip needing it that does not. False when the cells are too many to check.
+bool exact(const Cut& p, const PlacedOp& producer, const Cut& c, const PlacedOp& consumer,
+           const std::vector<int64_t>& dims, double element_bytes, ChipMatrix& m) {
+  auto bounds = cell_bounds(dims, p, c);
+  double cells = 1;
+  for (const auto& b : bounds) cells *= static_cast<double>(b.size() - 1);
+  if (cells > kMaxCells) return false;
+  const uint32_t chips = m.chips;
+  std::vector<uint64_t> held(p.tiles(), 0), needed(c.tiles(), 0);
+  for (uint32_t k : holders(*producer.traffic))
+    held[p.tile_of(k)] |= uint64_t{1} << chip_of(k, producer.traffic->cores, chips);
+  for (uint32_t k = 0; k < consumer.traffic->cores; ++k)
+    needed[c.tile_of(k)] |= uint64_t{1} << chip_of(k, consumer.traffic->cores, chips);
+  std::vector<size_t> at(dims.size(), 0);  // the cell, per dimension
+  for (bool more = true; more;) {
+    double bytes = element_bytes;
+    size_t pi = 0, ci = 0;
+    for (size_t d = dims.size(); d-- > 0;) {
+      int64_t start = bounds[d][at[d]];
+      bytes *= static_cast<double>(bounds[d][at[d] + 1] - start);
+      pi = pi * p.factor[d] + static_cast<size_t>(std::min(start / p.tile[d], p.factor[d] - 1));
+      ci = ci * c.factor[d] + static_cast<size_t>(std::min(start / c.tile[d], c.factor[d] - 1));
+    }
+    uint64_t missing = needed[ci] & ~held[pi];
+    for (uint32_t to = 0; held[pi] != 0 && to < chips; ++to)
+      if (missing >> to & 1) m.add(nearest(held[pi], to), to, bytes);
+    more = false;
+    for (size_t d = 0; d < dims.size() && !more; ++d) {
+      if (++at[d] + 1 < bounds[d].size())
+        more = true;
+      else
+        at[d] = 0;
+    }
+  }
+  return true;
+}
+
+// The unrelated rule (handoff.hpp): chip c needs its tiles' share of the tensor, and each other
+// chip sends the part of it that it holds.
+void unrelated(const PlacedOp& producer, const PlacedOp& consumer,
+               const partition::OperandShape& operand, double elements, ChipMatrix& m) {
+  const uint32_t chips = m.chips;
+  std::vector<double> hold(chips, 0), need(chips, 0);
+  if (producer.traffic != nullptr) {
+    std::vector<uint32_t> held = holders(*producer.traffic);
+    for (uint32_t k : held)
+      hold[chip_of(k, producer.traffic->cores, chips)] += 1.0 / static_cast<double>(held.size());
+  } else {
+    const uint32_t cores = producer.exec->cores_used;
+    for (uint32_t k = 0; k < cores; ++k) hold[chip_of(k, cores, chips)] += 1.0 / cores;
+  }
+  const uint32_t cores = consumer.exec->cores_used;
+  const double tile = partition::tile_elements(*consumer.shape, operand, consumer.exec->tile);
+  for (uint32_t k = 0; k < cores; ++k) need[chip_of(k, cores, chips)] += tile / elements;
+  for (uint32_t to = 0; to < chips; ++to)
+    for (uint32_t from = 0; from < chips; ++from)
+      if (from != to)
+        m.add(from, to, elements * operand.element_bytes * std::min(1.0, need[to]) * hold[from]);
+}
+
+}  // namespace
+
+double HandOff::bytes() const {
+  double total = 0;
+  for (const ChipMove& m : moves) total += m.bytes;
+  return total;
+}
+
+bool hands_off(const Machine& machine) {
+  return machine.chips > 1 && machine.chip_link_bytes_per_s > 0;
+}
+
+std::vector<std::vector<Source>> activation_sources(const ir::Graph& graph) {
+  std::map<std::string, int> last_writer;  // by storage tensor
+  std::vector<std::vector<Source>> out(graph.ops().size());
+  for (size_t i = 0; i < graph.ops().size(); ++i) {
+    const ir::Einsum& e = graph.ops()[i].einsum;
+    for (size_t j = 0; j < e.inputs.size(); ++j) {
+      const ir::Tensor& storage = graph.storage_tensor(e.inputs[j].tensor);
+      if (storage.role != ir::TensorRole::activation) continue;
+      if (auto it = last_writer.find(storage.name); it != last_writer.end())
+        out[i].push_back({static_cast<int>(j), it->second});
+    }
+    last_writer[graph.storage_tensor(e.output.tensor).name] = static_cast<int>(i);
+  }
+  return out;
+}
+
+HandOff input_handoff(const ir::Graph& graph, int consumer, const Source& source,
+                      const std::vector<PlacedOp>& placed, uint32_t chips) {
+  const PlacedOp& p = placed[source.producer];
+  const PlacedOp& c = placed[consumer];
+  if (chips < 2 || p.shape == nullptr || c.shape == nullptr || p.exec == nullptr ||
+      c.exec == nullptr)
+    return {};
+  const ir::Operand& read = graph.ops()[consumer].einsum.inputs[source.operand];
+  const ir::Operand& written = graph.ops()[source.producer].einsum.output;
+  const ir::Tensor& storage = graph.storage_tensor(read.tensor);
+  const partition::OperandShape& operand = c.shape->operands[source.operand];
+  ChipMatrix m(chips);
+  std::optional<std::vector<int>> p_ranks, c_ranks;
+  // Both placed in mixed radix on each chip's block of cores (not a plugin's own core digits).
+  if (chips <= kMaskChips && p.traffic != nullptr && c.traffic != nullptr &&
+      p.traffic->physical.empty() && c.traffic->physical.empty() && !p.traffic->order.empty() &&
+      !c.traffic->order.empty()) {
+    p_ranks = dim_ranks(written, p.shape->operands.back(), *p.shape, storage);
+    c_ranks = dim_ranks(read, operand, *c.shape, storage);
+  }
+  bool done = p_ranks && c_ranks &&
+              exact(cut_of(*p_ranks, p, storage.shape), p, cut_of(*c_ranks, c, storage.shape), c,
+                    storage.shape, operand.element_bytes, m);
+  if (!done) unrelated(p, c, operand, storage.elements(), m);
+  return m.handoff();
+}
+
+HandOff merged(const std::vector<HandOff>& parts) {
+  std::map<std::pair<uint32_t, uint32_t>, double> sum;
+  for (const HandOff& h : parts)
+    for (const ChipMove& m : h.moves) sum[{m.from_chip, m.to_chip}] += m.bytes;
+  HandOff out;
+  for (const auto& [pair, bytes] : sum) out.moves.push_back({pair.first, pair.second, bytes});
+  return out;
+}
+
+}  // namespace tessera::planner

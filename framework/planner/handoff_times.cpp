@@ -1,0 +1,64 @@
+#include "framework/planner/handoff_times.hpp"
+
+namespace tessera::planner {
+
+HandOffTimes::HandOffTimes(const ir::Graph& graph, const Machine& machine,
+                           const NetworkPricer* pricer)
+    : graph_(graph), machine_(machine), pricer_(pricer) {
+  if (!hands_off(machine)) return;
+  sources_ = activation_sources(graph);
+  for (const ir::Op& op : graph.ops()) {
+    auto shape = partition::describe_op(graph, op);  // planned ops: described before, never fails
+    shapes_.push_back(shape ? std::optional(std::move(*shape)) : std::nullopt);
+  }
+}
+
+const OpTraffic* HandOffTimes::traffic(const CostContext& costs, const Decisions& d, int op) const {
+  const int exec = d.exec_plan[op], preload = d.preload_plan[op];
+  auto [it, fresh] = traffic_.try_emplace({costs.class_of(op), exec, preload});
+  if (fresh && shapes_[op]) {
+    const OpPlans& plans = costs.plans(op);
+    double distribute_bytes = preload >= 0 ? plans.preload[exec][preload].distribute_bytes : 0;
+    auto t = op_traffic(*shapes_[op], plans.exec[exec], distribute_bytes, machine_.chips);
+    if (t && *t) it->second = std::move(**t);
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
+HandOffTimes::Timed HandOffTimes::timed(HandOff handoff, uint32_t cores) const {
+  const double bytes = handoff.bytes();
+  if (!(bytes > 0)) return {};
+  auto shared = std::make_shared<const HandOff>(std::move(handoff));
+  if (pricer_ != nullptr)
+    if (auto price = pricer_->handoff(*shared, cores)) return {shared, price->seconds(bytes)};
+  return {shared, bytes / (machine_.chips * machine_.chip_link_bytes_per_s)};
+}
+
+std::vector<HandOffTimes::Timed> HandOffTimes::of(const CostContext& costs,
+                                                  const Decisions& d) const {
+  if (!hands_off(machine_)) return {};
+  std::lock_guard lock(mutex_);
+  std::vector<PlacedOp> placed(costs.ops());
+  for (int op = 0; op < costs.ops(); ++op)
+    if (shapes_[op])
+      placed[op] = {&*shapes_[op], &costs.plans(op).exec[d.exec_plan[op]], traffic(costs, d, op)};
+  std::vector<Timed> out(costs.ops());
+  for (int op = 0; op < costs.ops(); ++op) {
+    if (sources_[op].empty()) continue;
+    std::vector<int> key{costs.class_of(op), d.exec_plan[op], d.preload_plan[op]};
+    for (const Source& s : sources_[op])
+      key.insert(key.end(), {s.operand, costs.class_of(s.producer), d.exec_plan[s.producer],
+                             d.preload_plan[s.producer]});
+    auto [it, fresh] = timed_.try_emplace(std::move(key));
+    if (fresh) {
+      std::vector<HandOff> parts;
+      for (const Source& s : sources_[op])
+        parts.push_back(input_handoff(graph_, op, s, placed, machine_.chips));
+      it->second = timed(merged(parts), placed[op].exec ? placed[op].exec->cores_used : 0);
+    }
+    out[op] = it->second;
+  }
+  return out;
+}
+
+}  // namespace tessera::planner

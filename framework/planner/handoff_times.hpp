@@ -1,0 +1,52 @@
+// The planner's side of the hand-off (handoff.hpp): for a design's decisions, each op's hand-off
+// bytes and their time on the chip links, which the timeline adds before the op's distribute_data
+// (where the simulator runs them). Timed on the chip's routes as the simulator lays them
+// (NetworkPricer::handoff, the same transfer set), or without a pricer at the chips' links
+// together (chips × Machine::chip_link_bytes_per_s), as partials merged between chips are
+// (partition/evaluate.cpp). The plans are chosen before: only the timelines of complete schedules
+// (evaluate_timeline) carry hand-offs, not the screening of preload orders, so the choice of
+// execution plans does not see them (docs/planner.md, "Activations between chips").
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <tuple>
+#include <vector>
+
+#include "framework/planner/handoff.hpp"
+#include "framework/planner/pricing.hpp"
+#include "framework/planner/schedule.hpp"
+
+namespace tessera::planner {
+
+class HandOffTimes {
+ public:
+  // `graph`, `pricer` (may be null) must outlive this.
+  HandOffTimes(const ir::Graph& graph, const Machine& machine, const NetworkPricer* pricer);
+
+  struct Timed {
+    std::shared_ptr<const HandOff> handoff;  // null: none
+    double seconds = 0;
+  };
+  // Per op of `decisions` (plans from `costs`); empty when the machine hands nothing off.
+  std::vector<Timed> of(const CostContext& costs, const Decisions& decisions) const;
+
+ private:
+  const OpTraffic* traffic(const CostContext& costs, const Decisions& d, int op) const;
+  Timed timed(HandOff handoff, uint32_t cores) const;
+
+  const ir::Graph& graph_;
+  Machine machine_;
+  const NetworkPricer* pricer_;
+  std::vector<std::vector<Source>> sources_;
+  std::vector<std::optional<partition::OpShape>> shapes_;  // per op; nullopt: not described
+  mutable std::mutex mutex_;
+  // By (class, exec plan, preload plan): where its tiles sit (nullopt: not recorded).
+  mutable std::map<std::tuple<int, int, int>, std::optional<OpTraffic>> traffic_;
+  // By the op's class and plans, then each source's operand, class and plans.
+  mutable std::map<std::vector<int>, Timed> timed_;
+};
+
+}  // namespace tessera::planner
