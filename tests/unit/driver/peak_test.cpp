@@ -1,7 +1,7 @@
 // A chip's peak FLOP/s per dtype (its Topology, what reports and the Ideal design divide by) is
 // the rate its CostModel times matmuls at (what plans and simulations take): one fact. A large
 // aligned matmul tile on one core runs within a few percent of that core's peak, never above it.
-#include "framework/chip/peak.hpp"
+#include "framework/plugin/peak.hpp"
 
 #include <gtest/gtest.h>
 
