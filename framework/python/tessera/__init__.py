@@ -275,7 +275,7 @@ def serve(model, target, chip="", rate=1.0, requests=1000, seed=0, arrivals="poi
           prompt="fixed:512", output="fixed:128", trace=None, rates=None, scheduler="continuous",
           max_batch=64, token_budget=512, block_tokens=16, slo_ttft_ms=None, slo_tpot_ms=None,
           design="elk-full", parallel=None, dtype=None, weight_dtype=None, precision=None,
-          cache_dir=None, preemption="recompute"):
+          cache_dir=None, preemption="recompute", progress=None):
     """Serve many users of a zoo decoder on `target`'s `chip`, as `tessera serve --format json`
     (docs/serving.md): requests arrive at `rate` per second ("poisson" or "gamma" arrivals of
     coefficient `cv`; `prompt` and `output` lengths as --prompt: "fixed:N", "uniform:LO:HI",
@@ -285,7 +285,10 @@ def serve(model, target, chip="", rate=1.0, requests=1000, seed=0, arrivals="poi
     for it (`design`, `parallel`: one strategy, as --parallel), from a step-cost grid built once
     and cached in `cache_dir` (None: the CLI's default). Returns the tessera-serve-2 document;
     with `rates` (a list) the load sweep's tessera-serve-load-1 document. Numbers are bounded as
-    the CLI's; an unsustainable load is the document's verdict, not an exception."""
+    the CLI's; an unsustainable load is the document's verdict, not an exception. progress: a
+    callable progress(stage, done, total), as compile's: "step-cost grid (points)" while the grid
+    is built, then "serving (requests)" ("serving at R req/s (requests)" per rate of a sweep)
+    at 0 and each time a request finishes."""
     _bounded("serve", rate=rate, requests=requests, seed=seed, cv=cv, max_batch=max_batch,
              token_budget=token_budget, block_tokens=block_tokens, slo_ttft_ms=slo_ttft_ms,
              slo_tpot_ms=slo_tpot_ms)
@@ -304,4 +307,4 @@ def serve(model, target, chip="", rate=1.0, requests=1000, seed=0, arrivals="poi
     r.trace = _os.fspath(trace) if trace else ""
     r.slo_ttft_ms, r.slo_tpot_ms = slo_ttft_ms or 0.0, slo_tpot_ms or 0.0
     r.cache_dir = _os.fspath(cache_dir) if cache_dir else ""
-    return _tessera.serve(r, list(rates or []))
+    return _tessera.serve(r, list(rates or []), progress)
