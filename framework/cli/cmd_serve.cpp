@@ -211,8 +211,14 @@ void add_serve_command(CLI::App& app, const GlobalOptions& global, Action& actio
                   "again) or swap (its KV moved off at the off-chip memory's rate and back)")
       ->check(CLI::IsMember({"recompute", "swap"}))
       ->capture_default_str();
+  cmd->add_option("--router", c->request.router,
+                  "Under --parallel dp=D (D independent servers): each arriving request to the "
+                  "replica with the fewest outstanding tokens (least-loaded), or in turn "
+                  "(round-robin)")
+      ->check(CLI::IsMember({"least-loaded", "round-robin"}))
+      ->capture_default_str();
   cmd->add_option("--max-batch", c->request.options.scheduler.max_batch,
-                  "Sequences running at once")
+                  "Sequences running at once (on each replica)")
       ->check(bounded("serve", "--max-batch"))
       ->capture_default_str();
   cmd->add_option("--token-budget", c->request.options.scheduler.token_budget,

@@ -533,6 +533,7 @@ PYBIND11_MODULE(_tessera, m) {
       .def_readwrite("parallel", &serve::ServeRequest::parallel)
       .def_readwrite("scheduler", &serve::ServeRequest::scheduler)
       .def_readwrite("preemption", &serve::ServeRequest::preemption)
+      .def_readwrite("router", &serve::ServeRequest::router)
       .def_readwrite("arrivals", &serve::ServeRequest::arrivals)
       .def_readwrite("prompt", &serve::ServeRequest::prompt)
       .def_readwrite("output", &serve::ServeRequest::output)

@@ -42,8 +42,9 @@ void judge_load(const ServerRun& run, int64_t max_batch, ServeSummary& s) {
   double window = last - first;
   s.offered_rps = window > 0 ? static_cast<double>(records.size() - 1) / window : 0;
   s.sustained_rps = static_cast<double>(records.size()) / std::max(run.end_s - first, 1e-12);
+  const int64_t slots = max_batch * static_cast<int64_t>(std::max<size_t>(1, run.replicas.size()));
   s.sustainable =
-      !(run.waiting_at_last_arrival > max_batch && s.sustained_rps < kServedShare * s.offered_rps);
+      !(run.waiting_at_last_arrival > slots && s.sustained_rps < kServedShare * s.offered_rps);
   for (const Sample& sample : run.samples)
     s.peak_waiting = std::max(s.peak_waiting, sample.waiting);
 }
@@ -83,8 +84,16 @@ ServeSummary summarize(const ServerRun& run, const Slo& slo, int64_t max_batch) 
     s.goodput_rps = static_cast<double>(met) / s.duration_s;
     s.slo_attained = static_cast<double>(met) / static_cast<double>(s.requests);
   }
+  // Every replica's pool is the same size: the mean over busy replica-seconds of one pool's use.
+  const double replica_blocks = static_cast<double>(run.kv_blocks) /
+                                static_cast<double>(std::max<size_t>(1, run.replicas.size()));
   const auto blocks = static_cast<double>(run.kv_blocks);
-  s.kv_utilisation_mean = run.busy_s > 0 ? run.kv_block_seconds / run.busy_s / blocks : 0;
+  s.kv_utilisation_mean = run.busy_s > 0 ? run.kv_block_seconds / run.busy_s / replica_blocks : 0;
+  for (const ReplicaRun& r : run.replicas)
+    s.replicas.push_back(ReplicaSummary{
+        r.requests, r.preemptions, s.duration_s > 0 ? r.busy_s / s.duration_s : 0,
+        r.busy_s > 0 ? r.kv_block_seconds / r.busy_s / static_cast<double>(r.kv_blocks) : 0,
+        static_cast<double>(r.kv_blocks_peak) / static_cast<double>(r.kv_blocks)});
   for (const Sample& sample : run.samples)
     s.kv_utilisation_peak =
         std::max(s.kv_utilisation_peak, static_cast<double>(sample.kv_blocks_used) / blocks);

@@ -194,6 +194,16 @@ Result<Preemption> parse_preemption(const std::string& text) {
   return usage_error("--preemption " + text + ": expected recompute or swap");
 }
 
+Result<Router> parse_router(const std::string& text) {
+  if (text == "round-robin") return Router::round_robin;
+  if (text == "least-loaded") return Router::least_loaded;
+  return usage_error("--router " + text + ": expected round-robin or least-loaded");
+}
+
+const char* to_string(Router router) {
+  return router == Router::round_robin ? "round-robin" : "least-loaded";
+}
+
 StepWork next_step(ServerState& state, const SchedulerOptions& options) {
   StepWork work = options.policy == Policy::static_batch ? static_step(state, options)
                   : options.policy == Policy::continuous ? continuous_step(state, options)

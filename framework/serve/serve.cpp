@@ -83,6 +83,7 @@ Result<Served> serve(ServedMachine& machine, const RequestSource& source, const 
   out.grid = std::move(*grid);
   const CostGrid& g = out.grid;
   SchedulerOptions scheduler = o.scheduler;
+  scheduler.replicas = out.room.replicas();
   if (scheduler.max_prefill_tokens == 0) scheduler.max_prefill_tokens = g.max_prefill_tokens();
   const KvRoom& kv = out.room;
   const std::optional<EnergyRates>& energy = machine.chip->models.energy;

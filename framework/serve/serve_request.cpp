@@ -52,6 +52,9 @@ Result<OpenedServe> open_serve(PluginSet& plugins, const ServeRequest& r) {
   auto preemption = parse_preemption(r.preemption);
   if (!preemption) return preemption.error();
   out.options.scheduler.preemption = *preemption;
+  auto router = parse_router(r.router);
+  if (!router) return router.error();
+  out.options.scheduler.router = *router;
   if (r.slo_ttft_ms > 0) out.options.slo.ttft_s = r.slo_ttft_ms / 1e3;
   if (r.slo_tpot_ms > 0) out.options.slo.tpot_s = r.slo_tpot_ms / 1e3;
   out.options.cache_dir = r.cache_dir;
@@ -82,6 +85,7 @@ ServeHeader header_at(const ServeRequest& r, const ServedMachine& machine, doubl
           machine.strategy_text,
           r.scheduler,
           r.preemption,
+          r.router,
           load};
 }
 

@@ -18,6 +18,7 @@ struct ServeRequest {
   std::string parallel;  // empty or "flat": every op over every core of every chip
   std::string scheduler = "continuous";
   std::string preemption = "recompute";
+  std::string router = "least-loaded";  // where dp runs several replicas
   SyntheticLoad load;  // its rate, requests, seed and gamma_cv; the words below fill the rest
   std::string arrivals = "poisson";
   std::string prompt = "fixed:512", output = "fixed:128";
@@ -36,8 +37,9 @@ struct OpenedServe {
   ServeHeader header;
 };
 
-// Errors: the model that is not a zoo decoder, an unknown scheduler, preemption, design or length
-// distribution, `--parallel auto` (serve takes one strategy), the chip's (driver::open_chip).
+// Errors: the model that is not a zoo decoder, an unknown scheduler, preemption, router, design or
+// length distribution, `--parallel auto` (serve takes one strategy), the chip's
+// (driver::open_chip).
 Result<OpenedServe> open_serve(PluginSet& plugins, const ServeRequest& request);
 
 // The header of a run at `rate_per_s` (a load sweep's point; the request's own for one run).
