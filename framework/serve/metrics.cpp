@@ -84,11 +84,12 @@ ServeSummary summarize(const ServerRun& run, const Slo& slo, int64_t max_batch) 
     s.goodput_rps = static_cast<double>(met) / s.duration_s;
     s.slo_attained = static_cast<double>(met) / static_cast<double>(s.requests);
   }
-  // Every replica's pool is the same size: the mean over busy replica-seconds of one pool's use.
-  const double replica_blocks = static_cast<double>(run.kv_blocks) /
-                                static_cast<double>(std::max<size_t>(1, run.replicas.size()));
+  // Over busy replica-seconds, each replica's use of its own pool.
+  double busy_block_seconds = 0;
+  for (const ReplicaRun& r : run.replicas)
+    busy_block_seconds += r.busy_s * static_cast<double>(r.kv_blocks);
   const auto blocks = static_cast<double>(run.kv_blocks);
-  s.kv_utilisation_mean = run.busy_s > 0 ? run.kv_block_seconds / run.busy_s / replica_blocks : 0;
+  s.kv_utilisation_mean = busy_block_seconds > 0 ? run.kv_block_seconds / busy_block_seconds : 0;
   for (const ReplicaRun& r : run.replicas)
     s.replicas.push_back(ReplicaSummary{
         r.requests, r.preemptions, s.duration_s > 0 ? r.busy_s / s.duration_s : 0,

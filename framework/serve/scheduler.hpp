@@ -75,6 +75,9 @@ struct Sequence {
   int64_t preemptions = 0;
   double first_token_s = -1;
   bool swapped = false;  // preempted by swap: its `cached` positions held off the pool
+  // Disaggregated: its KV came over the link from the prefill group, held off the pool until
+  // admitted (as a swapped sequence, with nothing to swap in).
+  bool transferred = false;
   bool done() const { return generated >= request.output_tokens; }
   bool prefilling() const { return prefilled < prompt_tokens; }
 };

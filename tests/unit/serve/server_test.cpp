@@ -281,6 +281,53 @@ TEST(Server, ParseRouterSaysWhatItTakes) {
             "--router random: expected round-robin or least-loaded");
 }
 
+// Prefill on one group, decode on another, the KV over a link: one request at a time, TTFT is the
+// prefill step plus the transfer (bytes / rate + latency) and TPOT the decode group's step.
+TEST(Server, DisaggregatedOneAtATimeAddsTheTransferToTtftAlone) {
+  const double per_token_s = 2e-5, decode_s = 0.015, bytes_per_token = 160e3;
+  const ServerGroup prefill{SchedulerOptions{Policy::continuous, 8, 512}, KvBlocks(400, 16),
+                            fixed_costs(0.5, per_token_s)};
+  SchedulerOptions decoding{Policy::continuous, 8, 512};
+  decoding.preemption = Preemption::swap;
+  const ServerGroup decode{decoding, KvBlocks(400, 16), fixed_costs(decode_s, 1.0)};
+  KvLink link{"test", {}, 12.5e9, 2e-6, 25e-12};
+  auto run =
+      run_disaggregated(every(10.0, 5, 300, 40), prefill, decode, KvHandoff{link, bytes_per_token})
+          .take();
+  const double bytes = 300 * bytes_per_token;
+  const double ttft = 300 * per_token_s + bytes / 12.5e9 + 2e-6;
+  for (const RequestRecord& r : run.records) {
+    EXPECT_NEAR((r.first_token_s - r.request.arrival_s) / ttft, 1.0, 1e-9) << r.request.id;
+    EXPECT_NEAR((r.finish_s - r.first_token_s) / 39 / decode_s, 1.0, 1e-9) << r.request.id;
+  }
+  ASSERT_TRUE(run.transfers.has_value());
+  EXPECT_EQ(run.transfers->transfers, 5);
+  EXPECT_NEAR(run.transfers->bytes, 5 * bytes, 1e-3);
+  EXPECT_NEAR(run.transfers->joules, 5 * bytes * 25e-12, 1e-12);
+  EXPECT_NEAR(run.transfers->seconds[0], bytes / 12.5e9 + 2e-6, 1e-15);
+  ASSERT_EQ(run.replicas.size(), 2u);
+  EXPECT_EQ(run.replicas[0].role, Role::prefill);
+  EXPECT_EQ(run.replicas[1].role, Role::decode);
+  EXPECT_EQ(run.replicas[1].steps, 5 * 39);
+}
+
+// Transfers share the link first come, first served: two prompts prefilled in one step leave
+// together, the second waiting for the first's bytes.
+TEST(Server, DisaggregatedTransfersQueueOnTheLink) {
+  const ServerGroup prefill{SchedulerOptions{Policy::continuous, 8, 4096}, KvBlocks(400, 16),
+                            fixed_costs(0.5, 1e-5)};
+  SchedulerOptions decoding{Policy::continuous, 8, 512};
+  decoding.preemption = Preemption::swap;
+  const ServerGroup decode{decoding, KvBlocks(400, 16), fixed_costs(0.01, 1.0)};
+  KvLink link{"test", {}, 1e9, 1e-3, std::nullopt};
+  auto run = run_disaggregated(at_once(2, 100, 3), prefill, decode, KvHandoff{link, 1e6}).take();
+  const double prefill_s = 200 * 1e-5, serial_s = 100 * 1e6 / 1e9;
+  EXPECT_NEAR(run.records[0].first_token_s, prefill_s + serial_s + 1e-3, 1e-12);
+  EXPECT_NEAR(run.records[1].first_token_s, prefill_s + 2 * serial_s + 1e-3, 1e-12);
+  EXPECT_NEAR(run.transfers->busy_s, 2 * serial_s, 1e-12);
+  EXPECT_EQ(run.transfers->joules, 0);
+}
+
 TEST(Metrics, PercentilesInterpolateBetweenOrderStatistics) {
   std::vector<double> v = {4, 1, 3, 2};
   EXPECT_DOUBLE_EQ(percentile(v, 0.5), 2.5);
