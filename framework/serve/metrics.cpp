@@ -94,12 +94,16 @@ ServeSummary summarize(const ServerRun& run, const Slo& slo, int64_t max_batch) 
     s.replicas.push_back(ReplicaSummary{
         r.requests, r.preemptions, s.duration_s > 0 ? r.busy_s / s.duration_s : 0,
         r.busy_s > 0 ? r.kv_block_seconds / r.busy_s / static_cast<double>(r.kv_blocks) : 0,
-        static_cast<double>(r.kv_blocks_peak) / static_cast<double>(r.kv_blocks)});
+        static_cast<double>(r.kv_blocks_peak) / static_cast<double>(r.kv_blocks), r.role});
   for (const Sample& sample : run.samples)
     s.kv_utilisation_peak =
         std::max(s.kv_utilisation_peak, static_cast<double>(sample.kv_blocks_used) / blocks);
   s.joules_per_token = run.joules / static_cast<double>(s.output_tokens);
   s.joules_per_request = run.joules / static_cast<double>(s.requests);
+  if (run.transfers)
+    s.link = LinkSummary{run.transfers->transfers, run.transfers->bytes,
+                         s.duration_s > 0 ? run.transfers->busy_s / s.duration_s : 0,
+                         run.transfers->joules, spread(run.transfers->seconds)};
   judge_load(run, max_batch, s);
   return s;
 }

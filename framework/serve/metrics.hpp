@@ -32,6 +32,16 @@ struct ReplicaSummary {
   int64_t requests = 0, preemptions = 0;
   double busy = 0;
   double kv_utilisation_mean = 0, kv_utilisation_peak = 0;
+  Role role = Role::serve;
+};
+
+// Disaggregated: what the KV link carried; utilisation is its busy share of the run (first arrival
+// to last token); transfer_s from hand-off to landing (waiting for the link, then bytes / rate
+// and latency).
+struct LinkSummary {
+  int64_t transfers = 0;
+  double bytes = 0, utilisation = 0, joules = 0;
+  Spread transfer_s;
 };
 
 struct ServeSummary {
@@ -46,6 +56,7 @@ struct ServeSummary {
   double offered_rps = 0, sustained_rps = 0;
   int64_t peak_waiting = 0;
   std::vector<ReplicaSummary> replicas;
+  std::optional<LinkSummary> link;
 };
 
 // `max_batch`: each replica's.

@@ -13,6 +13,7 @@ namespace tessera::serve {
 struct ServeHeader {
   // as the user gave them; router: where replicas run
   std::string model, chip, design, strategy, scheduler, preemption, router, load;
+  std::string prefill_chip, prefill_strategy;  // --disaggregate: the prefill group's (else empty)
 };
 
 // The served machine, the KV cache's room and the step-cost grid with its error (three lines), and
