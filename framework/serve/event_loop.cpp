@@ -141,6 +141,7 @@ struct Loop {
         std::max(run.largest.decode_context_tokens, x.work.shape.decode_context_tokens);
     const double held = static_cast<double>(x.state.kv.used()) * x.cost.seconds;
     ReplicaRun& rr = run.replicas[r];
+    rr.kv_blocks_peak = std::max(rr.kv_blocks_peak, x.state.kv.used());
     run.kv_block_seconds += held;
     rr.kv_block_seconds += held;
     run.busy_s += x.cost.seconds;
@@ -190,8 +191,6 @@ struct Loop {
     finished += retire(x.state, x.group->options.policy, t, run, of);
     if (x.role == Role::prefill) hand_off(x, t);
     x.step_ends_s.reset();
-    ReplicaRun& rr = run.replicas[r];
-    rr.kv_blocks_peak = std::max(rr.kv_blocks_peak, x.state.kv.used());
     const auto& chunks = x.work.shape.prefill_chunks;
     Sample sample{t, static_cast<int64_t>(r),
                   0, 0,

@@ -42,7 +42,7 @@ enum class Role { serve, prefill, decode };
 struct ReplicaRun {
   Role role = Role::serve;
   int64_t requests = 0, steps = 0, preemptions = 0;
-  int64_t kv_blocks = 0, kv_blocks_peak = 0;  // its pool, and the most it held after a step
+  int64_t kv_blocks = 0, kv_blocks_peak = 0;  // its pool, and the most a step of it held
   double busy_s = 0;
   double kv_block_seconds = 0;  // blocks held, integrated over its steps
 };
