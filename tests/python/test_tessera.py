@@ -491,3 +491,18 @@ def test_serve_gives_the_clis_document(tmp_path):
     assert code == 2
     with pytest.raises(tessera.UsageError, match="parallel auto: serve takes one strategy"):
         tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", parallel="auto")
+    # Disaggregated: the same words, the same document (the grids built by the first run).
+    split_args = [*args, "--disaggregate", "--prefill-chip", "wormhole-n300", "--kv-link",
+                  "pcie4-x16", "--router", "round-robin"]
+    code, _, err = cli(*split_args)
+    assert code == 0, err
+    code, out, err = cli(*split_args, "--format", "json")
+    assert code == 0, err
+    split = tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", max_batch=4,
+                          slo_ttft_ms=2000, slo_tpot_ms=50, cache_dir=cache, trace=trace,
+                          disaggregate=True, prefill_chip="wormhole-n300", kv_link="pcie4-x16",
+                          router="round-robin")
+    assert split == json.loads(out) and split["disaggregation"]["transfers"]["count"] == 40
+    with pytest.raises(tessera.InputError, match="unknown KV link '10gbe'"):
+        tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", disaggregate=True,
+                      prefill_chip="wormhole-n300", kv_link="10gbe")
