@@ -43,6 +43,14 @@ KvLink link_of(const YamlNode& root, const std::filesystem::path& file) {
   return link;
 }
 
+Result<KvLink> kv_link_of(const YamlNode& root, const std::filesystem::path& file) {
+  try {
+    return link_of(root, file);
+  } catch (const Failure& failure) {
+    return failure.error();
+  }
+}
+
 }  // namespace
 
 std::vector<std::filesystem::path> kv_link_dirs() {
@@ -58,11 +66,13 @@ Result<KvLink> read_kv_link(const std::string& name_or_file) {
   }
   auto root = YamlNode::load_file(file.string());
   if (!root) return root.error();
-  try {
-    return link_of(*root, file);
-  } catch (const Failure& failure) {
-    return failure.error();
-  }
+  return kv_link_of(*root, file);
+}
+
+Result<KvLink> parse_kv_link_text(const std::string& text, const std::filesystem::path& file) {
+  auto root = YamlNode::load_string(text, file.string());
+  if (!root) return root.error();
+  return kv_link_of(*root, file);
 }
 
 }  // namespace tessera::serve

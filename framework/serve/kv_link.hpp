@@ -36,6 +36,9 @@ struct KvLink {
 // nearest), a missing or out-of-range value — each naming file:line and the key.
 Result<KvLink> read_kv_link(const std::string& name_or_file);
 
+// The same from a link file's text; `file` labels errors and names the link when it gives no name.
+Result<KvLink> parse_kv_link_text(const std::string& text, const std::filesystem::path& file);
+
 // <exe>/../share/tessera/links, then the source tree's configs/links.
 std::vector<std::filesystem::path> kv_link_dirs();
 

@@ -10,7 +10,7 @@ dir=$3
 rm -rf "$dir" && mkdir -p "$dir"
 export TESSERA_CACHE_DIR=$dir/cache
 fail() { echo "FAILED: $*"; exit 1; }
-run=(serve gpt2-xl --target mesh_tenstorrent --chip wormhole-n150 --max-batch 4)
+run=(serve gpt2-xl --target mesh_tenstorrent --chip wormhole-n150 --max-batch 8)
 
 "$tessera" "${run[@]}" --trace "$source_dir/configs/serve/chat-sample.csv" \
   --slo-ttft-ms 2000 --slo-tpot-ms 50 --per-request "$dir/requests.csv" >"$dir/first.out" 2>&1 ||
