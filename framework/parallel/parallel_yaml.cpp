@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 
 // Bumped whenever a key is added, removed or changes meaning: another format is refused with a
 // request to re-compile, never read with a default filled in.
-constexpr const char* kFormat = "tessera-parallel-plan-1";
+constexpr const char* kFormat = "tessera-parallel-plan-2";
 constexpr const char* kNone = "none";
 // Far beyond any step a compile writes; a number past them is a corrupted or hand-made file.
 constexpr double kMaxSeconds = 1e6;
