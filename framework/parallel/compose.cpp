@@ -158,6 +158,16 @@ Status simulate_uses(const collective::ChipGraph& graph, ParallelCompilation& co
   return ok_status();
 }
 
+void set_simulated_collectives(planner::DesignResult& plan, const std::vector<CollectiveUse>& uses,
+                               size_t s) {
+  for (const CollectiveUse& use : uses) {
+    if (use.stage != s || !use.simulated_s) continue;
+    for (planner::OpSchedule& op : plan.ops)
+      for (planner::CollectiveOp& c : op.collectives)
+        if (c.where == use.where) c.simulated_s = *use.simulated_s;
+  }
+}
+
 std::vector<DesignStep> compose_steps(const ParallelCompilation& c, const ParallelModel& model,
                                       const std::optional<EnergyRates>& energy) {
   const Resolved& r = c.strategy;
