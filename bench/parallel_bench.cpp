@@ -2,10 +2,16 @@
 // search takes, what it costs on one chip, and the figures the strategies give against the
 // hardware that runs them.
 //
-// BM_AutoSearch: `tessera compile llama3.1-70b --batch 32 --seq 128 --weight-dtype bfp8 --target
-// mesh_tenstorrent --chip wormhole-galaxy --parallel auto` as search_strategies runs it (Basic,
-// Elk-Full and Ideal, 2 threads); target <= 30 s. Counters: strategies tried, those that fit, the
-// best one's step (its label names it) and the flat compile's.
+// BM_AutoSearch/CHIP: `tessera compile llama3.1-70b --batch 32 --seq 128 --weight-dtype bfp8
+// --target mesh_tenstorrent --chip CHIP --parallel auto` as search_strategies runs it (Basic,
+// Elk-Full and Ideal, 2 threads) on a Galaxy (target <= 30 s) and on four (wormhole-galaxy-x4, 128
+// chips). Counters: strategies tried, those that fit, the best one's step (its label names it) and
+// the flat compile's.
+//
+// BM_StrategySimulated/CASE: one strategy compiled with every design planned and simulated at one
+// node per core (`--parallel S --design all --simulate`): Llama 3.1 70B decode for 32 users on
+// 128 chips, as tp=8,pp=16 and as the search's pick; target <= 60 s. Counters: Elk-Full's
+// planned and simulated step.
 //
 // BM_OneChipSearch: `--parallel auto` on one chip (llama3.1-8b b1 s1024 bfp8 on wormhole-n150)
 // against the plain compile of the same model; target < 1.10. On one chip the search compiles flat
@@ -74,10 +80,10 @@ driver::CompileOptions options_for(std::vector<Design> designs, bool simulate) {
 
 // ---- the search ---------------------------------------------------------------------------------
 
-void BM_AutoSearch(benchmark::State& state) {
+void BM_AutoSearch(benchmark::State& state, const char* chip_name) {
   PluginSet plugins = discovered();
   driver::OpenChip chip =
-      driver::open_chip(plugins, driver::ChipChoice{"mesh_tenstorrent", "wormhole-galaxy"}).take();
+      driver::open_chip(plugins, driver::ChipChoice{"mesh_tenstorrent", chip_name}).take();
   ParallelModel model = parallel_model(decode("llama3.1-70b", 32, 128, ir::DType::bfp8)).take();
   const driver::CompileOptions options =
       options_for({Design::basic, Design::elk_full, Design::ideal}, false);
@@ -103,8 +109,59 @@ void BM_AutoSearch(benchmark::State& state) {
   state.counters["best_step_ms"] = *best.step_s * 1e3;
   state.SetLabel("best " + to_string(best.strategy));
 }
-BENCHMARK(BM_AutoSearch)
+BENCHMARK_CAPTURE(BM_AutoSearch, galaxy, "wormhole-galaxy")
     ->Name("BM_AutoSearch/llama3.1-70b_galaxy")
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_AutoSearch, galaxy_x4, "wormhole-galaxy-x4")
+    ->Name("BM_AutoSearch/llama3.1-70b_galaxy_x4")
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(1);
+
+struct StrategyCase {
+  const char* chip;
+  const char* strategy;
+  int64_t batch;
+};
+
+void BM_StrategySimulated(benchmark::State& state, StrategyCase c) {
+  PluginSet plugins = discovered();
+  driver::OpenChip chip =
+      driver::open_chip(plugins, driver::ChipChoice{"mesh_tenstorrent", c.chip}).take();
+  ParallelModel model =
+      parallel_model(decode("llama3.1-70b", c.batch, 1024, ir::DType::bfp8)).take();
+  ParallelStrategy strategy = parse_strategy(c.strategy).take();
+  const driver::CompileOptions options =
+      options_for(driver::parse_design_choice("all").take().planned, true);
+  ParallelCompilation compiled;
+  for (auto _ : state) {
+    auto done = compile_parallel(plugins, chip, model, strategy, options);
+    if (!done) {
+      state.SkipWithError(done.error().message.c_str());
+      return;
+    }
+    compiled = std::move(*done);
+  }
+  for (const DesignStep& d : compiled.designs) {
+    if (d.design != Design::elk_full) continue;
+    state.counters["planned_ms"] = d.planned_s * 1e3;
+    state.counters["simulated_ms"] = d.simulated_s.value_or(0) * 1e3;
+  }
+  state.counters["designs"] = static_cast<double>(compiled.designs.size());
+  state.SetLabel(fmt::format("{} on {}", to_string(compiled.strategy), c.chip));
+}
+BENCHMARK_CAPTURE(BM_StrategySimulated, tp8_pp16,
+                  StrategyCase{"wormhole-galaxy-x4", "tp=8,pp=16", 32})
+    ->Name("BM_StrategySimulated/llama3.1-70b_galaxy_x4_tp8_pp16")
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(1);
+// What BM_AutoSearch/llama3.1-70b_galaxy_x4 picks.
+BENCHMARK_CAPTURE(BM_StrategySimulated, searched,
+                  StrategyCase{"wormhole-galaxy-x4", "tp=32,pp=2,dp=2,mb=2", 32})
+    ->Name("BM_StrategySimulated/llama3.1-70b_galaxy_x4_tp32_pp2_dp2")
     ->Unit(benchmark::kSecond)
     ->UseRealTime()
     ->Iterations(1);

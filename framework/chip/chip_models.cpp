@@ -49,8 +49,8 @@
 #include <cmath>
 #include <utility>
 
-#include "framework/chip/peak.hpp"
 #include "framework/common/yaml_reader.hpp"
+#include "framework/plugin/peak.hpp"
 
 namespace tessera {
 

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "framework/chip/peak.hpp"
 #include "framework/common/table.hpp"
 #include "framework/common/units.hpp"
+#include "framework/plugin/peak.hpp"
 
 namespace tessera {
 

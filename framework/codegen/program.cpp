@@ -7,6 +7,8 @@
 #include <tuple>
 #include <utility>
 
+#include "framework/ir/repeats.hpp"
+
 namespace tessera::codegen {
 
 namespace {
@@ -88,12 +90,36 @@ void attach_handoffs(Program& program, const planner::Plan& plan, const ir::Grap
   const auto sources = planner::activation_sources(graph);
   // A model's layers hand off alike: one description each, so the simulator lays each set once.
   std::vector<std::shared_ptr<const planner::HandOff>> made;
+  // And each input alike once: what input_handoff reads of the two ops (their shapes and indexing
+  // follow from their classes, ir/repeats.hpp; their tiles, factors and traffic) and the tensor's
+  // storage shape.
+  const std::vector<int> class_of = ir::identical_ops(graph).class_of;
+  std::map<std::tuple<int, int, int, const planner::OpTraffic*, const planner::OpTraffic*,
+                      std::vector<std::vector<int64_t>>, uint32_t, uint32_t>,
+           planner::HandOff>
+      inputs;
   for (size_t i = 0; i < program.ops.size(); ++i) {
     if (program.ops[i].cores_used != plan.result.ops[i].exec.cores_used) continue;
     std::vector<planner::HandOff> parts;
-    for (const planner::Source& source : sources[i])
-      parts.push_back(
-          planner::input_handoff(graph, static_cast<int>(i), source, placed, plan.machine.chips));
+    for (const planner::Source& source : sources[i]) {
+      const auto& c = plan.result.ops[i];
+      const auto& p = plan.result.ops[source.producer];
+      const ir::Operand& read = graph.ops()[i].einsum.inputs[source.operand];
+      auto [it, fresh] =
+          inputs.try_emplace({source.operand,
+                              c.op_class,
+                              p.op_class,
+                              placed[i].traffic,
+                              placed[source.producer].traffic,
+                              {c.exec.tile, c.exec.factors, p.exec.tile, p.exec.factors,
+                               graph.storage_tensor(read.tensor).shape},
+                              c.exec.cores_used,
+                              p.exec.cores_used});
+      if (fresh)
+        it->second =
+            planner::input_handoff(graph, static_cast<int>(i), source, placed, plan.machine.chips);
+      parts.push_back(it->second);
+    }
     planner::HandOff handoff = planner::merged(parts);
     if (!(handoff.bytes() > 0)) continue;
     auto same =

@@ -1,6 +1,7 @@
 #include "framework/planner/handoff.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -57,11 +58,16 @@ std::optional<std::vector<int>> dim_ranks(const ir::Operand& index,
   return ranks;
 }
 
+// Whether the op's merged output stays at the roots of its combine tree (not sent back down).
+bool held_at_roots(const OpTraffic& t) {
+  return t.combine_parts > 1 && t.combine_passes == 1;
+}
+
 // The plan cores holding the op's output once it is merged: the roots of the combine tree, or
 // every core when nothing is merged or the merge is sent back down.
 std::vector<uint32_t> holders(const OpTraffic& t) {
   std::vector<uint32_t> out;
-  if (t.combine_parts > 1 && t.combine_passes == 1) {
+  if (held_at_roots(t)) {
     for (size_t base = 0; base < t.combine_order.size(); base += t.combine_parts)
       out.push_back(t.combine_order[base]);
     return out;
@@ -85,6 +91,26 @@ struct Cut {
     for (size_t d = rank.size(); d-- > 0;) index = index * factor[d] + digit(core, d);
     return index;
   }
+  // tile_of(k) of every core k < cores: each dimension's digit counts cores up to its stride, then
+  // steps, wrapping at its factor (core / stride % factor without dividing).
+  std::vector<size_t> tiles_of_cores(uint32_t cores) const {
+    std::vector<size_t> out(cores, 0), radix(rank.size(), 1);
+    std::vector<int64_t> digit(rank.size(), 0), left(rank.size(), 0);
+    for (size_t d = 0; d < rank.size(); ++d) {
+      if (d > 0) radix[d] = radix[d - 1] * static_cast<size_t>(factor[d - 1]);
+      if (rank[d] >= 0) left[d] = stride[rank[d]];
+    }
+    for (uint32_t k = 0; k < cores; ++k) {
+      for (size_t d = 0; d < rank.size(); ++d) {
+        out[k] += static_cast<size_t>(digit[d]) * radix[d];
+        if (rank[d] >= 0 && --left[d] == 0) {
+          left[d] = stride[rank[d]];
+          if (++digit[d] == factor[d]) digit[d] = 0;
+        }
+      }
+    }
+    return out;
+  }
   size_t tiles() const {
     size_t n = 1;
     for (int64_t f : factor) n *= static_cast<size_t>(f);
@@ -107,6 +133,18 @@ Cut cut_of(const std::vector<int>& ranks, const PlacedOp& op, const std::vector<
   return c;
 }
 
+// Per tile of `cut`, the chips (one bit each) of the op's `cores` cores that work on it.
+std::vector<uint64_t> chips_per_tile(const Cut& cut, uint32_t cores, uint32_t chips) {
+  std::vector<uint64_t> out(cut.tiles(), 0);
+  const std::vector<size_t> tile = cut.tiles_of_cores(cores);
+  for (uint32_t k = 0, chip = 0; k < cores; ++k) {
+    // chip_of(k, cores, chips): the largest chip whose block starts at or before k.
+    while (chip + 1 < chips && uint64_t{cores} * (chip + 1) / chips <= k) ++chip;
+    out[tile[k]] |= uint64_t{1} << chip;
+  }
+  return out;
+}
+
 // Per dimension the bounds where either op's tiles start, and the dimension's end.
 std::vector<std::vector<int64_t>> cell_bounds(const std::vector<int64_t>& dims, const Cut& a,
                                               const Cut& b) {
@@ -121,11 +159,11 @@ std::vector<std::vector<int64_t>> cell_bounds(const std::vector<int64_t>& dims, 
   return bounds;
 }
 
-// The holder chip nearest `chip` by index (ties: the lower).
-uint32_t nearest(uint64_t holders, uint32_t chip) {
+// The holder chip nearest `chip` by index (ties: the lower), among the first `chips`.
+uint32_t nearest(uint64_t holders, uint32_t chip, uint32_t chips) {
   uint32_t best = 0;
   int64_t best_distance = -1;
-  for (uint32_t a = 0; a < kMaskChips; ++a) {
+  for (uint32_t a = 0; a < chips; ++a) {
     if (!(holders >> a & 1)) continue;
     int64_t distance = std::llabs(int64_t{a} - int64_t{chip});
     if (best_distance < 0 || distance < best_distance) best = a, best_distance = distance;
@@ -133,8 +171,37 @@ uint32_t nearest(uint64_t holders, uint32_t chip) {
   return best;
 }
 
+// One dimension's cells: each one's extent, and the part its start adds to the index of the
+// producer's and of the consumer's tile holding it (mixed radix, dimension 0 least significant).
+struct CellAxis {
+  std::vector<double> extent;
+  std::vector<size_t> p_part, c_part;
+};
+
+std::vector<CellAxis> cell_axes(const std::vector<std::vector<int64_t>>& bounds, const Cut& p,
+                                const Cut& c) {
+  std::vector<CellAxis> axes(bounds.size());
+  size_t p_radix = 1, c_radix = 1;
+  for (size_t d = 0; d < bounds.size(); ++d) {
+    for (size_t a = 0; a + 1 < bounds[d].size(); ++a) {
+      const int64_t start = bounds[d][a];
+      axes[d].extent.push_back(static_cast<double>(bounds[d][a + 1] - start));
+      axes[d].p_part.push_back(p_radix *
+                               static_cast<size_t>(std::min(start / p.tile[d], p.factor[d] - 1)));
+      axes[d].c_part.push_back(c_radix *
+                               static_cast<size_t>(std::min(start / c.tile[d], c.factor[d] - 1)));
+    }
+    p_radix *= static_cast<size_t>(p.factor[d]);
+    c_radix *= static_cast<size_t>(c.factor[d]);
+  }
+  return axes;
+}
+
 // The exact rule (handoff.hpp): each cell of the tensor, from the nearest chip holding it to every
-// chip needing it that does not. False when the cells are too many to check.
+// chip needing it that does not. False when the cells are too many to check. Cells are visited
+// with dimension 0 fastest, and a cell's bytes multiply its extents from the last dimension down
+// to dimension 0: the outer dimensions' product is kept while dimension 0 runs, the same
+// multiplications in the same order.
 bool exact(const Cut& p, const PlacedOp& producer, const Cut& c, const PlacedOp& consumer,
            const std::vector<int64_t>& dims, double element_bytes, ChipMatrix& m) {
   auto bounds = cell_bounds(dims, p, c);
@@ -142,26 +209,42 @@ bool exact(const Cut& p, const PlacedOp& producer, const Cut& c, const PlacedOp&
   for (const auto& b : bounds) cells *= static_cast<double>(b.size() - 1);
   if (cells > kMaxCells) return false;
   const uint32_t chips = m.chips;
-  std::vector<uint64_t> held(p.tiles(), 0), needed(c.tiles(), 0);
-  for (uint32_t k : holders(*producer.traffic))
-    held[p.tile_of(k)] |= uint64_t{1} << chip_of(k, producer.traffic->cores, chips);
-  for (uint32_t k = 0; k < consumer.traffic->cores; ++k)
-    needed[c.tile_of(k)] |= uint64_t{1} << chip_of(k, consumer.traffic->cores, chips);
-  std::vector<size_t> at(dims.size(), 0);  // the cell, per dimension
+  std::vector<uint64_t> held(p.tiles(), 0);
+  const OpTraffic& made = *producer.traffic;
+  if (held_at_roots(made))
+    for (uint32_t k : holders(made))
+      held[p.tile_of(k)] |= uint64_t{1} << chip_of(k, made.cores, chips);
+  else
+    held = chips_per_tile(p, made.cores, chips);
+  const std::vector<uint64_t> needed = chips_per_tile(c, consumer.traffic->cores, chips);
+  std::vector<uint32_t> sender(held.size() * chips);  // per producer tile and needing chip
+  for (size_t t = 0; t < held.size(); ++t)
+    for (uint32_t to = 0; held[t] != 0 && to < chips; ++to)
+      sender[t * chips + to] = nearest(held[t], to, chips);
+  const std::vector<CellAxis> axes = cell_axes(bounds, p, c);
+  const size_t rank = dims.size();
+  const size_t inner = rank == 0 ? 1 : axes[0].extent.size();
+  std::vector<size_t> at(rank, 0);  // the cell's outer dimensions (at[0] unused)
   for (bool more = true; more;) {
-    double bytes = element_bytes;
-    size_t pi = 0, ci = 0;
-    for (size_t d = dims.size(); d-- > 0;) {
-      int64_t start = bounds[d][at[d]];
-      bytes *= static_cast<double>(bounds[d][at[d] + 1] - start);
-      pi = pi * p.factor[d] + static_cast<size_t>(std::min(start / p.tile[d], p.factor[d] - 1));
-      ci = ci * c.factor[d] + static_cast<size_t>(std::min(start / c.tile[d], c.factor[d] - 1));
+    double outer = element_bytes;
+    size_t p_outer = 0, c_outer = 0;
+    for (size_t d = rank; d-- > 1;) {
+      outer *= axes[d].extent[at[d]];
+      p_outer += axes[d].p_part[at[d]];
+      c_outer += axes[d].c_part[at[d]];
     }
-    uint64_t missing = needed[ci] & ~held[pi];
-    for (uint32_t to = 0; held[pi] != 0 && to < chips; ++to)
-      if (missing >> to & 1) m.add(nearest(held[pi], to), to, bytes);
+    for (size_t a = 0; a < inner; ++a) {
+      const double bytes = rank == 0 ? outer : outer * axes[0].extent[a];
+      const size_t pi = p_outer + (rank == 0 ? 0 : axes[0].p_part[a]);
+      const size_t ci = c_outer + (rank == 0 ? 0 : axes[0].c_part[a]);
+      if (held[pi] == 0) continue;
+      for (uint64_t missing = needed[ci] & ~held[pi]; missing != 0; missing &= missing - 1) {
+        const auto to = static_cast<uint32_t>(std::countr_zero(missing));
+        m.add(sender[pi * chips + to], to, bytes);
+      }
+    }
     more = false;
-    for (size_t d = 0; d < dims.size() && !more; ++d) {
+    for (size_t d = 1; d < rank && !more; ++d) {
       if (++at[d] + 1 < bounds[d].size())
         more = true;
       else

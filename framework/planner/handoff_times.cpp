@@ -7,6 +7,11 @@ HandOffTimes::HandOffTimes(const ir::Graph& graph, const Machine& machine,
     : graph_(graph), machine_(machine), pricer_(pricer) {
   if (!hands_off(machine)) return;
   sources_ = activation_sources(graph);
+  consumers_.resize(sources_.size());
+  for (size_t op = 0; op < sources_.size(); ++op)
+    for (const Source& s : sources_[op])
+      if (consumers_[s.producer].empty() || consumers_[s.producer].back() != static_cast<int>(op))
+        consumers_[s.producer].push_back(static_cast<int>(op));
   for (const ir::Op& op : graph.ops()) {
     auto shape = partition::describe_op(graph, op);  // planned ops: described before, never fails
     shapes_.push_back(shape ? std::optional(std::move(*shape)) : std::nullopt);
@@ -34,31 +39,46 @@ HandOffTimes::Timed HandOffTimes::timed(HandOff handoff, uint32_t cores) const {
   return {shared, bytes / (machine_.chips * machine_.chip_link_bytes_per_s)};
 }
 
+PlacedOp HandOffTimes::placed_op(const CostContext& costs, const Decisions& d, int op) const {
+  if (!shapes_[op]) return {};
+  return {&*shapes_[op], &costs.plans(op).exec[d.exec_plan[op]], traffic(costs, d, op)};
+}
+
+HandOffTimes::Timed HandOffTimes::op_timed(const CostContext& costs, const Decisions& d, int op,
+                                           std::vector<PlacedOp>& placed) const {
+  if (sources_[op].empty()) return {};
+  std::vector<int> key{costs.class_of(op), d.exec_plan[op], d.preload_plan[op]};
+  for (const Source& s : sources_[op])
+    key.insert(key.end(), {s.operand, costs.class_of(s.producer), d.exec_plan[s.producer],
+                           d.preload_plan[s.producer]});
+  auto [it, fresh] = timed_.try_emplace(std::move(key));
+  if (fresh) {
+    placed[op] = placed_op(costs, d, op);
+    std::vector<HandOff> parts;
+    for (const Source& s : sources_[op]) {
+      placed[s.producer] = placed_op(costs, d, s.producer);
+      parts.push_back(input_handoff(graph_, op, s, placed, machine_.chips));
+    }
+    it->second = timed(merged(parts), placed[op].exec ? placed[op].exec->cores_used : 0);
+  }
+  return it->second;
+}
+
 std::vector<HandOffTimes::Timed> HandOffTimes::of(const CostContext& costs,
                                                   const Decisions& d) const {
   if (!hands_off(machine_)) return {};
   std::lock_guard lock(mutex_);
   std::vector<PlacedOp> placed(costs.ops());
-  for (int op = 0; op < costs.ops(); ++op)
-    if (shapes_[op])
-      placed[op] = {&*shapes_[op], &costs.plans(op).exec[d.exec_plan[op]], traffic(costs, d, op)};
   std::vector<Timed> out(costs.ops());
-  for (int op = 0; op < costs.ops(); ++op) {
-    if (sources_[op].empty()) continue;
-    std::vector<int> key{costs.class_of(op), d.exec_plan[op], d.preload_plan[op]};
-    for (const Source& s : sources_[op])
-      key.insert(key.end(), {s.operand, costs.class_of(s.producer), d.exec_plan[s.producer],
-                             d.preload_plan[s.producer]});
-    auto [it, fresh] = timed_.try_emplace(std::move(key));
-    if (fresh) {
-      std::vector<HandOff> parts;
-      for (const Source& s : sources_[op])
-        parts.push_back(input_handoff(graph_, op, s, placed, machine_.chips));
-      it->second = timed(merged(parts), placed[op].exec ? placed[op].exec->cores_used : 0);
-    }
-    out[op] = it->second;
-  }
+  for (int op = 0; op < costs.ops(); ++op) out[op] = op_timed(costs, d, op, placed);
   return out;
+}
+
+double HandOffTimes::seconds(const CostContext& costs, const Decisions& d, int op) const {
+  if (!hands_off(machine_)) return 0;
+  std::lock_guard lock(mutex_);
+  placed_scratch_.resize(costs.ops());
+  return op_timed(costs, d, op, placed_scratch_).seconds;
 }
 
 }  // namespace tessera::planner

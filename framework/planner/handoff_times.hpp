@@ -3,9 +3,8 @@
 // (where the simulator runs them). Timed on the chip's routes as the simulator lays them
 // (NetworkPricer::handoff, the same transfer set), or without a pricer at the chips' links
 // together (chips × Machine::chip_link_bytes_per_s), as partials merged between chips are
-// (partition/evaluate.cpp). The plans are chosen before: only the timelines of complete schedules
-// (evaluate_timeline) carry hand-offs, not the screening of preload orders, so the choice of
-// execution plans does not see them (docs/planner.md, "Activations between chips").
+// (partition/evaluate.cpp). The same prices weigh the choice of each op's execution plan
+// (handoff_choice.hpp) before the timeline times it.
 #pragma once
 
 #include <map>
@@ -32,17 +31,28 @@ class HandOffTimes {
   };
   // Per op of `decisions` (plans from `costs`); empty when the machine hands nothing off.
   std::vector<Timed> of(const CostContext& costs, const Decisions& decisions) const;
+  // Seconds of op `op`'s hand-off under `decisions` (its plans and its producers'); 0 when the
+  // machine hands nothing off.
+  double seconds(const CostContext& costs, const Decisions& decisions, int op) const;
+  // Per op, the ops that read an activation it wrote (empty when the machine hands nothing off).
+  const std::vector<std::vector<int>>& consumers() const { return consumers_; }
 
  private:
   const OpTraffic* traffic(const CostContext& costs, const Decisions& d, int op) const;
+  // Op `op`'s hand-off, cached by its key; `placed` is filled for op and its producers on a miss.
+  Timed op_timed(const CostContext& costs, const Decisions& d, int op,
+                 std::vector<PlacedOp>& placed) const;
+  PlacedOp placed_op(const CostContext& costs, const Decisions& d, int op) const;
   Timed timed(HandOff handoff, uint32_t cores) const;
 
   const ir::Graph& graph_;
   Machine machine_;
   const NetworkPricer* pricer_;
   std::vector<std::vector<Source>> sources_;
+  std::vector<std::vector<int>> consumers_;
   std::vector<std::optional<partition::OpShape>> shapes_;  // per op; nullopt: not described
   mutable std::mutex mutex_;
+  mutable std::vector<PlacedOp> placed_scratch_;  // seconds()'s, under mutex_
   // By (class, exec plan, preload plan): where its tiles sit (nullopt: not recorded).
   mutable std::map<std::tuple<int, int, int>, std::optional<OpTraffic>> traffic_;
   // By the op's class and plans, then each source's operand, class and plans.

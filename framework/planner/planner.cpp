@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "framework/planner/baselines.hpp"
+#include "framework/planner/handoff_choice.hpp"
 #include "framework/planner/handoff_times.hpp"
 #include "framework/planner/inductive.hpp"
 #include "framework/planner/preload_orders.hpp"
@@ -59,10 +60,35 @@ Status check_plans_fit(const PlannerInput& input, const CostContext& costs) {
   return ok_status();
 }
 
-Result<DesignResult> elk_dynamic(const PlannerInput& input, const CostContext& costs, int k) {
+// The schedule's cost under options.cost (latency without one).
+Result<double> cost_of(const DesignResult& r, const PlannerOptions& options) {
+  if (!options.cost) return r.latency_s;
+  return options.cost(r);
+}
+
+// The schedule of `decisions`, or of the same decisions with each op's execution plan re-chosen
+// with the hand-offs in view (handoff_choice.hpp) when that costs less by options.cost (ties: the
+// design's own): the pass weighs each op alone, the timeline judges the whole step.
+Result<DesignResult> timed(const PlannerInput& input, const CostContext& costs,
+                           const Decisions& decisions, TimelineMode mode,
+                           const PlannerOptions& options) {
+  DesignResult own = evaluate_timeline(input.graph, costs, decisions, mode);
+  Decisions weighed = with_handoffs_weighed(costs, decisions);
+  if (weighed.exec_plan == decisions.exec_plan && weighed.preload_plan == decisions.preload_plan)
+    return own;
+  DesignResult other = evaluate_timeline(input.graph, costs, weighed, mode);
+  auto own_cost = cost_of(own, options);
+  if (!own_cost) return own_cost.error();
+  auto other_cost = cost_of(other, options);
+  if (!other_cost) return other_cost.error();
+  return *other_cost < *own_cost ? std::move(other) : std::move(own);
+}
+
+Result<DesignResult> elk_dynamic(const PlannerInput& input, const CostContext& costs, int k,
+                                 const PlannerOptions& options) {
   InductiveResult r = schedule_inductively(costs, program_order(costs), k);
   if (!r.feasible) return cannot_place(input, Design::elk_dyn, r);
-  return evaluate_timeline(input.graph, costs, r.decisions, TimelineMode::shared);
+  return timed(input, costs, r.decisions, TimelineMode::shared, options);
 }
 
 // Orders are ranked on a slice of the model — the ops before the repeated layers and the first
@@ -112,22 +138,18 @@ OrderSearch order_space(const PlannerInput& input, const CostContext& costs,
 }
 
 // Latency of permutation `index` (0: program order) on the model `costs` describes, whose
-// repeated layers are `layers`; +inf when the inductive scheduler cannot place it.
+// repeated layers are `layers`, its plans re-chosen with the hand-offs in view
+// (handoff_choice.hpp); +inf when the inductive scheduler cannot place it.
 double order_latency(const CostContext& costs, const ir::RepeatedLayers* layers,
                      const OrderSearch& s, size_t index, int k, Decisions* decisions) {
   Decisions order = index == 0 ? program_order(costs)
                                : permuted_order(costs, *layers, s.units, s.permutations[index]);
   InductiveResult r = schedule_inductively(costs, std::move(order), k);
   if (!r.feasible) return kNever;
+  r.decisions = with_handoffs_weighed(costs, std::move(r.decisions));
   double latency_s = timeline_latency_s(costs, r.decisions, TimelineMode::shared);
   if (decisions) *decisions = std::move(r.decisions);
   return latency_s;
-}
-
-// The schedule's cost under options.cost (latency without one).
-Result<double> cost_of(const DesignResult& r, const PlannerOptions& options) {
-  if (!options.cost) return r.latency_s;
-  return options.cost(r);
 }
 
 struct Slice {
@@ -150,6 +172,7 @@ std::vector<double> screen_orders(const PlannerInput& input, const OrderSearch& 
   Slice slice = screening_slice(input);
   CostContext costs(slice.class_of, input.class_plans, input.machine, whole.preload_network_share(),
                     whole.contention(), whole.dispatch());
+  costs.set_handoffs(whole.handoffs());  // the slice's ops are the whole graph's first ones
   if (!whole.collective_after_s().empty())
     costs.set_collective_after_s(
         {whole.collective_after_s().begin(), whole.collective_after_s().begin() + costs.ops()});
@@ -201,11 +224,12 @@ Result<DesignResult> elk_full(const PlannerInput& input, const CostContext& cost
   for (size_t index : candidates) {
     Decisions decisions;
     if (order_latency(costs, layers, search, index, k, &decisions) == kNever) continue;
-    DesignResult r = evaluate_timeline(input.graph, costs, decisions, TimelineMode::shared);
-    auto cost = cost_of(r, options);
+    auto r = timed(input, costs, decisions, TimelineMode::shared, options);
+    if (!r) return r.error();
+    auto cost = cost_of(*r, options);
     if (!cost) return cost.error();
     if (*cost < best_cost || (*cost == best_cost && index < best_index))  // ties: lower index
-      best_cost = *cost, best_index = index, best = std::move(r);
+      best_cost = *cost, best_index = index, best = std::move(*r);
   }
   if (!best) {
     InductiveResult r = schedule_inductively(costs, program_order(costs), k);
@@ -222,11 +246,12 @@ Result<DesignResult> static_split(const PlannerInput& input, const CostContext& 
     std::optional<DesignResult> best;
     double best_cost = kNever;
     for (const StaticSplit& split : static_splits(costs, coding)) {
-      DesignResult r = evaluate_timeline(
-          input.graph, costs, static_decisions(costs, split, coding, k), TimelineMode::shared);
-      auto cost = options.cost(r);
+      auto r = timed(input, costs, static_decisions(costs, split, coding, k), TimelineMode::shared,
+                     options);
+      if (!r) return r.error();
+      auto cost = options.cost(*r);
       if (!cost) return cost.error();
-      if (*cost < best_cost) best_cost = *cost, best = std::move(r);
+      if (*cost < best_cost) best_cost = *cost, best = std::move(*r);
     }
     return std::move(*best);
   }
@@ -237,7 +262,7 @@ Result<DesignResult> static_split(const PlannerInput& input, const CostContext& 
     double latency_s = timeline_latency_s(costs, d, TimelineMode::shared);
     if (latency_s < best_s) best_s = latency_s, best = std::move(d);
   }
-  return evaluate_timeline(input.graph, costs, best, TimelineMode::shared);
+  return timed(input, costs, best, TimelineMode::shared, options);
 }
 
 // Elk-Dyn's and Elk-Full's decisions generalise Static's and Basic's (one timeline times them all),
@@ -251,9 +276,9 @@ Status keep_simpler_if_faster(const PlannerInput& input, const CostContext& cost
   if (!result_cost) return result_cost.error();
   auto split = static_split(input, costs, k, options);
   if (!split) return split.error();
-  for (DesignResult simpler :
-       {std::move(*split),
-        evaluate_timeline(input.graph, costs, basic_decisions(costs), TimelineMode::shared)}) {
+  auto basic = timed(input, costs, basic_decisions(costs), TimelineMode::shared, options);
+  if (!basic) return basic.error();
+  for (DesignResult simpler : {std::move(*split), std::move(*basic)}) {
     auto cost = cost_of(simpler, options);
     if (!cost) return cost.error();
     if (*cost < *result_cost) result_cost = *cost, result = std::move(simpler);
@@ -266,7 +291,7 @@ Status keep_simpler_if_faster(const PlannerInput& input, const CostContext& cost
 
 namespace {
 
-Result<DesignResult> vendor_design(const ir::Graph* graph, const CostContext& costs,
+Result<DesignResult> vendor_design(const PlannerInput& input, const CostContext& costs,
                                    const PlannerOptions& options) {
   if (options.vendor == VendorStack::none)
     return input_error(
@@ -275,8 +300,8 @@ Result<DesignResult> vendor_design(const ir::Graph* graph, const CostContext& co
   // resident: the driver gives an input whose weights and KV caches have homes, so the ops run
   // back to back on what the homes and the activations leave them (Basic, with nothing to load).
   if (options.vendor == VendorStack::resident)
-    return evaluate_timeline(graph, costs, basic_decisions(costs), TimelineMode::shared);
-  return evaluate_timeline(graph, costs, vendor_decisions(costs), TimelineMode::streamed);
+    return timed(input, costs, basic_decisions(costs), TimelineMode::shared, options);
+  return timed(input, costs, vendor_decisions(costs), TimelineMode::streamed, options);
 }
 
 // Per op, the planned seconds of the collectives that follow it (empty: none).
@@ -309,23 +334,22 @@ Result<DesignResult> plan_variant(const PlannerInput& input, Design design,
   Result<DesignResult> result = DesignResult{};
   switch (design) {
     case Design::basic:
-      result = evaluate_timeline(input.graph, costs, basic_decisions(costs), TimelineMode::shared);
+      result = timed(input, costs, basic_decisions(costs), TimelineMode::shared, options);
       break;
     case Design::static_split:
       result = static_split(input, costs, k, options);
       break;
     case Design::elk_dyn:
-      result = elk_dynamic(input, costs, k);
+      result = elk_dynamic(input, costs, k, options);
       break;
     case Design::elk_full:
       result = elk_full(input, costs, k, options);
       break;
     case Design::ideal:
-      result =
-          evaluate_timeline(input.graph, costs, ideal_decisions(costs), TimelineMode::separate);
+      result = timed(input, costs, ideal_decisions(costs), TimelineMode::separate, options);
       break;
     case Design::vendor:
-      result = vendor_design(input.graph, costs, options);
+      result = vendor_design(input, costs, options);
       break;
   }
   if (!result.ok()) return result;

@@ -200,8 +200,7 @@ enum class TimelineMode {
 // collective_exposed_s by timing the same decisions again without them.
 DesignResult evaluate_timeline(const ir::Graph* graph, const CostContext& costs,
                                const Decisions& decisions, TimelineMode mode);
-// evaluate_timeline's latency_s alone, without the per-op schedules or hand-offs (the order
-// search).
+// evaluate_timeline's latency_s alone, without the per-op schedules (the order search).
 double timeline_latency_s(const CostContext& costs, const Decisions& decisions, TimelineMode mode);
 
 }  // namespace tessera::planner

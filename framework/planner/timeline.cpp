@@ -31,6 +31,7 @@ class Timeline {
 
   DesignResult run();
   double latency_s() {
+    if (costs_.handoffs() != nullptr) handoff_ = costs_.handoffs()->of(costs_, d_);
     double end_s = 0;
     for (int op = 0; op < costs_.ops(); ++op) end_s = execute(op, nullptr);
     return end_s;

@@ -5,6 +5,7 @@
 // InputError, PluginError and InternalError, all tessera.Error. The GIL is released while the
 // pipeline runs; each call opens its own plugins and chip, so calls from several Python threads
 // share nothing (a Plan is immutable).
+#include <fmt/format.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -323,14 +324,30 @@ py::dict simulate(py::handle given, const std::string& memory_detail, const std:
 }
 
 // tessera.serve: `tessera serve --format json`, or with `rates` its load sweep's document.
-py::object serve_model(const serve::ServeRequest& request, const std::vector<double>& rates) {
+// serve()'s progress through `hook`: the grid's points as each is simulated, then the requests
+// finished (once per request that finishes, not per step: a run of 10,000 requests takes
+// hundreds of thousands of steps), each stage named as compile's are ("NAME (UNITS)").
+serve::ServeProgress serve_progress(ProgressHook& hook, const std::string& load) {
+  if (hook.empty()) return {};
+  return {[&hook](int done, int total) { hook("step-cost grid (points)", done, total); },
+          [&hook, label = "serving" + load + " (requests)",
+           reported = int64_t{-1}](const serve::RunProgress& p) mutable {
+            if (p.finished == reported) return;
+            reported = p.finished;
+            hook(label, static_cast<double>(p.finished), static_cast<double>(p.requests));
+          }};
+}
+
+py::object serve_model(const serve::ServeRequest& request, const std::vector<double>& rates,
+                       py::object progress) {
+  ProgressHook hook(std::move(progress));
   std::string json = run([&]() -> Result<std::string> {
     Registry found = registry();
     PluginSet plugins(found);
     auto opened = serve::open_serve(plugins, request);
     if (!opened) return opened.error();
     if (rates.empty()) {
-      auto served = serve::serve(opened->machine, opened->source, opened->options, {});
+      auto served = serve::serve_opened(*opened, serve_progress(hook, ""));
       if (!served) return served.error();
       return serve::serve_json(opened->header, *served);
     }
@@ -340,13 +357,15 @@ py::object serve_model(const serve::ServeRequest& request, const std::vector<dou
     std::vector<serve::ServeHeader> headers;
     for (double rate : rates) {
       std::get<serve::SyntheticLoad>(opened->source).rate_per_s = rate;
-      auto served = serve::serve(opened->machine, opened->source, opened->options, {});
+      auto served =
+          serve::serve_opened(*opened, serve_progress(hook, fmt::format(" at {:g} req/s", rate)));
       if (!served) return served.error();
       points.push_back(std::move(*served));
-      headers.push_back(serve::header_at(request, opened->machine, rate));
+      headers.push_back(serve::header_at(request, *opened, rate));
     }
     return serve::serve_load_json(headers, points);
   });
+  hook.rethrow();
   return from_json(json);
 }
 
@@ -533,6 +552,7 @@ PYBIND11_MODULE(_tessera, m) {
       .def_readwrite("parallel", &serve::ServeRequest::parallel)
       .def_readwrite("scheduler", &serve::ServeRequest::scheduler)
       .def_readwrite("preemption", &serve::ServeRequest::preemption)
+      .def_readwrite("router", &serve::ServeRequest::router)
       .def_readwrite("arrivals", &serve::ServeRequest::arrivals)
       .def_readwrite("prompt", &serve::ServeRequest::prompt)
       .def_readwrite("output", &serve::ServeRequest::output)
@@ -543,6 +563,14 @@ PYBIND11_MODULE(_tessera, m) {
       .def("set_chip",
            [](serve::ServeRequest& r, const std::string& target, const std::string& chip) {
              r.chip = driver::ChipChoice{target, chip};
+           })
+      .def("set_disaggregation",
+           [](serve::ServeRequest& r, const std::string& target, const std::string& chip,
+              const std::string& parallel, const std::string& kv_link) {
+             r.disaggregate = true;
+             r.prefill_chip = driver::ChipChoice{target, chip};
+             r.prefill_parallel = parallel;
+             r.kv_link = kv_link;
            })
       .def("set_load",
            [](serve::ServeRequest& r, double rate, int64_t requests, uint64_t seed, double cv) {
@@ -557,7 +585,7 @@ PYBIND11_MODULE(_tessera, m) {
         r.options.scheduler.token_budget = token_budget;
         r.options.block_tokens = block_tokens;
       });
-  m.def("serve", &serve_model, py::arg("request"), py::arg("rates"));
+  m.def("serve", &serve_model, py::arg("request"), py::arg("rates"), py::arg("progress"));
   m.def("targets", &targets);
   m.def("chip", &chip, py::arg("target"), py::arg("chip"));
   py::class_<memsim::MemsimOptions>(m, "MemsimOptions")

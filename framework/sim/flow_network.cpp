@@ -170,10 +170,14 @@ void max_min_rates(std::span<const double> capacity_bytes_per_s,
 
 uint32_t FlowNetwork::add_link(double bytes_per_s, LinkClass link_class) {
   assert(bytes_per_s > 0);
+  const auto link = static_cast<uint32_t>(capacity_.size());
+  const size_t c = static_cast<size_t>(link_class);
   capacity_.push_back(bytes_per_s);
   class_.push_back(link_class);
-  class_capacity_[static_cast<size_t>(link_class)] += bytes_per_s;
-  return static_cast<uint32_t>(capacity_.size() - 1);
+  class_capacity_[c] += bytes_per_s;
+  class_links_[c].push_back(link);
+  class_changed_[c] = true;
+  return link;
 }
 
 void FlowNetwork::set_capacity(uint32_t link, double bytes_per_s) {
@@ -182,7 +186,7 @@ void FlowNetwork::set_capacity(uint32_t link, double bytes_per_s) {
   const size_t c = static_cast<size_t>(class_[link]);
   class_capacity_[c] += bytes_per_s - capacity_[link];
   capacity_[link] = bytes_per_s;
-  ++class_epoch_[c];
+  class_changed_[c] = true;
 }
 
 uint32_t FlowNetwork::add_route(std::span<const uint32_t> links, std::span<const double> weights) {
@@ -235,45 +239,58 @@ void FlowNetwork::add_class_rates(const Route& route, double rate,
   }
 }
 
-void FlowNetwork::solve_alone(Flow& flow) {
-  Route& r = routes_[flow.route];
-  bool valid = r.alone.valid;
-  for (size_t c = 0; c < kLinkClasses && valid; ++c)
-    valid = !r.crosses[c] || r.alone.epochs[c] == class_epoch_[c];
-  if (!valid) {
-    double rate = 0;
-    fill(
-        capacity_, 1, [&r](size_t) -> const std::vector<uint32_t>& { return r.links; },
-        [&r](size_t, size_t k) { return r.weight(k); }, filling_, &rate);
-    r.alone = {true, class_epoch_, rate, {}};
-    add_class_rates(r, rate, r.alone.class_rate);
+size_t FlowNetwork::KeyHash::operator()(const std::vector<uint64_t>& key) const {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a's offset basis, over whole words
+  for (uint64_t word : key) h = (h ^ word) * 0x100000001b3ull;
+  return static_cast<size_t>(h);
+}
+
+const std::vector<uint64_t>& FlowNetwork::solve_key() {
+  constexpr uint64_t kNotCrossed = ~uint64_t{0};
+  std::array<bool, kLinkClasses> crossed{};
+  for (uint32_t id : active_)
+    for (size_t c = 0; c < kLinkClasses; ++c) crossed[c] |= routes_[flows_[id].route].crosses[c];
+  key_scratch_.clear();
+  for (size_t c = 0; c < kLinkClasses; ++c) {
+    if (crossed[c] && class_changed_[c]) {
+      std::vector<double> capacities;
+      for (uint32_t l : class_links_[c]) capacities.push_back(capacity_[l]);
+      auto [it, fresh] = capacities_ids_[c].try_emplace(std::move(capacities), 0);
+      if (fresh) it->second = capacities_ids_[c].size() - 1;
+      class_capacities_id_[c] = it->second;
+      class_changed_[c] = false;
+    }
+    key_scratch_.push_back(crossed[c] ? class_capacities_id_[c] : kNotCrossed);
   }
-  flow.rate = r.alone.rate;
-  class_rate_ = r.alone.class_rate;
+  for (uint32_t id : active_) key_scratch_.push_back(flows_[id].route);
+  return key_scratch_;
+}
+
+FlowNetwork::Solution FlowNetwork::solve() {
+  Solution out;
+  out.rates.resize(active_.size());
+  fill(
+      capacity_, active_.size(),
+      [this](size_t i) -> const std::vector<uint32_t>& {
+        return routes_[flows_[active_[i]].route].links;
+      },
+      [this](size_t i, size_t k) { return routes_[flows_[active_[i]].route].weight(k); }, filling_,
+      out.rates.data());
+  for (size_t i = 0; i < active_.size(); ++i)
+    add_class_rates(routes_[flows_[active_[i]].route], out.rates[i], out.class_rate);
+  return out;
 }
 
 void FlowNetwork::recompute() {
-  if (active_.size() == 1) {
-    solve_alone(flows_[active_.front()]);
-  } else {
-    rates_scratch_.resize(active_.size());
-    fill(
-        capacity_, active_.size(),
-        [this](size_t i) -> const std::vector<uint32_t>& {
-          return routes_[flows_[active_[i]].route].links;
-        },
-        [this](size_t i, size_t k) { return routes_[flows_[active_[i]].route].weight(k); },
-        filling_, rates_scratch_.data());
-    class_rate_.fill(0);
-    for (size_t i = 0; i < active_.size(); ++i) {
-      Flow& f = flows_[active_[i]];
-      f.rate = rates_scratch_[i];
-      add_class_rates(routes_[f.route], f.rate, class_rate_);
-    }
-  }
+  const std::vector<uint64_t>& key = solve_key();
+  auto it = solved_.find(key);
+  if (it == solved_.end()) it = solved_.emplace(key, solve()).first;
+  const Solution& solution = it->second;
+  class_rate_ = solution.class_rate;
   kind_rate_.fill(0);
-  for (uint32_t id : active_) {
-    const Flow& f = flows_[id];
+  for (size_t i = 0; i < active_.size(); ++i) {
+    Flow& f = flows_[active_[i]];
+    f.rate = solution.rates[i];
     kind_rate_[static_cast<size_t>(f.kind)] += f.rate * f.payload_per_byte;
   }
 }

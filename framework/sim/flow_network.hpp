@@ -14,7 +14,9 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 namespace tessera::sim {
@@ -68,8 +70,8 @@ class FlowNetwork {
 
   // A route that flows run along, kept from now on: its links and, for a transfer
   // set, `weights` (one per link entry, > 0; empty: 1 each). Registered once and run many times
-  // (the engine's transfer sets recur op after op), a route is solved alone once per capacities
-  // of its links. Returns the route's index.
+  // (the engine's transfer sets recur op after op and layer after layer). Returns the route's
+  // index.
   uint32_t add_route(std::span<const uint32_t> links, std::span<const double> weights = {});
   // A flow of `bytes` > 0 along `route` joins now; `owner` is returned when it finishes. Its rate
   // is 0 until recompute(). Returns the flow's id (reused after it finishes).
@@ -78,7 +80,10 @@ class FlowNetwork {
   // totals), as well as `bytes`, one transfer's.
   uint32_t add_set(uint32_t route, double bytes, double payload_bytes, uint32_t owner,
                    FlowKind kind);
-  // Max-min fair rates of the active flows, and the per-kind and per-class totals.
+  // Max-min fair rates of the active flows, and the per-kind and per-class totals. The rates and
+  // class totals are a function of the active flows' routes in id order and the capacities of the
+  // link classes they cross, so each such combination is solved once and then looked up: the
+  // same bits (a decode step's layers run the same sets over the same capacities).
   void recompute();
   // Seconds until the first active flow finishes at the current rates; kNever when none is active.
   double next_finish_s() const;
@@ -104,39 +109,46 @@ class FlowNetwork {
     uint32_t owner = 0;
     FlowKind kind = FlowKind::preload;
   };
-  // A route's solution alone on the network: the rate progressive filling gives it and what it
-  // puts on each link class, summed as recompute() sums them, so a solve of one flow is a lookup
-  // with the same bits. Valid while the capacities of the classes it crosses are as `epochs`.
-  struct Alone {
-    bool valid = false;
-    std::array<uint64_t, kLinkClasses> epochs{};
-    double rate = 0;
-    std::array<double, kLinkClasses> class_rate{};
-  };
   struct Route {
     std::vector<uint32_t> links;
     std::vector<double> weights;  // empty: 1 per entry
     std::array<bool, kLinkClasses> crosses{};
-    Alone alone;
     double weight(size_t k) const { return weights.empty() ? 1.0 : weights[k]; }
+  };
+  // A solve: the rates progressive filling gave, per active flow in id order, and what they put
+  // on each link class, summed in flow and entry order.
+  struct Solution {
+    std::vector<double> rates;
+    std::array<double, kLinkClasses> class_rate{};
+  };
+  struct KeyHash {
+    size_t operator()(const std::vector<uint64_t>& key) const;
   };
   // Adds rate × weight of each of the route's entries to `into`, per link class, in entry order.
   void add_class_rates(const Route& route, double rate,
                        std::array<double, kLinkClasses>& into) const;
-  // Gives the one active flow its rate and the class rates: its route's Alone, solved if void.
-  void solve_alone(Flow& flow);
+  // The key of the active flows' solve: per class, its capacities' id if a route crosses it (else
+  // a mark that it is not crossed), then the routes in flow id order.
+  const std::vector<uint64_t>& solve_key();
+  // Progressive filling of the active flows.
+  Solution solve();
   std::vector<Route> routes_;
-  // Per link class: bumped when a capacity of the class changes, which voids routes' Alone.
-  std::array<uint64_t, kLinkClasses> class_epoch_{};
+  // Per link class: its links; whether a capacity changed since its id was taken; the id of its
+  // capacities by content (equal capacities, equal id, so a solve recurs when they come back).
+  std::array<std::vector<uint32_t>, kLinkClasses> class_links_;
+  std::array<bool, kLinkClasses> class_changed_{};
+  std::array<uint64_t, kLinkClasses> class_capacities_id_{};
+  std::array<std::map<std::vector<double>, uint64_t>, kLinkClasses> capacities_ids_;
+  std::unordered_map<std::vector<uint64_t>, Solution, KeyHash> solved_;
+  std::vector<uint64_t> key_scratch_;
   std::vector<double> capacity_;
   std::vector<LinkClass> class_;
   std::vector<Flow> flows_;
   std::vector<uint32_t> active_, free_;
   std::array<double, kFlowKinds> kind_rate_{};
   std::array<double, kLinkClasses> class_rate_{}, class_capacity_{};
-  // Scratch of recompute(), kept to avoid allocating per solve.
+  // Scratch of solve(), kept to avoid allocating per solve.
   FillingScratch filling_;
-  std::vector<double> rates_scratch_;
 };
 
 }  // namespace tessera::sim

@@ -138,6 +138,7 @@ int run(const Options& options) {
   link_layout_mapper_suite();
   link_memory_model_suite();
   link_codegen_suite();
+  link_peak_suite();
 
   std::vector<Candidate> candidates = resolve_all(options);
   if (candidates.empty()) {

@@ -14,5 +14,6 @@ void link_partitioner_suite();
 void link_layout_mapper_suite();
 void link_memory_model_suite();
 void link_codegen_suite();
+void link_peak_suite();
 
 }  // namespace tessera::conformance

@@ -442,8 +442,8 @@ def test_precision_is_the_clis_precision():
 
 
 # tessera.serve against `tessera serve --format json` (docs/serving.md): gpt2-xl on one Wormhole
-# from the sample trace. The CLI builds the step-cost grid once into a shared cache; then both
-# read it and give the same document; a load sweep gives one point per rate; bad words are the
+# from the sample trace. Python builds the step-cost grid once into a shared cache, reporting each
+# point; then both read it and give the same document; a load sweep gives one point per rate; bad words are the
 # CLI's errors.
 def test_serve_gives_the_clis_document(tmp_path):
     source = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -452,13 +452,19 @@ def test_serve_gives_the_clis_document(tmp_path):
     args = ["serve", "gpt2-xl", "--target", "mesh_tenstorrent", "--chip", "wormhole-n150",
             "--max-batch", "4", "--slo-ttft-ms", "2000", "--slo-tpot-ms", "50", "--cache-dir",
             cache, "--trace", trace]
+    built = []
+    got = tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", max_batch=4,
+                        slo_ttft_ms=2000, slo_tpot_ms=50, cache_dir=cache, trace=trace,
+                        progress=lambda *call: built.append(call))
+    grid = [(done, total) for stage, done, total in built if stage == "step-cost grid (points)"]
+    assert grid == [(done, grid[-1][1]) for done in range(1, len(grid) + 1)] and len(grid) > 10
     code, _, err = cli(*args)
     assert code == 0, err
     code, out, err = cli(*args, "--format", "json")
     assert code == 0, err
-    got = tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", max_batch=4,
-                        slo_ttft_ms=2000, slo_tpot_ms=50, cache_dir=cache, trace=trace)
-    assert got == json.loads(out)
+    read = json.loads(out)
+    assert got["step_costs"].pop("built") and not read["step_costs"].pop("built")
+    assert got == read
     code, out, err = cli(*args, "--format", "json", "--preemption", "swap")
     assert code == 0, err
     swapped = tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", max_batch=4,
@@ -467,10 +473,16 @@ def test_serve_gives_the_clis_document(tmp_path):
     assert swapped == json.loads(out) and swapped["preemption"] == "swap"
     with pytest.raises(tessera.UsageError, match="--preemption evict: expected recompute or swap"):
         tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", preemption="evict")
+    calls = []
     swept = tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", max_batch=4,
                           cache_dir=cache, rates=[0.5, 1.0], requests=20, prompt="fixed:64",
-                          output="fixed:16")
+                          output="fixed:16", progress=lambda *call: calls.append(call))
     assert swept["format"] == "tessera-serve-load-1"
+    # The grid is cached: only the runs report, from 0 and then each request once as it finishes.
+    for stage in ("serving at 0.5 req/s (requests)", "serving at 1 req/s (requests)"):
+        assert [done for s, done, total in calls if s == stage] == list(range(0, 21))
+    assert {total for _, _, total in calls} == {20}
+    assert len(calls) == 42
     assert ["at 0.5 req/s" in p["load"] for p in swept["points"]] == [True, False]
     assert ["at 1 req/s" in p["load"] for p in swept["points"]] == [False, True]
     with pytest.raises(tessera.UsageError) as raised:
@@ -479,3 +491,18 @@ def test_serve_gives_the_clis_document(tmp_path):
     assert code == 2
     with pytest.raises(tessera.UsageError, match="parallel auto: serve takes one strategy"):
         tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", parallel="auto")
+    # Disaggregated: the same words, the same document (the grids built by the first run).
+    split_args = [*args, "--disaggregate", "--prefill-chip", "wormhole-n300", "--kv-link",
+                  "pcie4-x16", "--router", "round-robin"]
+    code, _, err = cli(*split_args)
+    assert code == 0, err
+    code, out, err = cli(*split_args, "--format", "json")
+    assert code == 0, err
+    split = tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", max_batch=4,
+                          slo_ttft_ms=2000, slo_tpot_ms=50, cache_dir=cache, trace=trace,
+                          disaggregate=True, prefill_chip="wormhole-n300", kv_link="pcie4-x16",
+                          router="round-robin")
+    assert split == json.loads(out) and split["disaggregation"]["transfers"]["count"] == 40
+    with pytest.raises(tessera.InputError, match="unknown KV link '10gbe'"):
+        tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", disaggregate=True,
+                      prefill_chip="wormhole-n300", kv_link="10gbe")

@@ -275,17 +275,26 @@ def serve(model, target, chip="", rate=1.0, requests=1000, seed=0, arrivals="poi
           prompt="fixed:512", output="fixed:128", trace=None, rates=None, scheduler="continuous",
           max_batch=64, token_budget=512, block_tokens=16, slo_ttft_ms=None, slo_tpot_ms=None,
           design="elk-full", parallel=None, dtype=None, weight_dtype=None, precision=None,
-          cache_dir=None, preemption="recompute"):
+          cache_dir=None, preemption="recompute", router="least-loaded", disaggregate=False,
+          prefill_target=None, prefill_chip="", prefill_parallel=None, kv_link="", progress=None):
     """Serve many users of a zoo decoder on `target`'s `chip`, as `tessera serve --format json`
     (docs/serving.md): requests arrive at `rate` per second ("poisson" or "gamma" arrivals of
     coefficient `cv`; `prompt` and `output` lengths as --prompt: "fixed:N", "uniform:LO:HI",
     "normal:MEAN:SD", "lognormal:MEDIAN:SIGMA", "zipf:S:MAX"; `seed`), or from a `trace` file;
     `scheduler` "static", "continuous" or "chunked", out of KV blocks preempting by `preemption`
     "recompute" or "swap"; each step costs what the compiler simulates
-    for it (`design`, `parallel`: one strategy, as --parallel), from a step-cost grid built once
-    and cached in `cache_dir` (None: the CLI's default). Returns the tessera-serve-2 document;
+    for it (`design`, `parallel`: one strategy, as --parallel; its dp replicas are independent
+    servers, each arriving request sent by `router` "least-loaded" or "round-robin"), from a
+    step-cost grid built once and cached in `cache_dir` (None: the CLI's default). Returns the
+    tessera-serve-3 document. With `disaggregate`, prompts are prefilled on `prefill_chip` (of
+    `prefill_target`, default `target`) under `prefill_parallel` and decoded on `chip`, each
+    request's KV cache moved over `kv_link` (a preset: "100gbe", "400gbe", "pcie4-x16"; or a link
+    file), as --disaggregate.
     with `rates` (a list) the load sweep's tessera-serve-load-1 document. Numbers are bounded as
-    the CLI's; an unsustainable load is the document's verdict, not an exception."""
+    the CLI's; an unsustainable load is the document's verdict, not an exception. progress: a
+    callable progress(stage, done, total), as compile's: "step-cost grid (points)" while the grid
+    is built, then "serving (requests)" ("serving at R req/s (requests)" per rate of a sweep)
+    at 0 and each time a request finishes."""
     _bounded("serve", rate=rate, requests=requests, seed=seed, cv=cv, max_batch=max_batch,
              token_budget=token_budget, block_tokens=block_tokens, slo_ttft_ms=slo_ttft_ms,
              slo_tpot_ms=slo_tpot_ms)
@@ -299,9 +308,12 @@ def serve(model, target, chip="", rate=1.0, requests=1000, seed=0, arrivals="poi
     r.set_load(rate, requests, seed, cv)
     r.set_batching(max_batch, token_budget, block_tokens)
     r.design, r.parallel, r.scheduler = design, parallel or "", scheduler
-    r.preemption = preemption
+    r.preemption, r.router = preemption, router
+    if disaggregate:
+        r.set_disaggregation(prefill_target or "", prefill_chip, prefill_parallel or "",
+                             _os.fspath(kv_link) if kv_link else "")
     r.arrivals, r.prompt, r.output = arrivals, prompt, output
     r.trace = _os.fspath(trace) if trace else ""
     r.slo_ttft_ms, r.slo_tpot_ms = slo_ttft_ms or 0.0, slo_tpot_ms or 0.0
     r.cache_dir = _os.fspath(cache_dir) if cache_dir else ""
-    return _tessera.serve(r, list(rates or []))
+    return _tessera.serve(r, list(rates or []), progress)

@@ -19,8 +19,9 @@ constexpr const char* kEthTiles = "9-0 1-0 8-0 2-0 7-0 3-0 6-0 4-0 9-6 1-6 8-6 2
 constexpr uint32_t kDirections = 4;  // +x, -x, +y, -y
 // fp32, fp16, bf16, fp8, int8, int32, fp64 [V, see topology.hpp]
 constexpr FlopsPerCycle::Table kFlopsPerCycle = {1024, 4096, 4096, 4096, 0, 0, 0, 4096, 4096, 4096};
-// A wafer-scale fabric (chips/wse2.yaml: 757 x 996) fits; parse_coordinate reads 4 digits.
-constexpr int64_t kMaxGridSide = 1024;
+// A wafer-scale fabric (chips/wse2.yaml: 757 x 996, wse3.yaml: 762 x 1172) fits; parse_coordinate
+// reads 4 digits.
+constexpr int64_t kMaxGridSide = 2048;
 
 [[noreturn]] void fail(const std::string& key, const std::string& what) {
   throw sdk::invalid_argument("parameter '" + key + "': " + what);

@@ -50,8 +50,8 @@
 //   dram.capacity_bytes      one chip's controllers together, split evenly 12e9
 //                            (their endpoints' memory_bytes): 12 GB GDDR6 [W]
 //   chips.x, chips.y         the chip mesh, a map `chips: {x: X, y: Y}`;   1, 1
-//                            each >= 1 and x*y <= 64 (kMaxChips: a 32-chip
-//                            Galaxy with room to spare; tables stay small)
+//                            each >= 1 and x*y <= 128 (kMaxChips: four
+//                            32-chip Galaxies; tables stay small)
 //   ethernet.links_per_pair  links joining two neighbouring chips, 1..4    1
 //                            (16 eth tiles over 4 directions)
 //   ethernet.bytes_per_s     per link per direction: 100 GbE [I] = 12.5    12.5e9
@@ -100,7 +100,7 @@ class MeshTopology final : public TableTopology {
   tessera_topology_info info() const override;
   void route(uint32_t src, uint32_t dst, std::vector<uint32_t>& links) const override;
 
-  static constexpr uint32_t kMaxChips = 64;
+  static constexpr uint32_t kMaxChips = 128;
   static constexpr uint32_t kNoPort = UINT32_MAX;
 
   uint32_t router(uint32_t chip, uint32_t noc, Node node) const {

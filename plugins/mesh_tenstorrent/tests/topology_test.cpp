@@ -299,12 +299,12 @@ TEST(MultiChip, BadChipCountsNameTheirKey) {
   auto has = [](const std::string& message, const std::string& part) {
     return message.find(part) != std::string::npos;
   };
-  EXPECT_TRUE(has(error({{"chips.x", "0"}}), "parameter 'chips.x': must be in [1, 64]"))
+  EXPECT_TRUE(has(error({{"chips.x", "0"}}), "parameter 'chips.x': must be in [1, 128]"))
       << error({{"chips.x", "0"}});
-  EXPECT_TRUE(has(error({{"chips.y", "-2"}}), "parameter 'chips.y': must be in [1, 64]"));
-  EXPECT_TRUE(has(error({{"chips.x", "1000000"}}), "parameter 'chips.x': must be in [1, 64]"));
-  EXPECT_EQ(error({{"chips.x", "8"}, {"chips.y", "16"}}),
-            "parameter 'chips': 8x16 = 128 chips is more than 64 ('chips.x' x 'chips.y')");
+  EXPECT_TRUE(has(error({{"chips.y", "-2"}}), "parameter 'chips.y': must be in [1, 128]"));
+  EXPECT_TRUE(has(error({{"chips.x", "1000000"}}), "parameter 'chips.x': must be in [1, 128]"));
+  EXPECT_EQ(error({{"chips.x", "16"}, {"chips.y", "16"}}),
+            "parameter 'chips': 16x16 = 256 chips is more than 128 ('chips.x' x 'chips.y')");
   EXPECT_EQ(error({{"chips", "4"}}),
             "parameter 'chips': expected a map {x: X, y: Y} of chips along each axis, got '4'");
   EXPECT_TRUE(has(error({{"chips.x", "2"}, {"ethernet.links_per_pair", "5"}}),

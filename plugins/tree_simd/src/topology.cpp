@@ -1,5 +1,7 @@
 #include "topology.hpp"
 
+#include <algorithm>
+
 namespace tessera::plugins::tree {
 
 TreeTopology::TreeTopology(const sdk::Params& params)
@@ -55,6 +57,17 @@ void TreeTopology::build() {
   for (uint32_t g = 0; g < drams; ++g)
     tables_.add_duplex(dram(g), node(chip_.dram_level(), g), TESSERA_LINK_MEMORY, 0,
                        chip_.dram_bytes_per_s(), latency);
+  // Each endpoint's links to and from the one above it, looked up once: routes walk them.
+  up_.assign(tables_.num_endpoints(), 0);
+  down_.assign(tables_.num_endpoints(), 0);
+  auto link_to_above = [&](uint32_t e, uint32_t above) {
+    up_[e] = tables_.link_between(e, above);
+    down_[e] = tables_.link_between(above, e);
+  };
+  for (uint32_t level = 1; level < chip_.num_levels(); ++level)
+    for (uint32_t k = 0; k < chip_.level(level).nodes; ++k)
+      link_to_above(node(level, k), node(level - 1, k / chip_.level(level).fanout));
+  for (uint32_t g = 0; g < drams; ++g) link_to_above(dram(g), node(chip_.dram_level(), g));
 }
 
 tessera_topology_info TreeTopology::info() const {
@@ -88,32 +101,34 @@ TreeTopology::Position TreeTopology::position(uint32_t endpoint) const {
   return {level, endpoint - first_[level]};
 }
 
-// Up from both ends to the lowest common ancestor, then down: the walk from src is followed by
-// the walk from dst reversed. Ends under different top nodes cross the link between those.
+// Up from both ends to the lowest common ancestor, then down: the links up from src, then the
+// links down to dst (walked up from dst and reversed). Ends under different top nodes cross the
+// link between those.
 void TreeTopology::route(uint32_t src, uint32_t dst, std::vector<uint32_t>& links) const {
   if (src == dst) return;
-  Position a = position(src);
-  Position b = position(dst);
-  std::vector<uint32_t> from_src{src};
-  std::vector<uint32_t> from_dst{dst};
-  if (src >= first_dram_) from_src.push_back(node(a.level, a.index));
-  if (dst >= first_dram_) from_dst.push_back(node(b.level, b.index));
-  auto climb = [&](Position& p, std::vector<uint32_t>& walk) {
+  const Position a = position(src), b = position(dst);
+  auto climb = [&](Position& p) {
     p.index /= chip_.level(p.level).fanout;
     --p.level;
-    walk.push_back(node(p.level, p.index));
   };
-  while (a.level > b.level) climb(a, from_src);
-  while (b.level > a.level) climb(b, from_dst);
-  while (a.index != b.index && a.level > 0) {
-    climb(a, from_src);
-    climb(b, from_dst);
+  Position meet_a = a, meet_b = b;  // where the two walks end
+  while (meet_a.level > meet_b.level) climb(meet_a);
+  while (meet_b.level > meet_a.level) climb(meet_b);
+  while (meet_a.index != meet_b.index && meet_a.level > 0) {
+    climb(meet_a);
+    climb(meet_b);
   }
-  // Both walks end at the common ancestor (keep it once) or at two linked top nodes.
-  size_t skip = a.index == b.index ? 1 : 0;
-  from_src.insert(from_src.end(), from_dst.rbegin() + static_cast<std::ptrdiff_t>(skip),
-                  from_dst.rend());
-  tables_.append_walk(from_src, links);
+  // The links of the walk from `end` (at `p`) up to `meet`, `step` of each endpoint passed.
+  auto walk = [&](uint32_t end, Position p, Position meet, const std::vector<uint32_t>& step) {
+    if (end >= first_dram_) links.push_back(step[end]);  // a DRAM sits one link from its node
+    for (; p.level > meet.level; climb(p)) links.push_back(step[node(p.level, p.index)]);
+  };
+  walk(src, a, meet_a, up_);
+  if (meet_a.index != meet_b.index)
+    links.push_back(tables_.link_between(node(0, meet_a.index), node(0, meet_b.index)));
+  const auto down_from = static_cast<std::ptrdiff_t>(links.size());
+  walk(dst, b, meet_b, down_);
+  std::reverse(links.begin() + down_from, links.end());
 }
 
 }  // namespace tessera::plugins::tree

@@ -82,6 +82,9 @@ class TreeTopology final : public TableTopology {
   TreeChip chip_;
   std::vector<uint32_t> first_;  // first endpoint of each level
   uint32_t first_dram_ = 0;
+  // Per endpoint below the top level (a DRAM: below its node), its link up and the link down to
+  // it.
+  std::vector<uint32_t> up_, down_;
 };
 
 }  // namespace tessera::plugins::tree

@@ -16,10 +16,11 @@ double capacity_bytes_per_s(const char* target, const char* preset) {
       .models.machine.interconnect_bytes_per_s;
 }
 
-// 80 Tensix cores, each on both NoCs through one 32-byte-per-cycle NIU link, at 1 GHz; the
-// Wormhole cost model's NoC table (30 B/cycle at its largest packet) is not what the routes use.
+// 64 Tensix cores (the user grid), each on both NoCs through one 32-byte-per-cycle NIU link, at 1
+// GHz; the Wormhole cost model's NoC table (30 B/cycle at its largest packet) is not what the
+// routes use.
 TEST(NetworkCapacity, UnderRoutesItIsTheCoresLinksIntoTheNetwork) {
-  EXPECT_DOUBLE_EQ(capacity_bytes_per_s("mesh_tenstorrent", "wormhole-n150"), 80 * 2 * 32 * 1e9);
+  EXPECT_DOUBLE_EQ(capacity_bytes_per_s("mesh_tenstorrent", "wormhole-n150"), 64 * 2 * 32 * 1e9);
   // Blackhole: 140 cores at 1.35 GHz, each NIU link 64 bytes per cycle.
   EXPECT_DOUBLE_EQ(capacity_bytes_per_s("mesh_tenstorrent", "blackhole-p150"),
                    140 * 2 * 64 * 1.35e9);

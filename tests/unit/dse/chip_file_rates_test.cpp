@@ -28,7 +28,7 @@ constexpr const char* kTree = "tree_simd";
 
 // A key cut together with a case's own: the same fact stated in a second section (a core's peak
 // is the topology's clock × flops_per_cycle and the cost model's clock × its compute rate; a chip
-// whose two disagree is refused, framework/chip/peak.hpp).
+// whose two disagree is refused, framework/plugin/peak.hpp).
 struct Tied {
   const char* path;
   const char* values;
@@ -218,7 +218,7 @@ TEST(ChipFileRate, TheArtifactsConventionReadsItsPerCoreRates) {
 }
 
 // The peak table (what reports and the Ideal design divide by) is held to the rate the cost
-// model times matmuls at whenever a chip is built (framework/chip/peak.hpp, check_peaks).
+// model times matmuls at whenever a chip is built (framework/plugin/peak.hpp, check_peaks).
 bool in_peak_table(const std::string& key) {
   return key.starts_with("flops_per_cycle.");
 }

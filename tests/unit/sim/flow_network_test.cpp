@@ -146,6 +146,27 @@ TEST(FlowNetwork, CapacityChangesTakeEffectAtRecompute) {
   EXPECT_DOUBLE_EQ(net.class_capacity(LinkClass::hbm), 4e9);
 }
 
+// Solves are kept by the routes and the capacities of the classes they cross, by value: the HBM
+// rate going up and back gives the first rates again, and changing it changes them.
+TEST(FlowNetwork, ASolveRecursWhenItsRoutesAndCapacitiesDo) {
+  FlowNetwork net;
+  uint32_t hbm = net.add_link(1e9, LinkClass::hbm), link = net.add_link(3e9, LinkClass::on_chip);
+  uint32_t a =
+      net.add_flow(net.add_route(std::vector<uint32_t>{hbm, link}), 1, 0, FlowKind::preload);
+  uint32_t b = net.add_flow(net.add_route(std::vector<uint32_t>{link}), 1, 0, FlowKind::shift);
+  for (double hbm_bytes_per_s : {1e9, 4e9, 1e9}) {
+    net.set_capacity(hbm, hbm_bytes_per_s);
+    net.recompute();
+    // At 1 GB/s the HBM link holds a to 1 and b takes the 2 left; at 4 GB/s they halve the 3.
+    const bool slow = hbm_bytes_per_s == 1e9;
+    EXPECT_DOUBLE_EQ(net.rate(a), slow ? 1e9 : 1.5e9) << hbm_bytes_per_s;
+    EXPECT_DOUBLE_EQ(net.rate(b), slow ? 2e9 : 1.5e9) << hbm_bytes_per_s;
+    EXPECT_DOUBLE_EQ(net.class_rate(LinkClass::hbm), slow ? 1e9 : 1.5e9) << hbm_bytes_per_s;
+    EXPECT_DOUBLE_EQ(net.class_rate(LinkClass::on_chip), 3e9) << hbm_bytes_per_s;
+    EXPECT_DOUBLE_EQ(net.kind_rate(FlowKind::shift), slow ? 2e9 : 1.5e9) << hbm_bytes_per_s;
+  }
+}
+
 // A sum lists each loaded link once, ascending, whether it loads few of the links it has seen
 // (sorted) or most of them (scanned); a transfer of no bytes loads nothing.
 TEST(LoadSum, ListsLoadedLinksOnceInAscendingOrder) {

@@ -1,4 +1,4 @@
-#include "framework/chip/peak.hpp"
+#include "framework/plugin/peak.hpp"
 
 #include <fmt/format.h>
 
