@@ -244,7 +244,7 @@ parallel::Rank rank_of(const std::string& rank) {
   throw UsageError("rank '" + rank + "': expected " + parallel::kRankNames);
 }
 
-// compile(parallel=...): the strategy's document (tessera-parallel-2); for "auto" with the search
+// compile(parallel=...): the strategy's document (tessera-parallel-3); for "auto" with the search
 // beside it, or, when flat wins, {"search": ..., "flat": true} for the caller to compile flat.
 py::dict compile_parallel(const std::string& model, const std::string& target,
                           const std::string& chip, const std::string& design, bool simulate,

@@ -303,7 +303,7 @@ def test_a_parallel_strategy_gives_the_clis_json():
                          "bfp8", "--threads", "2", "--parallel", "tp=8", "--format", "json")
     assert code == 0, err
     assert got == json.loads(out)
-    assert got["format"] == "tessera-parallel-2" and got["tp"] == 8
+    assert got["format"] == "tessera-parallel-3" and got["tp"] == 8
     assert [c["where"] for c in got["collectives"]] == ["embedding", "after attention",
                                                          "after MLP", "LM head"]
     searched = tessera.compile("llama3.1-8b", parallel="auto", rank="throughput", **args)

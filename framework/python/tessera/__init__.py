@@ -91,7 +91,7 @@ def compile(model, target, chip="", design="elk-full", simulate=True, batch=None
 
     parallel: how the step is divided over the chips, as --parallel ("tp=8", "pp=4,tp=2",
     "dp=8", "ep=8,tp=1", "stages=0:6:7:7", "auto"; None or "flat": every op over every core of
-    every chip). With a strategy the result is its document (format tessera-parallel-2: each
+    every chip). With a strategy the result is its document (format tessera-parallel-3: each
     design's step, the stages, the collectives; docs/planner.md); "auto" adds "search", every
     strategy tried ranked by `rank` ("latency", "throughput" or "energy"), and when flat wins
     returns the flat compile document with "search" beside it. expert_skew: a mixture-of-experts
