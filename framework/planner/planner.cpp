@@ -101,9 +101,9 @@ Result<DesignResult> elk_dynamic(const PlannerInput& input, const CostContext& c
 }
 
 // Orders are ranked on a slice of the model — the ops before the repeated layers and the first
-// kScreenLayers layers, which every order treats alike — and the kFinalists best, with program
-// order, are then scheduled on the whole model. Identical layers make the slice's ranking the
-// whole model's up to the edge effects of the last layers.
+// kScreenLayers layers, which every order treats alike — and the kFinalists best (of each
+// ranking: Screened), with program order, are then scheduled on the whole model. Identical layers
+// make the slice's ranking the whole model's up to the edge effects of the last layers.
 constexpr int kScreenLayers = 3;
 constexpr size_t kFinalists = 8;
 // Screening schedules the slice once per order: orders x the slice's ops is its work, about 5 us
