@@ -97,10 +97,8 @@ int run_load_sweep(ServeCommand& c, serve::OpenedServe& opened) {
     const double rate = c.rates[i];
     std::get<serve::SyntheticLoad>(opened.source).rate_per_s = rate;
     const std::string label = fmt::format("rate {}/{} ({:g} req/s): ", i + 1, c.rates.size(), rate);
-    points.push_back(serve::serve(opened.machine, opened.source, opened.options,
-                                  progress_lines(c.progress, label))
-                         .take());
-    headers.push_back(serve::header_at(c.request, opened.machine, rate));
+    points.push_back(serve::serve_opened(opened, progress_lines(c.progress, label)).take());
+    headers.push_back(serve::header_at(c.request, opened, rate));
   }
   if (c.format == "json") {
     std::cout << serve::serve_load_json(headers, points);
@@ -115,9 +113,7 @@ int run_serve(const GlobalOptions& global, ServeCommand& c) {
   PluginSet plugins(global.registry());
   serve::OpenedServe opened = serve::open_serve(plugins, c.request).take();
   if (!c.rates.empty()) return run_load_sweep(c, opened);
-  serve::Served served =
-      serve::serve(opened.machine, opened.source, opened.options, progress_lines(c.progress, ""))
-          .take();
+  serve::Served served = serve::serve_opened(opened, progress_lines(c.progress, "")).take();
   std::ostream& report = report_stream({c.per_request, c.occupancy});
   report << (c.format == "json" ? serve::serve_json(opened.header, served)
                                 : serve::serve_text(opened.header, served));
@@ -211,8 +207,30 @@ void add_serve_command(CLI::App& app, const GlobalOptions& global, Action& actio
                   "again) or swap (its KV moved off at the off-chip memory's rate and back)")
       ->check(CLI::IsMember({"recompute", "swap"}))
       ->capture_default_str();
+  cmd->add_flag(
+      "--disaggregate", c->request.disaggregate,
+      "Prefill on --prefill-chip, decode on --chip, each request's KV cache moved between "
+      "them over --kv-link (docs/serving.md, \"Disaggregation\")");
+  cmd->add_option("--prefill-target", c->request.prefill_chip.target,
+                  "--disaggregate: the prefill chip's target plugin (default --target's)");
+  cmd->add_option("--prefill-chip", c->request.prefill_chip.chip,
+                  "--disaggregate: the chips that prefill (preset name or chip file)");
+  cmd->add_option("--prefill-parallel", c->request.prefill_parallel,
+                  "--disaggregate: how each prefill step is divided over the prefill chips "
+                  "(default flat)")
+      ->type_name("STRATEGY");
+  cmd->add_option("--kv-link", c->request.kv_link,
+                  "--disaggregate: the link the KV cache crosses: 100gbe, 400gbe, pcie4-x16 "
+                  "(configs/links) or a link file (docs/formats.md)")
+      ->type_name("NAME|FILE");
+  cmd->add_option("--router", c->request.router,
+                  "Under --parallel dp=D (D independent servers): each arriving request to the "
+                  "replica with the fewest outstanding tokens (least-loaded), or in turn "
+                  "(round-robin)")
+      ->check(CLI::IsMember({"least-loaded", "round-robin"}))
+      ->capture_default_str();
   cmd->add_option("--max-batch", c->request.options.scheduler.max_batch,
-                  "Sequences running at once")
+                  "Sequences running at once (on each replica)")
       ->check(bounded("serve", "--max-batch"))
       ->capture_default_str();
   cmd->add_option("--token-budget", c->request.options.scheduler.token_budget,

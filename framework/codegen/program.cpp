@@ -38,6 +38,7 @@ ProgramOp program_op(const planner::OpSchedule& s, const Machine& machine) {
   p.estimated_start_s = s.execute_start_s;
   p.estimated_end_s = s.execute_end_s;
   p.streamed = s.streamed;
+  for (const planner::CollectiveOp& c : s.collectives) p.collective_s += c.simulated_s;
   return p;
 }
 
@@ -168,7 +169,7 @@ auto fields(const ProgramOp& p) {
   return std::tie(p.op, p.name, p.exec_label, p.preload_label, p.preload_bytes, p.hbm_read_bytes,
                   p.distribute_bytes, p.distribute_sync_s, p.compute_s, p.shift_bytes, p.sync_s,
                   p.reduce_bytes, p.hbm_write_bytes, p.flops, p.cores_used, p.estimated_start_s,
-                  p.estimated_end_s, p.streamed);
+                  p.estimated_end_s, p.streamed, p.collective_s);
 }
 
 // Equal by content (both null, or both set and equal).

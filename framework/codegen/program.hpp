@@ -53,6 +53,10 @@ struct ProgramOp {
   // its plan as the planner timed them; null: none (one chip, or a program without its plan).
   std::shared_ptr<const planner::HandOff> handoff;
   bool streamed = false;  // rule 4: its execute runs while its preload streams
+  // The chip-to-chip collectives after its work (planner/collective_op.hpp): the last part of its
+  // execute, their simulated seconds (every replica's copy moved at once). Its consumers wait for
+  // them; preload_asyncs go on. 0: none.
+  double collective_s = 0;
   bool has_preload() const { return preload_bytes > 0; }
 };
 

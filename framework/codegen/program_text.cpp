@@ -16,7 +16,8 @@ namespace tessera::codegen {
 
 namespace {
 
-constexpr const char* kHeader = "# tessera program 1";
+// 2: an execute's collective_s (the collectives after its work), written when not 0.
+constexpr const char* kHeader = "# tessera program 2";
 
 // No program tessera writes comes near these; beyond them a hand-written number is a typo that
 // would have the simulator report hours per token, or overflow.
@@ -65,6 +66,7 @@ std::string instruction_line(const Instruction& in, const ProgramOp& op) {
   }
   if (op.cores_used > 0) line += fmt::format(" cores={}", op.cores_used);  // 0: not given
   if (op.streamed) line += " streamed=1";  // absent: 0, so other programs keep their bytes
+  if (op.collective_s > 0) line += fmt::format(" collective_s={}", op.collective_s);  // likewise
   return line + fmt::format(" estimate_s={}..{} plan={}", op.estimated_start_s, op.estimated_end_s,
                             quote(op.exec_label));
 }
@@ -176,6 +178,10 @@ void read_execute_field(const LineReader& r, const std::string& key, const std::
     op.streamed = r.whole("streamed", value, 0, 1) == 1;
     return;
   }
+  if (key == "collective_s") {
+    op.collective_s = r.number(key, value);
+    return;
+  }
   for (const auto& [name, field] : kExecuteNumbers) {
     if (key == name && field != nullptr) {
       op.*field = r.number(key, value);
@@ -184,7 +190,7 @@ void read_execute_field(const LineReader& r, const std::string& key, const std::
   }
   r.fail("execute: unknown key " + in_quotes(key) +
          "; expected compute_s, distribute_bytes, distribute_sync_s, shift_bytes, sync_s, "
-         "reduce_bytes, hbm_write_bytes, flops, cores, streamed, estimate_s or plan");
+         "reduce_bytes, hbm_write_bytes, flops, cores, streamed, collective_s, estimate_s or plan");
 }
 
 void read_preload_field(const LineReader& r, const std::string& key, const std::string& value,

@@ -61,6 +61,7 @@ struct Collective {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
   double bytes = 0;
   std::vector<uint32_t> group;
+  bool operator==(const Collective&) const = default;
 };
 
 // The algorithms a kind has, in enum order, `automatic` not included.

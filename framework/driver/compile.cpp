@@ -380,6 +380,23 @@ Result<SimulatedDesign> simulate_once(const planner::Plan& plan, OpenChip& chip,
   return run_program(std::move(*program), chip, graph, options);
 }
 
+// Each collective after the last op of its op's name or of that op's slices (split.hpp).
+Result<std::vector<planner::CollectiveOp>> placed_collectives(
+    const ir::Graph& graph, std::vector<planner::CollectiveOp> collectives) {
+  for (planner::CollectiveOp& c : collectives) {
+    c.after_op = -1;
+    for (size_t i = 0; i < graph.ops().size(); ++i) {
+      const std::string& name = graph.ops()[i].name;
+      if (name == c.after || planner::sliced_op(name) == c.after) c.after_op = static_cast<int>(i);
+    }
+    if (c.after_op < 0)
+      return Error{ErrorKind::internal, StatusCode::internal,
+                   "the collective '" + c.where + "' follows op '" + c.after + "', which " +
+                       graph.name() + " has not"};
+  }
+  return collectives;
+}
+
 }  // namespace
 
 Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const CompileOptions& o) {
@@ -400,6 +417,9 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
   input.machine = planning_machine(chip);
   input.class_plans = std::move(prepared->class_plans);
   input.pricer = prepared->pricer.get();
+  auto collectives = placed_collectives(graph, o.collectives);
+  if (!collectives) return collectives.error();
+  input.collectives = std::move(*collectives);
   if (!prepared->splits.empty()) input.unit_of = units_of(graph, prepared->splits);
 
   planner::PlannerOptions planning;

@@ -120,6 +120,10 @@ struct CompileOptions {
   // program: designs whose plans lower alike share one simulation (SimulatedDesign::same_as).
   bool simulate = false;
   sim::SimOptions sim;
+  // The chip-to-chip collectives that follow the model's ops, named by CollectiveOp::after (a
+  // parallel strategy's stage: parallel/parallel.hpp); planned and simulated as the ops' waits
+  // (planner/collective_op.hpp). Empty: none. Error (internal): a name the graph has no op of.
+  std::vector<planner::CollectiveOp> collectives;
   // Per-op plans shared with other compiles (a sweep's points); nullptr: this compile's own.
   // Borrowed for the call; thread-safe, so compiles running at once may share it (it keeps values,
   // nothing of a chip).

@@ -43,7 +43,64 @@ std::string fitting_strategies(const driver::OffChipReport& report, const Resolv
                      fmt::join(fits, "; "));
 }
 
-// The stage's graph compiled on one chip; identical stages (same layers count, same ends) share it.
+// The ops of stage `use.stage`'s graph whose outputs each passage of `use` exchanges (zoo
+// decoder.cpp names them): the embedding's last op, each layer's o_proj and down_proj (its moe
+// combine for an MoE layer), its router_topk and its last expert op, the graph's last op (the LM
+// head).
+std::vector<std::string> after_ops(const ir::Graph& graph, const CollectiveUse& use,
+                                   const StageRun& stage) {
+  const auto& ops = graph.ops();
+  auto last_with = [&](const std::string& prefix) {
+    std::string found;
+    for (const ir::Op& op : ops)
+      if (op.name.starts_with(prefix)) found = op.name;
+    return found;
+  };
+  std::vector<std::string> names;
+  if (use.where == "embedding") {
+    auto first_layer = std::find_if(
+        ops.begin(), ops.end(), [](const ir::Op& op) { return op.name.starts_with("layers."); });
+    if (first_layer != ops.begin()) names.push_back(std::prev(first_layer)->name);
+    return names;
+  }
+  if (use.where == "LM head") return {ops.back().name};
+  for (int64_t l = stage.first_layer; l < stage.last_layer; ++l) {
+    const std::string prefix = fmt::format("layers.{}.", l);
+    if (use.where == "after attention") names.push_back(prefix + "o_proj");
+    if (use.where == "after MLP")
+      names.push_back(last_with(prefix + "moe").empty() ? prefix + "down_proj" : prefix + "moe");
+    if (use.where == "expert dispatch") names.push_back(prefix + "router_topk");
+    if (use.where == "expert combine") names.push_back(last_with(prefix + "experts."));
+  }
+  return names;
+}
+
+// Stage s's collectives (but its send to the next stage, which follows the stage) as ops of its
+// graph. Error (internal): a collective whose ops the graph has not.
+Result<std::vector<planner::CollectiveOp>> stage_ops(const ir::Graph& graph,
+                                                     const ParallelCompilation& out,
+                                                     const StageRun& stage, size_t s) {
+  std::vector<planner::CollectiveOp> ops;
+  for (const CollectiveUse& use : out.collectives) {
+    if (use.stage != s || use.op.kind == collective::CollectiveKind::send_recv) continue;
+    std::vector<std::string> after = after_ops(graph, use, stage);
+    if (static_cast<int64_t>(after.size()) != use.per_micro_batch ||
+        std::ranges::find(after, std::string()) != after.end())
+      return Error{ErrorKind::internal, StatusCode::internal,
+                   fmt::format("stage {}'s collective '{}' is needed {} times, but {} has {} "
+                               "places for it",
+                               s, use.where, use.per_micro_batch, graph.name(), after.size())};
+    collective::Collective op = use.op;
+    op.algorithm = use.planned.algorithm;
+    for (std::string& name : after)
+      ops.push_back(planner::CollectiveOp{std::move(name), -1, use.where, op, use.planned.seconds,
+                                          use.simulated_s.value_or(use.planned.seconds)});
+  }
+  return ops;
+}
+
+// The stage's graph compiled on one chip with its collectives; identical stages (same layers
+// count, same ends) share it.
 Status compile_stages(PluginSet& plugins, driver::OpenChip& chip, const ParallelModel& model,
                       const driver::CompileOptions& options, const Placement& place,
                       ParallelCompilation& out) {
@@ -65,7 +122,11 @@ Status compile_stages(PluginSet& plugins, driver::OpenChip& chip, const Parallel
     }
     auto loaded = driver::load(request);
     if (!loaded) return loaded.error();
-    auto compilation = driver::compile(*one, *loaded, options);
+    driver::CompileOptions with_collectives = options;
+    auto collectives = stage_ops(*loaded->graph, out, stage, s);
+    if (!collectives) return collectives.error();
+    with_collectives.collectives = std::move(*collectives);
+    auto compilation = driver::compile(*one, *loaded, with_collectives);
     if (!compilation)
       return Error{
           compilation.error().kind, compilation.error().code,
@@ -109,8 +170,7 @@ Result<ParallelCompilation> compile_parallel(PluginSet& plugins, driver::OpenChi
   Placement place = placement(*graph, *resolved);
   ParallelCompilation out;
   out.strategy = *resolved;
-  if (auto status = compile_stages(plugins, chip, model, options, place, out); !status)
-    return status.error();
+  // The collectives first: each stage's plan holds its own as ops.
   auto uses = stage_collectives(*graph, model, out, [&](int64_t r, size_t s) {
     return place.group(r, static_cast<int64_t>(s));
   });
@@ -118,6 +178,8 @@ Result<ParallelCompilation> compile_parallel(PluginSet& plugins, driver::OpenChi
   out.collectives = std::move(*uses);
   if (options.simulate)
     if (auto status = simulate_uses(*graph, out); !status) return status.error();
+  if (auto status = compile_stages(plugins, chip, model, options, place, out); !status)
+    return status.error();
   out.designs = compose_steps(out, model, chip.models.energy);
   return out;
 }

@@ -144,7 +144,7 @@ Result<std::vector<CollectiveUse>> stage_collectives(const collective::ChipGraph
   Builder b{graph, compiled.strategy, group_of, {}};
   if (!model.spec) return b.uses;  // replicas of a whole model exchange nothing
   Payload p = payload(model, compiled.strategy);
-  for (size_t s = 0; s < compiled.stages.size(); ++s)
+  for (size_t s = 0; s < compiled.strategy.stage_layers.size(); ++s)
     if (auto status = stage_uses(b, model, s, p); !status) return status.error();
   return std::move(b.uses);
 }
@@ -156,6 +156,16 @@ Status simulate_uses(const collective::ChipGraph& graph, ParallelCompilation& co
     use.simulated_s = *std::max_element(run->seconds.begin(), run->seconds.end());
   }
   return ok_status();
+}
+
+void set_simulated_collectives(planner::DesignResult& plan, const std::vector<CollectiveUse>& uses,
+                               size_t s) {
+  for (const CollectiveUse& use : uses) {
+    if (use.stage != s || !use.simulated_s) continue;
+    for (planner::OpSchedule& op : plan.ops)
+      for (planner::CollectiveOp& c : op.collectives)
+        if (c.where == use.where) c.simulated_s = *use.simulated_s;
+  }
 }
 
 std::vector<DesignStep> compose_steps(const ParallelCompilation& c, const ParallelModel& model,
@@ -183,13 +193,20 @@ std::vector<DesignStep> compose_steps(const ParallelCompilation& c, const Parall
       else
         energy_j.reset();
     }
-    for (const CollectiveUse& use : c.collectives) {
-      const bool is_send = use.op.kind == CollectiveKind::send_recv;
-      const double count = static_cast<double>(use.per_micro_batch);
-      (is_send ? send_planned : planned)[use.stage] += count * use.planned.seconds;
-      (is_send ? send_simulated : simulated)[use.stage] += count * use.simulated_s.value_or(0);
+    // The stage plans hold their collectives as ops (planned and simulated inside t_s); a send
+    // follows its stage. Energy: every collective's bytes on the chip links.
+    for (size_t s = 0; s < stages; ++s)
       step.collective_planned_s +=
-          count * static_cast<double>(r.micro_batches) * use.planned.seconds;
+          c.compilations[c.stages[s].compilation].designs[d].plan.result.collective_exposed_s *
+          static_cast<double>(r.micro_batches);
+    for (const CollectiveUse& use : c.collectives) {
+      const double count = static_cast<double>(use.per_micro_batch);
+      if (use.op.kind == CollectiveKind::send_recv) {
+        send_planned[use.stage] += count * use.planned.seconds;
+        send_simulated[use.stage] += count * use.simulated_s.value_or(0);
+        step.collective_planned_s +=
+            count * static_cast<double>(r.micro_batches) * use.planned.seconds;
+      }
       if (energy)
         collective_j += count * use.planned.link_bytes *
                         static_cast<double>(use.concurrent.size()) *

@@ -55,6 +55,11 @@ Result<std::vector<CollectiveUse>> stage_collectives(const collective::ChipGraph
 // Sets each use's simulated_s: its copies moved at once by the simulator.
 Status simulate_uses(const collective::ChipGraph& graph, ParallelCompilation& compiled);
 
+// Stage s's collective ops in `plan` (its stage plan) wait what the uses' simulated_s say: a
+// plan read back simulates with what the mover gives now.
+void set_simulated_collectives(planner::DesignResult& plan, const std::vector<CollectiveUse>& uses,
+                               size_t s);
+
 std::vector<DesignStep> compose_steps(const ParallelCompilation& compiled,
                                       const ParallelModel& model,
                                       const std::optional<EnergyRates>& energy);

@@ -12,9 +12,10 @@
 //                      ranked by an objective, with the reason each infeasible one failed
 //
 // How a step is composed (decode or prefill, for every design). A stage's time t_s is one
-// micro-batch through it: its chip's planned (or simulated) step plus its collectives, which run
-// between its ops and are not overlapped with them (Megatron's all-reduces sit on the critical
-// path of a layer). Stages hand activations on (send/recv, c_s). With M micro-batches:
+// micro-batch through it: its chip's planned (or simulated) step, its collectives inside as ops
+// of its program (planner/collective_op.hpp: Megatron's all-reduces sit on the critical path of a
+// layer, but the next ops' preloads go on while they run). Stages hand activations on (send/recv,
+// c_s), after the stage. With M micro-batches:
 //   decode   step = max(Σ (t_s + c_s), M × max t_s)   one token per user per step; a micro-batch's
 //            next token needs its last one through every stage, and a stage serves one at a time
 //   prefill  step = Σ (t_s + c_s) + (M − 1) × max t_s  the micro-batches fill and drain the pipe
@@ -89,14 +90,16 @@ struct CollectiveUse {
 
 struct DesignStep {
   planner::Design design = planner::Design::elk_full;
-  std::vector<double> stage_planned_s;    // t_s: the chip's plan + the stage's collectives
+  std::vector<double> stage_planned_s;    // t_s: the chip's plan, the stage's collectives in it
   std::vector<double> stage_simulated_s;  // empty when not simulated (and for Ideal, a bound)
   double planned_s = 0;                   // one step, composed as above
   std::optional<double> simulated_s;
-  double collective_planned_s = 0;  // collectives and sends of every micro-batch, each copy alone
-  double bubble = 0;                // share of stage-time idle in the step (pipeline fill)
-  double tokens = 0;                // tokens the machine makes per step
-  std::optional<double> energy_j;   // planned, whole machine, per step (absent: no energy rates)
+  // The collectives' exposed time in the step, every micro-batch's: what the collective ops add to
+  // their stage's plan (planner::DesignResult::collective_exposed_s), and the sends whole.
+  double collective_planned_s = 0;
+  double bubble = 0;                   // share of stage-time idle in the step (pipeline fill)
+  double tokens = 0;                   // tokens the machine makes per step
+  std::optional<double> energy_j;      // planned, whole machine, per step (absent: no energy rates)
   std::optional<double> collective_j;  // of energy_j: the bytes the collectives put on chip links
 };
 

@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 
 // Bumped whenever a key is added, removed or changes meaning: another format is refused with a
 // request to re-compile, never read with a default filled in.
-constexpr const char* kFormat = "tessera-parallel-plan-1";
+constexpr const char* kFormat = "tessera-parallel-plan-2";
 constexpr const char* kNone = "none";
 // Far beyond any step a compile writes; a number past them is a corrupted or hand-made file.
 constexpr double kMaxSeconds = 1e6;
@@ -464,6 +464,15 @@ Result<ReopenedParallel> reopen_parallel(PluginSet& plugins, const ParallelPlan&
 
   ParallelCompilation out;
   out.strategy = *resolved;
+  // The collectives first: each stage plan's collective ops wait what the mover gives now.
+  auto uses = stage_collectives(*graph, *model, out, [&](int64_t r, size_t s) {
+    return place.group(r, static_cast<int64_t>(s));
+  });
+  if (!uses) return uses.error();
+  if (Status st = check_collectives(file, plan, *uses); !st) return st.error();
+  out.collectives = std::move(*uses);
+  if (simulate)
+    if (Status st = simulate_uses(*graph, out); !st) return st.error();
   std::map<std::string, size_t> opened;  // plan file -> its compilation
   int64_t first = 0;
   for (size_t s = 0; s < stages; ++s) {
@@ -498,6 +507,7 @@ Result<ReopenedParallel> reopen_parallel(PluginSet& plugins, const ParallelPlan&
       return st.error();
     auto reopened = driver::reopen(plugins, *stage_plan, plan_file);
     if (!reopened) return reopened.error();
+    if (simulate) set_simulated_collectives(stage_plan->result, out.collectives, s);
     driver::CompiledDesign compiled{*stage_plan, std::nullopt};
     if (simulate) {
       auto run = driver::simulate(*stage_plan, reopened->chip, *reopened->graph, options);
@@ -514,14 +524,6 @@ Result<ReopenedParallel> reopen_parallel(PluginSet& plugins, const ParallelPlan&
     out.compilations.push_back(std::move(compilation));
     out.stages.push_back(std::move(stage));
   }
-  auto uses = stage_collectives(*graph, *model, out, [&](int64_t r, size_t s) {
-    return place.group(r, static_cast<int64_t>(s));
-  });
-  if (!uses) return uses.error();
-  if (Status st = check_collectives(file, plan, *uses); !st) return st.error();
-  out.collectives = std::move(*uses);
-  if (simulate)
-    if (Status st = simulate_uses(*graph, out); !st) return st.error();
   out.designs = compose_steps(out, *model, machine->models.energy);
   return ReopenedParallel{std::move(*model), std::move(*machine), std::move(out)};
 }

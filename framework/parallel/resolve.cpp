@@ -122,7 +122,7 @@ Result<Resolved> resolve(const ParallelStrategy& s, const ParallelModel& model, 
   r.micro_batches = s.micro_batches;
   r.stage_layers = s.stage_layers;
   r.algorithm = s.algorithm;
-  r.dp = s.dp.value_or(std::max<int64_t>(1, r.chips / (r.tp * r.pp)));
+  r.dp = dp_of(s, r.chips);
   r.batch = model.spec ? model.request.shape.batch : 1;
   ParallelStrategy shown = s;
   shown.dp = r.dp;

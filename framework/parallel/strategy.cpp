@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <set>
 
@@ -102,6 +103,10 @@ Result<ParallelStrategy> parse_strategy(const std::string& text) {
   }
   s.flat = false;
   return s;
+}
+
+int64_t dp_of(const ParallelStrategy& s, int64_t chips) {
+  return s.dp.value_or(std::max<int64_t>(1, chips / (s.tp * s.pp)));
 }
 
 std::string to_string(const ParallelStrategy& s) {

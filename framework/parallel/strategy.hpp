@@ -45,6 +45,9 @@ struct ParallelStrategy {
   bool operator==(const ParallelStrategy&) const = default;
 };
 
+// The replicas `strategy` runs on `chips`: its dp, or the chips tp x pp leave (at least 1).
+int64_t dp_of(const ParallelStrategy& strategy, int64_t chips);
+
 // Usage errors name the option and the text at fault: an unknown key (with the keys), a value that
 // is not a whole number from 1 to kMaxDegree (stages: from 0), a key given twice, pp and stages
 // that disagree, an unknown collective algorithm, `auto` beside other keys.

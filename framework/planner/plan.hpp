@@ -17,6 +17,7 @@
 #include "framework/chip/energy.hpp"
 #include "framework/chip/machine.hpp"
 #include "framework/chip_spec/conventions.hpp"
+#include "framework/planner/collective_op.hpp"
 #include "framework/planner/op_plans.hpp"
 #include "framework/planner/pricing.hpp"
 
@@ -63,6 +64,10 @@ struct OpSchedule {
   // again (codegen::attach_traffic).
   std::shared_ptr<const HandOff> handoff;
   double handoff_s = 0;
+  // The collectives that follow its work (collective_op.hpp), in order, and their planned seconds
+  // at the end of [execute_start_s, execute_end_s): the chip's cores wait, its preloads go on.
+  std::vector<CollectiveOp> collectives;
+  double collective_s = 0;
   std::optional<CoreMappingRecord> core_mapping;  // absent: the plugin's cost model timed the op
   // Its off-chip operands stay in SRAM across steps (exec.home_*): hbm_read_bytes and
   // hbm_write_bytes are 0, nothing is preloaded.
@@ -129,6 +134,9 @@ struct DesignResult {
   std::vector<OpSchedule> ops;     // execution order, one per graph op
   std::vector<int> preload_order;  // graph op indices in the order their preloads are issued
   double latency_s = 0;            // one step, end of the last execute
+  // Of latency_s, what the ops' collectives add (collective_op.hpp): latency_s less the same
+  // schedule's without them; the rest of their time the later ops' preloads covered. 0: none.
+  double collective_exposed_s = 0;
   Breakdown breakdown;
   double hbm_utilisation = 0;           // bytes read+written / (latency × peak HBM bandwidth)
   double interconnect_utilisation = 0;  // bytes moved on chip / (latency × interconnect capacity)

@@ -32,8 +32,8 @@ namespace {
 // it). 7: each execution plan's core_digits (where a plugin's plan put its tiles). 8: energy. 9:
 // each op's core_mapping (how one core runs its tile, when the mapper timed it). 11: the source's
 // precision (--precision), the precision file's text; the `dispatch:` block; the vendor design
-// and each op's `streamed`.
-constexpr const char* kFormat = "tessera-plan-12";
+// and each op's `streamed`. 13: each op's `collectives` (a parallel strategy's stage).
+constexpr const char* kFormat = "tessera-plan-13";
 
 // What compile writes stays far inside these; a number beyond them is a corrupted or hand-made plan
 // that would have the simulator report hours per token, or overflow.
@@ -163,6 +163,26 @@ void resident_unit_fields(U& u, V&& v) {
   v("why", u.why);
 }
 
+// A collective as plan.yaml writes it, under the op it follows (collective_op.hpp); the kind and
+// algorithm by name.
+struct CollectiveRecord {
+  std::string after, where, kind, algorithm;
+  double bytes = 0, planned_s = 0, simulated_s = 0;
+  std::vector<uint32_t> group;
+};
+
+template <class C, class V>
+void collective_fields(C& c, V&& v) {
+  v("after", c.after);
+  v("where", c.where);
+  v("kind", c.kind);
+  v("algorithm", c.algorithm);
+  v("bytes", c.bytes);
+  v("group", c.group);
+  v("planned_s", c.planned_s);
+  v("simulated_s", c.simulated_s);
+}
+
 template <class C, class V>
 void core_mapping_fields(C& c, V&& v) {
   v("arch", c.arch);
@@ -284,6 +304,23 @@ void emit_op(YAML::Emitter& out, const OpSchedule& op) {
     emit_map(
         out, "home", op.exec, [](auto& e, auto&& v) { home_fields(e, v); }, true);
   if (op.streamed) Emit{out}("streamed", op.streamed);  // only the vendor design's streamed ops
+  if (!op.collectives.empty()) {  // only a parallel strategy's stages have them
+    out << YAML::Key << "collectives" << YAML::Value << YAML::BeginSeq;
+    for (const CollectiveOp& c : op.collectives) {
+      CollectiveRecord r{c.after,
+                         c.where,
+                         collective::to_string(c.collective.kind),
+                         collective::to_string(c.collective.algorithm),
+                         c.collective.bytes,
+                         c.planned_s,
+                         c.simulated_s,
+                         c.collective.group};
+      out << YAML::Flow << YAML::BeginMap;
+      collective_fields(r, Emit{out});
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
   if (op.core_mapping)
     emit_map(
         out, "core_mapping", *op.core_mapping, [](auto& c, auto&& v) { core_mapping_fields(c, v); },
@@ -416,10 +453,23 @@ void check_op_counts(const YamlNode& node, const OpSchedule& op, size_t ops) {
                           op.preloads_during, ops));
 }
 
+CollectiveOp read_collective(const YamlNode& node, int index) {
+  CollectiveRecord r;
+  read_map(node, r, [](auto& c, auto&& v) { collective_fields(c, v); });
+  auto kind = collective::parse_collective_kind(r.kind);
+  if (!kind) throw node.child("kind").fail(kind.error().message);
+  auto algorithm = collective::parse_collective_algorithm(r.algorithm);
+  if (!algorithm) throw node.child("algorithm").fail(algorithm.error().message);
+  if (!(r.bytes > 0)) throw node.child("bytes").fail("expected bytes > 0");
+  return CollectiveOp{r.after,     index,
+                      r.where,     collective::Collective{*kind, *algorithm, r.bytes, r.group},
+                      r.planned_s, r.simulated_s};
+}
+
 OpSchedule read_op(const YamlNode& node, int index, size_t ops) {
   OpSchedule op;
   read_map(node, op, [](auto& o, auto&& v) { op_fields(o, v); },
-           {"exec", "preload", "home", "core_mapping", "streamed"});
+           {"exec", "preload", "home", "core_mapping", "streamed", "collectives"});
   if (op.op != index)
     throw node.child("op").fail(
         fmt::format("expected op {} (ops are listed in execution order), "
@@ -440,6 +490,10 @@ OpSchedule read_op(const YamlNode& node, int index, size_t ops) {
              [](auto& c, auto&& v) { core_mapping_fields(c, v); });
     op.core_mapping = std::move(core);
   }
+  if (node.has("collectives"))
+    for (const YamlNode& item : node.child("collectives").items())
+      op.collectives.push_back(read_collective(item, index));
+  for (const CollectiveOp& c : op.collectives) op.collective_s += c.planned_s;
   check_op_counts(node, op, ops);
   return op;
 }
@@ -548,7 +602,10 @@ Plan parse_root(const YamlNode& root) {
     plan.splits.push_back(std::move(split));
   }
   if (plan.machine.cores < 1) throw root.child("machine").child("cores").fail("must be at least 1");
-  read_map(root.child("totals"), plan.result, [](auto& r, auto&& v) { totals_fields(r, v); });
+  read_map(root.child("totals"), plan.result, [](auto& r, auto&& v) { totals_fields(r, v); },
+           {"collective_exposed_s"});
+  if (root.child("totals").has("collective_exposed_s"))  // written for a stage's collectives
+    Read{root.child("totals")}("collective_exposed_s", plan.result.collective_exposed_s);
   read_map(root.child("breakdown"), plan.result.breakdown,
            [](auto& b, auto&& v) { breakdown_fields(b, v); });
   if (root.has("energy")) {  // written when the chip states energy rates
@@ -590,7 +647,12 @@ std::string write_plan_yaml(const Plan& plan) {
   }
   out << YAML::EndSeq;
   emit_map(
-      out, "totals", r, [](auto& x, auto&& v) { totals_fields(x, v); }, false);
+      out, "totals", r,
+      [](auto& x, auto&& v) {
+        totals_fields(x, v);
+        if (x.collective_exposed_s != 0) v("collective_exposed_s", x.collective_exposed_s);
+      },
+      false);
   emit_map(
       out, "breakdown", r.breakdown, [](auto& b, auto&& v) { breakdown_fields(b, v); }, false);
   if (r.energy)

@@ -187,6 +187,9 @@ Screened screen_orders(const PlannerInput& input, const OrderSearch& search, int
   CostContext aware(slice.class_of, input.class_plans, input.machine, whole.preload_network_share(),
                     whole.contention(), whole.dispatch());
   aware.set_handoffs(whole.handoffs());  // the slice's ops are the whole graph's first ones
+  if (!whole.collective_after_s().empty())
+    aware.set_collective_after_s(
+        {whole.collective_after_s().begin(), whole.collective_after_s().begin() + aware.ops()});
   CostContext blind = aware;
   blind.set_handoffs(nullptr);
   size_t count = search.permutations.size();
@@ -352,6 +355,20 @@ Result<DesignResult> vendor_design(const PlannerInput& input, const CostContext&
   return timed(input, costs, vendor_decisions(costs), TimelineMode::streamed, options);
 }
 
+// Per op, the planned seconds of the collectives that follow it (empty: none).
+Result<std::vector<double>> collective_after_s(const PlannerInput& input) {
+  if (input.collectives.empty()) return std::vector<double>{};
+  std::vector<double> seconds(input.classes.class_of.size(), 0);
+  for (const CollectiveOp& c : input.collectives) {
+    if (c.after_op < 0 || c.after_op >= static_cast<int>(seconds.size()))
+      return Error{ErrorKind::internal, StatusCode::internal,
+                   "the collective '" + c.where + "' follows op " + std::to_string(c.after_op) +
+                       " of a graph of " + std::to_string(seconds.size()) + " ops"};
+    seconds[c.after_op] += c.planned_s;
+  }
+  return seconds;
+}
+
 Result<DesignResult> plan_variant(const PlannerInput& input, Design design,
                                   const PlannerOptions& options, double share,
                                   ExecutionContention contention) {
@@ -360,6 +377,9 @@ Result<DesignResult> plan_variant(const PlannerInput& input, Design design,
   std::optional<HandOffTimes> handoffs;
   if (input.graph != nullptr)
     costs.set_handoffs(&handoffs.emplace(*input.graph, input.machine, input.pricer));
+  auto collectives_s = collective_after_s(input);
+  if (!collectives_s) return collectives_s.error();
+  costs.set_collective_after_s(std::move(*collectives_s));
   if (Status fit = check_plans_fit(input, costs); !fit.ok()) return fit.error();
   int k = options.max_preload_ops > 0 ? options.max_preload_ops : default_k(input);
   Result<DesignResult> result = DesignResult{};
@@ -387,6 +407,8 @@ Result<DesignResult> plan_variant(const PlannerInput& input, Design design,
   if (design == Design::elk_dyn || design == Design::elk_full)
     if (Status kept = keep_simpler_if_faster(input, costs, k, options, *result); !kept)
       return kept.error();
+  for (const CollectiveOp& c : input.collectives)
+    result->ops[static_cast<size_t>(c.after_op)].collectives.push_back(c);
   return result;
 }
 

@@ -45,6 +45,9 @@ struct PlannerInput {
   // Prices the activations handed between chips on the chip's routes (handoff_times.hpp); null:
   // at the Machine's chip-link rate. Borrowed.
   const NetworkPricer* pricer = nullptr;
+  // The chip-to-chip collectives that follow ops (a parallel strategy's stage; collective_op.hpp),
+  // in execution order; planned as the op's wait (schedule.hpp), recorded in its OpSchedule.
+  std::vector<CollectiveOp> collectives;
 };
 
 struct PlannerOptions {

@@ -100,6 +100,15 @@ class CostContext {
   // What evaluate_timeline times each op's hand-off with (null: none); borrowed.
   const HandOffTimes* handoffs() const { return handoffs_; }
   void set_handoffs(const HandOffTimes* handoffs) { handoffs_ = handoffs; }
+  // Per op, the planned seconds of the collectives that follow its execution (collective_op.hpp):
+  // the op ends when they do, the preloads go on meanwhile. Empty: none.
+  const std::vector<double>& collective_after_s() const { return collective_after_s_; }
+  void set_collective_after_s(std::vector<double> seconds) {
+    collective_after_s_ = std::move(seconds);
+  }
+  double collective_after_s(int op) const {
+    return collective_after_s_.empty() ? 0 : collective_after_s_[op];
+  }
   double sram_bytes() const { return static_cast<double>(machine_.sram_bytes_per_core); }
   const OpPlans& plans(int op) const { return (*class_plans_)[class_of_[op]]; }
   int class_of(int op) const { return class_of_[op]; }
@@ -153,6 +162,7 @@ class CostContext {
   ExecutionContention contention_ = ExecutionContention::charged;
   DispatchCosts dispatch_;
   const HandOffTimes* handoffs_ = nullptr;
+  std::vector<double> collective_after_s_;
   std::vector<std::vector<ExecCost>> exec_costs_;                     // per class, per exec plan
   std::vector<std::vector<std::vector<PreloadCost>>> preload_costs_;  // per class, exec, preload
 };
@@ -185,7 +195,9 @@ enum class TimelineMode {
 
 // The timed plan of `decisions` (op names from `graph`; without one, "op<i>"): DesignResult with
 // ops, order, latency, breakdown and utilisations (design, orders_tried and search_s left for the
-// caller). Each op's hand-off (costs.handoffs()) runs after its launch, before distribute_data.
+// caller). Each op's hand-off (costs.handoffs()) runs after its launch, before distribute_data;
+// its collectives (costs.collective_after_s()) after its work, inside its execute interval;
+// collective_exposed_s by timing the same decisions again without them.
 DesignResult evaluate_timeline(const ir::Graph* graph, const CostContext& costs,
                                const Decisions& decisions, TimelineMode mode);
 // evaluate_timeline's latency_s alone, without the per-op schedules (the order search).

@@ -17,12 +17,14 @@ struct TimedLoad {
 
 class Timeline {
  public:
+  // `collectives`: whether the ops wait for their collectives (without: what they expose).
   Timeline(const ir::Graph* graph, const CostContext& costs, const Decisions& decisions,
-           TimelineMode mode)
+           TimelineMode mode, bool collectives = true)
       : graph_(graph),
         costs_(costs),
         d_(decisions),
         mode_(mode),
+        collectives_(collectives),
         done_(needed_positions(decisions)),
         loads_(decisions.order.size()),
         exec_end_s_(costs.ops(), 0) {}
@@ -46,6 +48,7 @@ class Timeline {
   const CostContext& costs_;
   const Decisions& d_;
   TimelineMode mode_;
+  bool collectives_;
   std::vector<int> done_;
   std::vector<TimedLoad> loads_;
   std::vector<double> exec_end_s_;
@@ -125,6 +128,9 @@ double Timeline::execute(int op, OpSchedule* s) {
     if (position >= 0) resident_bytes_ -= preload.preload_bytes_per_core;
   }
   if (!streamed) exec_end_s_[op] = work_start_s + base_s + penalty_s;
+  // Its collectives: its consumers wait for them, the preloads timed above do not.
+  const double collective_s = collectives_ ? costs_.collective_after_s(op) : 0;
+  exec_end_s_[op] += collective_s;
   if (s != nullptr) {
     s->op = op;
     s->name = graph_ ? graph_->ops()[op].name : "op" + std::to_string(op);
@@ -147,6 +153,7 @@ double Timeline::execute(int op, OpSchedule* s) {
     s->dispatch_s = work_start_s - data_ready_s;
     s->handoff = handoff.handoff;
     s->handoff_s = handoff.seconds;
+    s->collective_s = collective_s;
     s->distribute_end_s = work_start_s + handoff.seconds + preload.distribute_s;
     s->execute_end_s = exec_end_s_[op];
   }
@@ -164,7 +171,7 @@ void Timeline::add_breakdown(DesignResult& result) const {
     // The op's work, after its command and launch (the dispatch part, counted apart).
     double work_start_s = s.execute_start_s + launch_s;
     double span_s = s.execute_end_s - work_start_s;
-    double base_s = s.handoff_s + s.preload.distribute_s + s.exec.time_s();
+    double base_s = s.handoff_s + s.preload.distribute_s + s.exec.time_s() + s.collective_s;
     double covered_s = 0;
     while (first < loads_.size() && loads_[first].interval.end_s <= work_start_s) ++first;
     for (size_t m = first; m < loads_.size() && loads_[m].interval.start_s < s.execute_end_s; ++m)
@@ -216,7 +223,11 @@ DesignResult Timeline::run() {
 
 DesignResult evaluate_timeline(const ir::Graph* graph, const CostContext& costs,
                                const Decisions& decisions, TimelineMode mode) {
-  return Timeline(graph, costs, decisions, mode).run();
+  DesignResult result = Timeline(graph, costs, decisions, mode).run();
+  if (!costs.collective_after_s().empty())
+    result.collective_exposed_s =
+        result.latency_s - Timeline(graph, costs, decisions, mode, false).latency_s();
+  return result;
 }
 
 double timeline_latency_s(const CostContext& costs, const Decisions& decisions, TimelineMode mode) {

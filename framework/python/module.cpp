@@ -244,7 +244,7 @@ parallel::Rank rank_of(const std::string& rank) {
   throw UsageError("rank '" + rank + "': expected " + parallel::kRankNames);
 }
 
-// compile(parallel=...): the strategy's document (tessera-parallel-2); for "auto" with the search
+// compile(parallel=...): the strategy's document (tessera-parallel-3); for "auto" with the search
 // beside it, or, when flat wins, {"search": ..., "flat": true} for the caller to compile flat.
 py::dict compile_parallel(const std::string& model, const std::string& target,
                           const std::string& chip, const std::string& design, bool simulate,
@@ -347,8 +347,7 @@ py::object serve_model(const serve::ServeRequest& request, const std::vector<dou
     auto opened = serve::open_serve(plugins, request);
     if (!opened) return opened.error();
     if (rates.empty()) {
-      auto served =
-          serve::serve(opened->machine, opened->source, opened->options, serve_progress(hook, ""));
+      auto served = serve::serve_opened(*opened, serve_progress(hook, ""));
       if (!served) return served.error();
       return serve::serve_json(opened->header, *served);
     }
@@ -358,11 +357,11 @@ py::object serve_model(const serve::ServeRequest& request, const std::vector<dou
     std::vector<serve::ServeHeader> headers;
     for (double rate : rates) {
       std::get<serve::SyntheticLoad>(opened->source).rate_per_s = rate;
-      auto served = serve::serve(opened->machine, opened->source, opened->options,
-                                 serve_progress(hook, fmt::format(" at {:g} req/s", rate)));
+      auto served =
+          serve::serve_opened(*opened, serve_progress(hook, fmt::format(" at {:g} req/s", rate)));
       if (!served) return served.error();
       points.push_back(std::move(*served));
-      headers.push_back(serve::header_at(request, opened->machine, rate));
+      headers.push_back(serve::header_at(request, *opened, rate));
     }
     return serve::serve_load_json(headers, points);
   });
@@ -553,6 +552,7 @@ PYBIND11_MODULE(_tessera, m) {
       .def_readwrite("parallel", &serve::ServeRequest::parallel)
       .def_readwrite("scheduler", &serve::ServeRequest::scheduler)
       .def_readwrite("preemption", &serve::ServeRequest::preemption)
+      .def_readwrite("router", &serve::ServeRequest::router)
       .def_readwrite("arrivals", &serve::ServeRequest::arrivals)
       .def_readwrite("prompt", &serve::ServeRequest::prompt)
       .def_readwrite("output", &serve::ServeRequest::output)
@@ -563,6 +563,14 @@ PYBIND11_MODULE(_tessera, m) {
       .def("set_chip",
            [](serve::ServeRequest& r, const std::string& target, const std::string& chip) {
              r.chip = driver::ChipChoice{target, chip};
+           })
+      .def("set_disaggregation",
+           [](serve::ServeRequest& r, const std::string& target, const std::string& chip,
+              const std::string& parallel, const std::string& kv_link) {
+             r.disaggregate = true;
+             r.prefill_chip = driver::ChipChoice{target, chip};
+             r.prefill_parallel = parallel;
+             r.kv_link = kv_link;
            })
       .def("set_load",
            [](serve::ServeRequest& r, double rate, int64_t requests, uint64_t seed, double cv) {

@@ -53,8 +53,8 @@ std::string strategy_line(const ParallelCompilation& c, const Machine& machine) 
 }
 
 std::string parallel_steps_table(const ParallelCompilation& c) {
-  Table table({"design", "step ms", "tokens/s", "collectives ms", "bubble", "simulated ms", "diff",
-               "mJ/token", "chip links mJ/token"},
+  Table table({"design", "step ms", "tokens/s", "exposed coll. ms", "bubble", "simulated ms",
+               "diff", "mJ/token", "chip links mJ/token"},
               first_left(9));
   for (const DesignStep& d : c.designs) {
     std::string diff =
@@ -229,7 +229,7 @@ std::string parallel_json(const ParallelCompilation& c, const Machine& machine,
                       {"graph", c.compilations[s.compilation].graph->name()},
                       {"ops", c.compilations[s.compilation].graph->ops().size()},
                       {"residency", stage_residency_json(c, s)}});
-  nlohmann::json doc = {{"format", "tessera-parallel-2"},
+  nlohmann::json doc = {{"format", "tessera-parallel-3"},
                         {"chip", machine.chip},
                         {"chips", machine.chips},
                         {"strategy", parallel::to_string(r)},
@@ -258,46 +258,30 @@ struct TraceSlice {
   nlohmann::json args = nlohmann::json::object();
 };
 
-// One micro-batch's pass through stage s from `start`, lasting `stage_s`: its collectives placed
-// where they run (see parallel_trace_json), in the order the stage passes them.
-std::vector<TraceSlice> collective_slices(const ParallelCompilation& c, size_t s, double start,
-                                          double stage_s, bool simulated) {
-  const int64_t layers = c.strategy.stage_layers[s];
-  auto seconds = [&](const CollectiveUse& u) {
-    return simulated && u.simulated_s ? *u.simulated_s : u.planned.seconds;
-  };
-  std::vector<const CollectiveUse*> once_before, per_layer, once_after;
-  double collectives_s = 0;
-  for (const CollectiveUse& u : c.collectives) {
-    if (u.stage != s || u.op.kind == collective::CollectiveKind::send_recv) continue;
-    collectives_s += static_cast<double>(u.per_micro_batch) * seconds(u);
-    if (u.per_micro_batch == layers && layers > 0 && u.where != "embedding" && u.where != "LM head")
-      per_layer.push_back(&u);
-    else
-      (per_layer.empty() && u.where == "embedding" ? once_before : once_after).push_back(&u);
-  }
-  const double compute_s = std::max(0.0, stage_s - collectives_s);
+// One micro-batch's pass through a stage from `start`: its collectives where its program runs
+// them, each at the end of the execute of the op it follows (simulated, or planned).
+std::vector<TraceSlice> collective_slices(const driver::CompiledDesign& design, double start,
+                                          bool simulated) {
   std::vector<TraceSlice> out;
-  double t = start;
-  auto run = [&](const CollectiveUse& u, int64_t layer) {
-    nlohmann::json args = {{"kind", collective::to_string(u.op.kind)},
-                           {"algorithm", collective::to_string(u.planned.algorithm)},
-                           {"bytes", u.op.bytes}};
-    if (layer >= 0) args["layer"] = c.stages[s].first_layer + layer;
-    out.push_back({u.where, "collective", t, t + seconds(u), std::move(args)});
-    t += seconds(u);
-  };
-  for (const CollectiveUse* u : once_before) run(*u, -1);
-  const int64_t parts = std::max<int64_t>(1, layers);
-  const double part_s = compute_s / static_cast<double>(parts) /
-                        static_cast<double>(std::max<size_t>(1, per_layer.size()));
-  for (int64_t l = 0; l < layers; ++l)
-    for (const CollectiveUse* u : per_layer) {
-      t += part_s;
-      run(*u, l);
+  const std::vector<planner::OpSchedule>& ops = design.plan.result.ops;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].collectives.empty()) continue;
+    double t = start + (simulated ? design.simulated->result.ops[i].execute_end_s -
+                                        design.simulated->program.ops[i].collective_s
+                                  : ops[i].execute_end_s - ops[i].collective_s);
+    for (const planner::CollectiveOp& op : ops[i].collectives) {
+      const double seconds = simulated ? op.simulated_s : op.planned_s;
+      out.push_back({op.where,
+                     "collective",
+                     t,
+                     t + seconds,
+                     {{"kind", collective::to_string(op.collective.kind)},
+                      {"algorithm", collective::to_string(op.collective.algorithm)},
+                      {"bytes", op.collective.bytes},
+                      {"after", op.after}}});
+      t += seconds;
     }
-  if (per_layer.empty()) t += compute_s;
-  for (const CollectiveUse* u : once_after) run(*u, -1);
+  }
   return out;
 }
 
@@ -367,7 +351,9 @@ std::string parallel_trace_json(const ParallelCompilation& c, const Machine& mac
           {{"stage", s},
            {"layers", fmt::format("{}-{}", c.stages[s].first_layer, c.stages[s].last_layer)},
            {"micro_batch", m}}};
-      std::vector<TraceSlice> uses = collective_slices(c, s, start, stage_s[s], simulated);
+      const auto d = static_cast<size_t>(step - c.designs.data());
+      std::vector<TraceSlice> uses =
+          collective_slices(c.compilations[c.stages[s].compilation].designs[d], start, simulated);
       if (s + 1 < stages)
         uses.push_back({fmt::format("to stage {}", s + 1),
                         "send",

@@ -89,9 +89,16 @@ Status check_servable(const ModelRequest& request) {
       request.model));
 }
 
+int64_t replicas(const ServedMachine& m) {
+  if (!m.strategy) return 1;
+  return parallel::dp_of(*m.strategy, static_cast<int64_t>(m.chip->models.machine.chips));
+}
+
 Result<StepCost> simulate_step(ServedMachine& m, Phase phase, int64_t batch, int64_t seq) {
-  ModelRequest request = step_request(m.request, phase, batch, seq);
+  const int64_t d = replicas(m);
+  ModelRequest request = step_request(m.request, phase, batch * d, seq);
   auto cost = m.strategy ? parallel_step(m, request) : flat_step(m, request);
+  if (cost) cost->joules /= static_cast<double>(d);
   if (!cost)
     return Error{cost.error().kind, cost.error().code,
                  fmt::format("step-cost grid, {} step of batch {} seq {}: {}",

@@ -25,6 +25,10 @@ struct ServedMachine {
   std::string strategy_text = "flat";
 };
 
+// The replicas the strategy runs (its dp: given, or the chips tp x pp leave); 1 when flat. Each is
+// an independent server (event_loop.hpp).
+int64_t replicas(const ServedMachine& machine);
+
 // `base` at one step: decode with `batch` sequences of `seq` positions, or a prefill of `seq`
 // tokens.
 ModelRequest step_request(const ModelRequest& base, Phase phase, int64_t batch, int64_t seq);

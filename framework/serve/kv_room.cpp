@@ -51,10 +51,11 @@ struct Holders {
   }
 };
 
-Result<Holders> holders(const ServedMachine& m, int64_t max_batch) {
+// `batch`: the machine's, every replica's sequences.
+Result<Holders> holders(const ServedMachine& m, int64_t batch) {
   Holders h;
   if (!m.strategy) return h;
-  auto model = parallel::parallel_model(step_request(m.request, Phase::decode, max_batch, 1));
+  auto model = parallel::parallel_model(step_request(m.request, Phase::decode, batch, 1));
   if (!model) return model.error();
   auto resolved = parallel::resolve(*m.strategy, *model, m.chip->models.machine);
   if (!resolved) return resolved.error();
@@ -148,14 +149,14 @@ KvRoom room_facts(const Holders& h, const Machine& machine, const std::vector<St
 }
 
 // One replica's blocks less what else a full cache's steps keep off chip (activations that
-// spill): the steps at its edge, one sequence and a full batch, must fit as the compiler checks
-// them.
+// spill): the steps at its edge, one sequence and a full batch on every replica (`batch`: the
+// machine's), must fit as the compiler checks them.
 Result<int64_t> within_edge_steps(const ServedMachine& m, const Holders& h,
                                   const std::vector<StageRoom>& rooms, int64_t replica_blocks,
-                                  int64_t max_batch, int64_t block_tokens) {
-  for (int64_t batch : {int64_t{1}, max_batch})
+                                  int64_t batch, int64_t block_tokens) {
+  for (int64_t edge : {h.replicas(), batch})
     for (int round = 0; round < 4 && replica_blocks > 0; ++round) {
-      auto over = blocks_over(m, h, rooms, batch, replica_blocks * block_tokens, block_tokens);
+      auto over = blocks_over(m, h, rooms, edge, replica_blocks * block_tokens, block_tokens);
       if (!over) return over.error();
       if (*over == 0) break;
       replica_blocks -= *over;
@@ -166,7 +167,8 @@ Result<int64_t> within_edge_steps(const ServedMachine& m, const Holders& h,
 }  // namespace
 
 Result<KvRoom> kv_room(const ServedMachine& m, int64_t block_tokens, int64_t max_batch) {
-  auto h = holders(m, max_batch);
+  const int64_t d = replicas(m);
+  auto h = holders(m, max_batch * d);
   if (!h) return h.error();
   const Machine& machine = h->machine(m);
   if (machine.off_chip_bytes == 0)
@@ -184,7 +186,7 @@ Result<KvRoom> kv_room(const ServedMachine& m, int64_t block_tokens, int64_t max
   }
   KvRoom room = room_facts(*h, machine, rooms, tightest, block_tokens);
   auto replica_blocks =
-      within_edge_steps(m, *h, rooms, rooms[tightest].blocks, max_batch, block_tokens);
+      within_edge_steps(m, *h, rooms, rooms[tightest].blocks, max_batch * d, block_tokens);
   if (!replica_blocks) return replica_blocks.error();
   if (*replica_blocks < 1)
     return input_error(
@@ -192,7 +194,7 @@ Result<KvRoom> kv_room(const ServedMachine& m, int64_t block_tokens, int64_t max
                     "narrower --weight-dtype or a machine with more chips",
                     holder_text(m, *h, tightest), format_bytes(room.weight_bytes), block_tokens,
                     format_bytes(room.capacity_bytes)));
-  room.blocks = h->replicas() * *replica_blocks;
+  room.blocks = *replica_blocks;
   return room;
 }
 
@@ -210,16 +212,16 @@ StepCost swap_cost(const KvRoom& room, const std::optional<EnergyRates>& energy,
 
 int64_t request_context_limit(const ServedMachine& m, const KvRoom& room, std::string& why) {
   auto learned = learned_positions(m.request);
-  if (learned && *learned < room.replica_tokens()) {
+  if (learned && *learned < room.tokens()) {
     why = fmt::format("{}'s {} learned positions", m.request.model, *learned);
     return *learned;
   }
-  why = room.stage && room.stage->replicas > 1
-            ? fmt::format("the KV cache's {} tokens of one of {} replicas on {}",
-                          room.replica_tokens(), room.stage->replicas, m.chip->models.machine.chip)
+  why = room.replicas() > 1
+            ? fmt::format("the KV cache's {} tokens of one of {} replicas on {}", room.tokens(),
+                          room.replicas(), m.chip->models.machine.chip)
             : fmt::format("the KV cache's {} tokens on {}", room.tokens(),
                           m.chip->models.machine.chip);
-  return room.replica_tokens();
+  return room.tokens();
 }
 
 }  // namespace tessera::serve

@@ -8,9 +8,8 @@
 //              embedding on the first stage, the head on the last; what tp does not divide, such
 //              as KV heads fewer than tp, whole) and its layers' KV of every sequence its replica
 //              runs, every micro-batch's. A chip of stage s holds (capacity - its weights) / (its
-//              KV bytes per position) positions; a replica holds its tightest stage's, the machine
-//              dp replicas' (pooled: the server admits against the sum, as if any replica with
-//              room took the next sequence)
+//              KV bytes per position) positions; a replica holds its tightest stage's. Each of
+//              the dp replicas is its own server with a pool of that room (event_loop.hpp)
 // Then, both ways, less what the decode steps at the room's edge (one sequence, and max_batch of
 // them) spill off chip as the compiler checks them, so that the grid's edge points compile.
 //
@@ -40,10 +39,9 @@ struct KvRoom {
   double sequence_bytes_per_token = 0;
   std::optional<RoomStage> stage;
   int64_t block_tokens = 16;
-  int64_t blocks = 0;  // over the machine (every replica's)
+  int64_t blocks = 0;  // one replica's pool (the machine's when flat)
   int64_t tokens() const { return blocks * block_tokens; }
-  // What one sequence may hold: one replica's room.
-  int64_t replica_tokens() const { return tokens() / (stage ? stage->replicas : 1); }
+  int64_t replicas() const { return stage ? stage->replicas : 1; }
 };
 
 // Moving `tokens` positions of KV out of the cache, or back in: the time the chips that bound the
@@ -54,7 +52,8 @@ struct KvRoom {
 StepCost swap_cost(const KvRoom& room, const std::optional<EnergyRates>& energy, int64_t tokens);
 
 // Input errors: a chip that states no off-chip capacity, weights that leave no room for a block
-// (naming the stage under a strategy). A strategy's resolve errors at `max_batch`.
+// (naming the stage under a strategy). A strategy's resolve errors at `max_batch` sequences on
+// each replica.
 Result<KvRoom> kv_room(const ServedMachine& machine, int64_t block_tokens, int64_t max_batch);
 
 // The most tokens one request may hold: a replica's KV room, or the model's learned positions when

@@ -42,8 +42,9 @@ void judge_load(const ServerRun& run, int64_t max_batch, ServeSummary& s) {
   double window = last - first;
   s.offered_rps = window > 0 ? static_cast<double>(records.size() - 1) / window : 0;
   s.sustained_rps = static_cast<double>(records.size()) / std::max(run.end_s - first, 1e-12);
+  const int64_t slots = max_batch * static_cast<int64_t>(std::max<size_t>(1, run.replicas.size()));
   s.sustainable =
-      !(run.waiting_at_last_arrival > max_batch && s.sustained_rps < kServedShare * s.offered_rps);
+      !(run.waiting_at_last_arrival > slots && s.sustained_rps < kServedShare * s.offered_rps);
   for (const Sample& sample : run.samples)
     s.peak_waiting = std::max(s.peak_waiting, sample.waiting);
 }
@@ -83,13 +84,26 @@ ServeSummary summarize(const ServerRun& run, const Slo& slo, int64_t max_batch) 
     s.goodput_rps = static_cast<double>(met) / s.duration_s;
     s.slo_attained = static_cast<double>(met) / static_cast<double>(s.requests);
   }
+  // Over busy replica-seconds, each replica's use of its own pool.
+  double busy_block_seconds = 0;
+  for (const ReplicaRun& r : run.replicas)
+    busy_block_seconds += r.busy_s * static_cast<double>(r.kv_blocks);
   const auto blocks = static_cast<double>(run.kv_blocks);
-  s.kv_utilisation_mean = run.busy_s > 0 ? run.kv_block_seconds / run.busy_s / blocks : 0;
+  s.kv_utilisation_mean = busy_block_seconds > 0 ? run.kv_block_seconds / busy_block_seconds : 0;
+  for (const ReplicaRun& r : run.replicas)
+    s.replicas.push_back(ReplicaSummary{
+        r.requests, r.preemptions, s.duration_s > 0 ? r.busy_s / s.duration_s : 0,
+        r.busy_s > 0 ? r.kv_block_seconds / r.busy_s / static_cast<double>(r.kv_blocks) : 0,
+        static_cast<double>(r.kv_blocks_peak) / static_cast<double>(r.kv_blocks), r.role});
   for (const Sample& sample : run.samples)
     s.kv_utilisation_peak =
         std::max(s.kv_utilisation_peak, static_cast<double>(sample.kv_blocks_used) / blocks);
   s.joules_per_token = run.joules / static_cast<double>(s.output_tokens);
   s.joules_per_request = run.joules / static_cast<double>(s.requests);
+  if (run.transfers)
+    s.link = LinkSummary{run.transfers->transfers, run.transfers->bytes,
+                         s.duration_s > 0 ? run.transfers->busy_s / s.duration_s : 0,
+                         run.transfers->joules, spread(run.transfers->seconds)};
   judge_load(run, max_batch, s);
   return s;
 }

@@ -26,6 +26,24 @@ struct Spread {
   double mean = 0, p50 = 0, p90 = 0, p99 = 0;
 };
 
+// One replica's share (event_loop.hpp): the requests routed to it, the share of the run (first
+// arrival to last token) it was stepping, and its own KV pool's use.
+struct ReplicaSummary {
+  int64_t requests = 0, preemptions = 0;
+  double busy = 0;
+  double kv_utilisation_mean = 0, kv_utilisation_peak = 0;
+  Role role = Role::serve;
+};
+
+// Disaggregated: what the KV link carried; utilisation is its busy share of the run (first arrival
+// to last token); transfer_s from hand-off to landing (waiting for the link, then bytes / rate
+// and latency).
+struct LinkSummary {
+  int64_t transfers = 0;
+  double bytes = 0, utilisation = 0, joules = 0;
+  Spread transfer_s;
+};
+
 struct ServeSummary {
   int64_t requests = 0, output_tokens = 0, steps = 0, preemptions = 0;
   double duration_s = 0;  // first arrival to last token
@@ -37,8 +55,11 @@ struct ServeSummary {
   bool sustainable = true;
   double offered_rps = 0, sustained_rps = 0;
   int64_t peak_waiting = 0;
+  std::vector<ReplicaSummary> replicas;
+  std::optional<LinkSummary> link;
 };
 
+// `max_batch`: each replica's.
 ServeSummary summarize(const ServerRun& run, const Slo& slo, int64_t max_batch);
 
 // p in [0, 1] of `values` (sorted in place).

@@ -53,7 +53,7 @@ int64_t admit(ServerState& s, const SchedulerOptions& o, StepWork& work, Chunk c
   int64_t tokens = 0;
   while (!s.waiting.empty() && static_cast<int64_t>(s.running.size()) < o.max_batch) {
     Sequence& seq = s.waiting.front();
-    if (seq.swapped) break;  // swap_in's
+    if (seq.swapped || seq.transferred) break;  // swap_in's
     int64_t n = chunk(seq);
     int64_t need = s.kv.blocks_for(n);
     if (n <= 0 || !s.kv.take(need)) break;
@@ -66,17 +66,17 @@ int64_t admit(ServerState& s, const SchedulerOptions& o, StepWork& work, Chunk c
   return tokens;
 }
 
-// Swapped-out sequences at the queue's front come back first, while a slot and blocks for their
-// positions and the next are free; their KV read back in this step.
+// Swapped-out (or transferred) sequences at the queue's front come back first, while a slot and
+// blocks for their positions and the next are free; a swapped one's KV read back in this step.
 void swap_in(ServerState& s, const SchedulerOptions& o, StepWork& work) {
-  while (!s.waiting.empty() && s.waiting.front().swapped &&
+  while (!s.waiting.empty() && (s.waiting.front().swapped || s.waiting.front().transferred) &&
          static_cast<int64_t>(s.running.size()) < o.max_batch) {
     Sequence& seq = s.waiting.front();
     int64_t need = s.kv.blocks_for(seq.cached + 1);
     if (!s.kv.take(need)) break;
     seq.blocks = need;
-    seq.swapped = false;
-    work.shape.swap_tokens += seq.cached;
+    if (seq.swapped) work.shape.swap_tokens += seq.cached;
+    seq.swapped = seq.transferred = false;
     s.running.push_back(std::move(seq));
     s.waiting.pop_front();
   }
@@ -192,6 +192,16 @@ Result<Preemption> parse_preemption(const std::string& text) {
   if (text == "recompute") return Preemption::recompute;
   if (text == "swap") return Preemption::swap;
   return usage_error("--preemption " + text + ": expected recompute or swap");
+}
+
+Result<Router> parse_router(const std::string& text) {
+  if (text == "round-robin") return Router::round_robin;
+  if (text == "least-loaded") return Router::least_loaded;
+  return usage_error("--router " + text + ": expected round-robin or least-loaded");
+}
+
+const char* to_string(Router router) {
+  return router == Router::round_robin ? "round-robin" : "least-loaded";
 }
 
 StepWork next_step(ServerState& state, const SchedulerOptions& options) {

@@ -40,6 +40,16 @@ enum class Preemption { recompute, swap };
 // Usage error for anything but recompute or swap.
 Result<Preemption> parse_preemption(const std::string& text);
 
+// Which replica an arriving request goes to (event_loop.hpp), when the machine runs several:
+//   round_robin   the i-th request to arrive to replica i mod replicas
+//   least_loaded  the replica with the fewest outstanding tokens (prompt tokens still to prefill
+//                 plus output tokens still to make, over its waiting and running requests), the
+//                 lowest-numbered on a tie
+enum class Router { round_robin, least_loaded };
+// Usage error for anything but round-robin or least-loaded.
+Result<Router> parse_router(const std::string& text);
+const char* to_string(Router router);
+
 struct SchedulerOptions {
   Policy policy = Policy::continuous;
   int64_t max_batch = 64;      // sequences running at once
@@ -48,6 +58,10 @@ struct SchedulerOptions {
   // max_num_batched_tokens; 0: no bound. serve() sets the step-cost grid's longest prefill.
   int64_t max_prefill_tokens = 0;
   Preemption preemption = Preemption::recompute;
+  // Independent servers, each with its own KV pool and this scheduler (max_batch is each one's);
+  // serve() sets the strategy's dp.
+  int64_t replicas = 1;
+  Router router = Router::least_loaded;
 };
 
 // A request being served.
@@ -61,6 +75,9 @@ struct Sequence {
   int64_t preemptions = 0;
   double first_token_s = -1;
   bool swapped = false;  // preempted by swap: its `cached` positions held off the pool
+  // Disaggregated: its KV came over the link from the prefill group, held off the pool until
+  // admitted (as a swapped sequence, with nothing to swap in).
+  bool transferred = false;
   bool done() const { return generated >= request.output_tokens; }
   bool prefilling() const { return prefilled < prompt_tokens; }
 };

@@ -21,10 +21,12 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <variant>
 
 #include "framework/serve/compiled_costs.hpp"
 #include "framework/serve/event_loop.hpp"
+#include "framework/serve/kv_link.hpp"
 #include "framework/serve/kv_room.hpp"
 #include "framework/serve/metrics.hpp"
 #include "framework/serve/requests.hpp"
@@ -53,6 +55,13 @@ Extrapolation extrapolation(const ServerRun& run, int64_t grid_prefill_tokens);
 // A synthetic load, or a trace file.
 using RequestSource = std::variant<SyntheticLoad, std::filesystem::path>;
 
+// Disaggregated, the prefill group (Served's room and grid are then the decode group's).
+struct PrefillGroup {
+  KvRoom room;
+  CostGrid grid;  // prefill steps (and one decode point: the grid's form)
+  bool grid_built = false;
+};
+
 struct Served {
   KvRoom room;
   int64_t context_limit = 0;
@@ -63,6 +72,8 @@ struct Served {
   ServerRun run;
   Extrapolation extrapolated;
   ServeSummary summary;
+  std::optional<PrefillGroup> prefill;  // disaggregated runs only
+  std::optional<KvLink> link;           // disaggregated runs only
 };
 
 // The step-cost grid's axes for these options on this room: batches to max_batch, total contexts
@@ -81,5 +92,15 @@ struct ServeProgress {
 // the grid's compile, the cache's files.
 Result<Served> serve(ServedMachine& machine, const RequestSource& source,
                      const ServeOptions& options, const ServeProgress& progress);
+
+// Prefill/decode disaggregation (event_loop.hpp: run_disaggregated): prompts prefilled on
+// `prefill`'s chips, decoded on `decode`'s, each request's KV cache moved over `link`. Each group
+// has its own KV room and grid (prefill steps on the prefill group, decode steps on the decode
+// group); a request may hold what both rooms (and the model) allow. The options' scheduler must be
+// continuous; the decode group preempts by swap. Errors: serve()'s for either group, a scheduler
+// that is not continuous, a decode chip that states no off-chip rate to swap at.
+Result<Served> serve_disaggregated(ServedMachine& prefill, ServedMachine& decode,
+                                   const KvLink& link, const RequestSource& source,
+                                   const ServeOptions& options, const ServeProgress& progress);
 
 }  // namespace tessera::serve

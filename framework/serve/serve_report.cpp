@@ -53,6 +53,101 @@ nlohmann::json room_stage_json(const KvRoom& room) {
           {"replicas", s.replicas}};
 }
 
+// Each replica's share, when there are several: "replica 0  50 requests, busy 61.2 %, kv 30.1 %
+// mean, 55.0 % peak, 0 preemptions".
+const char* role_name(Role role) {
+  return role == Role::prefill ? "prefill" : role == Role::decode ? "decode" : "serve";
+}
+
+std::string replicas_text(const ServeSummary& s) {
+  if (s.replicas.size() < 2) return "";
+  std::string out;
+  for (size_t r = 0; r < s.replicas.size(); ++r) {
+    const ReplicaSummary& x = s.replicas[r];
+    out += fmt::format(
+        "replica {}{}  {} requests, busy {:.1f} %, kv {:.1f} % mean, {:.1f} % peak, {} "
+        "preemptions\n",
+        r, x.role == Role::serve ? "" : fmt::format(" ({})", role_name(x.role)), x.requests,
+        x.busy * 100, x.kv_utilisation_mean * 100, x.kv_utilisation_peak * 100, x.preemptions);
+  }
+  return out;
+}
+
+// Disaggregated: the prefill group's room and grid, and the link (machine_text's lines).
+std::string disaggregation_text(const ServeHeader& h, const Served& d) {
+  if (!d.prefill || !d.link) return "";
+  const PrefillGroup& p = *d.prefill;
+  const KvLink& link = *d.link;
+  return fmt::format(
+      "prefill on {} ({}): {} blocks of {} tokens ({} per token) in {} left of {} after "
+      "weights{}; {} grid of {} prefill steps; the group above decodes\n"
+      "link   {} ({}): {} one way, {} latency, {}\n",
+      h.prefill_chip, h.prefill_strategy, p.room.blocks, p.room.block_tokens,
+      format_bytes(p.room.bytes_per_token),
+      format_bytes(p.room.capacity_bytes - p.room.weight_bytes),
+      format_bytes(p.room.capacity_bytes), room_holder(p.room), p.grid_built ? "built" : "cached",
+      p.grid.prefill.size(), link.name, link.file.string(), format_bytes_per_s(link.bytes_per_s),
+      format_seconds(link.latency_s),
+      link.j_per_byte ? fmt::format("{:g} pJ/byte", *link.j_per_byte * 1e12)
+                      : std::string("no energy per byte stated"));
+}
+
+// "moved  40 KV caches, 1.23 GB over the link (busy 3.1 %); transfer 10.2 ms mean, 12.0 ms P99;
+// energy 30.5 mJ".
+std::string link_text(const ServeSummary& s) {
+  if (!s.link) return "";
+  const LinkSummary& l = *s.link;
+  return fmt::format(
+      "moved  {} KV caches, {} over the link (busy {:.1f} %); transfer {} ms mean, {} ms "
+      "P99{}\n",
+      l.transfers, format_bytes(l.bytes), l.utilisation * 100, ms(l.transfer_s.mean),
+      ms(l.transfer_s.p99),
+      l.joules > 0 ? fmt::format("; energy {}", format_joules(l.joules)) : std::string());
+}
+
+nlohmann::json disaggregation_json(const ServeHeader& h, const Served& d) {
+  if (!d.prefill || !d.link || !d.summary.link) return nullptr;
+  const PrefillGroup& p = *d.prefill;
+  const KvLink& link = *d.link;
+  const LinkSummary& l = *d.summary.link;
+  return {{"prefill",
+           {{"chip", h.prefill_chip},
+            {"strategy", h.prefill_strategy},
+            {"kv",
+             {{"blocks", p.room.blocks},
+              {"block_tokens", p.room.block_tokens},
+              {"bytes_per_token", p.room.bytes_per_token},
+              {"capacity_bytes", p.room.capacity_bytes},
+              {"weight_bytes", p.room.weight_bytes},
+              {"replicas", p.room.replicas()}}},
+            {"grid_built", p.grid_built},
+            {"grid_prefill_steps", p.grid.prefill.size()}}},
+          {"link",
+           {{"name", link.name},
+            {"file", link.file.string()},
+            {"bytes_per_s", link.bytes_per_s},
+            {"latency_s", link.latency_s},
+            {"j_per_byte", link.j_per_byte ? nlohmann::json(*link.j_per_byte) : nlohmann::json()}}},
+          {"transfers",
+           {{"count", l.transfers},
+            {"bytes", l.bytes},
+            {"utilisation", l.utilisation},
+            {"joules", l.joules},
+            {"transfer_s", spread_json(l.transfer_s)}}}};
+}
+
+nlohmann::json replicas_json(const ServeSummary& s) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const ReplicaSummary& x : s.replicas)
+    out.push_back({{"role", role_name(x.role)},
+                   {"requests", x.requests},
+                   {"busy", x.busy},
+                   {"kv_utilisation_mean", x.kv_utilisation_mean},
+                   {"kv_utilisation_peak", x.kv_utilisation_peak},
+                   {"preemptions", x.preemptions}});
+  return out;
+}
+
 size_t decode_points(const CostGrid& grid) {
   size_t n = 0;
   for (const auto& row : grid.decode) n += row.size();
@@ -89,19 +184,23 @@ bool trusted(const Served& served) {
 
 std::string machine_text(const ServeHeader& h, const Served& d) {
   return fmt::format(
-             "serve  {} on {} ({}, {}), scheduler {}{}, load {}\n"
+             "serve  {} on {} ({}, {}), scheduler {}{}{}, load {}\n"
              "kv     {} blocks of {} tokens ({} tokens, {} per token) in {} left of {} after "
              "weights{}; "
              "a request holds at most {} tokens ({})\n"
              "steps  {} grid of {} decode and {} prefill steps ({}); {}\n",
              h.model, h.chip, h.design, h.strategy, h.scheduler,
-             h.preemption == "swap" ? " (preemption by swap)" : "", h.load, d.room.blocks,
-             d.room.block_tokens, d.room.tokens(), format_bytes(d.room.bytes_per_token),
+             h.preemption == "swap" ? " (preemption by swap)" : "",
+             d.room.replicas() > 1
+                 ? fmt::format(" on each of {} replicas, routed {}", d.room.replicas(), h.router)
+                 : "",
+             h.load, d.room.blocks, d.room.block_tokens, d.room.tokens(),
+             format_bytes(d.room.bytes_per_token),
              format_bytes(d.room.capacity_bytes - d.room.weight_bytes),
              format_bytes(d.room.capacity_bytes), room_holder(d.room), d.context_limit,
              d.context_why, d.grid_built ? "built" : "cached", decode_points(d.grid),
              d.grid.prefill.size(), d.cache_dir.string(), grid_error_text(d.grid, d.run.largest)) +
-         extrapolation_text(d.extrapolated);
+         disaggregation_text(h, d) + extrapolation_text(d.extrapolated);
 }
 
 std::string serve_text(const ServeHeader& h, const Served& d) {
@@ -120,6 +219,8 @@ std::string serve_text(const ServeHeader& h, const Served& d) {
       "kv use {:.1f} % mean, {:.1f} % peak; {} preemptions\n",
       s.requests, s.duration_s, s.requests_per_s, s.tokens_per_s, s.steps,
       s.kv_utilisation_mean * 100, s.kv_utilisation_peak * 100, s.preemptions);
+  out += replicas_text(s);
+  out += link_text(s);
   if (s.joules_per_token > 0)
     out += fmt::format("energy {} per token, {} per request\n", format_joules(s.joules_per_token),
                        format_joules(s.joules_per_request));
@@ -165,13 +266,14 @@ std::string serve_json(const ServeHeader& h, const Served& d) {
   auto optional = [](const std::optional<double>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json();
   };
-  nlohmann::json doc = {{"format", "tessera-serve-2"},
+  nlohmann::json doc = {{"format", "tessera-serve-3"},
                         {"model", h.model},
                         {"chip", h.chip},
                         {"design", h.design},
                         {"strategy", h.strategy},
                         {"scheduler", h.scheduler},
                         {"preemption", h.preemption},
+                        {"router", h.router},
                         {"load", h.load},
                         {"kv",
                          {{"blocks", d.room.blocks},
@@ -180,6 +282,7 @@ std::string serve_json(const ServeHeader& h, const Served& d) {
                           {"capacity_bytes", d.room.capacity_bytes},
                           {"weight_bytes", d.room.weight_bytes},
                           {"stage", room_stage_json(d.room)},
+                          {"replicas", d.room.replicas()},
                           {"request_limit_tokens", d.context_limit}}},
                         {"step_costs",
                          {{"built", d.grid_built},
@@ -208,7 +311,9 @@ std::string serve_json(const ServeHeader& h, const Served& d) {
                         {"joules_per_token", s.joules_per_token},
                         {"joules_per_request", s.joules_per_request},
                         {"goodput_rps", optional(s.goodput_rps)},
-                        {"slo_attained", optional(s.slo_attained)}};
+                        {"slo_attained", optional(s.slo_attained)},
+                        {"replicas", replicas_json(s)},
+                        {"disaggregation", disaggregation_json(h, d)}};
   // Latencies only for a load the machine sustains (metrics.hpp).
   if (s.sustainable) {
     doc["ttft_s"] = spread_json(s.ttft_s);

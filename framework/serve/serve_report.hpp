@@ -1,7 +1,7 @@
 // What `tessera serve` prints: the machine and the KV room, the step-cost grid and its measured
 // error, then the latency table and throughput — or, for a load the machine cannot sustain, that
 // verdict with the rate it sustained instead of latencies. Text, or one JSON document
-// ("tessera-serve-2", docs/formats.md).
+// ("tessera-serve-3", docs/formats.md).
 #pragma once
 
 #include <string>
@@ -11,7 +11,9 @@
 namespace tessera::serve {
 
 struct ServeHeader {
-  std::string model, chip, design, strategy, scheduler, preemption, load;  // as the user gave them
+  // as the user gave them; router: where replicas run
+  std::string model, chip, design, strategy, scheduler, preemption, router, load;
+  std::string prefill_chip, prefill_strategy;  // --disaggregate: the prefill group's (else empty)
 };
 
 // The served machine, the KV cache's room and the step-cost grid with its error (three lines), and

@@ -34,6 +34,37 @@ Result<std::optional<parallel::ParallelStrategy>> strategy_of(const std::string&
   return std::optional<parallel::ParallelStrategy>(*strategy);
 }
 
+// --disaggregate's prefill group and link, or an error for the options that need it given
+// without it.
+Status open_prefill(PluginSet& plugins, const ServeRequest& r, const ModelRequest& model,
+                    planner::Design design, OpenedServe& out) {
+  if (!r.disaggregate) {
+    if (!r.prefill_chip.chip.empty() || !r.prefill_parallel.empty() || !r.kv_link.empty())
+      return usage_error(
+          "--prefill-chip, --prefill-parallel and --kv-link describe a disaggregated server; add "
+          "--disaggregate");
+    return ok_status();
+  }
+  if (r.prefill_chip.chip.empty() || r.kv_link.empty())
+    return usage_error(
+        "--disaggregate needs --prefill-chip (the chips that prefill; --chip's decode) and "
+        "--kv-link (a preset: 100gbe, 400gbe, pcie4-x16; or a link file, docs/formats.md)");
+  auto link = read_kv_link(r.kv_link);
+  if (!link) return link.error();
+  out.link = *link;
+  auto strategy = strategy_of(r.prefill_parallel);
+  if (!strategy) return strategy.error();
+  driver::ChipChoice choice = r.prefill_chip;
+  if (choice.target.empty()) choice.target = r.chip.target;
+  auto chip = driver::open_chip(plugins, choice);
+  if (!chip) return chip.error();
+  out.prefill_chip = std::make_unique<driver::OpenChip>(std::move(*chip));
+  out.prefill = ServedMachine{&plugins,  out.prefill_chip.get(),
+                              model,     design,
+                              *strategy, *strategy ? parallel::to_string(**strategy) : "flat"};
+  return ok_status();
+}
+
 }  // namespace
 
 Result<OpenedServe> open_serve(PluginSet& plugins, const ServeRequest& r) {
@@ -52,6 +83,9 @@ Result<OpenedServe> open_serve(PluginSet& plugins, const ServeRequest& r) {
   auto preemption = parse_preemption(r.preemption);
   if (!preemption) return preemption.error();
   out.options.scheduler.preemption = *preemption;
+  auto router = parse_router(r.router);
+  if (!router) return router.error();
+  out.options.scheduler.router = *router;
   if (r.slo_ttft_ms > 0) out.options.slo.ttft_s = r.slo_ttft_ms / 1e3;
   if (r.slo_tpot_ms > 0) out.options.slo.tpot_s = r.slo_tpot_ms / 1e3;
   out.options.cache_dir = r.cache_dir;
@@ -64,11 +98,19 @@ Result<OpenedServe> open_serve(PluginSet& plugins, const ServeRequest& r) {
   out.machine = {&plugins,  out.chip.get(),
                  *request,  design->written,
                  *strategy, *strategy ? parallel::to_string(**strategy) : "flat"};
-  out.header = header_at(r, out.machine, r.load.rate_per_s);
+  if (Status ok = open_prefill(plugins, r, *request, design->written, out); !ok) return ok.error();
+  out.header = header_at(r, out, r.load.rate_per_s);
   return out;
 }
 
-ServeHeader header_at(const ServeRequest& r, const ServedMachine& machine, double rate_per_s) {
+Result<Served> serve_opened(OpenedServe& o, const ServeProgress& progress) {
+  if (o.prefill)
+    return serve_disaggregated(*o.prefill, o.machine, *o.link, o.source, o.options, progress);
+  return serve(o.machine, o.source, o.options, progress);
+}
+
+ServeHeader header_at(const ServeRequest& r, const OpenedServe& opened, double rate_per_s) {
+  const ServedMachine& machine = opened.machine;
   std::string load =
       !r.trace.empty()
           ? "trace " + r.trace
@@ -82,7 +124,10 @@ ServeHeader header_at(const ServeRequest& r, const ServedMachine& machine, doubl
           machine.strategy_text,
           r.scheduler,
           r.preemption,
-          load};
+          r.router,
+          load,
+          opened.prefill ? opened.prefill_chip->spec.name : "",
+          opened.prefill ? opened.prefill->strategy_text : ""};
 }
 
 }  // namespace tessera::serve

@@ -149,9 +149,14 @@ Result<std::vector<TraceRow>> read_trace(const std::filesystem::path& path) {
         printable(path.string())));
   auto text = read_file(path, kMaxTextBytes);
   if (!text) return text.error();
+  return parse_trace_text(*text, path);
+}
+
+Result<std::vector<TraceRow>> parse_trace_text(const std::string& text,
+                                               const std::filesystem::path& path) {
   std::vector<TraceRow> rows;
   try {
-    rows = parse_trace(*text, printable(path.string()), ext == ".csv");
+    rows = parse_trace(text, printable(path.string()), path.extension().string() == ".csv");
   } catch (const Failure& f) {
     return f.error();
   }

@@ -26,4 +26,8 @@ struct TraceRow {
 // empty trace; read_file's (a missing file, one beyond kMaxTextBytes).
 Result<std::vector<TraceRow>> read_trace(const std::filesystem::path& path);
 
+// The same from a trace's text: CSV when `path` ends in .csv, else JSONL; `path` labels errors.
+Result<std::vector<TraceRow>> parse_trace_text(const std::string& text,
+                                               const std::filesystem::path& path);
+
 }  // namespace tessera::serve

@@ -32,6 +32,7 @@ enum class Stage {
   reduce,
   writeback,
   sync,
+  collective,  // the chip-to-chip collectives after its work (planner/collective_op.hpp)
   done
 };
 constexpr size_t kMaxBuckets = 4096;
@@ -283,6 +284,10 @@ double Engine::stage_delay_s(const codegen::ProgramOp& op) {
       return op.distribute_sync_s;
     case Stage::sync:
       return op.sync_s;
+    case Stage::collective:
+      if (config_.record_trace && op.collective_s > 0)
+        result_.spans.push_back({0, executing_, "collective", now_, now_ + op.collective_s});
+      return op.collective_s;
     default:
       return 0;
   }
@@ -327,7 +332,7 @@ void Engine::on_stage_done() {
   int op = executing_;
   result_.ops[op].execute_end_s = now_;
   last_execute_end_s_ = now_;
-  result_.ops[op].isolated_s = isolated_s(program_.ops[op]);
+  result_.ops[op].isolated_s = isolated_s(program_.ops[op]) + program_.ops[op].collective_s;
   if (config_.record_trace)
     result_.spans.push_back({0, op, "execute", result_.ops[op].execute_start_s, now_});
   executing_ = -1;

@@ -40,10 +40,25 @@ slices = [e for e in trace["traceEvents"] if e["ph"] == "X"]
 assert any(e["cat"] == "stage" for e in slices) and any(e["cat"] == "collective" for e in slices)
 PY
 
-# A stage's plan is an ordinary plan: it simulates alone, on one chip of the machine.
-"$tessera" simulate "$dir/out/stage-1.yaml" >"$dir/stage.out" 2>&1 ||
+# A stage's plan is an ordinary plan: it simulates alone, on one chip of the machine. Its
+# collectives are ops of its program: listed under the op they follow, waited in its execute
+# (program.txt's collective_s), shown on the execute track of its trace.
+"$tessera" simulate "$dir/out/stage-1.yaml" --program "$dir/stage.txt" \
+  --trace "$dir/stage.json" >"$dir/stage.out" 2>&1 ||
   fail "simulate stage-1.yaml: $(cat "$dir/stage.out")"
 grep -q '^latency ' "$dir/stage.out" || fail "no latency: $(cat "$dir/stage.out")"
+grep -q -- '- {after: layers.16.o_proj, where: after attention, kind: all_reduce' \
+  "$dir/out/stage-1.yaml" || fail "stage-1.yaml lists no all-reduce after layers.16.o_proj"
+grep -q '^execute [0-9]* "layers.16.o_proj" .* collective_s=' "$dir/stage.txt" ||
+  fail "program.txt: no collective_s on layers.16.o_proj's execute"
+python3 - "$dir/stage.json" <<'PY' || fail "stage.json"
+import json, sys
+events = json.load(open(sys.argv[1]))["traceEvents"]
+execute = [e["tid"] for e in events if e["name"] == "thread_name" and e["args"]["name"] == "execute"]
+spans = [e for e in events if e["ph"] == "X" and e.get("cat") == "collective"]
+# The 16 layers' two all-reduces and the LM head's all-gather, on the execute track.
+assert len(spans) == 33 and {e["tid"] for e in spans} == set(execute), (len(spans), execute)
+PY
 
 # Nothing a user has is overwritten without --force: the plans, the trace.
 code=0

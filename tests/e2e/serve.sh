@@ -10,7 +10,7 @@ dir=$3
 rm -rf "$dir" && mkdir -p "$dir"
 export TESSERA_CACHE_DIR=$dir/cache
 fail() { echo "FAILED: $*"; exit 1; }
-run=(serve gpt2-xl --target mesh_tenstorrent --chip wormhole-n150 --max-batch 4)
+run=(serve gpt2-xl --target mesh_tenstorrent --chip wormhole-n150 --max-batch 8)
 
 "$tessera" "${run[@]}" --trace "$source_dir/configs/serve/chat-sample.csv" \
   --slo-ttft-ms 2000 --slo-tpot-ms 50 --per-request "$dir/requests.csv" >"$dir/first.out" 2>&1 ||
@@ -43,7 +43,7 @@ grep -Eqx "serving \[#{30}\] 3000/3000 requests done, [0-9.]+ s simulated" "$dir
 /usr/bin/python3 - "$dir/overload.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-assert doc["format"] == "tessera-serve-2", doc["format"]
+assert doc["format"] == "tessera-serve-3", doc["format"]
 assert doc["step_costs"]["extrapolated"]["steps"] == 0, doc["step_costs"]
 assert doc["sustainable"] is False, doc
 assert "ttft_s" not in doc, "latencies reported for an unsustainable load"

@@ -29,7 +29,9 @@ WORDS = {"model", "target", "chip", "design", "simulate", "mode", "dtype", "weig
          "trace", "force", "workload", "arch", "op", "pareto_level", "search", "output", "path",
          "shape", "layout", "locate", "inverse", "map", "choose", "spec", "run_dir", "gen",
          "config", "strict", "parallel", "rank", "residency", "dispatch",
-         "precision", "arrivals", "prompt", "scheduler", "rates", "cache_dir", "preemption"}
+         "precision", "arrivals", "prompt", "scheduler", "rates", "cache_dir", "preemption",
+         "router", "disaggregate", "prefill_target", "prefill_chip", "prefill_parallel",
+         "kv_link"}
 # What each function needs besides the keyword under test (never reached: numbers come first).
 REQUIRED = {"compile": {"model": "x", "target": "x"}, "inspect": {"model": "x"}, "map": {},
             "layout": {"target": "x", "shape": (4,)}, "sweep": {"spec": "x"},

@@ -303,7 +303,7 @@ def test_a_parallel_strategy_gives_the_clis_json():
                          "bfp8", "--threads", "2", "--parallel", "tp=8", "--format", "json")
     assert code == 0, err
     assert got == json.loads(out)
-    assert got["format"] == "tessera-parallel-2" and got["tp"] == 8
+    assert got["format"] == "tessera-parallel-3" and got["tp"] == 8
     assert [c["where"] for c in got["collectives"]] == ["embedding", "after attention",
                                                          "after MLP", "LM head"]
     searched = tessera.compile("llama3.1-8b", parallel="auto", rank="throughput", **args)
@@ -411,8 +411,8 @@ def test_dispatch_gives_the_clis_figures():
     assert without(got, "plans") == want
     elk = got["designs"][1]
     assert elk["dispatch"] == {"mode": "host", "command_s": 15e-6, "launch_s": 4e-6}
-    assert elk["planned"]["dispatch_s"] == pytest.approx(10.204e-3, abs=1e-6)
-    assert elk["planned"]["latency_s"] == pytest.approx(29.284e-3, abs=1e-6)
+    assert elk["planned"]["dispatch_s"] == pytest.approx(10.196e-3, abs=1e-6)
+    assert elk["planned"]["latency_s"] == pytest.approx(30.323e-3, abs=1e-6)
     assert "dispatch:\n  mode: host\n  command_s: 1.5e-05\n" in got["plans"]["elk-full"].yaml()
     with pytest.raises(tessera.UsageError) as raised:
         tessera.compile("llama3.1-8b", dispatch="eager", **WORMHOLE)
@@ -450,10 +450,10 @@ def test_serve_gives_the_clis_document(tmp_path):
     trace = os.path.join(source, "configs", "serve", "chat-sample.csv")
     cache = str(tmp_path / "cache")
     args = ["serve", "gpt2-xl", "--target", "mesh_tenstorrent", "--chip", "wormhole-n150",
-            "--max-batch", "4", "--slo-ttft-ms", "2000", "--slo-tpot-ms", "50", "--cache-dir",
+            "--max-batch", "8", "--slo-ttft-ms", "2000", "--slo-tpot-ms", "50", "--cache-dir",
             cache, "--trace", trace]
     built = []
-    got = tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", max_batch=4,
+    got = tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", max_batch=8,
                         slo_ttft_ms=2000, slo_tpot_ms=50, cache_dir=cache, trace=trace,
                         progress=lambda *call: built.append(call))
     grid = [(done, total) for stage, done, total in built if stage == "step-cost grid (points)"]
@@ -467,14 +467,14 @@ def test_serve_gives_the_clis_document(tmp_path):
     assert got == read
     code, out, err = cli(*args, "--format", "json", "--preemption", "swap")
     assert code == 0, err
-    swapped = tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", max_batch=4,
+    swapped = tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", max_batch=8,
                             slo_ttft_ms=2000, slo_tpot_ms=50, cache_dir=cache, trace=trace,
                             preemption="swap")
     assert swapped == json.loads(out) and swapped["preemption"] == "swap"
     with pytest.raises(tessera.UsageError, match="--preemption evict: expected recompute or swap"):
         tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", preemption="evict")
     calls = []
-    swept = tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", max_batch=4,
+    swept = tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", max_batch=8,
                           cache_dir=cache, rates=[0.5, 1.0], requests=20, prompt="fixed:64",
                           output="fixed:16", progress=lambda *call: calls.append(call))
     assert swept["format"] == "tessera-serve-load-1"
@@ -491,3 +491,18 @@ def test_serve_gives_the_clis_document(tmp_path):
     assert code == 2
     with pytest.raises(tessera.UsageError, match="parallel auto: serve takes one strategy"):
         tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", parallel="auto")
+    # Disaggregated: the same words, the same document (the grids built by the first run).
+    split_args = [*args, "--disaggregate", "--prefill-chip", "wormhole-n300", "--kv-link",
+                  "pcie4-x16", "--router", "round-robin"]
+    code, _, err = cli(*split_args)
+    assert code == 0, err
+    code, out, err = cli(*split_args, "--format", "json")
+    assert code == 0, err
+    split = tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", max_batch=8,
+                          slo_ttft_ms=2000, slo_tpot_ms=50, cache_dir=cache, trace=trace,
+                          disaggregate=True, prefill_chip="wormhole-n300", kv_link="pcie4-x16",
+                          router="round-robin")
+    assert split == json.loads(out) and split["disaggregation"]["transfers"]["count"] == 40
+    with pytest.raises(tessera.InputError, match="unknown KV link '10gbe'"):
+        tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", disaggregate=True,
+                      prefill_chip="wormhole-n300", kv_link="10gbe")

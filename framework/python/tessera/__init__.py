@@ -91,7 +91,7 @@ def compile(model, target, chip="", design="elk-full", simulate=True, batch=None
 
     parallel: how the step is divided over the chips, as --parallel ("tp=8", "pp=4,tp=2",
     "dp=8", "ep=8,tp=1", "stages=0:6:7:7", "auto"; None or "flat": every op over every core of
-    every chip). With a strategy the result is its document (format tessera-parallel-2: each
+    every chip). With a strategy the result is its document (format tessera-parallel-3: each
     design's step, the stages, the collectives; docs/planner.md); "auto" adds "search", every
     strategy tried ranked by `rank` ("latency", "throughput" or "energy"), and when flat wins
     returns the flat compile document with "search" beside it. expert_skew: a mixture-of-experts
@@ -275,15 +275,21 @@ def serve(model, target, chip="", rate=1.0, requests=1000, seed=0, arrivals="poi
           prompt="fixed:512", output="fixed:128", trace=None, rates=None, scheduler="continuous",
           max_batch=64, token_budget=512, block_tokens=16, slo_ttft_ms=None, slo_tpot_ms=None,
           design="elk-full", parallel=None, dtype=None, weight_dtype=None, precision=None,
-          cache_dir=None, preemption="recompute", progress=None):
+          cache_dir=None, preemption="recompute", router="least-loaded", disaggregate=False,
+          prefill_target=None, prefill_chip="", prefill_parallel=None, kv_link="", progress=None):
     """Serve many users of a zoo decoder on `target`'s `chip`, as `tessera serve --format json`
     (docs/serving.md): requests arrive at `rate` per second ("poisson" or "gamma" arrivals of
     coefficient `cv`; `prompt` and `output` lengths as --prompt: "fixed:N", "uniform:LO:HI",
     "normal:MEAN:SD", "lognormal:MEDIAN:SIGMA", "zipf:S:MAX"; `seed`), or from a `trace` file;
     `scheduler` "static", "continuous" or "chunked", out of KV blocks preempting by `preemption`
     "recompute" or "swap"; each step costs what the compiler simulates
-    for it (`design`, `parallel`: one strategy, as --parallel), from a step-cost grid built once
-    and cached in `cache_dir` (None: the CLI's default). Returns the tessera-serve-2 document;
+    for it (`design`, `parallel`: one strategy, as --parallel; its dp replicas are independent
+    servers, each arriving request sent by `router` "least-loaded" or "round-robin"), from a
+    step-cost grid built once and cached in `cache_dir` (None: the CLI's default). Returns the
+    tessera-serve-3 document. With `disaggregate`, prompts are prefilled on `prefill_chip` (of
+    `prefill_target`, default `target`) under `prefill_parallel` and decoded on `chip`, each
+    request's KV cache moved over `kv_link` (a preset: "100gbe", "400gbe", "pcie4-x16"; or a link
+    file), as --disaggregate.
     with `rates` (a list) the load sweep's tessera-serve-load-1 document. Numbers are bounded as
     the CLI's; an unsustainable load is the document's verdict, not an exception. progress: a
     callable progress(stage, done, total), as compile's: "step-cost grid (points)" while the grid
@@ -302,7 +308,10 @@ def serve(model, target, chip="", rate=1.0, requests=1000, seed=0, arrivals="poi
     r.set_load(rate, requests, seed, cv)
     r.set_batching(max_batch, token_budget, block_tokens)
     r.design, r.parallel, r.scheduler = design, parallel or "", scheduler
-    r.preemption = preemption
+    r.preemption, r.router = preemption, router
+    if disaggregate:
+        r.set_disaggregation(prefill_target or "", prefill_chip, prefill_parallel or "",
+                             _os.fspath(kv_link) if kv_link else "")
     r.arrivals, r.prompt, r.output = arrivals, prompt, output
     r.trace = _os.fspath(trace) if trace else ""
     r.slo_ttft_ms, r.slo_tpot_ms = slo_ttft_ms or 0.0, slo_tpot_ms or 0.0

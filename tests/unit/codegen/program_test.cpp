@@ -32,6 +32,7 @@ Program sample() {
     op.cores_used = 1472;
     op.estimated_start_s = i * 1e-4;
     op.estimated_end_s = (i + 1) * 1e-4;
+    op.collective_s = i == 1 ? 8.3e-6 : 0;  // an all-reduce after op 1 (a parallel stage's)
     p.ops.push_back(op);
   }
   p.instructions = {{InstructionKind::preload_async, 1, 0},
@@ -66,7 +67,10 @@ TEST(ProgramText, WrittenProgramReadsBackUnchanged) {
     EXPECT_EQ(a.hbm_write_bytes, b.hbm_write_bytes);
     EXPECT_EQ(a.cores_used, b.cores_used);
     EXPECT_EQ(a.estimated_end_s, b.estimated_end_s);
+    EXPECT_EQ(a.collective_s, b.collective_s);
   }
+  EXPECT_NE(text.find(" collective_s=8.3e-06 "), std::string::npos) << "op 1's, and only its:";
+  EXPECT_EQ(text.find("collective_s"), text.rfind("collective_s")) << text;
   ASSERT_EQ(back->instructions.size(), 5u);
   EXPECT_EQ(back->instructions[2].kind, InstructionKind::preload_async);
   EXPECT_EQ(back->instructions[2].op, 2);
@@ -101,7 +105,7 @@ TEST(ProgramText, ErrorsNameTheLine) {
   EXPECT_EQ(read_error("execute 0 \"a\" compute=1\n"),
             "p.txt:1: execute: unknown key 'compute'; expected compute_s, distribute_bytes, "
             "distribute_sync_s, shift_bytes, sync_s, reduce_bytes, hbm_write_bytes, flops, cores, "
-            "streamed, estimate_s or plan");
+            "streamed, collective_s, estimate_s or plan");
   EXPECT_EQ(read_error("preload_async 0 \"a\" bytes=0\n"),
             "p.txt:1: preload_async 0: bytes must be > 0 (an op without HBM data has no preload)");
   EXPECT_EQ(read_error("execute 0 \"a\"\nexecute 0 \"a\"\n"),

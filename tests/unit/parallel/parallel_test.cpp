@@ -88,6 +88,38 @@ TEST(TensorParallel, MegatronAllReducesAfterAttentionAndMlpOfEveryLayer) {
   EXPECT_GT(link_bytes, 161 * 8.0 * 4096 * 2) << "each all-reduce moves more than its buffer";
 }
 
+// The collectives are ops of the stage's plan: each after the op whose output it exchanges, at
+// its pricer's price, inside the step; what the step shows of them (the exposed time) is at most
+// their sum, the rest hidden behind the next ops' preloads.
+TEST(TensorParallel, CollectivesAreOpsOfTheStagesPlan) {
+  driver::OpenChip chip = t3000();
+  ParallelCompilation c = compile(chip, model("llama3.1-8b", 1, 1024), "tp=8");
+  const planner::DesignResult& plan = c.compilations[0].designs.back().plan.result;
+  std::vector<std::string> after;
+  double sum_s = 0;
+  for (const planner::OpSchedule& op : plan.ops)
+    for (const planner::CollectiveOp& col : op.collectives) {
+      after.push_back(col.after);
+      sum_s += col.planned_s;
+      EXPECT_EQ(col.after_op, op.op);
+      EXPECT_NEAR(op.collective_s, col.planned_s, 1e-15) << "one collective after each op";
+    }
+  ASSERT_EQ(after.size(), 66u) << "the embedding, 32 layers' two all-reduces, the LM head";
+  EXPECT_EQ(after.front(), "embed");
+  EXPECT_EQ(after[1], "layers.0.o_proj");
+  EXPECT_EQ(after[2], "layers.0.down_proj");
+  EXPECT_EQ(after.back(), "lm_head");
+  double priced_s = 0;
+  for (const CollectiveUse& u : c.collectives)
+    priced_s += static_cast<double>(u.per_micro_batch) * u.planned.seconds;
+  EXPECT_NEAR(sum_s, priced_s, 1e-12);
+  const DesignStep& d = c.designs.back();
+  EXPECT_NEAR(d.planned_s, plan.latency_s, 1e-12) << "the collectives are inside the plan";
+  EXPECT_LE(d.collective_planned_s, sum_s + 1e-15);
+  // The LM head's all-gather ends the step: nothing follows to hide it.
+  EXPECT_GE(d.collective_planned_s, plan.ops.back().collective_s);
+}
+
 TEST(TensorParallel, EachChipHoldsAnEighthOfTheWeights) {
   driver::OpenChip chip = t3000();
   ParallelModel llama = model("llama3.1-8b", 1, 1024);

@@ -98,6 +98,39 @@ TEST(PlanYaml, ThePlannedEnergyRoundTripsWhenTheChipStatesIt) {
   EXPECT_EQ(write_plan_yaml(back), text);
 }
 
+// A stage's collectives (collective_op.hpp) are written under the op they follow and read back.
+TEST(PlanYaml, CollectivesRoundTripUnderTheirOp) {
+  Plan plan = sample_plan();
+  EXPECT_EQ(write_plan_yaml(plan).find("collectives:"), std::string::npos) << "none, no key";
+  const CollectiveOp op{"op1",
+                        1,
+                        "after attention",
+                        {collective::CollectiveKind::all_reduce,
+                         collective::CollectiveAlgorithm::bidirectional_ring,
+                         16384,
+                         {0, 1, 3, 2}},
+                        9.96e-06,
+                        8.3e-06};
+  plan.result.ops[1].collectives = {op};
+  std::string text = write_plan_yaml(plan);
+  EXPECT_NE(text.find("collectives:"), std::string::npos);
+  EXPECT_NE(text.find("- {after: op1, where: after attention, kind: all_reduce, algorithm: "
+                      "bidirectional_ring, bytes: 16384, group: [0, 1, 3, 2], planned_s: "
+                      "9.96e-06, simulated_s: 8.3e-06}"),
+            std::string::npos)
+      << text;
+  Plan back = parse_plan_yaml(text, "plan.yaml").take();
+  ASSERT_EQ(back.result.ops[1].collectives.size(), 1u);
+  EXPECT_EQ(back.result.ops[1].collectives[0], op);
+  EXPECT_EQ(back.result.ops[1].collective_s, 9.96e-06);
+  EXPECT_EQ(write_plan_yaml(back), text);
+  std::string bad = text;
+  bad.replace(bad.find("kind: all_reduce"), 16, "kind: all_reduse");
+  auto r = parse_plan_yaml(bad, "p.yaml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("all_reduse"), std::string::npos) << r.error().message;
+}
+
 // The sample's text with `from` (which must occur) replaced by `to`, parsed.
 Error parse_edited(const std::string& from, const std::string& to) {
   std::string text = write_plan_yaml(sample_plan());
@@ -169,9 +202,9 @@ TEST(PlanYaml, OpsOutOfOrderAndBadPreloadOrder) {
 }
 
 TEST(PlanYaml, WrongFormatAndSyntax) {
-  Error e = parse_edited("format: tessera-plan-12", "format: tessera-plan-3");
+  Error e = parse_edited("format: tessera-plan-13", "format: tessera-plan-3");
   EXPECT_EQ(e.message,
-            "p.yaml:3: 'format': expected 'tessera-plan-12' (written by this version of "
+            "p.yaml:3: 'format': expected 'tessera-plan-13' (written by this version of "
             "tessera), got 'tessera-plan-3'; re-run `tessera compile` to write a "
             "current plan");
   auto bad = parse_plan_yaml("ops: [\n", "x.yaml");

@@ -65,6 +65,38 @@ TEST(ServeCompiled, OneRequestAtATimeTakesTheCompilersSteps) {
   EXPECT_DOUBLE_EQ(again.summary.tpot_s.mean, served.summary.tpot_s.mean);
 }
 
+// Disaggregated, one request at a time: TTFT is the prefill chip's compiled prefill step plus the
+// transfer of its KV over the link, TPOT the decode chip's compiled decode step.
+TEST(ServeCompiled, DisaggregatedOneAtATimeTakesEachGroupsStepAndTheLink) {
+  driver::OpenChip prefill_chip =
+      driver::open_chip(plugins(), driver::ChipChoice{"mesh_tenstorrent", "wormhole-n300"}).take();
+  driver::OpenChip decode_chip =
+      driver::open_chip(plugins(), driver::ChipChoice{"mesh_tenstorrent", "wormhole-n150"}).take();
+  ModelRequest request;
+  request.model = "gpt2-xl";
+  ServedMachine prefill{&plugins(),   &prefill_chip, request, planner::Design::elk_full,
+                        std::nullopt, "flat"};
+  ServedMachine decode{&plugins(),   &decode_chip, request, planner::Design::elk_full,
+                       std::nullopt, "flat"};
+  testing::TempDir dir;
+  auto trace = dir.write("t.csv", "arrival_s,prompt_tokens,output_tokens\n0,256,2\n100,256,2\n");
+  ServeOptions options;
+  options.scheduler.max_batch = 2;
+  options.cache_dir = dir.path() / "cache";
+  const KvLink link = read_kv_link("100gbe").take();
+  Served served = serve_disaggregated(prefill, decode, link, trace, options, {}).take();
+
+  const double bytes = 256 * 48.0 * 1600 * 2 * 2;  // gpt2-xl's K and V, fp16, per position
+  const double ttft_s = compiled_step_s(prefill_chip, "gpt2-xl", zoo::Mode::prefill, 256) +
+                        bytes / link.bytes_per_s + link.latency_s;
+  EXPECT_NEAR(served.summary.ttft_s.mean / ttft_s, 1.0, 1e-9);
+  const double decode_s = compiled_step_s(decode_chip, "gpt2-xl", zoo::Mode::decode, 257);
+  EXPECT_NEAR(served.summary.tpot_s.mean / decode_s, 1.0, 0.005);
+  ASSERT_TRUE(served.summary.link.has_value());
+  EXPECT_NEAR(served.summary.link->bytes, 2 * bytes, 1e-6);
+  EXPECT_NEAR(served.summary.link->joules, 2 * bytes * 25e-12, 1e-12);
+}
+
 TEST(ServeCompiled, ARequestBeyondTheLearnedPositionsIsRefusedWithItsLine) {
   driver::OpenChip chip =
       driver::open_chip(plugins(), driver::ChipChoice{"mesh_tenstorrent", "wormhole-n150"}).take();

@@ -208,6 +208,126 @@ TEST(Server, GoodputCountsRequestsWithinEverySlo) {
   EXPECT_NEAR(s.ttft_s.p50, 0.055, 1e-12);
 }
 
+// Requests every `period_s`, from 0.
+std::vector<Request> every(double period_s, int64_t count, int64_t prompt, int64_t output) {
+  std::vector<Request> requests;
+  for (int64_t i = 0; i < count; ++i)
+    requests.push_back(Request{i, static_cast<double>(i) * period_s, prompt, output});
+  return requests;
+}
+
+// A step whose time grows with what it holds, so that batching shows in every latency.
+StepCost batch_dependent(const StepShape& s) {
+  double t = (s.decode_seqs > 0 ? 0.008 + 0.0005 * static_cast<double>(s.decode_seqs) +
+                                      1e-6 * static_cast<double>(s.decode_context_tokens)
+                                : 0) +
+             2e-5 * static_cast<double>(s.prefill_tokens());
+  return StepCost{t, t};
+}
+
+// Two replicas routed round-robin, at twice the rate, each see one replica's stream (one of them
+// shifted by half a period): every request's TTFT and TPOT are those of its twin at one replica.
+TEST(Server, ReplicasRoundRobinAtTwiceTheRateServeAsOneAtTheRate) {
+  const double period_s = 0.05;
+  SchedulerOptions one{Policy::continuous, 8, 512};
+  auto alone =
+      run_server(every(period_s, 200, 300, 40), one, KvBlocks(400, 16), batch_dependent).take();
+  SchedulerOptions two = one;
+  two.replicas = 2;
+  two.router = Router::round_robin;
+  auto pair =
+      run_server(every(period_s / 2, 400, 300, 40), two, KvBlocks(400, 16), batch_dependent).take();
+  ASSERT_EQ(pair.replicas.size(), 2u);
+  EXPECT_EQ(pair.replicas[0].requests, 200);
+  EXPECT_EQ(pair.replicas[1].requests, 200);
+  ServeSummary s = summarize(alone, {}, 8);
+  EXPECT_GT(s.tpot_s.mean, 0.0105);  // batches of several: the check is not of one at a time
+  for (const RequestRecord& r : pair.records) {
+    const RequestRecord& twin = alone.records[static_cast<size_t>(r.request.id / 2)];
+    const double ttft = r.first_token_s - r.request.arrival_s;
+    const double twin_ttft = twin.first_token_s - twin.request.arrival_s;
+    EXPECT_NEAR(ttft / twin_ttft, 1.0, 1e-9) << r.request.id;
+    const double tpot = (r.finish_s - r.first_token_s) / 39;
+    const double twin_tpot = (twin.finish_s - twin.first_token_s) / 39;
+    EXPECT_NEAR(tpot / twin_tpot, 1.0, 1e-9) << r.request.id;
+  }
+  EXPECT_EQ(pair.steps, 2 * alone.steps);
+  EXPECT_EQ(pair.kv_blocks, 800);
+  ServeSummary both = summarize(pair, {}, 8);
+  EXPECT_NEAR(both.kv_utilisation_mean, s.kv_utilisation_mean, 1e-9);
+  EXPECT_NEAR(both.replicas[0].kv_utilisation_mean, s.kv_utilisation_mean, 1e-9);
+}
+
+// Least-loaded: each request to the replica with the fewest tokens still to prefill and make.
+TEST(Server, LeastLoadedRoutesToTheFewestOutstandingTokens) {
+  // At 0: a long request (to replica 0), a short one (to 1), then another short one: replica 1
+  // has 10 + 5 tokens outstanding to replica 0's 1000 + 100.
+  std::vector<Request> requests = {{0, 0, 1000, 100}, {1, 0, 10, 5}, {2, 0, 10, 5}};
+  SchedulerOptions options{Policy::continuous, 8, 512};
+  options.replicas = 2;
+  auto run = run_server(requests, options, KvBlocks(400, 16), fixed_costs(0.01, 1e-5)).take();
+  EXPECT_EQ(run.replicas[0].requests, 1);
+  EXPECT_EQ(run.replicas[1].requests, 2);
+  options.router = Router::round_robin;
+  auto turns = run_server(requests, options, KvBlocks(400, 16), fixed_costs(0.01, 1e-5)).take();
+  EXPECT_EQ(turns.replicas[0].requests, 2);
+  EXPECT_EQ(turns.replicas[1].requests, 1);
+}
+
+TEST(Server, ParseRouterSaysWhatItTakes) {
+  EXPECT_EQ(parse_router("round-robin").take(), Router::round_robin);
+  EXPECT_EQ(parse_router("least-loaded").take(), Router::least_loaded);
+  EXPECT_EQ(parse_router("random").error().message,
+            "--router random: expected round-robin or least-loaded");
+}
+
+// Prefill on one group, decode on another, the KV over a link: one request at a time, TTFT is the
+// prefill step plus the transfer (bytes / rate + latency) and TPOT the decode group's step.
+TEST(Server, DisaggregatedOneAtATimeAddsTheTransferToTtftAlone) {
+  const double per_token_s = 2e-5, decode_s = 0.015, bytes_per_token = 160e3;
+  const ServerGroup prefill{SchedulerOptions{Policy::continuous, 8, 512}, KvBlocks(400, 16),
+                            fixed_costs(0.5, per_token_s)};
+  SchedulerOptions decoding{Policy::continuous, 8, 512};
+  decoding.preemption = Preemption::swap;
+  const ServerGroup decode{decoding, KvBlocks(400, 16), fixed_costs(decode_s, 1.0)};
+  KvLink link{"test", {}, 12.5e9, 2e-6, 25e-12};
+  auto run =
+      run_disaggregated(every(10.0, 5, 300, 40), prefill, decode, KvHandoff{link, bytes_per_token})
+          .take();
+  const double bytes = 300 * bytes_per_token;
+  const double ttft = 300 * per_token_s + bytes / 12.5e9 + 2e-6;
+  for (const RequestRecord& r : run.records) {
+    EXPECT_NEAR((r.first_token_s - r.request.arrival_s) / ttft, 1.0, 1e-9) << r.request.id;
+    EXPECT_NEAR((r.finish_s - r.first_token_s) / 39 / decode_s, 1.0, 1e-9) << r.request.id;
+  }
+  ASSERT_TRUE(run.transfers.has_value());
+  EXPECT_EQ(run.transfers->transfers, 5);
+  EXPECT_NEAR(run.transfers->bytes, 5 * bytes, 1e-3);
+  EXPECT_NEAR(run.transfers->joules, 5 * bytes * 25e-12, 1e-12);
+  EXPECT_NEAR(run.transfers->seconds[0], bytes / 12.5e9 + 2e-6, 1e-15);
+  ASSERT_EQ(run.replicas.size(), 2u);
+  EXPECT_EQ(run.replicas[0].role, Role::prefill);
+  EXPECT_EQ(run.replicas[1].role, Role::decode);
+  EXPECT_EQ(run.replicas[1].steps, 5 * 39);
+}
+
+// Transfers share the link first come, first served: two prompts prefilled in one step leave
+// together, the second waiting for the first's bytes.
+TEST(Server, DisaggregatedTransfersQueueOnTheLink) {
+  const ServerGroup prefill{SchedulerOptions{Policy::continuous, 8, 4096}, KvBlocks(400, 16),
+                            fixed_costs(0.5, 1e-5)};
+  SchedulerOptions decoding{Policy::continuous, 8, 512};
+  decoding.preemption = Preemption::swap;
+  const ServerGroup decode{decoding, KvBlocks(400, 16), fixed_costs(0.01, 1.0)};
+  KvLink link{"test", {}, 1e9, 1e-3, std::nullopt};
+  auto run = run_disaggregated(at_once(2, 100, 3), prefill, decode, KvHandoff{link, 1e6}).take();
+  const double prefill_s = 200 * 1e-5, serial_s = 100 * 1e6 / 1e9;
+  EXPECT_NEAR(run.records[0].first_token_s, prefill_s + serial_s + 1e-3, 1e-12);
+  EXPECT_NEAR(run.records[1].first_token_s, prefill_s + 2 * serial_s + 1e-3, 1e-12);
+  EXPECT_NEAR(run.transfers->busy_s, 2 * serial_s, 1e-12);
+  EXPECT_EQ(run.transfers->joules, 0);
+}
+
 TEST(Metrics, PercentilesInterpolateBetweenOrderStatistics) {
   std::vector<double> v = {4, 1, 3, 2};
   EXPECT_DOUBLE_EQ(percentile(v, 0.5), 2.5);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "framework/codegen/program.hpp"
@@ -312,6 +313,42 @@ TEST(Engine, HostCommandsFollowTheOpBefore) {
   for (int i = 1; i < 4; ++i)
     EXPECT_NEAR(r.ops[i].execute_start_s, r.ops[i - 1].execute_end_s + 25e-6, 1e-15);
   EXPECT_NEAR(r.breakdown.dispatch_s, 4 * 26e-6, 1e-15);
+}
+
+// A collective after op 0 (a parallel stage's all-reduce, planner/collective_op.hpp): op 0's
+// execute ends when it does, op 1 waits for it, but op 1's preload streams on meanwhile. Op 0
+// loads 0.4 MB (0.1 ms at the core link's 4 GB/s) and computes nothing (a compute would share the
+// SRAM port with op 1's preload, which the engine charges: not what this test is about); op 1
+// loads 4 MB (1 ms) and computes 0.1 ms: the step is max(0.1 + c, 0.1 + 1) + 0.1 ms, as the
+// planner's timeline gives it (tests/unit/planner/collective_op_test.cpp).
+TEST(Engine, ACollectiveHoldsTheNextExecuteButNotThePreloads) {
+  chips::AllToAllSpec spec;
+  spec.cores = 1;
+  spec.controllers = 1;
+  spec.link_latency_s = 0;
+  for (double c : {0.5e-3, 1.5e-3}) {
+    Program p;
+    ProgramOp first, second;
+    first.op = 0, second.op = 1;
+    first.name = "o_proj", second.name = "next";
+    first.preload_bytes = 0.4e6, second.preload_bytes = 4e6;
+    second.compute_s = 0.1e-3;
+    first.collective_s = c;
+    p.ops = {first, second};
+    p.instructions = {{InstructionKind::preload_async, 0, 1},
+                      {InstructionKind::preload_async, 1, 2},
+                      {InstructionKind::execute, 0, 3},
+                      {InstructionKind::execute, 1, 4}};
+    SimResult r = run(chips::all_to_all(spec), p, config(8e9, 0));
+    const double expected_s = std::max(0.1e-3 + c, 1.1e-3) + 0.1e-3;
+    EXPECT_NEAR(r.latency_s, expected_s, 1e-9 * expected_s) << c;
+    EXPECT_NEAR(r.ops[0].execute_end_s, 0.1e-3 + c, 1e-12) << c;
+    auto span = std::find_if(r.spans.begin(), r.spans.end(),
+                             [](const Span& s) { return s.what == "collective"; });
+    ASSERT_NE(span, r.spans.end());
+    EXPECT_EQ(span->track, 0u) << "on the execute track";
+    EXPECT_NEAR(span->end_s - span->start_s, c, 1e-15);
+  }
 }
 
 }  // namespace
