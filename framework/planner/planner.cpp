@@ -66,6 +66,16 @@ Result<double> cost_of(const DesignResult& r, const PlannerOptions& options) {
   return options.cost(r);
 }
 
+// Whether the machine hands activations between chips (otherwise every hand-off costs nothing
+// and with_handoffs_weighed keeps every decision).
+bool hands_off(const CostContext& costs) {
+  return costs.handoffs() != nullptr && !costs.handoffs()->consumers().empty();
+}
+
+bool same_plans(const Decisions& a, const Decisions& b) {
+  return a.exec_plan == b.exec_plan && a.preload_plan == b.preload_plan;
+}
+
 // The schedule of `decisions`, or of the same decisions with each op's execution plan re-chosen
 // with the hand-offs in view (handoff_choice.hpp) when that costs less by options.cost (ties: the
 // design's own): the pass weighs each op alone, the timeline judges the whole step.
@@ -74,8 +84,7 @@ Result<DesignResult> timed(const PlannerInput& input, const CostContext& costs,
                            const PlannerOptions& options) {
   DesignResult own = evaluate_timeline(input.graph, costs, decisions, mode);
   Decisions weighed = with_handoffs_weighed(costs, decisions);
-  if (weighed.exec_plan == decisions.exec_plan && weighed.preload_plan == decisions.preload_plan)
-    return own;
+  if (same_plans(weighed, decisions)) return own;
   DesignResult other = evaluate_timeline(input.graph, costs, weighed, mode);
   auto own_cost = cost_of(own, options);
   if (!own_cost) return own_cost.error();
@@ -92,9 +101,9 @@ Result<DesignResult> elk_dynamic(const PlannerInput& input, const CostContext& c
 }
 
 // Orders are ranked on a slice of the model — the ops before the repeated layers and the first
-// kScreenLayers layers, which every order treats alike — and the kFinalists best, with program
-// order, are then scheduled on the whole model. Identical layers make the slice's ranking the
-// whole model's up to the edge effects of the last layers.
+// kScreenLayers layers, which every order treats alike — and the kFinalists best (of each
+// ranking: Screened), with program order, are then scheduled on the whole model. Identical layers
+// make the slice's ranking the whole model's up to the edge effects of the last layers.
 constexpr int kScreenLayers = 3;
 constexpr size_t kFinalists = 8;
 // Screening schedules the slice once per order: orders x the slice's ops is its work, about 5 us
@@ -137,19 +146,15 @@ OrderSearch order_space(const PlannerInput& input, const CostContext& costs,
   return search;
 }
 
-// Latency of permutation `index` (0: program order) on the model `costs` describes, whose
-// repeated layers are `layers`, its plans re-chosen with the hand-offs in view
-// (handoff_choice.hpp); +inf when the inductive scheduler cannot place it.
-double order_latency(const CostContext& costs, const ir::RepeatedLayers* layers,
-                     const OrderSearch& s, size_t index, int k, Decisions* decisions) {
+// The inductive schedule of permutation `index` (0: program order) on the model `costs`
+// describes, whose repeated layers are `layers`; nullopt when it cannot place the order.
+std::optional<Decisions> order_decisions(const CostContext& costs, const ir::RepeatedLayers* layers,
+                                         const OrderSearch& s, size_t index, int k) {
   Decisions order = index == 0 ? program_order(costs)
                                : permuted_order(costs, *layers, s.units, s.permutations[index]);
   InductiveResult r = schedule_inductively(costs, std::move(order), k);
-  if (!r.feasible) return kNever;
-  r.decisions = with_handoffs_weighed(costs, std::move(r.decisions));
-  double latency_s = timeline_latency_s(costs, r.decisions, TimelineMode::shared);
-  if (decisions) *decisions = std::move(r.decisions);
-  return latency_s;
+  if (!r.feasible) return std::nullopt;
+  return std::move(r.decisions);
 }
 
 struct Slice {
@@ -166,18 +171,30 @@ Slice screening_slice(const PlannerInput& input) {
   return slice;
 }
 
-// Screening latencies of every order, in parallel; deterministic (each slot written once).
-std::vector<double> screen_orders(const PlannerInput& input, const OrderSearch& search, int k,
-                                  const CostContext& whole, const PlannerOptions& options) {
+// Each order's screening latency (+inf: it cannot be placed) twice: with its plans re-chosen with
+// the hand-offs in view and each hand-off timed (aware_s), and as scheduled, the hand-offs
+// untimed (blind_s; empty on a machine that hands nothing off, where the two coincide). Either
+// ranking alone can drop the order the complete timeline finds best: the blind one misses what
+// hand-offs cost, the aware one what the re-choice gives up beyond the slice.
+struct Screened {
+  std::vector<double> aware_s, blind_s;
+};
+
+// Computed in parallel; deterministic (each slot written once).
+Screened screen_orders(const PlannerInput& input, const OrderSearch& search, int k,
+                       const CostContext& whole, const PlannerOptions& options) {
   Slice slice = screening_slice(input);
-  CostContext costs(slice.class_of, input.class_plans, input.machine, whole.preload_network_share(),
+  CostContext aware(slice.class_of, input.class_plans, input.machine, whole.preload_network_share(),
                     whole.contention(), whole.dispatch());
-  costs.set_handoffs(whole.handoffs());  // the slice's ops are the whole graph's first ones
+  aware.set_handoffs(whole.handoffs());  // the slice's ops are the whole graph's first ones
   if (!whole.collective_after_s().empty())
-    costs.set_collective_after_s(
-        {whole.collective_after_s().begin(), whole.collective_after_s().begin() + costs.ops()});
+    aware.set_collective_after_s(
+        {whole.collective_after_s().begin(), whole.collective_after_s().begin() + aware.ops()});
+  CostContext blind = aware;
+  blind.set_handoffs(nullptr);
   size_t count = search.permutations.size();
-  std::vector<double> latency_s(count, kNever);
+  Screened screened{std::vector<double>(count, kNever), {}};
+  if (hands_off(aware)) screened.blind_s.assign(count, kNever);
   std::atomic<size_t> finished{0};
   std::mutex progress_mutex;
   size_t reported = 0;  // under progress_mutex: counts reach the callback only in order
@@ -186,7 +203,12 @@ std::vector<double> screen_orders(const PlannerInput& input, const OrderSearch& 
   tbb::task_arena arena(static_cast<int>(threads));
   arena.execute([&] {
     tbb::parallel_for(size_t{0}, count, [&](size_t i) {
-      latency_s[i] = order_latency(costs, &slice.layers, search, i, k, nullptr);
+      if (auto d = order_decisions(aware, &slice.layers, search, i, k)) {
+        if (!screened.blind_s.empty())
+          screened.blind_s[i] = timeline_latency_s(blind, *d, TimelineMode::shared);
+        screened.aware_s[i] = timeline_latency_s(aware, with_handoffs_weighed(aware, std::move(*d)),
+                                                 TimelineMode::shared);
+      }
       size_t done = ++finished;
       if (options.progress && (done % 64 == 0 || done == count)) {
         std::lock_guard lock(progress_mutex);
@@ -196,7 +218,7 @@ std::vector<double> screen_orders(const PlannerInput& input, const OrderSearch& 
       }
     });
   });
-  return latency_s;
+  return screened;
 }
 
 // Program order first, then the best screened orders (ties: lower index).
@@ -211,25 +233,54 @@ std::vector<size_t> finalists(const std::vector<double>& screened) {
   return ranked;
 }
 
+// An order Elk-Full schedules on the whole model, and how: with its plans re-chosen when it is an
+// aware finalist, as scheduled when a blind one (timed() re-chooses too, keeping the cheaper), so
+// the pick is no worse than either ranking's alone.
+struct Finalist {
+  size_t index;
+  bool aware, blind;
+};
+
+// The aware finalists, then the blind ones not among them.
+std::vector<Finalist> union_of_finalists(const Screened& screened) {
+  std::vector<Finalist> out;
+  for (size_t index : finalists(screened.aware_s)) out.push_back({index, true, false});
+  if (screened.blind_s.empty()) return out;
+  for (size_t index : finalists(screened.blind_s)) {
+    auto same =
+        std::find_if(out.begin(), out.end(), [&](const Finalist& f) { return f.index == index; });
+    if (same != out.end())
+      same->blind = true;
+    else
+      out.push_back({index, false, true});
+  }
+  return out;
+}
+
 Result<DesignResult> elk_full(const PlannerInput& input, const CostContext& costs, int k,
                               const PlannerOptions& options) {
   OrderSearch search = order_space(input, costs, options);
-  std::vector<size_t> candidates{0};
+  std::vector<Finalist> candidates{{0, true, hands_off(costs)}};
   if (search.permutations.size() > 1)
-    candidates = finalists(screen_orders(input, search, k, costs, options));
+    candidates = union_of_finalists(screen_orders(input, search, k, costs, options));
   const ir::RepeatedLayers* layers = input.layers ? &*input.layers : nullptr;
   std::optional<DesignResult> best;
   double best_cost = kNever;
   size_t best_index = 0;
-  for (size_t index : candidates) {
-    Decisions decisions;
-    if (order_latency(costs, layers, search, index, k, &decisions) == kNever) continue;
-    auto r = timed(input, costs, decisions, TimelineMode::shared, options);
-    if (!r) return r.error();
-    auto cost = cost_of(*r, options);
-    if (!cost) return cost.error();
-    if (*cost < best_cost || (*cost == best_cost && index < best_index))  // ties: lower index
-      best_cost = *cost, best_index = index, best = std::move(*r);
+  for (const Finalist& f : candidates) {
+    std::optional<Decisions> raw = order_decisions(costs, layers, search, f.index, k);
+    if (!raw) continue;
+    std::vector<Decisions> ways;
+    if (f.aware) ways.push_back(with_handoffs_weighed(costs, *raw));
+    if (f.blind && (!f.aware || !same_plans(ways.front(), *raw))) ways.push_back(std::move(*raw));
+    for (const Decisions& decisions : ways) {
+      auto r = timed(input, costs, decisions, TimelineMode::shared, options);
+      if (!r) return r.error();
+      auto cost = cost_of(*r, options);
+      if (!cost) return cost.error();
+      if (*cost < best_cost || (*cost == best_cost && f.index < best_index))  // ties: lower index
+        best_cost = *cost, best_index = f.index, best = std::move(*r);
+    }
   }
   if (!best) {
     InductiveResult r = schedule_inductively(costs, program_order(costs), k);
