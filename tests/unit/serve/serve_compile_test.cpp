@@ -30,20 +30,32 @@ double compiled_step_s(driver::OpenChip& chip, const std::string& model, zoo::Mo
   return compiled.designs.front().simulated->result.latency_s;
 }
 
-TEST(ServeCompiled, OneRequestAtATimeTakesTheCompilersSteps) {
-  driver::OpenChip chip =
-      driver::open_chip(plugins(), driver::ChipChoice{"mesh_tenstorrent", "wormhole-n150"}).take();
+// gpt2-xl served flat, each step planned as Elk-Full, on `chip`.
+ServedMachine gpt2_xl_on(driver::OpenChip& chip) {
   ModelRequest request;
   request.model = "gpt2-xl";
-  ServedMachine machine{&plugins(),   &chip, request, planner::Design::elk_full,
-                        std::nullopt, "flat"};
-  testing::TempDir dir;
-  // Prompts of 256 tokens (a grid point) and two output tokens: the prefill, then one decode step
-  // over 257 positions; 100 s apart, so none waits.
-  auto trace = dir.write("t.csv", "arrival_s,prompt_tokens,output_tokens\n0,256,2\n100,256,2\n");
+  return ServedMachine{&plugins(), &chip, request, planner::Design::elk_full, std::nullopt, "flat"};
+}
+
+// Prompts of 256 tokens (a grid point) and two output tokens: the prefill, then one decode step
+// over 257 positions; 100 s apart, so none waits.
+constexpr const char* kTwoApart = "arrival_s,prompt_tokens,output_tokens\n0,256,2\n100,256,2\n";
+
+// At most two sequences a step, the grid cached in `dir`.
+ServeOptions at_most_two(const testing::TempDir& dir) {
   ServeOptions options;
   options.scheduler.max_batch = 2;
   options.cache_dir = dir.path() / "cache";
+  return options;
+}
+
+TEST(ServeCompiled, OneRequestAtATimeTakesTheCompilersSteps) {
+  driver::OpenChip chip =
+      driver::open_chip(plugins(), driver::ChipChoice{"mesh_tenstorrent", "wormhole-n150"}).take();
+  ServedMachine machine = gpt2_xl_on(chip);
+  testing::TempDir dir;
+  auto trace = dir.write("t.csv", kTwoApart);
+  const ServeOptions options = at_most_two(dir);
   Served served = serve(machine, trace, options, {}).take();
   EXPECT_TRUE(served.grid_built);
 
@@ -72,17 +84,11 @@ TEST(ServeCompiled, DisaggregatedOneAtATimeTakesEachGroupsStepAndTheLink) {
       driver::open_chip(plugins(), driver::ChipChoice{"mesh_tenstorrent", "wormhole-n300"}).take();
   driver::OpenChip decode_chip =
       driver::open_chip(plugins(), driver::ChipChoice{"mesh_tenstorrent", "wormhole-n150"}).take();
-  ModelRequest request;
-  request.model = "gpt2-xl";
-  ServedMachine prefill{&plugins(),   &prefill_chip, request, planner::Design::elk_full,
-                        std::nullopt, "flat"};
-  ServedMachine decode{&plugins(),   &decode_chip, request, planner::Design::elk_full,
-                       std::nullopt, "flat"};
+  ServedMachine prefill = gpt2_xl_on(prefill_chip);
+  ServedMachine decode = gpt2_xl_on(decode_chip);
   testing::TempDir dir;
-  auto trace = dir.write("t.csv", "arrival_s,prompt_tokens,output_tokens\n0,256,2\n100,256,2\n");
-  ServeOptions options;
-  options.scheduler.max_batch = 2;
-  options.cache_dir = dir.path() / "cache";
+  auto trace = dir.write("t.csv", kTwoApart);
+  const ServeOptions options = at_most_two(dir);
   const KvLink link = read_kv_link("100gbe").take();
   Served served = serve_disaggregated(prefill, decode, link, trace, options, {}).take();
 
@@ -100,10 +106,7 @@ TEST(ServeCompiled, DisaggregatedOneAtATimeTakesEachGroupsStepAndTheLink) {
 TEST(ServeCompiled, ARequestBeyondTheLearnedPositionsIsRefusedWithItsLine) {
   driver::OpenChip chip =
       driver::open_chip(plugins(), driver::ChipChoice{"mesh_tenstorrent", "wormhole-n150"}).take();
-  ModelRequest request;
-  request.model = "gpt2-xl";
-  ServedMachine machine{&plugins(),   &chip, request, planner::Design::elk_full,
-                        std::nullopt, "flat"};
+  ServedMachine machine = gpt2_xl_on(chip);
   testing::TempDir dir;
   auto trace = dir.write("long.csv", "arrival_s,prompt_tokens,output_tokens\n0,1000,100\n");
   ServeOptions options;
