@@ -326,7 +326,8 @@ TEST(StrategyAxis, AutoRunsTheSearchesBest) {
 
 // `rank` orders auto's candidates as --rank does: each point runs the strategy the search ranks
 // first by its own rank (on the T3000 tensor parallel over all eight chips is fastest, its
-// all-reduces overlapping the preloads; a pipeline of tensor-parallel pairs spends least per token).
+// all-reduces overlapping the preloads; a pipeline of tensor-parallel pairs spends least per
+// token).
 TEST(StrategyAxis, AutoRanksAsThePointSays) {
   SweepSpec s = parse_sweep_text(
                     "name: t\nbase: {model: llama3.1-8b, target: mesh_tenstorrent, chip: "
