@@ -6,18 +6,23 @@
 # per second and the sweep's peak RSS, with the machine's load before and after (docs/dse.md,
 # "Speed"). Fails when a sweep's peak RSS passes 2 GB, the target every run is held to.
 #
-#   bench/whole_evaluation.sh [--reduced | --smoke] [--tessera PATH] [--threads N] [--out DIR]
+#   bench/whole_evaluation.sh [--reduced | --smoke] [--tessera PATH] [--threads N] [--mpi R]
+#                             [--out DIR]
 #
 #   --reduced   the -reduced sweeps instead (74 points)
 #   --smoke     fig18a-breakdown-reduced alone (3 points): the ctest bench.whole_evaluation.smoke
 #   --tessera   the binary (default: build/default/bin/tessera)
-#   --threads   worker threads of each sweep (default 2, the machine the figures are quoted on)
+#   --threads   worker threads of each sweep (default 2, the machine the figures are quoted on);
+#               under --mpi, of each rank
+#   --mpi R     each sweep under `mpirun --bind-to none -np R` (rank 0 hands out the points,
+#               ranks 1..R-1 evaluate them; docs/dse.md, "MPI")
 #   --out       where the run directories go (default: a temporary directory, removed after)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 tessera=$here/build/default/bin/tessera
 threads=2
 out=""
+ranks=0
 sweeps=(fig18a-breakdown fig19-hbm-bandwidth fig22-noc-hbm fig23-cores fig24-training)
 suffix=""
 while (($#)); do
@@ -26,6 +31,7 @@ while (($#)); do
     --smoke) sweeps=(fig18a-breakdown) suffix=-reduced ;;
     --tessera) tessera=$2 && shift ;;
     --threads) threads=$2 && shift ;;
+    --mpi) ranks=$2 && shift ;;
     --out) out=$2 && shift ;;
     *) echo "whole_evaluation.sh: unknown argument '$1' (see the comment at the top)" >&2 && exit 2 ;;
   esac
@@ -37,6 +43,12 @@ if [[ -z $out ]]; then
   trap 'rm -rf "$out"' EXIT
 fi
 mkdir -p "$out"
+
+launch=()
+if ((ranks > 0)); then
+  command -v mpirun >/dev/null || { echo "whole_evaluation.sh: --mpi needs mpirun (openmpi-bin)" >&2; exit 2; }
+  launch=(mpirun --bind-to none -np "$ranks")
+fi
 
 now() { date +%s.%N; }
 # Rows whose simulated figures are another design's (sim_same_as set), from results.json.
@@ -66,7 +78,7 @@ for name in "${sweeps[@]}"; do
   dir=$out/$name$suffix
   rm -rf "$dir"
   t0=$(now)
-  measured "$tessera" sweep "$file" -o "$dir" --threads "$threads" >"$dir.log" 2>&1 ||
+  measured "${launch[@]}" "$tessera" sweep "$file" -o "$dir" --threads "$threads" >"$dir.log" 2>&1 ||
     { echo "whole_evaluation.sh: $name$suffix failed:" >&2; cat "$dir.log" >&2; exit 1; }
   t1=$(now)
   summary=$(grep "^sweep " "$dir.log" | tail -1)
@@ -80,8 +92,10 @@ for name in "${sweeps[@]}"; do
     'BEGIN { printf "%-26s %6d %6d %6d %9.1f %8.3f %8d\n", n, p, f, s, t1 - t0, p / (t1 - t0), mb }'
 done
 end=$(now)
-awk -v p="$total_points" -v t0="$start" -v t1="$end" -v th="$threads" -v mb="$peak_mb" \
-  'BEGIN { printf "%-26s %6d %6s %6s %9.1f %8.3f %8d   (%d threads)\n", "all", p, "", "", t1 - t0, p / (t1 - t0), mb, th }'
+how="$threads threads"
+((ranks > 0)) && how="mpirun -np $ranks, $threads threads a rank"
+awk -v p="$total_points" -v t0="$start" -v t1="$end" -v how="$how" -v mb="$peak_mb" \
+  'BEGIN { printf "%-26s %6d %6s %6s %9.1f %8.3f %8d   (%s)\n", "all", p, "", "", t1 - t0, p / (t1 - t0), mb, how }'
 echo "load after:  $(uptime)"
 if ((peak_mb > limit_mb)); then
   echo "whole_evaluation.sh: a sweep's peak RSS reached $peak_mb MB, over the $limit_mb MB target" >&2

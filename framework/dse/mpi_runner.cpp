@@ -1,11 +1,18 @@
 #include "framework/dse/mpi_runner.hpp"
 
 #include <mpi.h>
+#include <sched.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace tessera::dse {
 
@@ -22,10 +29,13 @@ class MpiSession {
     MPI_Initialized(&initialised);
     if (!initialised) {
       int provided = 0;
-      // Only the calling thread talks MPI; oneTBB workers never do.
-      MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+      // A worker rank's slots talk from oneTBB's threads, one at a time (work()).
+      MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
       owner_ = true;
     }
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    serialized_ = level >= MPI_THREAD_SERIALIZED;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
   }
@@ -36,9 +46,13 @@ class MpiSession {
   MpiSession& operator=(const MpiSession&) = delete;
   int rank() const { return rank_; }
   int size() const { return size_; }
+  // Whether threads other than the first may call MPI (one at a time); an MPI library that
+  // does not offer it gets one slot per rank.
+  bool serialized() const { return serialized_; }
 
  private:
   bool owner_ = false;
+  bool serialized_ = false;
   int rank_ = 0, size_ = 1;
 };
 
@@ -78,13 +92,24 @@ void broadcast(std::string& text) {
   MPI_Bcast(text.data(), static_cast<int>(size), MPI_CHAR, 0, MPI_COMM_WORLD);
 }
 
-Status coordinate(SweepSession& session, int workers) {
+// Each slot of a worker rank (one point at a time) asks with kReady, whose text is its rank's
+// slot count, and again with each result; each ask gets one reply, a point or kStop. The run
+// ends when every rank has been heard from and each of its slots has been stopped.
+Status coordinate(SweepSession& session, int worker_ranks) {
   const auto& todo = session.todo();
   size_t next = 0;
   Status failure = ok_status();
-  while (workers > 0) {
+  std::vector<bool> heard(static_cast<size_t>(worker_ranks) + 1, false);
+  int unheard = worker_ranks;
+  long open_slots = 0;
+  while (unheard > 0 || open_slots > 0) {
     int source = 0, tag = 0;
     std::string text = receive_text(MPI_ANY_SOURCE, source, tag);
+    if (tag == kReady && !heard.at(static_cast<size_t>(source))) {
+      heard[static_cast<size_t>(source)] = true;
+      --unheard;
+      open_slots += std::stol(text);
+    }
     if (tag == kResult && failure) {
       auto result = read_point_json(text, "the result from rank " + std::to_string(source));
       failure = result ? session.record(std::move(*result)) : Status(result.error());
@@ -93,27 +118,58 @@ Status coordinate(SweepSession& session, int workers) {
       send_text(std::to_string(todo[next++].index), source, kWork);
     } else {
       send_text("", source, kStop);
-      --workers;
+      --open_slots;
     }
   }
   if (failure && todo.empty()) return session.write_results();
   return failure;
 }
 
-void work(const SweepSpec& spec, const Registry& registry, unsigned threads) {
+// CPUs this process may run on: mpirun binds each rank to one core by default when it starts
+// two or fewer, which would put all of a rank's threads on it.
+unsigned cpus_allowed() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 0;
+  return static_cast<unsigned>(CPU_COUNT(&set));
+}
+
+// A worker rank evaluates up to `slots` points at once, as run_local does: each on one thread of
+// an arena, each compile with the rank's thread count (nested arenas). The slots take turns to
+// talk to rank 0 (MPI_THREAD_SERIALIZED): a slot holds `talk` from its ask to the reply, so no
+// reply can reach another slot.
+void work(const SweepSpec& spec, const Registry& registry, unsigned slots) {
   driver::OpPlanCache cache;
   EvaluateOptions options;
-  options.threads = threads;
+  options.threads = slots;
   std::vector<Point> points = enumerate_points(spec);
-  send_text("", 0, kReady);
-  for (;;) {
-    int source = 0, tag = 0;
-    std::string text = receive_text(0, source, tag);
-    if (tag == kStop) return;
-    size_t index = std::stoull(text);
-    PointResult r = evaluate_point(spec, points.at(index), registry, cache, options);
-    send_text(point_json(r), 0, kResult);
-  }
+  std::mutex talk;
+  auto slot = [&] {
+    std::string ask = std::to_string(slots);
+    int ask_tag = kReady;
+    for (;;) {
+      int source = 0, tag = 0;
+      std::string text;
+      {
+        std::lock_guard lock(talk);
+        send_text(ask, 0, ask_tag);
+        text = receive_text(0, source, tag);
+      }
+      if (tag == kStop) return;
+      PointResult r = evaluate_point(spec, points.at(std::stoull(text)), registry, cache, options);
+      ask = point_json(r);
+      ask_tag = kResult;
+    }
+  };
+  tbb::task_arena arena(static_cast<int>(slots));
+  arena.execute([&] {
+    tbb::parallel_for(
+        tbb::blocked_range<unsigned>(0, slots, 1),
+        [&](const tbb::blocked_range<unsigned>& range) {
+          for (unsigned i = range.begin(); i != range.end(); ++i) slot();
+        },
+        tbb::simple_partitioner());
+  });
 }
 
 }  // namespace
@@ -147,7 +203,15 @@ Result<MpiRun> run_mpi(const std::function<Result<SweepSession*>()>& start,
   size_t newline = text.find('\n');
   auto spec = parse_sweep_text(text.substr(newline + 1), text.substr(0, newline));
   if (!spec) return run;  // rank 0 parsed the same text; it cannot fail here
-  work(*spec, registry, threads);
+  unsigned slots = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+  if (!m.serialized()) slots = 1;
+  if (unsigned cpus = cpus_allowed(); cpus > 0 && cpus < slots)
+    std::fprintf(stderr,
+                 "tessera sweep: rank %d may run on %u CPU(s) but evaluates %u points at once; "
+                 "start mpirun with --bind-to none (OpenMPI binds each rank to one core when it "
+                 "starts two or fewer)\n",
+                 m.rank(), cpus, slots);
+  work(*spec, registry, slots);
   return run;
 }
 

@@ -1,7 +1,10 @@
 // `tessera sweep` across MPI ranks (OpenMPI; an optional build component, docs/dse.md): rank 0
 // owns the session and the run directory and hands points out one at a time to whichever rank
 // asks (points differ in cost by orders of magnitude, so static slices would idle most ranks);
-// the others evaluate them and send back each result's JSON, the same text a local run writes.
+// the others evaluate them, each up to `threads` points at once as a local run does, and send
+// back each result's JSON, the same text a local run writes. Under OpenMPI start it with
+// `--bind-to none`: by default it binds each of up to two ranks to one core, and a worker rank
+// that may run on fewer CPUs than `threads` says so on standard error.
 #pragma once
 
 #include <functional>
