@@ -1,5 +1,10 @@
 #include "framework/dse/serve_point.hpp"
 
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+
 #include "framework/dse/serve_words.hpp"
 #include "framework/serve/serve_request.hpp"
 
@@ -42,6 +47,29 @@ std::vector<std::string> values_of(const SweepSpec& spec, const std::string& wor
   return {it == spec.serve_base.end() ? "" : it->second};
 }
 
+// The words a point's step-cost grid does not depend on: its load and the SLOs it is judged by.
+bool grid_free(const std::string& word) {
+  const auto& load = synthetic_load_words();
+  return std::find(load.begin(), load.end(), word) != load.end() || word == "trace" ||
+         word == "slo_ttft_ms" || word == "slo_tpot_ms";
+}
+
+// Points that differ only in their load (a rate axis) share one grid: they take turns, so the
+// first builds it into the cache and the others read it there, where threads started together
+// would each build it. Within one process; MPI ranks may still build one grid twice, which the
+// cache's atomic writes keep harmless.
+std::mutex& grid_turn(const SweepSpec& spec, const Point& point) {
+  static std::mutex guard;
+  static std::map<std::string, std::unique_ptr<std::mutex>> turns;
+  std::string key;
+  for (const std::string& word : serve_words())
+    if (!grid_free(word)) key += word + "=" + serve_word(spec, point, word) + "\n";
+  std::lock_guard lock(guard);
+  std::unique_ptr<std::mutex>& turn = turns[spec.file + "\n" + key];
+  if (!turn) turn = std::make_unique<std::mutex>();
+  return *turn;
+}
+
 }  // namespace
 
 Status check_serve_sweep(const SweepSpec& spec, PluginSet& plugins) {
@@ -68,6 +96,7 @@ Status run_serve_point(const SweepSpec& spec, const Point& point, const Registry
   r.chip = request.chip.chip;
   r.dtype = request.model.dtype.value_or("");
   r.strategy = request.parallel.empty() ? "flat" : request.parallel;
+  std::lock_guard turn(grid_turn(spec, point));
   PluginSet plugins(registry);
   auto opened = serve::open_serve(plugins, request);
   if (!opened) return opened.error();
