@@ -2,7 +2,8 @@
 # serve_sweep.sh TESSERA MPIEXEC|"" SOURCE DIR — a serve sweep with a goal as a user runs it
 # (docs/serving.md, "Searching for the cheapest configuration"): the shipped example run locally,
 # its chosen point checked against the cheapest meeting point computed here from results.csv, the
-# finished run resumed as a no-op, and the same bytes from `mpirun -np 2` (when MPI is built).
+# finished run resumed as a no-op, `tessera plot` refusing it, and the same bytes from `mpirun -np
+# 2` (when MPI is built).
 set -euo pipefail
 tessera=$1 mpiexec=$2 source_dir=$3 dir=$4
 rm -rf "$dir" && mkdir -p "$dir"
@@ -40,6 +41,14 @@ grep -q "^$chosen,.*,cheapest$" "$dir/local/results.csv" || fail "results.csv do
 grep -q "^sweep $name: 6 points, 0 to run, 6 already in $dir/local$" "$dir/again.out" ||
   fail "a finished run is not skipped: $(cat "$dir/again.out")"
 grep -q "^cheapest meeting point: $chosen " "$dir/again.out" || fail "resumed run chose otherwise"
+
+if python3 -c "import matplotlib" 2>/dev/null; then
+  code=0
+  "$tessera" plot "$dir/local" >"$dir/plot.out" 2>&1 || code=$?
+  [[ $code == 3 ]] || fail "tessera plot of a serve sweep exits $code"
+  grep -qF "results.json: a serve sweep's points are served loads, which these plots do not draw" \
+    "$dir/plot.out" || fail "plot message: $(cat "$dir/plot.out")"
+fi
 
 if [[ -n $mpiexec ]]; then
   ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
