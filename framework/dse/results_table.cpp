@@ -7,25 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include "framework/common/json_text.hpp"
-#include "framework/dse/serve_goal.hpp"
+#include "framework/dse/serve_table.hpp"
+#include "framework/dse/table_cells.hpp"
 
 namespace tessera::dse {
 
 namespace {
-
-// A table cell. Not a std::variant: GCC 12 reports false maybe-uninitialized warnings on
-// variants holding a string once they go through an initializer list.
-struct Cell {
-  enum class Kind { empty, text, real, integer } kind = Kind::empty;
-  std::string text;
-  double real = 0;
-  int64_t integer = 0;
-  Cell() = default;
-  Cell(std::string s) : kind(Kind::text), text(std::move(s)) {}  // NOLINT: implicit by design
-  Cell(const char* s) : Cell(std::string(s)) {}                  // NOLINT
-  Cell(double d) : kind(Kind::real), real(d) {}                  // NOLINT
-  Cell(int64_t i) : kind(Kind::integer), integer(i) {}           // NOLINT
-};
 
 const std::vector<std::string> kFixedColumns = {"model",
                                                 "target",
@@ -195,127 +182,12 @@ std::vector<std::vector<Cell>> rows(const SweepSpec& spec, const PointResults& r
   return out;
 }
 
-const std::vector<std::string> kServeColumns = {
-    "model",        "target",       "chip",          "strategy",    "chips",
-    "requests",     "offered_rps",  "sustained_rps", "sustainable", "requests_per_s",
-    "tokens_per_s", "ttft_p50_ms",  "ttft_p90_ms",   "ttft_p99_ms", "tpot_p50_ms",
-    "tpot_p90_ms",  "tpot_p99_ms",  "e2e_p50_ms",    "e2e_p90_ms",  "e2e_p99_ms",
-    "goodput_rps",  "slo_attained", "mj_per_token",  "grid_error",  "trusted"};
-// With a goal: whether the point meets it, what it missed, the figure minimised, and which point
-// the goal chose (serve_goal.hpp).
-const std::vector<std::string> kGoalColumns = {"meets", "why", "minimised", "choice"};
-
-// An axis whose path is a fixed column (model, chip) is shown once, as that column.
-std::vector<size_t> serve_axis_columns(const SweepSpec& spec) {
-  std::vector<size_t> out;
-  for (size_t a = 0; a < spec.axes.size(); ++a)
-    if (std::find(kServeColumns.begin(), kServeColumns.end(), spec.axes[a].path) ==
-        kServeColumns.end())
-      out.push_back(a);
-  return out;
-}
-
-std::vector<std::string> serve_columns(const SweepSpec& spec) {
-  std::vector<std::string> out = {"point", "status", "reason"};
-  for (size_t a : serve_axis_columns(spec)) out.push_back(spec.axes[a].path);
-  out.insert(out.end(), kServeColumns.begin(), kServeColumns.end());
-  if (spec.goal) out.insert(out.end(), kGoalColumns.begin(), kGoalColumns.end());
-  return out;
-}
-
-Cell yes_no(bool b) {
-  return b ? "yes" : "no";
-}
-
-void add_serve_metrics(std::vector<Cell>& row, const ServeMetrics& m) {
-  row.insert(row.end(), {m.chips, m.requests, m.offered_rps, m.sustained_rps, yes_no(m.sustainable),
-                         m.requests_per_s, m.tokens_per_s});
-  for (double s : {m.ttft_p50_s, m.ttft_p90_s, m.ttft_p99_s, m.tpot_p50_s, m.tpot_p90_s,
-                   m.tpot_p99_s, m.e2e_p50_s, m.e2e_p90_s, m.e2e_p99_s})
-    row.push_back(s * 1e3);
-  row.push_back(m.goodput_rps >= 0 ? Cell(m.goodput_rps) : Cell());
-  row.push_back(m.slo_attained >= 0 ? Cell(m.slo_attained) : Cell());
-  row.push_back(m.joules_per_token > 0 ? Cell(m.joules_per_token * 1e3) : Cell());
-  row.insert(row.end(), {m.grid_error, yes_no(m.trusted)});
-}
-
-void add_goal(std::vector<Cell>& row, const SweepSpec& spec, const PointResult& r,
-              const Choice& choice) {
-  const Verdict v = judge(spec, *spec.goal, r);
-  if (!v.judged) return;
-  row.insert(row.end(), {yes_no(v.meets), v.why});
-  row.push_back(std::isfinite(v.cost) ? Cell(shown_cost(*spec.goal, v.cost)) : Cell());
-  row.push_back(choice.cheapest == r.index  ? "cheapest"
-                : choice.closest == r.index ? "closest"
-                                            : "");
-}
-
-std::vector<std::vector<Cell>> serve_rows(const SweepSpec& spec, const PointResults& results) {
-  std::vector<std::vector<Cell>> out;
-  const std::vector<std::string> names = serve_columns(spec);
-  const Choice choice = spec.goal ? choose(spec, *spec.goal, results) : Choice{};
-  for (const auto& [index, r] : results) {
-    std::vector<Cell> row = {static_cast<int64_t>(index), r.ok ? "ok" : "failed", r.reason};
-    for (size_t a : serve_axis_columns(spec)) row.push_back(r.values.at(a));
-    row.insert(row.end(), {r.model, r.target, r.chip, r.strategy});
-    if (r.serve) add_serve_metrics(row, *r.serve);
-    if (spec.goal && r.serve) {
-      row.resize(names.size() - kGoalColumns.size());
-      add_goal(row, spec, r, choice);
-    }
-    row.resize(names.size());
-    out.push_back(std::move(row));
-  }
-  return out;
-}
-
 // The table of a sweep of either kind.
 std::vector<std::string> table_columns(const SweepSpec& spec) {
   return spec.kind == SweepKind::serve ? serve_columns(spec) : columns(spec);
 }
 std::vector<std::vector<Cell>> table_rows(const SweepSpec& spec, const PointResults& results) {
   return spec.kind == SweepKind::serve ? serve_rows(spec, results) : rows(spec, results);
-}
-
-nlohmann::json goal_json(const SweepSpec& spec, const PointResults& results) {
-  const ServeGoal& goal = *spec.goal;
-  nlohmann::json limits = nlohmann::json::object();
-  for (const SloLimit& l : goal.latencies) limits[l.metric + "_ms"] = l.limit_ms;
-  const Choice choice = choose(spec, goal, results);
-  auto index = [](const std::optional<size_t>& i) {
-    return i ? nlohmann::json(*i) : nlohmann::json(nullptr);
-  };
-  return {{"latencies", limits},
-          {"slo_attained", goal.slo_attained ? nlohmann::json(*goal.slo_attained) : nullptr},
-          {"minimise", goal.minimise},
-          {"price_per_chip_hour", goal.price_per_chip_hour},
-          {"cheapest", index(choice.cheapest)},
-          {"closest", index(choice.closest)}};
-}
-
-std::string csv_field(const Cell& cell) {
-  if (cell.kind == Cell::Kind::empty) return "";
-  if (cell.kind == Cell::Kind::integer) return std::to_string(cell.integer);
-  if (cell.kind == Cell::Kind::real) return fmt::format("{}", cell.real);
-  const std::string& s = cell.text;
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string quoted = "\"";
-  for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
-nlohmann::json json_value(const Cell& cell) {
-  switch (cell.kind) {
-    case Cell::Kind::empty:
-      return nullptr;
-    case Cell::Kind::integer:
-      return cell.integer;
-    case Cell::Kind::real:
-      return std::isfinite(cell.real) ? nlohmann::json(cell.real) : nullptr;
-    case Cell::Kind::text:
-      return cell.text;
-  }
-  return nullptr;
 }
 
 }  // namespace
