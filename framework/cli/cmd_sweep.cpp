@@ -13,6 +13,7 @@
 #include "framework/dse/mpi_runner.hpp"
 #include "framework/dse/point_setup.hpp"
 #include "framework/dse/points.hpp"
+#include "framework/dse/serve_goal.hpp"
 #include "framework/dse/sweep_run.hpp"
 
 namespace tessera::cli {
@@ -80,6 +81,9 @@ std::string summary(const dse::SweepSession& session, const std::string& run_dir
   out += fmt::format("; {} failed\n", failed) + reasons;
   if (failed > 5)
     out += fmt::format("  ... and {} more (reason column of results.csv)\n", failed - 5);
+  if (session.spec().kind == dse::SweepKind::serve)
+    return out + fmt::format("wrote {0}/results.csv, {0}/results.json\n", run_dir) +
+           (session.spec().goal ? dse::goal_text(session.spec(), session.results()) : "");
   return out +
          fmt::format("wrote {0}/results.csv, {0}/results.json; plot: tessera plot {0}\n", run_dir);
 }
@@ -136,9 +140,10 @@ int run_sweep(const GlobalOptions& global, const SweepOptions& o) {
   session = start().take();
   driver::OpPlanCache cache;
   dse::run_local(*session, registry, cache, o.threads).take();
-  std::cout << summary(*session, run_dir)
-            << fmt::format("per-op plans: searched {} times, reused {} times\n", cache.misses(),
-                           cache.hits());
+  std::cout << summary(*session, run_dir);
+  if (spec.kind == dse::SweepKind::compile)
+    std::cout << fmt::format("per-op plans: searched {} times, reused {} times\n", cache.misses(),
+                             cache.hits());
   return kExitOk;
 }
 

@@ -7,6 +7,7 @@
 
 #include "framework/driver/driver.hpp"
 #include "framework/dse/point_setup.hpp"
+#include "framework/dse/serve_point.hpp"
 #include "framework/parallel/parallel.hpp"
 
 namespace tessera::dse {
@@ -208,7 +209,8 @@ PointResult evaluate_point(const SweepSpec& spec, const Point& point, const Regi
   r.target = spec.base.target;
   Status status = ok_status();
   try {
-    status = run(spec, point, registry, cache, options, r);
+    status = spec.kind == SweepKind::serve ? run_serve_point(spec, point, registry, r)
+                                           : run(spec, point, registry, cache, options, r);
   } catch (const Failure& f) {
     status = f.error();
   } catch (const std::exception& e) {
@@ -219,6 +221,7 @@ PointResult evaluate_point(const SweepSpec& spec, const Point& point, const Regi
   if (!r.ok) {
     r.reason = status.error().message;
     r.rows.clear();
+    r.serve.reset();
     r.strategy_rows.clear();
   }
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

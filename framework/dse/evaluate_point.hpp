@@ -1,5 +1,6 @@
 // One sweep point: build the model and chip, plan every design the sweep asks for, simulate each
-// plan, and reduce it all to a PointResult. A point that cannot run (the model does not fit, a
+// plan, and reduce it all to a PointResult; a serve sweep's point serves its load instead
+// (serve_point.hpp). A point that cannot run (the model does not fit, a
 // parameter the plugin rejects) is a failed result with the reason, never an error of the sweep.
 #pragma once
 

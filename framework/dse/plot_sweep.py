@@ -285,6 +285,10 @@ class Sweep:
         if not isinstance(doc, dict):
             raise PlotError("%s: expected a JSON object with keys sweep, axes, columns, rows"
                             % path)
+        if doc.get("kind") == "serve":
+            raise PlotError("%s: a serve sweep's points are served loads, which these plots do "
+                            "not draw; read results.csv (framework/serve/plot_load.py draws one "
+                            "configuration's load sweep from tessera serve --rates)" % path)
         sweep = doc.get("sweep") or {}
         if not isinstance(sweep, dict):
             raise PlotError("%s: 'sweep' must be an object" % path)

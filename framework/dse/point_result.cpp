@@ -12,13 +12,25 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PointResult, index, values, ok, reason, model
                                    hbm_sustained_bytes_per_s, interconnect_bytes_per_s,
                                    peak_flops_per_s, rows, wall_s)
 
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ServeMetrics, chips, requests, sustainable, offered_rps,
+                                   sustained_rps, requests_per_s, tokens_per_s, ttft_p50_s,
+                                   ttft_p90_s, ttft_p99_s, tpot_p50_s, tpot_p90_s, tpot_p99_s,
+                                   e2e_p50_s, e2e_p90_s, e2e_p99_s, goodput_rps, slo_attained,
+                                   joules_per_token, grid_error, trusted)
+
+// A compile point's file has no "serve" key, so its bytes are as before serve points existed.
 std::string point_json(const PointResult& result) {
-  return json_text(nlohmann::json(result), 1) + "\n";
+  nlohmann::json j(result);
+  if (result.serve) j["serve"] = *result.serve;
+  return json_text(j, 1) + "\n";
 }
 
 Result<PointResult> read_point_json(const std::string& text, const std::string& where) {
   try {
-    return nlohmann::json::parse(text, nullptr, false).get<PointResult>();
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    PointResult result = j.get<PointResult>();
+    if (j.contains("serve")) result.serve = j.at("serve").get<ServeMetrics>();
+    return result;
   } catch (const nlohmann::json::exception& e) {
     return input_error(where + ": not a sweep point result (" + e.what() +
                        "); delete the file to run the point again");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,25 @@ struct StrategyRow {
   double collective_s = 0, bubble = 0;
 };
 
+// A serve point's figures (serve/metrics.hpp's ServeSummary at the point's load). Seconds, J per
+// token; goodput_rps and slo_attained are -1 where the point gave no per-request SLO. What a goal
+// judges is computed from these when the results are written (serve_goal.hpp), so a goal is a
+// reading of the points, not part of them.
+struct ServeMetrics {
+  int64_t chips = 0;  // the machine's: every chip of every replica
+  int64_t requests = 0;
+  bool sustainable = true;
+  double offered_rps = 0, sustained_rps = 0;
+  double requests_per_s = 0, tokens_per_s = 0;
+  double ttft_p50_s = 0, ttft_p90_s = 0, ttft_p99_s = 0;
+  double tpot_p50_s = 0, tpot_p90_s = 0, tpot_p99_s = 0;
+  double e2e_p50_s = 0, e2e_p90_s = 0, e2e_p99_s = 0;
+  double goodput_rps = -1, slo_attained = -1;
+  double joules_per_token = 0;  // 0: the chip file states no energy rates
+  double grid_error = 0;        // the step-cost grid's interpolation error over the run's steps
+  bool trusted = true;          // grid_error within serve's kMaxInterpolationError
+};
+
 struct PointResult {
   size_t index = 0;
   std::vector<std::string> values;  // per axis
@@ -62,8 +82,9 @@ struct PointResult {
   uint64_t cores = 0;
   double hbm_peak_bytes_per_s = 0, hbm_sustained_bytes_per_s = 0;
   double interconnect_bytes_per_s = 0, peak_flops_per_s = 0;
-  std::vector<DesignRow> rows;  // one per design asked for (none when it failed)
-  double wall_s = 0;            // how long it took; for progress estimates, not part of the results
+  std::vector<DesignRow> rows;        // one per design asked for (none when it failed)
+  std::optional<ServeMetrics> serve;  // a serve point's figures (none for a compile point)
+  double wall_s = 0;  // how long it took; for progress estimates, not part of the results
 };
 
 // The JSON text of a result (one value per line), and back. Text rather than a JSON object keeps

@@ -12,6 +12,7 @@
 #include "framework/chip_spec/conventions.hpp"
 #include "framework/common/reference.hpp"
 #include "framework/common/user_text.hpp"
+#include "framework/dse/serve_point.hpp"
 #include "framework/parallel/parallel.hpp"
 
 namespace tessera::dse {
@@ -302,6 +303,7 @@ Status check_rank_is_read(const SweepSpec& spec) {
 }  // namespace
 
 Status check_sweep(const SweepSpec& spec, PluginSet& plugins) {
+  if (spec.kind == SweepKind::serve) return check_serve_sweep(spec, plugins);
   if (Status ranked = check_rank_is_read(spec); !ranked) return ranked;
   SweepSpec bare = spec;
   bare.axes.clear();

@@ -45,8 +45,8 @@ Result<PointSetup> setup_point(const SweepSpec& spec, const Point& point, Plugin
 
 // Before any point runs: every axis path exists (a chip-file parameter must be one the plugin
 // reads), every knob value is a number > 0, every parallel value a strategy and every residency
-// value a mode; every design is known. The error names the sweep
-// file's line and, for an unknown path, the valid paths nearest to it.
+// value a mode; every design is known. A serve sweep: check_serve_sweep (serve_point.hpp). The
+// error names the sweep file's line and, for an unknown path, the valid paths nearest to it.
 Status check_sweep(const SweepSpec& spec, PluginSet& plugins);
 
 }  // namespace tessera::dse

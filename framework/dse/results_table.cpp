@@ -7,24 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include "framework/common/json_text.hpp"
+#include "framework/dse/serve_table.hpp"
+#include "framework/dse/table_cells.hpp"
 
 namespace tessera::dse {
 
 namespace {
-
-// A table cell. Not a std::variant: GCC 12 reports false maybe-uninitialized warnings on
-// variants holding a string once they go through an initializer list.
-struct Cell {
-  enum class Kind { empty, text, real, integer } kind = Kind::empty;
-  std::string text;
-  double real = 0;
-  int64_t integer = 0;
-  Cell() = default;
-  Cell(std::string s) : kind(Kind::text), text(std::move(s)) {}  // NOLINT: implicit by design
-  Cell(const char* s) : Cell(std::string(s)) {}                  // NOLINT
-  Cell(double d) : kind(Kind::real), real(d) {}                  // NOLINT
-  Cell(int64_t i) : kind(Kind::integer), integer(i) {}           // NOLINT
-};
 
 const std::vector<std::string> kFixedColumns = {"model",
                                                 "target",
@@ -194,38 +182,21 @@ std::vector<std::vector<Cell>> rows(const SweepSpec& spec, const PointResults& r
   return out;
 }
 
-std::string csv_field(const Cell& cell) {
-  if (cell.kind == Cell::Kind::empty) return "";
-  if (cell.kind == Cell::Kind::integer) return std::to_string(cell.integer);
-  if (cell.kind == Cell::Kind::real) return fmt::format("{}", cell.real);
-  const std::string& s = cell.text;
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string quoted = "\"";
-  for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
+// The table of a sweep of either kind.
+std::vector<std::string> table_columns(const SweepSpec& spec) {
+  return spec.kind == SweepKind::serve ? serve_columns(spec) : columns(spec);
 }
-
-nlohmann::json json_value(const Cell& cell) {
-  switch (cell.kind) {
-    case Cell::Kind::empty:
-      return nullptr;
-    case Cell::Kind::integer:
-      return cell.integer;
-    case Cell::Kind::real:
-      return std::isfinite(cell.real) ? nlohmann::json(cell.real) : nullptr;
-    case Cell::Kind::text:
-      return cell.text;
-  }
-  return nullptr;
+std::vector<std::vector<Cell>> table_rows(const SweepSpec& spec, const PointResults& results) {
+  return spec.kind == SweepKind::serve ? serve_rows(spec, results) : rows(spec, results);
 }
 
 }  // namespace
 
 std::string results_csv(const SweepSpec& spec, const PointResults& results) {
   std::string out;
-  for (const std::string& c : columns(spec)) out += (out.empty() ? "" : ",") + csv_field(c);
+  for (const std::string& c : table_columns(spec)) out += (out.empty() ? "" : ",") + csv_field(c);
   out += "\n";
-  for (const auto& row : rows(spec, results)) {
+  for (const auto& row : table_rows(spec, results)) {
     std::string line;
     for (size_t i = 0; i < row.size(); ++i) line += (i ? "," : "") + csv_field(row[i]);
     out += line + "\n";
@@ -237,9 +208,9 @@ std::string results_json(const SweepSpec& spec, const PointResults& results) {
   nlohmann::json axes = nlohmann::json::array();
   for (const Axis& a : spec.axes)
     axes.push_back({{"path", a.path}, {"values", a.values}, {"zip", a.zip}});
-  std::vector<std::string> names = columns(spec);
+  std::vector<std::string> names = table_columns(spec);
   nlohmann::json json_rows = nlohmann::json::array();
-  for (const auto& row : rows(spec, results)) {
+  for (const auto& row : table_rows(spec, results)) {
     nlohmann::json object = nlohmann::json::object();
     for (size_t i = 0; i < row.size(); ++i) object[names[i]] = json_value(row[i]);
     json_rows.push_back(std::move(object));
@@ -250,6 +221,11 @@ std::string results_json(const SweepSpec& spec, const PointResults& results) {
       {"axes", axes},
       {"columns", names},
       {"rows", json_rows}};
+  // Compile sweeps' documents are as before serve sweeps existed.
+  if (spec.kind == SweepKind::serve) {
+    doc["kind"] = "serve";
+    if (spec.goal) doc["goal"] = goal_json(spec, results);
+  }
   return json_text(doc, 1) + "\n";
 }
 

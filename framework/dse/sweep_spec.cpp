@@ -13,6 +13,7 @@
 #include "framework/common/files.hpp"
 #include "framework/common/user_text.hpp"
 #include "framework/common/yaml_reader.hpp"
+#include "framework/dse/serve_spec.hpp"
 #include "framework/parallel/parallel.hpp"
 #include "framework/parallel/strategy.hpp"
 #include "framework/planner/planner.hpp"
@@ -26,6 +27,8 @@ constexpr size_t kMaxAxisValues = 10000;
 // An error at an axis's line of the sweep file.
 using Where = std::function<Failure(const Axis& axis, const std::string& what)>;
 
+}  // namespace
+
 double as_number(const YamlNode& node) {
   std::string text = node.as_string();
   try {
@@ -36,6 +39,8 @@ double as_number(const YamlNode& node) {
   }
   throw node.fail("expected a number, got " + in_quotes(text));
 }
+
+namespace {
 
 bool as_bool(const YamlNode& node) {
   std::string text = node.as_string();
@@ -233,19 +238,39 @@ void check_axes(const YamlNode& axes_node, const std::vector<Axis>& axes) {
 
 SweepSpec parse(const YamlNode& root, const std::string& text) {
   if (!root.is_map()) throw root.fail("a sweep file must be a YAML map: name, base, axes, plots");
-  root.only_keys({"name", "description", "base", "axes", "plots"});
+  root.only_keys({"name", "description", "kind", "base", "axes", "plots", "goal"});
   SweepSpec spec;
   spec.file = root.file();
   spec.text = text;
   spec.name = root.child("name").as_string();
   spec.description = root.get_string("description", "");
-  spec.base = parse_base(root.child("base"));
+  const std::string kind = root.get_string("kind", "compile");
+  if (kind != "compile" && kind != "serve")
+    throw root.child("kind").fail("expected compile (the default) or serve, got " +
+                                  in_quotes(kind));
+  spec.kind = kind == "serve" ? SweepKind::serve : SweepKind::compile;
+  if (spec.kind == SweepKind::serve)
+    spec.serve_base = parse_serve_base(root.child("base"));
+  else
+    spec.base = parse_base(root.child("base"));
   if (root.has("axes")) {
     YamlNode axes = root.child("axes");
     if (!axes.is_sequence()) throw axes.fail("expected a list of axes");
     for (const YamlNode& item : axes.items()) spec.axes.push_back(parse_axis(item));
     check_axes(axes, spec.axes);
+    if (spec.kind == SweepKind::serve) check_serve_axes(axes, spec.axes);
   }
+  if (spec.kind == SweepKind::serve) check_trace_alone(root, spec);
+  if (root.has("goal")) {
+    if (spec.kind != SweepKind::serve)
+      throw root.child("goal").fail(
+          "a goal judges served loads against SLOs; only a serve sweep (kind: serve) takes one");
+    spec.goal = parse_goal(root.child("goal"), spec);
+  }
+  if (root.has("plots") && spec.kind == SweepKind::serve)
+    throw root.child("plots").fail(
+        "a serve sweep draws no plots; results.csv holds every point's latencies (serve's "
+        "plot_load.py draws a load sweep of one configuration)");
   if (root.has("plots")) {
     YamlNode plots = root.child("plots");
     spec.plots = plots.as_string_list();
@@ -270,6 +295,13 @@ std::string strategy_problem(const std::string& text) {
   std::string message = strategy.error().message;
   const std::string option = "--parallel: ";
   return message.starts_with(option) ? message.substr(option.size()) : message;
+}
+
+const std::vector<std::string>& goal_latency_keys() {
+  static const std::vector<std::string> keys = {"ttft_p50_ms", "ttft_p90_ms", "ttft_p99_ms",
+                                                "tpot_p50_ms", "tpot_p90_ms", "tpot_p99_ms",
+                                                "e2e_p50_ms",  "e2e_p90_ms",  "e2e_p99_ms"};
+  return keys;
 }
 
 const std::vector<std::string>& known_plots() {

@@ -124,6 +124,25 @@ def test_a_sweep_gives_the_clis_rows_and_resumes(tmp_path):
         tessera.sweep(dict(spec, axes=[{"path": "memory.bandwith", "values": [1]}]))
 
 
+def test_a_serve_sweep_with_a_goal_reads_as_the_clis(tmp_path, monkeypatch):
+    monkeypatch.setenv("TESSERA_CACHE_DIR", str(tmp_path / "cache"))
+    spec = {"name": "load", "kind": "serve",
+            "base": {"model": "gpt2-xl", "target": "mesh_tenstorrent", "chip": "wormhole-n150",
+                     "max_batch": 8, "requests": 40, "prompt": "fixed:128", "output": "fixed:16"},
+            "axes": [{"path": "rate", "values": [1, 200]}],
+            "goal": {"ttft_p90_ms": 100}}
+    got = tessera.sweep(spec, run_dir=tmp_path / "py", threads=2)
+    (tmp_path / "load.yaml").write_text(json.dumps(spec))
+    code, out, err = cli("sweep", str(tmp_path / "load.yaml"), "-o", str(tmp_path / "cli"))
+    assert code == 0, err
+    want = json.load(open(tmp_path / "cli" / "results.json"))
+    assert got["rows"] == want["rows"] and got["goal"] == want["goal"]
+    assert [r["meets"] for r in got.rows] == ["yes", "no"]
+    assert got["goal"]["cheapest"] == 0 and "cheapest meeting point: 0 (rate=1)" in out
+    with pytest.raises(tessera.InputError, match=r"'base.rate': expected a number in \(0, "):
+        tessera.sweep(dict(spec, base=dict(spec["base"], rate=0)))
+
+
 def test_a_sweep_over_parallel_strategies(tmp_path):
     spec = {"name": "strategies", "base": {"model": "llama3.1-8b", "target": "mesh_tenstorrent",
                                            "chip": "wormhole-n300", "batch": 2, "seq": 128,

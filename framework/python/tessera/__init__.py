@@ -241,7 +241,9 @@ def sweep(spec, run_dir=None, threads=None, force=False):
     """Run a design-space sweep as `tessera sweep` does (docs/dse.md): `spec` is a sweep file's
     path or the same content as a dict. Points already in `run_dir` are kept (a killed run
     resumes); run_dir None: a new temporary directory. force=True discards another sweep's
-    results there. threads: workers, 1 to 1024 (None: all). Returns a SweepResult."""
+    results there. threads: workers, 1 to 1024 (None: all). Returns a SweepResult. A serve sweep
+    ("kind": "serve": serve's words as base and axes, and a "goal") serves a load at each point;
+    its document adds "kind" and "goal" with the cheapest meeting point (docs/serving.md)."""
     _bounded("sweep", threads=threads)
     if run_dir is None:
         run_dir = _tempfile.mkdtemp(prefix="tessera-sweep-")
