@@ -7,7 +7,9 @@
 // of the hardware are marked `matched` and must stay so; the others are not faked into agreement (a
 // change that moves one by more than its tolerance fails here, so its error and cause are
 // restated): docs/validation.md ("Measured hardware: Tenstorrent", "... Graphcore") says what the
-// chip does there that the model misses, and ("... MN-Core 2") why MN-Core 2 has no rows.
+// chip does there that the model misses, and ("... MN-Core 2") why MN-Core 2 has no rows. Where
+// the vendor publishes a per-op device profile of a row's step (Llama 3.1 70B on Galaxy), the
+// row's plan is held op class by op class beside it (HardwarePerOp).
 //
 // Tessera's side is what `tessera compile MODEL --batch B --seq S [--weight-dtype bfp8] --target T
 // --chip C -o DIR` and `tessera simulate DIR/plan.yaml` give: decode is one token per user per
