@@ -62,6 +62,10 @@ class NodeContext {
   // An activation between the ops one node becomes, named after its first output:
   // "<output>.<part>".
   std::string temp(const std::string& part, const Dims& shape, ir::DType dtype);
+  // `base` (an IR tensor) seen with another shape, named as temp names: a view, no op.
+  std::string temp_view(const std::string& part, const Dims& shape, const std::string& base);
+  // Output i is the IR tensor `base` seen with output i's shape: a view, no op.
+  void view_of(int i, const std::string& base);
   // The IR element type of input i / output i.
   ir::DType dtype(int i) const;
   ir::DType out_dtype(int i = 0) const;
@@ -73,6 +77,8 @@ class NodeContext {
           std::vector<ir::Operand> inputs, ir::Operand output, const std::string& part = "");
 
  private:
+  std::string temp_name(const std::string& part) const;
+
   Importer& importer_;
   const onnx::NodeProto& node_;
   int index_;
