@@ -135,6 +135,10 @@ std::vector<int64_t> NodeContext::int_values(int i, const std::string& what) con
   return v->ints;
 }
 
+const OnnxOptions& NodeContext::options() const {
+  return importer_.options_;
+}
+
 std::string NodeContext::in(int i) {
   if (!has_input(i)) throw fail("input " + std::to_string(i) + " is missing");
   return importer_.use(node_.input(i), node_, index_);

@@ -33,6 +33,7 @@ class NodeContext {
   NodeContext(Importer& importer, const onnx::NodeProto& node, int index);
   const onnx::NodeProto& node() const { return node_; }
   int opset() const;
+  const OnnxOptions& options() const;
   Failure fail(const std::string& what) const;
   // A warning naming the file and the node: how the import departs from what the node says.
   void note(const std::string& what) const;

@@ -4,9 +4,10 @@
 // (a gather of its rows), MLP and down projection into one [experts, rows, hidden] tensor, each
 // shared expert's MLP over every token, and the combine that gathers each token's k outputs,
 // weighs them by the router's scores and adds the shared experts'. How many experts run and over
-// how many rows is zoo::expert_load's expectation for the block's tokens (uniform routing, one
-// chip): each expert is given its own initializers, so a block whose every expert is expected
-// to see a token holds exactly the export's weights.
+// how many rows is zoo::expert_load's expectation for the block's tokens (uniform routing) on
+// chip 0 of OnnxOptions::expert_parallel, which holds experts 0, ep, 2ep, ...: each expert is
+// given its own initializers, so on one chip a block whose every expert is expected to see a
+// token holds exactly the export's weights.
 #include "framework/frontend/onnx/attributes.hpp"
 #include "framework/frontend/onnx/converters.hpp"
 #include "framework/frontend/onnx/moe.hpp"
@@ -42,6 +43,10 @@ class MoeBuilder {
         ctx.inputs() != 2 + (experts_ + shared_) * per_expert_)
       throw ctx.fail("the block's output must be its input's tokens by its hidden size");
     dtype_ = ctx.dtype(0);
+    ep_ = ctx.options().expert_parallel;
+    if (ep_ < 1 || experts_ % ep_ != 0)
+      throw ctx.fail("expert parallelism over " + std::to_string(ep_) + " chips does not divide " +
+                     "the block's " + std::to_string(experts_) + " experts");
   }
 
   void build() {
@@ -81,7 +86,9 @@ class MoeBuilder {
     spec.experts_per_token = top_k_;
     zoo::RunShape shape;  // a decode step of `tokens_` users: every token routed once
     shape.batch = tokens_;
-    const zoo::ExpertLoad load = zoo::expert_load(spec, shape, zoo::Shard{});
+    zoo::Shard shard;
+    shard.ep = ep_;
+    const zoo::ExpertLoad load = zoo::expert_load(spec, shape, shard);
     const int64_t rows = load.rows, width = ctx_.shape(weight(0, 0))[1];
     const std::string outs = ctx_.temp("experts_out", {load.experts, rows, hidden_}, dtype_);
     for (int64_t e = 0; e < load.experts; ++e) {
@@ -90,10 +97,11 @@ class MoeBuilder {
       ctx_.op(OpKind::gather, "copy", {{"r", rows}, {"n", hidden_}},
               {at(picks, {rank("r")}), at(flat, {indirect(0), rank("n")})},
               at(in, {rank("r"), rank("n")}), p + "dispatch");
-      std::string act = mlp_in(p, {{"r", rows}}, in, e, width);
+      const int64_t held = e * ep_;  // round-robin placement: expert i on chip i mod ep
+      std::string act = mlp_in(p, {{"r", rows}}, in, held, width);
       ctx_.op(OpKind::matmul, "mac", {{"r", rows}, {"k", width}, {"n", hidden_}},
               {at(act, {rank("r"), rank("k")}),
-               at(ctx_.in(weight(e, per_expert_ - 1)), {rank("k"), rank("n")})},
+               at(ctx_.in(weight(held, per_expert_ - 1)), {rank("k"), rank("n")})},
               at(outs, {constant(e), rank("r"), rank("n")}), p + "down_proj");
     }
     return ctx_.temp_view("experts_out.rows", {load.experts * rows, hidden_}, outs);
@@ -152,7 +160,7 @@ class MoeBuilder {
 
   NodeContext& ctx_;
   int64_t top_k_ = 0, shared_ = 0, per_expert_ = 3, hidden_ = 0, tokens_ = 0, batch_ = 1,
-          queries_ = 0, experts_ = 0;
+          queries_ = 0, experts_ = 0, ep_ = 1;
   std::string activation_;
   ir::DType dtype_ = ir::DType::fp32;
 };
@@ -161,7 +169,38 @@ void mixture_of_experts(NodeContext& ctx) {
   MoeBuilder(ctx).build();
 }
 
+const std::string kMoeSource = std::string("onnx ") + kMoeOpType;
+
 }  // namespace
+
+Result<MoeBlocks> moe_blocks(const ir::Graph& graph) {
+  MoeBlocks found;
+  const auto& ops = graph.ops();
+  for (size_t i = 0; i + 1 < ops.size(); ++i) {
+    const ir::Op& op = ops[i];
+    if (op.source != kMoeSource || !op.name.ends_with(".router")) continue;
+    MoeBlocks b;
+    b.blocks = found.blocks + 1;
+    int64_t hidden = 0;
+    b.tokens = 1;
+    for (const ir::Rank& r : op.einsum.ranks) {
+      if (r.name == "b" || r.name == "s") b.tokens *= r.extent;
+      if (r.name == "k") hidden = r.extent;
+      if (r.name == "e") b.experts = r.extent;
+    }
+    const ir::Tensor* out = graph.find_tensor(op.einsum.output.tensor);
+    b.token_bytes = static_cast<double>(hidden) * ir::element_bytes(out->dtype);
+    for (const ir::Rank& r : ops[i + 1].einsum.ranks)  // the router's top-k follows it
+      if (r.name == "j") b.top_k = r.extent;
+    if (found.blocks > 0 && (b.experts != found.experts || b.top_k != found.top_k ||
+                             b.tokens != found.tokens || b.token_bytes != found.token_bytes))
+      return input_error(graph.name() + ": mixture-of-experts block '" + op.name +
+                         "' differs from the first in its experts, top-k, tokens or hidden "
+                         "size; expert parallelism takes blocks of one shape");
+    found = b;
+  }
+  return found;
+}
 
 void add_moe_converter(ConverterTable& table) {
   table[kMoeOpType] = mixture_of_experts;
