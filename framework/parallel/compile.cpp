@@ -152,7 +152,7 @@ Status compile_stages(PluginSet& plugins, driver::OpenChip& chip, const Parallel
 
 ModelRequest stage_request(const ParallelModel& model, const Resolved& r, size_t s) {
   ModelRequest request = model.request;
-  request.onnx.expert_parallel = r.ep;
+  request.shard.ep = r.ep;  // an ONNX model's MoE blocks (the only split a whole model takes)
   if (!model.spec) return request;
   int64_t first = std::accumulate(r.stage_layers.begin(), r.stage_layers.begin() + s, int64_t{0});
   request.shape.batch = r.micro_batch;

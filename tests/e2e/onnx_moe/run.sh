@@ -8,7 +8,8 @@
 #   - a block with biased experts is not recognised: it imports as before, and --parallel ep=2 on
 #     it gives the error it always gave; ep that does not divide the experts names the divisors;
 #   - compiled flat and under ep on wormhole-n300 and ipu-pod4, simulated within 5 % of the plan,
-#     with the all-to-alls of the routed tokens in the collectives table.
+#     with the all-to-alls of the routed tokens in the collectives table; written with -o and
+#     reopened by tessera simulate.
 # Exit 77 (skipped) when torch is not installed.
 set -uo pipefail
 tessera=$1
@@ -87,4 +88,12 @@ grep -Eq '^0 +expert combine +all_to_all +direct +64\.0 KiB +0,1,2,3 ' "$dir/fin
   fail "fine ep=4: no 64 KiB combine in: $(grep -A3 '^collectives' "$dir/fine_pod4_ep4.log")"
 grep -Eq '^0 +0-0 +0 +23 ' "$dir/mixtral_n300_ep2.log" ||
   fail "mixtral ep=2: not 23 ops per chip: $(grep -A2 '^stage  ' "$dir/mixtral_n300_ep2.log")"
+# Written and reopened: the stage plan records ep=2 and imports the same share again.
+"$tessera" compile "$dir/mixtral.onnx" --target mesh_tenstorrent --chip wormhole-n300 \
+  --parallel ep=2 -o "$dir/ep2" >"$dir/ep2.log" 2>&1 || fail "ep=2 -o: $(tail -n 1 "$dir/ep2.log")"
+"$tessera" simulate "$dir/ep2/parallel.yaml" >"$dir/ep2_reopened.log" 2>&1 ||
+  fail "simulate ep2/parallel.yaml: $(tail -n 1 "$dir/ep2_reopened.log")"
+"$python" "$here/check.py" planned "$dir/ep2_reopened.log" || exit 1
+grep -Eq '^0 +0-0 +0 +23 ' "$dir/ep2_reopened.log" ||
+  fail "reopened ep=2: not 23 ops per chip: $(grep -A2 '^stage  ' "$dir/ep2_reopened.log")"
 echo "PASSED"
