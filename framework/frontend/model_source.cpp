@@ -42,6 +42,7 @@ Result<ir::Graph> load_onnx(const ModelRequest& r) {
   if (auto s = check_whole(r, true); !s) return s.error();
   onnx_import::OnnxOptions options = r.onnx;
   options.expert_parallel = r.shard.ep;
+  options.expert_skew = r.shape.expert_skew;
   if (r.shape_given) {
     if (r.shape.batch != 1 || r.shape.mode || r.shape.dtype || r.shape.weight_dtype ||
         r.shape.precision)

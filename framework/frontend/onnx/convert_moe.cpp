@@ -4,7 +4,8 @@
 // (a gather of its rows), MLP and down projection into one [experts, rows, hidden] tensor, each
 // shared expert's MLP over every token, and the combine that gathers each token's k outputs,
 // weighs them by the router's scores and adds the shared experts'. How many experts run and over
-// how many rows is zoo::expert_load's expectation for the block's tokens (uniform routing) on
+// how many rows is zoo::expert_load's expectation for the block's tokens (uniform routing, or
+// Zipf under OnnxOptions::expert_skew) on
 // chip 0 of OnnxOptions::expert_parallel, which holds experts 0, ep, 2ep, ...: each expert is
 // given its own initializers, so on one chip a block whose every expert is expected to see a
 // token holds exactly the export's weights.
@@ -86,6 +87,7 @@ class MoeBuilder {
     spec.experts_per_token = top_k_;
     zoo::RunShape shape;  // a decode step of `tokens_` users: every token routed once
     shape.batch = tokens_;
+    shape.expert_skew = ctx_.options().expert_skew;
     zoo::Shard shard;
     shard.ep = ep_;
     const zoo::ExpertLoad load = zoo::expert_load(spec, shape, shard);

@@ -19,8 +19,10 @@ struct OnnxOptions {
   bool skip_unsupported = false;        // unsupported ops become zero-cost placeholders (warned)
   std::optional<int64_t> past_length;   // a decode graph's past KV length (--seq)
   // Recognised mixture-of-experts blocks (moe.hpp) run as one chip of this many under expert
-  // parallelism: the share of the experts and tokens that zoo::expert_load gives chip 0.
+  // parallelism, with the routing's skew (zoo::RunShape::expert_skew): the share of the experts
+  // and tokens that zoo::expert_load gives chip 0.
   int64_t expert_parallel = 1;
+  double expert_skew = 0;
 };
 
 // The mixture-of-experts blocks an imported graph holds (moe.hpp), all of one shape: what expert
