@@ -9,7 +9,7 @@
 #     it gives the error it always gave; ep that does not divide the experts names the divisors;
 #   - compiled flat and under ep on wormhole-n300 and ipu-pod4, simulated within 5 % of the plan,
 #     with the all-to-alls of the routed tokens in the collectives table; written with -o and
-#     reopened by tessera simulate.
+#     reopened by tessera simulate; --parallel auto on wormhole-t3000 tries ep and picks ep=8.
 # Exit 77 (skipped) when torch is not installed.
 set -uo pipefail
 tessera=$1
@@ -88,6 +88,12 @@ grep -Eq '^0 +expert combine +all_to_all +direct +64\.0 KiB +0,1,2,3 ' "$dir/fin
   fail "fine ep=4: no 64 KiB combine in: $(grep -A3 '^collectives' "$dir/fine_pod4_ep4.log")"
 grep -Eq '^0 +0-0 +0 +23 ' "$dir/mixtral_n300_ep2.log" ||
   fail "mixtral ep=2: not 23 ops per chip: $(grep -A2 '^stage  ' "$dir/mixtral_n300_ep2.log")"
+# auto tries ep over the experts too: on the T3000 the fastest spreads them over all 8 chips.
+"$tessera" compile "$dir/mixtral.onnx" --target mesh_tenstorrent --chip wormhole-t3000 \
+  --parallel auto >"$dir/auto.log" 2>&1 || fail "auto: $(grep -m1 '^error' "$dir/auto.log")"
+grep -Eq '^tp=1,pp=1,dp=8,ep=8 .*<- best' "$dir/auto.log" ||
+  fail "auto did not pick ep=8: $(grep -B1 -A6 '^strategy ' "$dir/auto.log")"
+echo "auto: $(grep -- '<- best' "$dir/auto.log" | tr -s ' ')"
 # Written and reopened: the stage plan records ep=2 and imports the same share again.
 "$tessera" compile "$dir/mixtral.onnx" --target mesh_tenstorrent --chip wormhole-n300 \
   --parallel ep=2 -o "$dir/ep2" >"$dir/ep2.log" 2>&1 || fail "ep=2 -o: $(tail -n 1 "$dir/ep2.log")"
