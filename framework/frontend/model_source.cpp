@@ -24,20 +24,25 @@ Status check_no_shape(const ModelRequest& r, const std::string& what) {
       what + " has fixed shapes");
 }
 
-// Splitting needs the model's structure (heads, experts, layers), which only a zoo entry states.
-Status check_whole(const ModelRequest& r) {
-  if (r.shard == zoo::Shard{}) return ok_status();
+// Splitting needs the model's structure (heads, experts, layers), which only a zoo entry states;
+// but an ONNX model's recognised MoE blocks (onnx/moe.hpp) take ep.
+Status check_whole(const ModelRequest& r, bool takes_ep) {
+  zoo::Shard whole;
+  if (takes_ep) whole.ep = r.shard.ep;
+  if (r.shard == whole) return ok_status();
   return usage_error(r.model +
                      ": tp, ep and pipeline stages split a zoo decoder; an ONNX or graph file "
-                     "runs whole (use dp)");
+                     "runs whole (use dp), but for ep over an ONNX model's MoE blocks");
 }
 
 // --seq binds a decode graph's past length; --batch (but its default), --mode, --dtype and
 // --weight-dtype do not
 // apply. plan.yaml's source gives batch 1 with --seq, so a reopened plan loads the same way.
 Result<ir::Graph> load_onnx(const ModelRequest& r) {
-  if (auto s = check_whole(r); !s) return s.error();
+  if (auto s = check_whole(r, true); !s) return s.error();
   onnx_import::OnnxOptions options = r.onnx;
+  options.expert_parallel = r.shard.ep;
+  options.expert_skew = r.shape.expert_skew;
   if (r.shape_given) {
     if (r.shape.batch != 1 || r.shape.mode || r.shape.dtype || r.shape.weight_dtype ||
         r.shape.precision)
@@ -58,7 +63,7 @@ Result<ir::Graph> load_yaml(const ModelRequest& r) {
     if (ir::is_graph_document(*root)) {
       if (auto s = check_no_dims(r, "a workload graph"); !s) return s.error();
       if (auto s = check_no_shape(r, "a workload graph"); !s) return s.error();
-      if (auto s = check_whole(r); !s) return s.error();
+      if (auto s = check_whole(r, false); !s) return s.error();
       return ir::build_graph(ir::parse_graph_spec(*root));
     }
     if (zoo::is_model_document(*root)) {
@@ -90,7 +95,7 @@ Result<ir::Graph> load_model(const ModelRequest& r) {
     case ModelKind::elk_texpr_file:
       if (auto s = check_no_dims(r, "an Elk artifact op list"); !s) return s.error();
       if (auto s = check_no_shape(r, "an Elk artifact op list"); !s) return s.error();
-      if (auto s = check_whole(r); !s) return s.error();
+      if (auto s = check_whole(r, false); !s) return s.error();
       return elk_texpr::read_texpr_file(r.model);
     case ModelKind::zoo_name:
       break;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <numeric>
 
@@ -44,9 +45,9 @@ std::string fitting_strategies(const driver::OffChipReport& report, const Resolv
 }
 
 // The ops of stage `use.stage`'s graph whose outputs each passage of `use` exchanges (zoo
-// decoder.cpp names them): the embedding's last op, each layer's o_proj and down_proj (its moe
-// combine for an MoE layer), its router_topk and its last expert op, the graph's last op (the LM
-// head).
+// decoder.cpp names them, and an ONNX model's MoE blocks as it does): the embedding's last op,
+// each layer's o_proj and down_proj (its moe combine for an MoE layer), each MoE block's
+// router_topk and its last expert op, the graph's last op (the LM head).
 std::vector<std::string> after_ops(const ir::Graph& graph, const CollectiveUse& use,
                                    const StageRun& stage) {
   const auto& ops = graph.ops();
@@ -64,13 +65,19 @@ std::vector<std::string> after_ops(const ir::Graph& graph, const CollectiveUse& 
     return names;
   }
   if (use.where == "LM head") return {ops.back().name};
+  if (use.where == "expert dispatch" || use.where == "expert combine") {
+    for (const ir::Op& op : ops) {  // each MoE block of the stage, zoo or imported from ONNX
+      if (!op.name.ends_with("router_topk")) continue;
+      const std::string block = op.name.substr(0, op.name.size() - std::strlen("router_topk"));
+      names.push_back(use.where == "expert dispatch" ? op.name : last_with(block + "experts."));
+    }
+    return names;
+  }
   for (int64_t l = stage.first_layer; l < stage.last_layer; ++l) {
     const std::string prefix = fmt::format("layers.{}.", l);
     if (use.where == "after attention") names.push_back(prefix + "o_proj");
     if (use.where == "after MLP")
       names.push_back(last_with(prefix + "moe").empty() ? prefix + "down_proj" : prefix + "moe");
-    if (use.where == "expert dispatch") names.push_back(prefix + "router_topk");
-    if (use.where == "expert combine") names.push_back(last_with(prefix + "experts."));
   }
   return names;
 }
@@ -145,6 +152,7 @@ Status compile_stages(PluginSet& plugins, driver::OpenChip& chip, const Parallel
 
 ModelRequest stage_request(const ParallelModel& model, const Resolved& r, size_t s) {
   ModelRequest request = model.request;
+  request.shard.ep = r.ep;  // an ONNX model's MoE blocks (the only split a whole model takes)
   if (!model.spec) return request;
   int64_t first = std::accumulate(r.stage_layers.begin(), r.stage_layers.begin() + s, int64_t{0});
   request.shape.batch = r.micro_batch;

@@ -117,6 +117,17 @@ Status stage_uses(Builder& b, const ParallelModel& model, size_t s, const Payloa
   return status;
 }
 
+// An ONNX model runs whole on each replica, which exchange nothing; under ep its MoE blocks
+// exchange each replica's routed tokens (each token's hidden state once per expert it picks).
+Result<std::vector<CollectiveUse>> onnx_expert_uses(Builder& b, const ParallelModel& model) {
+  if (!model.experts || b.r.ep == 1) return std::move(b.uses);
+  const onnx_import::MoeBlocks& m = *model.experts;
+  const double routed_bytes = static_cast<double>(m.tokens * m.top_k) * m.token_bytes;
+  for (const char* where : {"expert dispatch", "expert combine"})
+    if (auto s = b.experts(0, where, routed_bytes, m.blocks); !s) return s.error();
+  return std::move(b.uses);
+}
+
 double step_s(const std::vector<double>& stage_s, const std::vector<double>& send_s, int64_t mb,
               bool prefill) {
   double through = 0, slowest = 0;
@@ -142,7 +153,7 @@ Result<std::vector<CollectiveUse>> stage_collectives(const collective::ChipGraph
                                                      const ParallelCompilation& compiled,
                                                      const GroupOf& group_of) {
   Builder b{graph, compiled.strategy, group_of, {}};
-  if (!model.spec) return b.uses;  // replicas of a whole model exchange nothing
+  if (!model.spec) return onnx_expert_uses(b, model);
   Payload p = payload(model, compiled.strategy);
   for (size_t s = 0; s < compiled.strategy.stage_layers.size(); ++s)
     if (auto status = stage_uses(b, model, s, p); !status) return status.error();

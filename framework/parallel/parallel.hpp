@@ -56,18 +56,21 @@ struct Resolved {
 // As `--parallel` takes it back, every degree written: "tp=8,pp=1,dp=1".
 std::string to_string(const Resolved& resolved);
 
-// What a strategy is asked to run: the model (a zoo decoder for tp, pp and ep; any model for dp,
-// each replica running it as given) and the machine.
+// What a strategy is asked to run: the model (a zoo decoder for tp, pp and ep; an ONNX model
+// with recognised mixture-of-experts blocks for ep; any model for dp, each replica running it as
+// given) and the machine.
 struct ParallelModel {
   ModelRequest request;
-  std::optional<zoo::ModelSpec> spec;  // set for zoo models
+  std::optional<zoo::ModelSpec> spec;             // set for zoo models
+  std::optional<onnx_import::MoeBlocks> experts;  // set for ONNX models with MoE blocks
 };
 Result<ParallelModel> parallel_model(const ModelRequest& request);
 
 // Input errors, each saying what would work: degrees whose product is not the machine's chips (the
 // strategies that are), tp or ep that do not divide the model (zoo::check_shard's divisors), more
 // stages than layers, stages= that do not add up to the layers, a batch that dp and mb do not
-// divide (the batches that they do), tp/pp/ep for a model that is not a zoo decoder.
+// divide (the batches that they do), tp/pp for a model that is not a zoo decoder, ep for one that
+// is neither a zoo decoder nor an ONNX model with MoE blocks (or beside tp/pp for the latter).
 Result<Resolved> resolve(const ParallelStrategy& strategy, const ParallelModel& model,
                          const Machine& machine);
 

@@ -246,14 +246,16 @@ Status check_stage_plan(const std::string& plan_file, const planner::Plan& plan,
     return mismatch(plan_file, "source.one_chip_of",
                     fmt::format("the plan is one chip of {} but the strategy's machine has {}",
                                 s.one_chip_of, chips));
+  // A whole model's plan has no layer range (-1); its stage is the empty range at 0.
+  const int64_t plan_last = s.last_layer < 0 ? s.first_layer : s.last_layer;
   if (s.tp != r.tp || s.ep != r.ep || s.first_layer != stage.first_layer ||
-      s.last_layer != stage.last_layer)
+      plan_last != stage.last_layer)
     return mismatch(
         plan_file, "source.shard",
         fmt::format("the plan is {} at tp {}, ep {}, but its stage is {} at tp {}, ep {}",
                     layers_text(s.first_layer, s.last_layer), s.tp, s.ep,
                     layers_text(stage.first_layer, stage.last_layer), r.tp, r.ep));
-  if (plan.source.batch != r.micro_batch)
+  if (plan.source.batch != r.micro_batch && plan.source.batch > 0)  // 0: a model as given
     return mismatch(
         plan_file, "source.batch",
         fmt::format("the plan serves {} user(s) but a micro-batch of the strategy has {}",

@@ -65,16 +65,35 @@ Status check_batch(Resolved& r, const std::string& text) {
   return ok_status();
 }
 
+// ep alone over an ONNX model's MoE blocks: the experts divide over ep chips of the replicas.
+Status check_onnx_experts(const Resolved& r, const onnx_import::MoeBlocks& m,
+                          const std::string& text) {
+  if (m.experts % r.ep != 0) {
+    std::vector<std::string> eps;
+    for (int64_t ep : divisors(m.experts)) eps.push_back(std::to_string(ep));
+    return input_error(fmt::format(
+        "--parallel {}: ep={} does not divide the {} experts of each MoE block; ep may be one "
+        "of {}",
+        text, r.ep, m.experts, fmt::join(eps, ", ")));
+  }
+  return ok_status();
+}
+
 Status check_shards(const Resolved& r, const ParallelModel& model, const std::string& text) {
   bool splits = r.tp > 1 || r.pp > 1 || r.ep > 1;
   if (!splits) return ok_status();
-  if (!model.spec || model.spec->family != zoo::Family::decoder)
+  const bool onnx_ep = model.experts && r.tp == 1 && r.pp == 1;
+  if (onnx_ep) {
+    if (auto s = check_onnx_experts(r, *model.experts, text); !s) return s;
+  } else if (!model.spec || model.spec->family != zoo::Family::decoder)
     return input_error(fmt::format(
         "--parallel {}: {}: tp, pp and ep split a zoo decoder's layers; this model runs whole on "
         "each chip group (use dp, or the flat default)",
         text, model.request.model));
-  auto shard = zoo::check_shard(*model.spec, zoo::Shard{.tp = r.tp, .ep = r.ep});
-  if (!shard) return input_error("--parallel " + text + ": " + shard.error().message);
+  if (!onnx_ep) {
+    auto shard = zoo::check_shard(*model.spec, zoo::Shard{.tp = r.tp, .ep = r.ep});
+    if (!shard) return input_error("--parallel " + text + ": " + shard.error().message);
+  }
   if (r.ep > 1 && r.dp % r.ep != 0)
     return input_error(
         fmt::format("--parallel {}: ep={} spreads experts over the replicas; it "
@@ -105,7 +124,14 @@ std::string to_string(const Resolved& r) {
 }
 
 Result<ParallelModel> parallel_model(const ModelRequest& request) {
-  ParallelModel model{request, std::nullopt};
+  ParallelModel model{request, std::nullopt, std::nullopt};
+  if (model_kind(request.model) == ModelKind::onnx_file) {
+    auto graph = load_model(request);
+    if (!graph) return graph.error();
+    auto blocks = onnx_import::moe_blocks(*graph);
+    if (!blocks) return blocks.error();
+    if (blocks->blocks > 0) model.experts = *blocks;
+  }
   if (model_kind(request.model) != ModelKind::zoo_name) return model;
   auto spec = zoo::find_model(request.model);
   if (!spec) return spec.error();

@@ -11,13 +11,15 @@ namespace tessera::parallel {
 namespace {
 
 // Flat first; then, on several chips, each tp × pp with dp filling the chips, one micro-batch and,
-// where the replica's users divide into pp, pp micro-batches; for a model with experts each ep
-// dividing dp.
+// where the replica's users divide into pp, pp micro-batches; for a model with experts (a zoo
+// MoE, or an ONNX model's recognised MoE blocks) each ep dividing dp.
 std::vector<ParallelStrategy> candidates(const ParallelModel& model, int64_t chips) {
   std::vector<ParallelStrategy> out{ParallelStrategy{}};
   if (chips == 1) return out;  // tp=pp=dp=1 on one chip is the flat compile
   const int64_t batch = model.spec ? model.request.shape.batch : 1;
-  const int64_t experts = model.spec ? model.spec->experts : 0;
+  const int64_t experts = model.spec      ? model.spec->experts
+                          : model.experts ? model.experts->experts
+                                          : 0;  // an ONNX model's recognised MoE blocks
   for (int64_t tp : divisors(chips))
     for (int64_t pp : divisors(chips / tp)) {
       const int64_t dp = chips / tp / pp;

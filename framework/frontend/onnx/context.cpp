@@ -135,6 +135,10 @@ std::vector<int64_t> NodeContext::int_values(int i, const std::string& what) con
   return v->ints;
 }
 
+const OnnxOptions& NodeContext::options() const {
+  return importer_.options_;
+}
+
 std::string NodeContext::in(int i) {
   if (!has_input(i)) throw fail("input " + std::to_string(i) + " is missing");
   return importer_.use(node_.input(i), node_, index_);
@@ -165,19 +169,33 @@ void NodeContext::weight_output(int i) {
   importer_.define(node_.output(i), ir::TensorRole::weight, "", node_, index_, out_shape(i));
 }
 
-std::string NodeContext::temp(const std::string& part, const Dims& shape, ir::DType dtype) {
-  std::string base = node_.name();
+std::string NodeContext::temp_name(const std::string& part) const {
   for (const auto& o : node_.output())
-    if (!o.empty()) {
-      base = o;
-      break;
-    }
-  std::string name = base + "." + part;
+    if (!o.empty()) return o + "." + part;
+  return node_.name() + "." + part;
+}
+
+std::string NodeContext::temp(const std::string& part, const Dims& shape, ir::DType dtype) {
+  std::string name = temp_name(part);
   if (auto s = importer_.builder_.add_tensor(
           ir::Tensor{name, shape, dtype, ir::TensorRole::activation, ""});
       !s)
     throw fail(s.error().message);
   return name;
+}
+
+std::string NodeContext::temp_view(const std::string& part, const Dims& shape,
+                                   const std::string& base) {
+  const ir::Tensor* t = importer_.builder_.graph().find_tensor(base);
+  std::string name = temp_name(part);
+  if (auto s = importer_.builder_.add_tensor(ir::Tensor{name, shape, t->dtype, t->role, base}); !s)
+    throw fail(s.error().message);
+  return name;
+}
+
+void NodeContext::view_of(int i, const std::string& base) {
+  const ir::Tensor* t = importer_.builder_.graph().find_tensor(base);
+  importer_.define(node_.output(i), t->role, base, node_, index_, out_shape(i));
 }
 
 ir::DType NodeContext::dtype(int i) const {

@@ -33,6 +33,7 @@ class NodeContext {
   NodeContext(Importer& importer, const onnx::NodeProto& node, int index);
   const onnx::NodeProto& node() const { return node_; }
   int opset() const;
+  const OnnxOptions& options() const;
   Failure fail(const std::string& what) const;
   // A warning naming the file and the node: how the import departs from what the node says.
   void note(const std::string& what) const;
@@ -62,6 +63,10 @@ class NodeContext {
   // An activation between the ops one node becomes, named after its first output:
   // "<output>.<part>".
   std::string temp(const std::string& part, const Dims& shape, ir::DType dtype);
+  // `base` (an IR tensor) seen with another shape, named as temp names: a view, no op.
+  std::string temp_view(const std::string& part, const Dims& shape, const std::string& base);
+  // Output i is the IR tensor `base` seen with output i's shape: a view, no op.
+  void view_of(int i, const std::string& base);
   // The IR element type of input i / output i.
   ir::DType dtype(int i) const;
   ir::DType out_dtype(int i = 0) const;
@@ -73,6 +78,8 @@ class NodeContext {
           std::vector<ir::Operand> inputs, ir::Operand output, const std::string& part = "");
 
  private:
+  std::string temp_name(const std::string& part) const;
+
   Importer& importer_;
   const onnx::NodeProto& node_;
   int index_;

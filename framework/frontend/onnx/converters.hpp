@@ -2,7 +2,8 @@
 // view). Grouped by file: contractions, windows and normalisations (convert_compute.cpp);
 // elementwise and activations (convert_elementwise.cpp); data movement and views
 // (convert_movement.cpp); gathers, scatters, TopK and losses (convert_indexing.cpp); Einsum
-// (convert_einsum.cpp); Resize (convert_resize.cpp); LSTM, GRU, RNN (convert_recurrent.cpp).
+// (convert_einsum.cpp); Resize (convert_resize.cpp); LSTM, GRU, RNN (convert_recurrent.cpp);
+// a recognised mixture of experts (convert_moe.cpp).
 #pragma once
 
 #include <map>
@@ -22,6 +23,7 @@ void add_indexing_converters(ConverterTable& table);
 void add_einsum_converter(ConverterTable& table);
 void add_resize_converters(ConverterTable& table);
 void add_recurrent_converters(ConverterTable& table);
+void add_moe_converter(ConverterTable& table);
 
 // nullptr for an op type no converter handles.
 Converter find_converter(const std::string& op_type);

@@ -18,6 +18,7 @@ const ConverterTable& converters() {
     add_einsum_converter(t);
     add_resize_converters(t);
     add_recurrent_converters(t);
+    add_moe_converter(t);
     return t;
   }();
   return table;

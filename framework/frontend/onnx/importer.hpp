@@ -18,7 +18,24 @@ struct OnnxOptions {
   std::map<std::string, int64_t> dims;  // symbolic dimension name -> value (--dim)
   bool skip_unsupported = false;        // unsupported ops become zero-cost placeholders (warned)
   std::optional<int64_t> past_length;   // a decode graph's past KV length (--seq)
+  // Recognised mixture-of-experts blocks (moe.hpp) run as one chip of this many under expert
+  // parallelism, with the routing's skew (zoo::RunShape::expert_skew): the share of the experts
+  // and tokens that zoo::expert_load gives chip 0.
+  int64_t expert_parallel = 1;
+  double expert_skew = 0;
 };
+
+// The mixture-of-experts blocks an imported graph holds (moe.hpp), all of one shape: what expert
+// parallelism needs to divide them and to size its all-to-alls.
+struct MoeBlocks {
+  int64_t blocks = 0;   // recognised blocks; 0: none
+  int64_t experts = 0;  // routed experts per block
+  int64_t top_k = 0;
+  int64_t tokens = 0;      // tokens a block routes
+  double token_bytes = 0;  // one token's hidden state
+};
+// Input error when the graph's blocks differ in experts, top_k, tokens or hidden size.
+Result<MoeBlocks> moe_blocks(const ir::Graph& graph);
 
 // Input errors name the file, the node (name, op type, opset) or tensor at fault and what would
 // fit: not a file, not ONNX, truncated, unbound dimension, missing shape, unsupported op. Usage

@@ -9,6 +9,7 @@
 #include "framework/frontend/onnx/fold.hpp"
 #include "framework/frontend/onnx/infer.hpp"
 #include "framework/frontend/onnx/inline_if.hpp"
+#include "framework/frontend/onnx/moe.hpp"
 #include "framework/frontend/onnx/patterns.hpp"
 #include "framework/frontend/onnx/prune.hpp"
 #include "framework/frontend/onnx/stacked_cache.hpp"
@@ -361,6 +362,7 @@ Result<PreparedModel> prepare_model(const std::string& bytes, const std::string&
   }
   prune_unused(*pm.model.mutable_graph(), pm.opset);
   fuse_patterns(pm);
+  recognise_moe(pm);
   return pm;
 }
 

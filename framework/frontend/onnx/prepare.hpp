@@ -1,7 +1,8 @@
 // From bytes to a model whose every value has a static shape: parse, check (libonnx's checker),
 // split KV caches stacked across layers into per-layer ones (stacked_cache.hpp), bind symbolic
 // input dimensions, then alternate libonnx shape inference and constant folding of shape
-// arithmetic until nothing changes.
+// arithmetic until nothing changes; then layers spelled out op by op are fused (patterns.hpp)
+// and mixture-of-experts blocks recognised (moe.hpp).
 #pragma once
 
 #include <map>

@@ -383,7 +383,8 @@ TEST(ZooShard, OnlyZooModelsAreSplit) {
     EXPECT_EQ(g.error().kind, ErrorKind::usage);
     EXPECT_EQ(g.error().message, model +
                                      ": tp, ep and pipeline stages split a zoo decoder; an ONNX "
-                                     "or graph file runs whole (use dp)");
+                                     "or graph file runs whole (use dp), but for ep over an ONNX "
+                                     "model's MoE blocks");
   }
   for (const std::string& zoo : {std::string("llama3.1-8b"), std::string(TESSERA_SOURCE_DIR) +
                                                                  "/models/zoo/llama3.1-8b.yaml"}) {
