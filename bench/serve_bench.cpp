@@ -29,7 +29,7 @@ GridAxes axes_of(Machine& m, int64_t max_batch) {
   std::string why;
   ServeOptions options;
   options.scheduler.max_batch = max_batch;
-  return serve_axes(options, room, request_context_limit(m.served, room, why));
+  return serve_axes(options, room, request_context_limit(m.served, room, why), 1);
 }
 
 // 10,000 requests at `rate` req/s: the run alone (requests drawn, served, summarised).

@@ -107,6 +107,19 @@ Result<StepCost> simulate_step(ServedMachine& m, Phase phase, int64_t batch, int
   return cost;
 }
 
+int64_t grid_batch_step(const ServedMachine& m) {
+  return m.strategy ? m.strategy->micro_batches : 1;
+}
+
+Status check_max_batch(const ServedMachine& m, int64_t max_batch) {
+  const int64_t step = grid_batch_step(m);
+  if (max_batch % step == 0) return ok_status();
+  return usage_error(fmt::format(
+      "--max-batch {} is not a multiple of --parallel {}'s mb={}: every step's batch is split into "
+      "mb micro-batches; give --max-batch a multiple of {}, such as {}",
+      max_batch, m.strategy_text, step, step, (max_batch / step + 1) * step));
+}
+
 std::string grid_key(const ServedMachine& m, const GridAxes& axes) {
   const ModelRequest& r = m.request;
   auto dtype = [](const std::optional<ir::DType>& t) { return t ? ir::to_string(*t) : "default"; };
@@ -115,13 +128,13 @@ std::string grid_key(const ServedMachine& m, const GridAxes& axes) {
                          : r.model;
   return fmt::format(
       "tessera {} | model {} dtype {} weights {} precision {} skew {} | target {} chip {} | "
-      "design {} | strategy {} | batches {} contexts {} prefill {} | model file {} | "
-      "chip file {}",
+      "design {} | strategy {} | batches {} contexts {} prefill {} | refined over {} % to {} "
+      "points | model file {} | chip file {}",
       TESSERA_VERSION, r.model, dtype(r.shape.dtype), dtype(r.shape.weight_dtype),
       r.shape.precision ? "given" : "none", r.shape.expert_skew, m.chip->choice.target,
       m.chip->spec.name, planner::to_string(m.design), m.strategy_text, axis_text(axes.batches),
-      axis_text(axes.context_tokens), axis_text(axes.prefill_tokens), fnv1a(spec),
-      fnv1a(file_text_or_name(m.chip->spec.file)));
+      axis_text(axes.context_tokens), axis_text(axes.prefill_tokens), kRefineError * 100,
+      kMaxRefinedPoints, fnv1a(spec), fnv1a(file_text_or_name(m.chip->spec.file)));
 }
 
 std::filesystem::path default_cache_dir() {
