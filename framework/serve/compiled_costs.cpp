@@ -34,11 +34,15 @@ Result<StepCost> flat_step(ServedMachine& m, const ModelRequest& request) {
   return StepCost{simulated.result.latency_s, simulated.energy ? simulated.energy->total_j() : 0};
 }
 
-Result<StepCost> parallel_step(ServedMachine& m, const ModelRequest& request) {
+// A prefill is of one prompt, which a pipeline cannot split into micro-batches of users: it runs
+// through the stages as one (mb=1); a decode step's batch splits into the strategy's mb.
+Result<StepCost> parallel_step(ServedMachine& m, const ModelRequest& request, Phase phase) {
   auto model = parallel::parallel_model(request);
   if (!model) return model.error();
+  parallel::ParallelStrategy strategy = *m.strategy;
+  if (phase == Phase::prefill) strategy.micro_batches = 1;
   auto compiled =
-      parallel::compile_parallel(*m.plugins, *m.chip, *model, *m.strategy, step_options(m));
+      parallel::compile_parallel(*m.plugins, *m.chip, *model, strategy, step_options(m));
   if (!compiled) return compiled.error();
   const parallel::DesignStep& step = compiled->designs.front();
   return StepCost{step.simulated_s.value_or(step.planned_s), step.energy_j.value_or(0)};
@@ -97,7 +101,7 @@ int64_t replicas(const ServedMachine& m) {
 Result<StepCost> simulate_step(ServedMachine& m, Phase phase, int64_t batch, int64_t seq) {
   const int64_t d = replicas(m);
   ModelRequest request = step_request(m.request, phase, batch * d, seq);
-  auto cost = m.strategy ? parallel_step(m, request) : flat_step(m, request);
+  auto cost = m.strategy ? parallel_step(m, request, phase) : flat_step(m, request);
   if (cost) cost->joules /= static_cast<double>(d);
   if (!cost)
     return Error{cost.error().kind, cost.error().code,

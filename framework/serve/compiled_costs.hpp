@@ -43,7 +43,8 @@ ModelRequest step_request(const ModelRequest& base, Phase phase, int64_t batch, 
 // Usage error unless `request` names a zoo decoder (serving needs its decode and prefill modes).
 Status check_servable(const ModelRequest& request);
 
-// One step compiled and simulated: its simulated time (a strategy's composed step) and energy.
+// One step compiled and simulated: its simulated time (a strategy's composed step) and energy. A
+// prefill (one prompt) runs through a pipeline as one micro-batch, whatever the strategy's mb.
 // Errors: the driver's and the strategy's (a shape that does not fit, a failing plugin).
 Result<StepCost> simulate_step(ServedMachine& machine, Phase phase, int64_t batch, int64_t seq);
 

@@ -58,11 +58,15 @@ std::vector<HeldOut> held_out_points(const GridAxes& axes) {
   return held;
 }
 
-// The geometric middles of [lo, t] and [t, hi], where a whole number lies strictly inside.
-std::vector<int64_t> halves(int64_t lo, int64_t t, int64_t hi) {
+// The geometric middles of [lo, t] and [t, hi] in a row of `batch`, where the middle is a step of
+// its own: its mean context strictly between its ends'. Between neighbouring mean contexts there
+// is no other step to simulate, so such an interval is not split further.
+std::vector<int64_t> halves(int64_t batch, int64_t lo, int64_t t, int64_t hi) {
   std::vector<int64_t> out;
-  for (auto [a, b] : {std::pair{lo, t}, std::pair{t, hi}})
-    if (int64_t m = geometric_middle(a, b); a < m && m < b) out.push_back(m);
+  for (auto [a, b] : {std::pair{lo, t}, std::pair{t, hi}}) {
+    const int64_t m = geometric_middle(a, b), seq = mean_context(batch, m);
+    if (mean_context(batch, a) < seq && seq < mean_context(batch, b)) out.push_back(m);
+  }
   return out;
 }
 
@@ -172,7 +176,7 @@ class GridBuilder {
     const int64_t lo = row[static_cast<size_t>(at) - 1], hi = row[static_cast<size_t>(at)];
     row.insert(row.begin() + at, h.context_tokens);
     grid_.decode[r].insert(grid_.decode[r].begin() + at, cost);
-    return halves(lo, h.context_tokens, hi);
+    return halves(h.batch, lo, h.context_tokens, hi);
   }
 
   CostGrid grid_;

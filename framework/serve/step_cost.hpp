@@ -51,8 +51,10 @@ inline constexpr double kMaxInterpolationError = 0.03;
 // a row that does not bend misses by under 0.02 %, so only bends are refined.
 inline constexpr double kRefineError = 0.01;
 // The most points refinement adds to one grid: each costs two more simulated steps (its two
-// halves held out), so at this bound a build simulates at most 2 x 16 steps more.
-inline constexpr int kMaxRefinedPoints = 16;
+// halves held out), so at this bound a build simulates at most 2 x 32 steps more. A jump in the
+// step time (a plan that fits one context and not the next) is closed in on by halving: about
+// log2 of the mean contexts in its interval, 8 to 10 points on the grids measured.
+inline constexpr int kMaxRefinedPoints = 32;
 
 struct StepShape {
   int64_t decode_seqs = 0;
@@ -142,11 +144,12 @@ int64_t mean_context(int64_t batch, int64_t context_tokens);
 // round: each held-out point missing by more than `refine.threshold` (the worst first, while
 // fewer than `refine.max_points` were added) becomes a point of its row, costing what it
 // simulated at, and the geometric middles of the two intervals it splits are simulated and held
-// out. A step reads one row (its batch padded up), so a held-out point lies between two points
-// of its row and its miss is along context: refinement adds context points, never batches.
-// `progress` is called after each point simulated with (done, total); the total grows by each
-// round's new held-out points before the previous round's last point is reported, so done
-// reaches total once, at the end. Errors: the first failing point's.
+// out (where the middle is a step of its own: a mean context strictly between its ends'). A step
+// reads one row (its batch padded up), so a held-out point lies between two points of its row and
+// its miss is along context: refinement adds context points, never batches. `progress` is called
+// after each point simulated with (done, total); the total grows by each round's new held-out
+// points before the previous round's last point is reported, so done reaches total once, at the
+// end. Errors: the first failing point's.
 Result<CostGrid> build_cost_grid(const GridAxes& axes, const SimulatePoint& simulate,
                                  const std::function<void(int, int)>& progress = {},
                                  const Refinement& refine = {});

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -71,11 +72,16 @@ TEST(StepCost, TheErrorIsMeasuredWhereARunReached) {
   EXPECT_NEAR(again.error().worst, 0.010 * 848 / 2048 / 0.030, 1e-9);
   EXPECT_EQ(again.error_within({2, 1000, {}}).worst, 0);
   EXPECT_NEAR(again.error_within({2, 2000, {}}).worst, 0.010 * 848 / 2048 / 0.030, 1e-9);
-  // Refined, the jump is closed in on from both sides until its interval holds no whole middle.
+  // Refined, the jump is closed in on until its interval's ends are neighbouring steps: mean
+  // contexts 1500 and 1501 (2 x 1500 positions and not more take 30 ms), with none between them.
   CostGrid refined = build_cost_grid(default_axes(2, 8192, 64, 8192), jump).take();
   EXPECT_FALSE(refined.refinement_bounded);
   EXPECT_LE(refined.error().worst, kRefineError);
-  EXPECT_EQ(refined.refined.size(), 11u);
+  EXPECT_EQ(refined.refined.size(), 10u);
+  const auto& row = refined.axes.context_tokens[1];
+  const auto above = std::upper_bound(row.begin(), row.end(), 3001);
+  EXPECT_EQ(mean_context(2, *(above - 1)), 1500);
+  EXPECT_EQ(mean_context(2, *above), 1501);
 }
 
 // Decode: 30 ms plus 1 us per position, bending at 1200 positions to 21 us per position (a plan
