@@ -47,8 +47,8 @@ namespace tessera::serve {
 inline constexpr double kMaxInterpolationError = 0.03;
 // A held-out point missing by more than this has its row refined through it. A third of the
 // flag's: a held-out point samples one context of its interval (the geometric middle), and where
-// the step bends the contexts beside it may miss by more; on the grids measured (docs/serving.md)
-// a row that does not bend misses by under 0.02 %, so only bends are refined.
+// the step bends or jumps the contexts beside it may miss by more; on the T3000 demo
+// (docs/serving.md) a row that does neither misses by under 0.02 %, so only those are refined.
 inline constexpr double kRefineError = 0.01;
 // The most points refinement adds to one grid: each costs two more simulated steps (its two
 // halves held out), so at this bound a build simulates at most 2 x 32 steps more. A jump in the
