@@ -148,9 +148,10 @@ Status open_groups(ServedMachine& pm, ServedMachine& dm, const RequestSource& so
 Status build_grids(ServedMachine& pm, ServedMachine& dm, const ServeOptions& o, Served& out,
                    const ServeProgress& progress) {
   out.cache_dir = o.cache_dir.empty() ? default_cache_dir() : o.cache_dir;
+  const int64_t prefill_step = grid_batch_step(pm);  // the decode row's one batch splits into mb
   GridAxes prefill_axes =
-      default_axes(1, out.prefill->room.tokens(), std::min(out.context_limit, kMaxPrefillPoint),
-                   out.context_limit);
+      default_axes(prefill_step, out.prefill->room.tokens(),
+                   std::min(out.context_limit, kMaxPrefillPoint), out.context_limit, prefill_step);
   prefill_axes.context_tokens = {{prefill_axes.context_tokens.front().front()}};
   auto prefill_grid =
       cached_cost_grid(pm, prefill_axes, out.cache_dir, progress.grid, out.prefill->grid_built);
