@@ -34,11 +34,15 @@ Result<StepCost> flat_step(ServedMachine& m, const ModelRequest& request) {
   return StepCost{simulated.result.latency_s, simulated.energy ? simulated.energy->total_j() : 0};
 }
 
-Result<StepCost> parallel_step(ServedMachine& m, const ModelRequest& request) {
+// A prefill is of one prompt, which a pipeline cannot split into micro-batches of users: it runs
+// through the stages as one (mb=1); a decode step's batch splits into the strategy's mb.
+Result<StepCost> parallel_step(ServedMachine& m, const ModelRequest& request, Phase phase) {
   auto model = parallel::parallel_model(request);
   if (!model) return model.error();
+  parallel::ParallelStrategy strategy = *m.strategy;
+  if (phase == Phase::prefill) strategy.micro_batches = 1;
   auto compiled =
-      parallel::compile_parallel(*m.plugins, *m.chip, *model, *m.strategy, step_options(m));
+      parallel::compile_parallel(*m.plugins, *m.chip, *model, strategy, step_options(m));
   if (!compiled) return compiled.error();
   const parallel::DesignStep& step = compiled->designs.front();
   return StepCost{step.simulated_s.value_or(step.planned_s), step.energy_j.value_or(0)};
@@ -97,7 +101,7 @@ int64_t replicas(const ServedMachine& m) {
 Result<StepCost> simulate_step(ServedMachine& m, Phase phase, int64_t batch, int64_t seq) {
   const int64_t d = replicas(m);
   ModelRequest request = step_request(m.request, phase, batch * d, seq);
-  auto cost = m.strategy ? parallel_step(m, request) : flat_step(m, request);
+  auto cost = m.strategy ? parallel_step(m, request, phase) : flat_step(m, request);
   if (cost) cost->joules /= static_cast<double>(d);
   if (!cost)
     return Error{cost.error().kind, cost.error().code,
@@ -105,6 +109,19 @@ Result<StepCost> simulate_step(ServedMachine& m, Phase phase, int64_t batch, int
                              phase == Phase::decode ? "decode" : "prefill", batch, seq,
                              cost.error().message)};
   return cost;
+}
+
+int64_t grid_batch_step(const ServedMachine& m) {
+  return m.strategy ? m.strategy->micro_batches : 1;
+}
+
+Status check_max_batch(const ServedMachine& m, int64_t max_batch) {
+  const int64_t step = grid_batch_step(m);
+  if (max_batch % step == 0) return ok_status();
+  return usage_error(fmt::format(
+      "--max-batch {} is not a multiple of --parallel {}'s mb={}: every step's batch is split into "
+      "mb micro-batches; give --max-batch a multiple of {}, such as {}",
+      max_batch, m.strategy_text, step, step, (max_batch / step + 1) * step));
 }
 
 std::string grid_key(const ServedMachine& m, const GridAxes& axes) {
@@ -115,13 +132,13 @@ std::string grid_key(const ServedMachine& m, const GridAxes& axes) {
                          : r.model;
   return fmt::format(
       "tessera {} | model {} dtype {} weights {} precision {} skew {} | target {} chip {} | "
-      "design {} | strategy {} | batches {} contexts {} prefill {} | model file {} | "
-      "chip file {}",
+      "design {} | strategy {} | batches {} contexts {} prefill {} | refined over {} % to {} "
+      "points | model file {} | chip file {}",
       TESSERA_VERSION, r.model, dtype(r.shape.dtype), dtype(r.shape.weight_dtype),
       r.shape.precision ? "given" : "none", r.shape.expert_skew, m.chip->choice.target,
       m.chip->spec.name, planner::to_string(m.design), m.strategy_text, axis_text(axes.batches),
-      axis_text(axes.context_tokens), axis_text(axes.prefill_tokens), fnv1a(spec),
-      fnv1a(file_text_or_name(m.chip->spec.file)));
+      axis_text(axes.context_tokens), axis_text(axes.prefill_tokens), kRefineError * 100,
+      kMaxRefinedPoints, fnv1a(spec), fnv1a(file_text_or_name(m.chip->spec.file)));
 }
 
 std::filesystem::path default_cache_dir() {

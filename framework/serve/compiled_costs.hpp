@@ -29,6 +29,13 @@ struct ServedMachine {
 // an independent server (event_loop.hpp).
 int64_t replicas(const ServedMachine& machine);
 
+// The batch every decode grid batch is a multiple of: the strategy's micro-batches (a pipeline
+// splits each step's batch into them), 1 when flat.
+int64_t grid_batch_step(const ServedMachine& machine);
+
+// Usage error unless `max_batch` is a multiple of grid_batch_step (its largest grid batch).
+Status check_max_batch(const ServedMachine& machine, int64_t max_batch);
+
 // `base` at one step: decode with `batch` sequences of `seq` positions, or a prefill of `seq`
 // tokens.
 ModelRequest step_request(const ModelRequest& base, Phase phase, int64_t batch, int64_t seq);
@@ -36,17 +43,19 @@ ModelRequest step_request(const ModelRequest& base, Phase phase, int64_t batch, 
 // Usage error unless `request` names a zoo decoder (serving needs its decode and prefill modes).
 Status check_servable(const ModelRequest& request);
 
-// One step compiled and simulated: its simulated time (a strategy's composed step) and energy.
+// One step compiled and simulated: its simulated time (a strategy's composed step) and energy. A
+// prefill (one prompt) runs through a pipeline as one micro-batch, whatever the strategy's mb.
 // Errors: the driver's and the strategy's (a shape that does not fit, a failing plugin).
 Result<StepCost> simulate_step(ServedMachine& machine, Phase phase, int64_t batch, int64_t seq);
 
 // What keys a cached grid: the model and its types, the chip file's text, the target, design,
-// strategy, the axes and Tessera's version. A grid of another key is never read.
+// strategy, the axes, the refinement's threshold and bound, and Tessera's version. A grid of
+// another key is never read.
 std::string grid_key(const ServedMachine& machine, const GridAxes& axes);
 
-// The grid from `cache_dir` when a file of this key is there, else built (build_cost_grid over
-// simulate_step) and written there. `built` says which. Errors: build_cost_grid's, a cache file
-// that cannot be written (files.hpp), an unreadable one.
+// The grid from `cache_dir` when a file of this key is there, else built and refined
+// (build_cost_grid over simulate_step) and written there. `built` says which. Errors:
+// build_cost_grid's, a cache file that cannot be written (files.hpp), an unreadable one.
 Result<CostGrid> cached_cost_grid(ServedMachine& machine, const GridAxes& axes,
                                   const std::filesystem::path& cache_dir,
                                   const std::function<void(int, int)>& progress, bool& built);

@@ -76,14 +76,16 @@ Extrapolation extrapolation(const ServerRun& run, int64_t grid_prefill_tokens) {
   return out;
 }
 
-GridAxes serve_axes(const ServeOptions& o, const KvRoom& room, int64_t context_limit) {
+GridAxes serve_axes(const ServeOptions& o, const KvRoom& room, int64_t context_limit,
+                    int64_t batch_step) {
   return default_axes(o.scheduler.max_batch, room.tokens(),
-                      std::min(context_limit, kMaxPrefillPoint), context_limit);
+                      std::min(context_limit, kMaxPrefillPoint), context_limit, batch_step);
 }
 
 Result<Served> serve(ServedMachine& machine, const RequestSource& source, const ServeOptions& o,
                      const ServeProgress& progress) {
   Served out;
+  if (Status ok = check_max_batch(machine, o.scheduler.max_batch); !ok) return ok.error();
   auto room = kv_room(machine, o.block_tokens, o.scheduler.max_batch);
   if (!room) return room.error();
   out.room = *room;
@@ -93,8 +95,9 @@ Result<Served> serve(ServedMachine& machine, const RequestSource& source, const 
   auto requests = checked_requests(source, out.context_limit, out.context_why);
   if (!requests) return requests.error();
   out.cache_dir = o.cache_dir.empty() ? default_cache_dir() : o.cache_dir;
-  auto grid = cached_cost_grid(machine, serve_axes(o, out.room, out.context_limit), out.cache_dir,
-                               progress.grid, out.grid_built);
+  auto grid = cached_cost_grid(machine,
+                               serve_axes(o, out.room, out.context_limit, grid_batch_step(machine)),
+                               out.cache_dir, progress.grid, out.grid_built);
   if (!grid) return grid.error();
   out.grid = std::move(*grid);
   const CostGrid& g = out.grid;
@@ -116,6 +119,7 @@ namespace {
 // The groups' rooms, the request limit both allow, and the requests within it.
 Status open_groups(ServedMachine& pm, ServedMachine& dm, const RequestSource& source,
                    const ServeOptions& o, Served& out, std::vector<Request>& requests) {
+  if (Status ok = check_max_batch(dm, o.scheduler.max_batch); !ok) return ok;
   auto prefill_room = kv_room(pm, o.block_tokens, o.scheduler.max_batch);
   if (!prefill_room) return prefill_room.error();
   auto decode_room = kv_room(dm, o.block_tokens, o.scheduler.max_batch);
@@ -144,16 +148,17 @@ Status open_groups(ServedMachine& pm, ServedMachine& dm, const RequestSource& so
 Status build_grids(ServedMachine& pm, ServedMachine& dm, const ServeOptions& o, Served& out,
                    const ServeProgress& progress) {
   out.cache_dir = o.cache_dir.empty() ? default_cache_dir() : o.cache_dir;
+  const int64_t prefill_step = grid_batch_step(pm);  // the decode row's one batch splits into mb
   GridAxes prefill_axes =
-      default_axes(1, out.prefill->room.tokens(), std::min(out.context_limit, kMaxPrefillPoint),
-                   out.context_limit);
+      default_axes(prefill_step, out.prefill->room.tokens(),
+                   std::min(out.context_limit, kMaxPrefillPoint), out.context_limit, prefill_step);
   prefill_axes.context_tokens = {{prefill_axes.context_tokens.front().front()}};
   auto prefill_grid =
       cached_cost_grid(pm, prefill_axes, out.cache_dir, progress.grid, out.prefill->grid_built);
   if (!prefill_grid) return prefill_grid.error();
   out.prefill->grid = std::move(*prefill_grid);
-  GridAxes decode_axes =
-      default_axes(o.scheduler.max_batch, out.room.tokens(), 16, out.context_limit);
+  GridAxes decode_axes = default_axes(o.scheduler.max_batch, out.room.tokens(), 16,
+                                      out.context_limit, grid_batch_step(dm));
   auto decode_grid =
       cached_cost_grid(dm, decode_axes, out.cache_dir, progress.grid, out.grid_built);
   if (!decode_grid) return decode_grid.error();

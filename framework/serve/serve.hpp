@@ -76,10 +76,12 @@ struct Served {
   std::optional<KvLink> link;           // disaggregated runs only
 };
 
-// The step-cost grid's axes for these options on this room: batches to max_batch, total contexts
-// to what the KV cache and the context limit allow, prefill steps to the context limit (at most
-// 8192 tokens; longer prefill steps extrapolate from the last two points).
-GridAxes serve_axes(const ServeOptions& options, const KvRoom& room, int64_t context_limit);
+// The step-cost grid's axes for these options on this room: batches from `batch_step`
+// (grid_batch_step) to max_batch, total contexts to what the KV cache and the context limit allow,
+// prefill steps to the context limit (at most 8192 tokens; longer prefill steps extrapolate from
+// the last two points).
+GridAxes serve_axes(const ServeOptions& options, const KvRoom& room, int64_t context_limit,
+                    int64_t batch_step);
 
 // What serve() says as it goes, each when set: the grid's build, (done, total) points after each
 // point simulated; the run, after each step.

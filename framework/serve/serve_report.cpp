@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "framework/common/json_text.hpp"
@@ -148,10 +149,40 @@ nlohmann::json replicas_json(const ServeSummary& s) {
   return out;
 }
 
+nlohmann::json held_out_json(const std::vector<HeldOut>& points) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const HeldOut& x : points)
+    out.push_back({{"batch", x.batch},
+                   {"context_tokens", x.context_tokens},
+                   {"simulated_s", x.simulated_s},
+                   {"interpolated_s", x.interpolated_s},
+                   {"error", x.error()}});
+  return out;
+}
+
 size_t decode_points(const CostGrid& grid) {
   size_t n = 0;
   for (const auto& row : grid.decode) n += row.size();
   return n;
+}
+
+// What refinement added to the grid: nothing, its points by batch, or that it stopped at its bound.
+std::string refinement_text(const CostGrid& grid) {
+  if (grid.refinement_bounded)
+    return fmt::format("; refinement stopped at its bound of {} added point{}", grid.refined.size(),
+                       grid.refined.size() == 1 ? "" : "s");
+  if (grid.refined.empty()) return "";
+  std::map<int64_t, std::vector<int64_t>> by_batch;
+  for (const HeldOut& h : grid.refined) by_batch[h.batch].push_back(h.context_tokens);
+  std::vector<std::string> rows;
+  for (auto& [batch, contexts] : by_batch) {
+    std::sort(contexts.begin(), contexts.end());
+    rows.push_back(fmt::format("batch {} at {}", batch, fmt::join(contexts, ", ")));
+  }
+  return fmt::format(
+      "; {} point{} added where held-out steps missed by over {:.0f} %: {} positions",
+      grid.refined.size(), grid.refined.size() == 1 ? "" : "s", kRefineError * 100,
+      fmt::join(rows, "; "));
 }
 
 }  // namespace
@@ -160,8 +191,8 @@ std::string grid_error_text(const CostGrid& grid, const StepShape& largest) {
   GridError run = grid.error_within(largest), all = grid.error();
   return fmt::format(
       "interpolation error at most {:.2f} % over the decode steps this run took ({} held-out "
-      "steps; the whole grid: {:.2f} % over {}) {}",
-      run.worst * 100, run.points, all.worst * 100, all.points,
+      "steps; the whole grid: {:.2f} % over {}{}) {}",
+      run.worst * 100, run.points, all.worst * 100, all.points, refinement_text(grid),
       run.worst <= kMaxInterpolationError
           ? fmt::format("<= {:.0f} %", kMaxInterpolationError * 100)
           : fmt::format("EXCEEDS {:.0f} %: the figures below are not trusted to that",
@@ -256,17 +287,12 @@ std::string serve_load_json(const std::vector<ServeHeader>& headers,
 std::string serve_json(const ServeHeader& h, const Served& d) {
   const ServeSummary& s = d.summary;
   const GridError run_error = d.grid.error_within(d.run.largest);
-  nlohmann::json held = nlohmann::json::array();
-  for (const HeldOut& x : d.grid.held_out)
-    held.push_back({{"batch", x.batch},
-                    {"context_tokens", x.context_tokens},
-                    {"simulated_s", x.simulated_s},
-                    {"interpolated_s", x.interpolated_s},
-                    {"error", x.error()}});
+  const nlohmann::json held = held_out_json(d.grid.held_out),
+                       refined = held_out_json(d.grid.refined);
   auto optional = [](const std::optional<double>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json();
   };
-  nlohmann::json doc = {{"format", "tessera-serve-3"},
+  nlohmann::json doc = {{"format", "tessera-serve-4"},
                         {"model", h.model},
                         {"chip", h.chip},
                         {"design", h.design},
@@ -295,7 +321,9 @@ std::string serve_json(const ServeHeader& h, const Served& d) {
                             {"steps", d.extrapolated.steps},
                             {"requests", d.extrapolated.requests},
                             {"longest_tokens", d.extrapolated.longest_tokens}}},
-                          {"held_out", held}}},
+                          {"held_out", held},
+                          {"refined", refined},
+                          {"refinement_bounded", d.grid.refinement_bounded}}},
                         {"sustainable", s.sustainable},
                         {"offered_rps", s.offered_rps},
                         {"sustained_rps", s.sustained_rps},

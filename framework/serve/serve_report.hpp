@@ -1,7 +1,7 @@
 // What `tessera serve` prints: the machine and the KV room, the step-cost grid and its measured
 // error, then the latency table and throughput — or, for a load the machine cannot sustain, that
 // verdict with the rate it sustained instead of latencies. Text, or one JSON document
-// ("tessera-serve-3", docs/formats.md).
+// ("tessera-serve-4", docs/formats.md).
 #pragma once
 
 #include <string>

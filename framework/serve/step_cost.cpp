@@ -12,7 +12,7 @@ namespace tessera::serve {
 
 namespace {
 
-constexpr const char* kGridFormat = "tessera-serve-grid-1";
+constexpr const char* kGridFormat = "tessera-serve-grid-2";
 // Prefill lengths double up to this, then go up by it (llama_generation.py's padding).
 constexpr int64_t kPrefillStep = 1024;
 
@@ -58,6 +58,152 @@ std::vector<HeldOut> held_out_points(const GridAxes& axes) {
   return held;
 }
 
+// The geometric middles of [lo, t] and [t, hi] in a row of `batch`, where the middle is a step of
+// its own: its mean context strictly between its ends'. Between neighbouring mean contexts there
+// is no other step to simulate, so such an interval is not split further.
+std::vector<int64_t> halves(int64_t batch, int64_t lo, int64_t t, int64_t hi) {
+  std::vector<int64_t> out;
+  for (auto [a, b] : {std::pair{lo, t}, std::pair{t, hi}}) {
+    const int64_t m = geometric_middle(a, b), seq = mean_context(batch, m);
+    if (mean_context(batch, a) < seq && seq < mean_context(batch, b)) out.push_back(m);
+  }
+  return out;
+}
+
+// Builds a grid: its points, its held-out points, then refinement's rounds. Counts every point
+// simulated for `progress`, whose total grows by each round's new held-out points.
+class GridBuilder {
+ public:
+  GridBuilder(const GridAxes& axes, const SimulatePoint& simulate,
+              const std::function<void(int, int)>& progress, const Refinement& refine)
+      : grid_{axes, {}, {}, {}, {}, false},
+        simulate_(simulate),
+        progress_(progress),
+        refine_(refine) {}
+
+  Result<CostGrid> build() {
+    std::vector<HeldOut> pending = held_out_points(grid_.axes);
+    total_ = static_cast<int>(grid_.axes.prefill_tokens.size() + pending.size());
+    for (const auto& row : grid_.axes.context_tokens) total_ += static_cast<int>(row.size());
+    if (Status ok = simulate_axes(); !ok) return ok.error();
+    while (!pending.empty()) {
+      auto next = check(std::move(pending));
+      if (!next) return next.error();
+      pending = std::move(*next);
+    }
+    for (HeldOut& h : grid_.held_out) h.interpolated_s = interpolated(h);
+    return std::move(grid_);
+  }
+
+ private:
+  Result<StepCost> point(Phase phase, int64_t batch, int64_t seq, bool report = true) {
+    auto cost = simulate_(phase, batch, seq);
+    ++done_;
+    if (report && progress_) progress_(done_, total_);
+    return cost;
+  }
+
+  double interpolated(const HeldOut& h) const {
+    return grid_.decode_cost(static_cast<double>(h.batch), static_cast<double>(h.context_tokens))
+        .seconds;
+  }
+
+  Status simulate_axes() {
+    const GridAxes& axes = grid_.axes;
+    for (size_t i = 0; i < axes.batches.size(); ++i) {
+      grid_.decode.emplace_back();
+      for (int64_t t : axes.context_tokens[i]) {
+        auto cost = point(Phase::decode, axes.batches[i], mean_context(axes.batches[i], t));
+        if (!cost) return cost.error();
+        grid_.decode.back().push_back(*cost);
+      }
+    }
+    for (int64_t p : axes.prefill_tokens) {
+      auto cost = point(Phase::prefill, 1, p);
+      if (!cost) return cost.error();
+      grid_.prefill.push_back(*cost);
+    }
+    return ok_status();
+  }
+
+  // One round: `pending` simulated and compared with interpolation; those missing by more than
+  // the threshold, the worst first, added to their rows while the bound allows. Returns the next
+  // round's held-out points. The round's last point is reported once the next round's are
+  // counted, so that done reaches total only at the grid's end.
+  Result<std::vector<HeldOut>> check(std::vector<HeldOut> pending) {
+    std::vector<StepCost> costs;
+    for (size_t i = 0; i < pending.size(); ++i) {
+      HeldOut& h = pending[i];
+      auto cost = point(Phase::decode, h.batch, mean_context(h.batch, h.context_tokens),
+                        i + 1 < pending.size());
+      if (!cost) return cost.error();
+      costs.push_back(*cost);
+      h.simulated_s = cost->seconds;
+      h.interpolated_s = interpolated(h);
+    }
+    std::vector<size_t> order(pending.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&pending](size_t a, size_t b) {
+      return pending[a].error() > pending[b].error();
+    });
+    std::vector<HeldOut> next;
+    std::vector<bool> added(pending.size(), false);
+    for (size_t i : order) {
+      if (pending[i].error() <= refine_.threshold) break;
+      if (static_cast<int>(grid_.refined.size()) >= refine_.max_points) {
+        grid_.refinement_bounded = true;
+        break;
+      }
+      added[i] = true;
+      for (int64_t t : add_point(pending[i], costs[i]))
+        next.push_back(HeldOut{pending[i].batch, t, 0, 0});
+    }
+    for (size_t i = 0; i < pending.size(); ++i)
+      if (!added[i]) grid_.held_out.push_back(pending[i]);
+    total_ += static_cast<int>(next.size());
+    if (progress_) progress_(done_, total_);
+    return next;
+  }
+
+  // `h` made a point of its row at `cost`; the contexts to hold out in the two intervals it splits.
+  std::vector<int64_t> add_point(const HeldOut& h, const StepCost& cost) {
+    grid_.refined.push_back(h);
+    const size_t r = static_cast<size_t>(
+        std::find(grid_.axes.batches.begin(), grid_.axes.batches.end(), h.batch) -
+        grid_.axes.batches.begin());
+    auto& row = grid_.axes.context_tokens[r];
+    const auto at = std::upper_bound(row.begin(), row.end(), h.context_tokens) - row.begin();
+    const int64_t lo = row[static_cast<size_t>(at) - 1], hi = row[static_cast<size_t>(at)];
+    row.insert(row.begin() + at, h.context_tokens);
+    grid_.decode[r].insert(grid_.decode[r].begin() + at, cost);
+    return halves(h.batch, lo, h.context_tokens, hi);
+  }
+
+  CostGrid grid_;
+  const SimulatePoint& simulate_;
+  const std::function<void(int, int)>& progress_;
+  Refinement refine_;
+  int done_ = 0, total_ = 0;
+};
+
+nlohmann::json held_json(const std::vector<HeldOut>& points) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const HeldOut& h : points)
+    out.push_back({{"batch", h.batch},
+                   {"context_tokens", h.context_tokens},
+                   {"simulated_s", h.simulated_s},
+                   {"interpolated_s", h.interpolated_s}});
+  return out;
+}
+
+std::vector<HeldOut> held_from(const nlohmann::json& doc) {
+  std::vector<HeldOut> out;
+  for (const auto& h : doc)
+    out.push_back(HeldOut{h.at("batch").get<int64_t>(), h.at("context_tokens").get<int64_t>(),
+                          h.at("simulated_s").get<double>(), h.at("interpolated_s").get<double>()});
+  return out;
+}
+
 nlohmann::json costs_json(const std::vector<StepCost>& costs) {
   nlohmann::json out = nlohmann::json::array();
   for (const StepCost& c : costs) out.push_back({c.seconds, c.joules});
@@ -79,8 +225,8 @@ int64_t StepShape::prefill_tokens() const {
 }
 
 GridAxes default_axes(int64_t max_batch, int64_t kv_tokens, int64_t max_prefill_tokens,
-                      int64_t max_seq) {
-  GridAxes axes{geometric(1, 2, max_batch), {}, {}};
+                      int64_t max_seq, int64_t batch_step) {
+  GridAxes axes{geometric(batch_step, 2, max_batch), {}, {}};
   for (int64_t b : axes.batches) {
     int64_t first = std::max<int64_t>(256, b);
     int64_t last = std::min(kv_tokens, b * std::min(max_seq, kv_tokens));
@@ -154,47 +300,12 @@ GridError CostGrid::error() const {
 }
 
 Result<CostGrid> build_cost_grid(const GridAxes& axes, const SimulatePoint& simulate,
-                                 const std::function<void(int, int)>& progress) {
-  CostGrid grid{axes, {}, {}, held_out_points(axes)};
-  size_t points = axes.prefill_tokens.size() + grid.held_out.size();
-  for (const auto& row : axes.context_tokens) points += row.size();
-  int done = 0;
-  auto point = [&](Phase phase, int64_t batch, int64_t seq) -> Result<StepCost> {
-    auto cost = simulate(phase, batch, seq);
-    if (progress) progress(++done, static_cast<int>(points));
-    return cost;
-  };
-  for (size_t i = 0; i < axes.batches.size(); ++i) {
-    grid.decode.emplace_back();
-    for (int64_t t : axes.context_tokens[i]) {
-      auto cost = point(Phase::decode, axes.batches[i], mean_context(axes.batches[i], t));
-      if (!cost) return cost.error();
-      grid.decode.back().push_back(*cost);
-    }
-  }
-  for (int64_t p : axes.prefill_tokens) {
-    auto cost = point(Phase::prefill, 1, p);
-    if (!cost) return cost.error();
-    grid.prefill.push_back(*cost);
-  }
-  for (HeldOut& h : grid.held_out) {
-    auto cost = point(Phase::decode, h.batch, mean_context(h.batch, h.context_tokens));
-    if (!cost) return cost.error();
-    h.simulated_s = cost->seconds;
-    h.interpolated_s =
-        grid.decode_cost(static_cast<double>(h.batch), static_cast<double>(h.context_tokens))
-            .seconds;
-  }
-  return grid;
+                                 const std::function<void(int, int)>& progress,
+                                 const Refinement& refine) {
+  return GridBuilder(axes, simulate, progress, refine).build();
 }
 
 std::string cost_grid_json(const CostGrid& g, const std::string& key) {
-  nlohmann::json held = nlohmann::json::array();
-  for (const HeldOut& h : g.held_out)
-    held.push_back({{"batch", h.batch},
-                    {"context_tokens", h.context_tokens},
-                    {"simulated_s", h.simulated_s},
-                    {"interpolated_s", h.interpolated_s}});
   nlohmann::json decode = nlohmann::json::array();
   for (const auto& row : g.decode) decode.push_back(costs_json(row));
   nlohmann::json doc = {{"format", kGridFormat},
@@ -204,7 +315,9 @@ std::string cost_grid_json(const CostGrid& g, const std::string& key) {
                         {"prefill_tokens", g.axes.prefill_tokens},
                         {"decode", decode},
                         {"prefill", costs_json(g.prefill)},
-                        {"held_out", held}};
+                        {"held_out", held_json(g.held_out)},
+                        {"refined", held_json(g.refined)},
+                        {"refinement_bounded", g.refinement_bounded}};
   return json_text(doc, 1) + "\n";
 }
 
@@ -222,10 +335,9 @@ Result<CostGrid> read_cost_grid(const std::string& text, const std::string& key,
               doc.at("prefill_tokens").get<std::vector<int64_t>>()};
     for (const auto& row : doc.at("decode")) g.decode.push_back(costs_from(row));
     g.prefill = costs_from(doc.at("prefill"));
-    for (const auto& h : doc.at("held_out"))
-      g.held_out.push_back(
-          HeldOut{h.at("batch").get<int64_t>(), h.at("context_tokens").get<int64_t>(),
-                  h.at("simulated_s").get<double>(), h.at("interpolated_s").get<double>()});
+    g.held_out = held_from(doc.at("held_out"));
+    g.refined = held_from(doc.at("refined"));
+    g.refinement_bounded = doc.at("refinement_bounded").get<bool>();
     bool rows_match = g.decode.size() == g.axes.batches.size() &&
                       g.axes.context_tokens.size() == g.decode.size() && !g.decode.empty();
     for (size_t i = 0; rows_match && i < g.decode.size(); ++i)

@@ -29,7 +29,9 @@
 // neighbouring shapes (a plan that fits one batch or length and not the next), which no
 // interpolation follows. What is interpolated, decode steps between a row's contexts, has its
 // error measured, not assumed: held-out points are simulated directly and compared with what
-// interpolation says there.
+// interpolation says there. Where one misses by more than kRefineError the grid is refined: the
+// held-out point becomes a point of its row and the two intervals it splits are held out in turn,
+// until every held-out point is within kRefineError or kMaxRefinedPoints were added.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +45,16 @@ namespace tessera::serve {
 
 // The error beyond which the grid's figures are flagged (docs/serving.md).
 inline constexpr double kMaxInterpolationError = 0.03;
+// A held-out point missing by more than this has its row refined through it. A third of the
+// flag's: a held-out point samples one context of its interval (the geometric middle), and where
+// the step bends or jumps the contexts beside it may miss by more; on the T3000 demo
+// (docs/serving.md) a row that does neither misses by under 0.02 %, so only those are refined.
+inline constexpr double kRefineError = 0.01;
+// The most points refinement adds to one grid: each costs two more simulated steps (its two
+// halves held out), so at this bound a build simulates at most 2 x 32 steps more. A jump in the
+// step time (a plan that fits one context and not the next) is closed in on by halving: about
+// log2 of the mean contexts in its interval, 8 to 10 points on the grids measured.
+inline constexpr int kMaxRefinedPoints = 32;
 
 struct StepShape {
   int64_t decode_seqs = 0;
@@ -70,15 +82,16 @@ using SimulatePoint = std::function<Result<StepCost>(Phase phase, int64_t batch,
 // at (a row of its own: a batch's total context is bounded by the KV cache and by its sequences'
 // longest context, so every point is one a step can reach), and the prefill axis.
 struct GridAxes {
-  std::vector<int64_t> batches;                      // ascending, from 1
+  std::vector<int64_t> batches;                      // ascending, multiples of the first
   std::vector<std::vector<int64_t>> context_tokens;  // per batch, ascending: total KV positions
   std::vector<int64_t> prefill_tokens;               // ascending
 };
-// Doubling batches 1..max_batch (max_batch last); each batch b's total contexts doubling from
-// max(256, b) to min(kv_tokens, b * max_seq) (last); prefill lengths 16, 32, ... 1024, then
-// multiples of 1024, to max_prefill_tokens (last).
+// Batches doubling from `batch_step` to max_batch (max_batch last; both multiples of batch_step,
+// a pipeline's micro-batches: every grid batch splits into them); each batch b's total contexts
+// doubling from max(256, b) to min(kv_tokens, b * max_seq) (last); prefill lengths 16, 32, ...
+// 1024, then multiples of 1024, to max_prefill_tokens (last).
 GridAxes default_axes(int64_t max_batch, int64_t kv_tokens, int64_t max_prefill_tokens,
-                      int64_t max_seq);
+                      int64_t max_seq, int64_t batch_step = 1);
 
 // A decode step between a row's contexts, simulated directly and interpolated.
 struct HeldOut {
@@ -92,11 +105,23 @@ struct GridError {
   int points = 0;  // held-out points counted
 };
 
+// How a grid is refined: held-out points missing by more than `threshold` become grid points, at
+// most `max_points` of them.
+struct Refinement {
+  double threshold = kRefineError;
+  int max_points = kMaxRefinedPoints;
+};
+
 struct CostGrid {
   GridAxes axes;
   std::vector<std::vector<StepCost>> decode;  // [batch index][context index]
   std::vector<StepCost> prefill;              // per prefill length
-  std::vector<HeldOut> held_out;
+  std::vector<HeldOut> held_out;              // the points still held out, refinement's included
+  // The held-out points that missed by more than the refinement threshold and became grid points
+  // (in axes.context_tokens), in the order added, each with its error before it was added.
+  std::vector<HeldOut> refined;
+  // True when refinement stopped at its bound with a held-out point still beyond its threshold.
+  bool refinement_bounded = false;
 
   StepCost cost(const StepShape& shape) const;
   StepCost decode_cost(double batch, double context_tokens) const;
@@ -115,12 +140,21 @@ struct CostGrid {
 int64_t mean_context(int64_t batch, int64_t context_tokens);
 
 // Simulates every grid point, then the held-out points: the geometric middle of every other
-// context interval in each batch row (a checkerboard over the rows). `progress` is called after
-// each point with (done, total). Errors: the first failing point's.
+// context interval in each batch row (a checkerboard over the rows). Then refines, round by
+// round: each held-out point missing by more than `refine.threshold` (the worst first, while
+// fewer than `refine.max_points` were added) becomes a point of its row, costing what it
+// simulated at, and the geometric middles of the two intervals it splits are simulated and held
+// out (where the middle is a step of its own: a mean context strictly between its ends'). A step
+// reads one row (its batch padded up), so a held-out point lies between two points of its row and
+// its miss is along context: refinement adds context points, never batches. `progress` is called
+// after each point simulated with (done, total); the total grows by each round's new held-out
+// points before the previous round's last point is reported, so done reaches total once, at the
+// end. Errors: the first failing point's.
 Result<CostGrid> build_cost_grid(const GridAxes& axes, const SimulatePoint& simulate,
-                                 const std::function<void(int, int)>& progress = {});
+                                 const std::function<void(int, int)>& progress = {},
+                                 const Refinement& refine = {});
 
-// The grid as JSON (the cache's file, "tessera-serve-grid-1") and back; input errors name `file`.
+// The grid as JSON (the cache's file, "tessera-serve-grid-2") and back; input errors name `file`.
 std::string cost_grid_json(const CostGrid& grid, const std::string& key);
 Result<CostGrid> read_cost_grid(const std::string& text, const std::string& key,
                                 const std::string& file);

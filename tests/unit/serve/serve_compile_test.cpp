@@ -118,6 +118,34 @@ TEST(ServeCompiled, ARequestBeyondTheLearnedPositionsIsRefusedWithItsLine) {
             "serve on a machine with more memory");
 }
 
+// A pipeline of two micro-batches on a Wormhole n300 (pp=2,mb=2): every grid batch splits into
+// them (2 and 4 under --max-batch 4; a step of one sequence runs padded to 2), a prompt is
+// prefilled through the stages as one micro-batch (the pp=2 step's prefill), and a --max-batch
+// that mb does not divide is refused.
+TEST(ServeCompiled, UnderMicroBatchesTheGridsBatchesAreTheirMultiples) {
+  driver::OpenChip chip =
+      driver::open_chip(plugins(), driver::ChipChoice{"mesh_tenstorrent", "wormhole-n300"}).take();
+  ServedMachine machine = gpt2_xl_on(chip);
+  machine.strategy = parallel::parse_strategy("pp=2,mb=2").take();
+  machine.strategy_text = "pp=2,mb=2";
+  testing::TempDir dir;
+  auto trace = dir.write("t.csv", kTwoApart);
+  ServeOptions options = at_most_two(dir);
+  options.scheduler.max_batch = 4;
+  Served served = serve(machine, trace, options, {}).take();
+  EXPECT_EQ(served.grid.axes.batches, (std::vector<int64_t>{2, 4}));
+  EXPECT_TRUE(served.summary.sustainable);
+  ServedMachine one = machine;
+  one.strategy = parallel::parse_strategy("pp=2").take();
+  const double prefill_s = simulate_step(one, Phase::prefill, 1, 256)->seconds;
+  EXPECT_NEAR(served.summary.ttft_s.mean / prefill_s, 1.0, 1e-9);
+
+  options.scheduler.max_batch = 3;
+  EXPECT_EQ(serve(machine, trace, options, {}).error().message,
+            "--max-batch 3 is not a multiple of --parallel pp=2,mb=2's mb=2: every step's batch "
+            "is split into mb micro-batches; give --max-batch a multiple of 2, such as 4");
+}
+
 // Under tp=2 each chip of a Wormhole n300 holds half of Llama 3.1 8B and half of its KV heads; the
 // room is one chip's, not the machine's less all the weights. By hand (bf16): 8,030,261,248
 // parameters, of which the 65 RMSNorm weights (266,240) are held whole on both chips; the rest
