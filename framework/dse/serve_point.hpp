@@ -8,6 +8,7 @@
 #include "framework/dse/point_result.hpp"
 #include "framework/dse/points.hpp"
 #include "framework/dse/sweep_spec.hpp"
+#include "framework/plugin/plugin_set.hpp"
 #include "framework/plugin/registry.hpp"
 
 namespace tessera::dse {
