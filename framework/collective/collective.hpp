@@ -1,9 +1,9 @@
 // Chip-to-chip collectives, the communication of parallel strategies that span chips: tensor
 // parallel all-reduces, pipeline parallel sends, data parallel gradient all-reduces, expert
 // parallel all-to-alls. A Collective says what is exchanged among which chips; an algorithm turns
-// it into a schedule, messages between chips with the messages each waits for. price.hpp prices a
-// schedule on a ChipGraph (what the planner uses); sim/collective_sim.hpp runs schedules, several
-// at once, on the simulator's flow network.
+// it into a schedule, messages between chips with the messages each waits for.
+// sim/collective_sim.hpp moves schedules on the simulator's flow network, one alone (the price the
+// planner weighs strategies by) or several at once (what the simulator measures).
 //
 // Units: bytes and seconds. Every call only reads its arguments and returns values it owns.
 // Errors (input errors, exact messages in tests/unit/collective): a group with fewer than two chips
@@ -33,7 +33,7 @@ enum class CollectiveKind : uint8_t {
 };
 
 enum class CollectiveAlgorithm : uint8_t {
-  automatic,           // the cheapest the kind and group allow (price.hpp)
+  automatic,           // the cheapest the kind and group allow (sim/collective_sim.hpp)
   ring,                // around ring_order(): reduce-scatter and/or all-gather, p - 1 steps each
   bidirectional_ring,  // half the data each way around the same ring
   ring_2d,             // a mesh group: along its rows, then its columns, then its rows again
@@ -80,9 +80,9 @@ struct Message {
 };
 
 // The messages of `collective` under algorithm `concrete` (not automatic: choose one with
-// price()), whatever collective.algorithm says. Errors: check_collective's; an algorithm the kind
-// has not (the message lists the ones it has); one the group cannot run (the message says why:
-// that error's code is failed_precondition, so that price() can skip it).
+// sim::price_collective()), whatever collective.algorithm says. Errors: check_collective's; an
+// algorithm the kind has not (the message lists the ones it has); one the group cannot run (the
+// message says why: that error's code is failed_precondition, so that pricing can skip it).
 Result<std::vector<Message>> schedule(const ChipGraph& graph, const Collective& collective,
                                       CollectiveAlgorithm concrete);
 

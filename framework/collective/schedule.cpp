@@ -165,7 +165,9 @@ void direct(Builder& b, const Collective& c) {
 
 Status has_algorithm(const Collective& c, CollectiveAlgorithm algorithm) {
   if (algorithm == CollectiveAlgorithm::automatic)
-    return input_error("a schedule needs a concrete algorithm; price() chooses one for automatic");
+    return input_error(
+        "a schedule needs a concrete algorithm; sim::price_collective() chooses one for "
+        "automatic");
   auto known = algorithms_of(c.kind);
   if (std::find(known.begin(), known.end(), algorithm) != known.end()) return ok_status();
   std::string names;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 #include <numeric>
+#include <tuple>
 
 #include "framework/collective/chip_graph.hpp"
 #include "framework/frontend/zoo/builders.hpp"
@@ -106,14 +107,31 @@ Result<std::vector<planner::CollectiveOp>> stage_ops(const ir::Graph& graph,
   return ops;
 }
 
-// The stage's graph compiled on one chip with its collectives; identical stages (same layers
-// count, same ends) share it.
+// What of stage s's collectives its plan holds but the chips of their groups (and the ops they
+// follow, which a stage of the same shape has under other layer numbers): each use's place, kind,
+// algorithm, bytes, and seconds planned and simulated.
+using StageCollectives =
+    std::vector<std::tuple<std::string, collective::CollectiveKind, collective::CollectiveAlgorithm,
+                           double, double, double>>;
+StageCollectives stage_collective_prices(const std::vector<CollectiveUse>& uses, size_t s) {
+  StageCollectives prices;
+  for (const CollectiveUse& u : uses)
+    if (u.stage == s && u.op.kind != collective::CollectiveKind::send_recv)
+      prices.emplace_back(u.where, u.op.kind, u.planned.algorithm, u.op.bytes, u.planned.seconds,
+                          u.simulated_s.value_or(u.planned.seconds));
+  return prices;
+}
+
+// The stage's graph compiled on one chip with its collectives. Stages of the same shape (layer
+// count, ends) share a compile only when their collectives price alike: each stage's groups sit
+// elsewhere on the machine, and on a mesh whose ring turns inside a group (a Galaxy's 128 chips
+// in groups of 32) the groups differ in shape and their collectives in price.
 Status compile_stages(PluginSet& plugins, driver::OpenChip& chip, const ParallelModel& model,
                       const driver::CompileOptions& options, const Placement& place,
                       ParallelCompilation& out) {
   auto one = driver::open_one_chip(plugins, chip);
   if (!one) return one.error();
-  std::map<std::tuple<int64_t, bool, bool>, size_t> compiled;
+  std::map<std::tuple<int64_t, bool, bool, StageCollectives>, size_t> compiled;
   const Resolved& r = out.strategy;
   for (size_t s = 0; s < r.stage_layers.size(); ++s) {
     const ModelRequest request = stage_request(model, r, s);
@@ -121,7 +139,8 @@ Status compile_stages(PluginSet& plugins, driver::OpenChip& chip, const Parallel
                    request.shard.last_layer.value_or(request.shard.first_layer),
                    place.group(0, static_cast<int64_t>(s)), 0,
                    place.stage_chips(r.dp, static_cast<int64_t>(s))};
-    auto key = std::make_tuple(r.stage_layers[s], s == 0, s + 1 == r.stage_layers.size());
+    auto key = std::make_tuple(r.stage_layers[s], s == 0, s + 1 == r.stage_layers.size(),
+                               stage_collective_prices(out.collectives, s));
     if (auto it = compiled.find(key); it != compiled.end()) {
       stage.compilation = it->second;
       out.stages.push_back(stage);
@@ -179,7 +198,8 @@ Result<ParallelCompilation> compile_parallel(PluginSet& plugins, driver::OpenChi
   ParallelCompilation out;
   out.strategy = *resolved;
   // The collectives first: each stage's plan holds its own as ops.
-  auto uses = stage_collectives(*graph, model, out, [&](int64_t r, size_t s) {
+  sim::CollectivePricer pricer(*graph);
+  auto uses = stage_collectives(pricer, model, out, [&](int64_t r, size_t s) {
     return place.group(r, static_cast<int64_t>(s));
   });
   if (!uses) return uses.error();

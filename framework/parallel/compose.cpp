@@ -6,7 +6,6 @@
 #include <cmath>
 #include <numeric>
 
-#include "framework/collective/price.hpp"
 #include "framework/ir/dtype.hpp"
 #include "framework/sim/collective_sim.hpp"
 
@@ -41,7 +40,7 @@ Payload payload(const ParallelModel& model, const Resolved& r) {
 }
 
 struct Builder {
-  const collective::ChipGraph& graph;
+  sim::CollectivePricer& pricer;
   const Resolved& r;
   const GroupOf& group_of;
   std::vector<CollectiveUse> uses;
@@ -84,9 +83,11 @@ struct Builder {
                                     {group_of(rep, s)[t], group_of(rep, s + 1)[t]}});
     return add(s, fmt::format("to stage {}", s + 1), std::move(copies), 1);
   }
+  // Every copy runs the algorithm copy 0 was priced with, as the simulator then moves them.
   Status add(size_t s, std::string where, std::vector<Collective> copies, int64_t count) {
-    auto planned = collective::price(graph, copies.front());
+    auto planned = pricer.price(copies);
     if (!planned) return planned.error();
+    for (Collective& c : copies) c.algorithm = planned->algorithm;
     uses.push_back(CollectiveUse{s, std::move(where), copies.front(), std::move(copies), count,
                                  *planned, std::nullopt});
     return ok_status();
@@ -148,11 +149,11 @@ Placement placement(const collective::ChipGraph& graph, const Resolved& resolved
                    static_cast<int64_t>(resolved.stage_layers.size())};
 }
 
-Result<std::vector<CollectiveUse>> stage_collectives(const collective::ChipGraph& graph,
+Result<std::vector<CollectiveUse>> stage_collectives(sim::CollectivePricer& pricer,
                                                      const ParallelModel& model,
                                                      const ParallelCompilation& compiled,
                                                      const GroupOf& group_of) {
-  Builder b{graph, compiled.strategy, group_of, {}};
+  Builder b{pricer, compiled.strategy, group_of, {}};
   if (!model.spec) return onnx_expert_uses(b, model);
   Payload p = payload(model, compiled.strategy);
   for (size_t s = 0; s < compiled.strategy.stage_layers.size(); ++s)

@@ -1,12 +1,13 @@
 // The parts of compile_parallel after the stages are compiled: the collectives each stage needs
-// (priced alone), the same moved by the simulator with every concurrent copy, and the step
-// composed from stages and collectives (parallel.hpp says how).
+// (priced with every concurrent copy by the simulator's flows), the same run by the simulator, and
+// the step composed from stages and collectives (parallel.hpp says how).
 #pragma once
 
 #include <functional>
 
 #include "framework/collective/chip_graph.hpp"
 #include "framework/parallel/parallel.hpp"
+#include "framework/sim/collective_sim.hpp"
 
 namespace tessera::parallel {
 
@@ -46,8 +47,8 @@ using GroupOf = std::function<std::vector<uint32_t>(int64_t replica, size_t stag
 
 // Megatron's tensor-parallel all-reduces (embedding, after attention and after the MLP of every
 // layer), the LM head's all-gather of the vocabulary shards, the experts' all-to-all dispatch and
-// combine, each stage's send to the next; each priced by the planner alone on the links.
-Result<std::vector<CollectiveUse>> stage_collectives(const collective::ChipGraph& graph,
+// combine, each stage's send to the next; each priced by `pricer` with its concurrent copies.
+Result<std::vector<CollectiveUse>> stage_collectives(sim::CollectivePricer& pricer,
                                                      const ParallelModel& model,
                                                      const ParallelCompilation& compiled,
                                                      const GroupOf& group_of);

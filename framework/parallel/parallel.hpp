@@ -20,8 +20,9 @@
 //            next token needs its last one through every stage, and a stage serves one at a time
 //   prefill  step = Σ (t_s + c_s) + (M − 1) × max t_s  the micro-batches fill and drain the pipe
 // Replicas run at once: the machine serves dp × (its replica's users) per step. Every replica's
-// copy of a collective runs at the same time on the shared links, so the simulated figure includes
-// their contention; the planned figure prices one copy alone. The chip's own plan is of one chip:
+// copy of a collective runs at the same time on the shared links: planned and simulated figures
+// both move them together on the simulator's flow network (sim/collective_sim.hpp), so both
+// include their contention. The chip's own plan is of one chip:
 // the other chips of a tensor-parallel group run the same plan on their shards at the same time.
 //
 // Threads and lifetimes: calls run on the calling thread (each stage's compile uses the driver's
@@ -87,8 +88,8 @@ struct CollectiveUse {
   collective::Collective op;                       // replica 0's copy (tensor rank 0's for a send)
   std::vector<collective::Collective> concurrent;  // every copy that runs with it, op first
   int64_t per_micro_batch = 1;                     // times one micro-batch passes it in this stage
-  collective::CollectivePrice planned;             // one copy, alone on the links
-  std::optional<double> simulated_s;               // one copy, beside every replica's copy at once
+  collective::CollectivePrice planned;  // seconds: with every copy at once (CollectivePricer)
+  std::optional<double> simulated_s;    // the simulator's run of every copy at once
 };
 
 struct DesignStep {

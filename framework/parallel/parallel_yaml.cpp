@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -271,6 +272,11 @@ Status check_stage_plan(const std::string& plan_file, const planner::Plan& plan,
   return ok_status();
 }
 
+// Two figures the same but for what a YAML round trip may do to the last digits.
+bool same_figure(double was, double now) {
+  return std::abs(was - now) <= 1e-9 * std::abs(now);
+}
+
 // The collectives derived again against the ones the file records.
 Status check_collectives(const std::string& file, const ParallelPlan& plan,
                          const std::vector<CollectiveUse>& uses) {
@@ -290,7 +296,7 @@ Status check_collectives(const std::string& file, const ParallelPlan& plan,
           file, field("where"),
           fmt::format("{} ({}), but the stage's is {} ({})", in_quotes(was.where),
                       in_quotes(was.kind), now.where, collective::to_string(now.op.kind)));
-    if (std::abs(was.bytes - now.op.bytes) > 1e-9 * now.op.bytes)
+    if (!same_figure(was.bytes, now.op.bytes))
       return mismatch(file, field("bytes"),
                       fmt::format("{:g}, but the stage moves {:g}", was.bytes, now.op.bytes));
     if (was.chips != now.op.group)
@@ -301,7 +307,69 @@ Status check_collectives(const std::string& file, const ParallelPlan& plan,
       return mismatch(file, field("per_micro_batch"),
                       fmt::format("{}, but the stage passes it {} time(s)", was.per_micro_batch,
                                   now.per_micro_batch));
+    if (was.algorithm != collective::to_string(now.planned.algorithm))
+      return mismatch(file, field("algorithm"),
+                      fmt::format("{}, but stage {}'s '{}' runs {} now", was.algorithm, now.stage,
+                                  now.where, collective::to_string(now.planned.algorithm)));
+    if (!same_figure(was.seconds, now.planned.seconds))
+      return mismatch(file, field("seconds"),
+                      fmt::format("{:g}, but stage {}'s '{}' is priced at {:g} now", was.seconds,
+                                  now.stage, now.where, now.planned.seconds));
   }
+  return ok_status();
+}
+
+// The collectives a stage plan holds as ops against the ones stage s needs now: each of its
+// places as many times as the stage passes it, each with the kind, algorithm, bytes and planned
+// seconds the strategy gives it, and (`owner`: the first stage that runs the plan, whose groups
+// it records) the same chips. What the plan's timeline added after its ops is what is checked.
+Status check_stage_collectives(const std::string& plan_file, const planner::Plan& plan,
+                               const std::vector<CollectiveUse>& uses, size_t s, bool owner) {
+  std::map<std::string, int64_t> held;
+  const auto& ops = plan.result.ops;
+  for (size_t i = 0; i < ops.size(); ++i)
+    for (size_t j = 0; j < ops[i].collectives.size(); ++j) {
+      const planner::CollectiveOp& c = ops[i].collectives[j];
+      const collective::Collective& was = c.collective;
+      auto field = [&](const char* key) {
+        return fmt::format("ops[{}].collectives[{}].{}", i, j, key);
+      };
+      auto use = std::ranges::find_if(uses, [&](const CollectiveUse& u) {
+        return u.stage == s && u.where == c.where &&
+               u.op.kind != collective::CollectiveKind::send_recv;
+      });
+      if (use == uses.end())
+        return mismatch(
+            plan_file, field("where"),
+            fmt::format("{}, but stage {} has no such collective", in_quotes(c.where), s));
+      ++held[c.where];
+      const std::string what = fmt::format("stage {}'s '{}'", s, c.where);
+      if (was.kind != use->op.kind)
+        return mismatch(plan_file, field("kind"),
+                        fmt::format("{}, but {} is {}", collective::to_string(was.kind), what,
+                                    collective::to_string(use->op.kind)));
+      if (was.algorithm != use->planned.algorithm)
+        return mismatch(plan_file, field("algorithm"),
+                        fmt::format("{}, but {} runs {}", collective::to_string(was.algorithm),
+                                    what, collective::to_string(use->planned.algorithm)));
+      if (!same_figure(was.bytes, use->op.bytes))
+        return mismatch(plan_file, field("bytes"),
+                        fmt::format("{:g}, but {} moves {:g}", was.bytes, what, use->op.bytes));
+      if (owner && was.group != use->op.group)
+        return mismatch(plan_file, field("group"),
+                        fmt::format("[{}], but {} runs on chips [{}]", fmt::join(was.group, ", "),
+                                    what, fmt::join(use->op.group, ", ")));
+      if (!same_figure(c.planned_s, use->planned.seconds))
+        return mismatch(plan_file, field("planned_s"),
+                        fmt::format("{:g}, but {} is priced at {:g} now", c.planned_s, what,
+                                    use->planned.seconds));
+    }
+  for (const CollectiveUse& u : uses)
+    if (u.stage == s && u.op.kind != collective::CollectiveKind::send_recv &&
+        held[u.where] != u.per_micro_batch)
+      return mismatch(plan_file, "ops[].collectives",
+                      fmt::format("the plan holds '{}' {} time(s), but stage {} passes it {}",
+                                  u.where, held[u.where], s, u.per_micro_batch));
   return ok_status();
 }
 
@@ -467,7 +535,8 @@ Result<ReopenedParallel> reopen_parallel(PluginSet& plugins, const ParallelPlan&
   ParallelCompilation out;
   out.strategy = *resolved;
   // The collectives first: each stage plan's collective ops wait what the mover gives now.
-  auto uses = stage_collectives(*graph, *model, out, [&](int64_t r, size_t s) {
+  sim::CollectivePricer pricer(*graph);
+  auto uses = stage_collectives(pricer, *model, out, [&](int64_t r, size_t s) {
     return place.group(r, static_cast<int64_t>(s));
   });
   if (!uses) return uses.error();
@@ -496,9 +565,10 @@ Result<ReopenedParallel> reopen_parallel(PluginSet& plugins, const ParallelPlan&
     const std::string plan_file = (fs::path(file).parent_path() / record.plan).string();
     if (auto it = opened.find(plan_file); it != opened.end()) {
       stage.compilation = it->second;
-      if (Status st = check_stage_plan(plan_file, out.compilations[it->second].designs.front().plan,
-                                       plan, stage, resolved->chips);
-          !st)
+      const planner::Plan& shared = out.compilations[it->second].designs.front().plan;
+      if (Status st = check_stage_plan(plan_file, shared, plan, stage, resolved->chips); !st)
+        return st.error();
+      if (Status st = check_stage_collectives(plan_file, shared, out.collectives, s, false); !st)
         return st.error();
       out.stages.push_back(std::move(stage));
       continue;
@@ -506,6 +576,8 @@ Result<ReopenedParallel> reopen_parallel(PluginSet& plugins, const ParallelPlan&
     auto stage_plan = planner::read_plan_yaml(plan_file);
     if (!stage_plan) return in_field(file, field + ".plan", stage_plan.error());
     if (Status st = check_stage_plan(plan_file, *stage_plan, plan, stage, resolved->chips); !st)
+      return st.error();
+    if (Status st = check_stage_collectives(plan_file, *stage_plan, out.collectives, s, true); !st)
       return st.error();
     auto reopened = driver::reopen(plugins, *stage_plan, plan_file);
     if (!reopened) return reopened.error();

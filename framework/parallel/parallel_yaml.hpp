@@ -31,7 +31,7 @@ struct CollectiveRecord {
   double bytes = 0;
   std::vector<uint32_t> chips;  // replica 0's copy
   int64_t per_micro_batch = 1;
-  double seconds = 0;  // planned, one copy alone
+  double seconds = 0;  // planned, with every copy at once
 };
 
 struct StepRecord {

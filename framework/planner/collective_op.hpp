@@ -23,7 +23,7 @@ struct CollectiveOp {
   int after_op = -1;
   std::string where;                  // what it is for: "after attention", "LM head"
   collective::Collective collective;  // kind, the algorithm it runs, bytes, the chips' group
-  double planned_s = 0;               // its price alone on the links (collective/price.hpp)
+  double planned_s = 0;  // with its copies on the links (sim/collective_sim.hpp, CollectivePricer)
   double simulated_s = 0;  // moved with every replica's copy at once (sim/collective_sim.hpp)
   bool operator==(const CollectiveOp&) const = default;
 };

@@ -102,7 +102,8 @@ std::string collectives_table(const ParallelCompilation& c, planner::Design desi
                    ms_text(total_s),
                    step ? fmt::format("{:.1f}%", 100 * total_s / step->planned_s) : "-"});
   }
-  return "collectives (planned: one copy alone; simulated: with every replica's copy at once)\n" +
+  return "collectives (each: every replica's copy at once on the chip links, priced by the "
+         "simulator's flows; simulated: the simulator's own run of them)\n" +
          table.render();
 }
 

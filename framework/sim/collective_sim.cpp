@@ -1,10 +1,10 @@
 #include "framework/sim/collective_sim.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 
-#include "framework/collective/price.hpp"
 #include "framework/sim/event_queue.hpp"
 #include "framework/sim/flow_network.hpp"
 
@@ -25,7 +25,7 @@ struct Workload {
 
 Result<CollectiveAlgorithm> concrete_algorithm(const ChipGraph& graph, const Collective& c) {
   if (c.algorithm != CollectiveAlgorithm::automatic) return c.algorithm;
-  auto chosen = collective::price(graph, c);
+  auto chosen = price_collective(graph, c);
   if (!chosen) return chosen.error();
   return chosen->algorithm;
 }
@@ -138,7 +138,73 @@ class Runner {
   std::vector<uint32_t> finished_, ids_;
 };
 
+// Per ChipLink of the graph: the bytes the messages put on it.
+std::vector<double> bytes_per_link(const ChipGraph& graph, std::span<const Message> messages,
+                                   const std::vector<std::vector<uint32_t>>& routes) {
+  std::vector<double> bytes(graph.links.size(), 0);
+  for (size_t m = 0; m < messages.size(); ++m)
+    for (uint32_t l : routes[m]) bytes[l] += messages[m].bytes;
+  return bytes;
+}
+
+// The collective under `algorithm`, alone on the graph.
+Result<collective::CollectivePrice> run_alone(const ChipGraph& graph, const Collective& c,
+                                              CollectiveAlgorithm algorithm) {
+  auto messages = collective::schedule(graph, c, algorithm);
+  if (!messages) return messages.error();
+  Workload work{std::move(*messages), {}, {algorithm}};
+  work.owner.assign(work.messages.size(), 0);
+  auto routes = collective::message_routes(graph, work.messages);
+  if (!routes) return routes.error();
+  collective::CollectivePrice price{algorithm, 0, 0, 0};
+  for (double bytes : bytes_per_link(graph, work.messages, *routes)) {
+    price.link_bytes += bytes;
+    price.links_used += bytes > 0 ? 1 : 0;
+  }
+  price.seconds = Runner(graph, work, std::move(*routes)).run().front();
+  return price;
+}
+
 }  // namespace
+
+Result<collective::CollectivePrice> price_collective(const ChipGraph& graph, const Collective& c) {
+  if (c.algorithm != CollectiveAlgorithm::automatic) return run_alone(graph, c, c.algorithm);
+  if (auto checked = collective::check_collective(graph, c); !checked) return checked.error();
+  std::optional<collective::CollectivePrice> fastest;
+  for (CollectiveAlgorithm algorithm : collective::algorithms_of(c.kind)) {
+    auto run = run_alone(graph, c, algorithm);
+    if (!run && run.error().code == StatusCode::failed_precondition) continue;
+    if (!run) return run.error();
+    if (!fastest || run->seconds < fastest->seconds) fastest = *run;
+  }
+  // Every kind has an algorithm every valid group can run (direct), so there is a fastest.
+  return *fastest;
+}
+
+Result<collective::CollectivePrice> CollectivePricer::alone(const Collective& c) {
+  Key key{{c.kind, c.algorithm, c.bytes, c.group}};
+  if (auto it = known_.find(key); it != known_.end()) return it->second;
+  auto priced = price_collective(graph_, c);
+  if (!priced) return priced.error();
+  return known_.emplace(std::move(key), *priced).first->second;
+}
+
+Result<collective::CollectivePrice> CollectivePricer::price(std::span<const Collective> copies) {
+  auto first = alone(copies.front());
+  if (!first || copies.size() == 1) return first;
+  std::vector<Collective> fixed(copies.begin(), copies.end());
+  Key key;
+  for (Collective& c : fixed) {
+    c.algorithm = first->algorithm;
+    key.emplace_back(c.kind, c.algorithm, c.bytes, c.group);
+  }
+  if (auto it = known_.find(key); it != known_.end()) return it->second;
+  auto run = simulate_collectives(graph_, fixed);
+  if (!run) return run.error();
+  collective::CollectivePrice together = *first;
+  together.seconds = run->makespan_s;
+  return known_.emplace(std::move(key), together).first->second;
+}
 
 Result<CollectiveRun> simulate_collectives(const ChipGraph& graph,
                                            std::span<const Collective> concurrent) {
@@ -148,9 +214,7 @@ Result<CollectiveRun> simulate_collectives(const ChipGraph& graph,
   if (!routes) return routes.error();
   CollectiveRun run;
   run.algorithms = work->algorithms;
-  run.link_bytes.assign(graph.links.size(), 0);
-  for (size_t m = 0; m < work->messages.size(); ++m)
-    for (uint32_t l : (*routes)[m]) run.link_bytes[l] += work->messages[m].bytes;
+  run.link_bytes = bytes_per_link(graph, work->messages, *routes);
   for (double bytes : run.link_bytes) run.total_link_bytes += bytes;
   run.seconds = Runner(graph, *work, std::move(*routes)).run();
   for (double seconds : run.seconds) run.makespan_s = std::max(run.makespan_s, seconds);

@@ -2,7 +2,8 @@
 # parallel_roundtrip.sh TESSERA DIR — a strategy's compile written, re-read, simulated and traced:
 # compile --parallel -o writes parallel.yaml and each stage's plan; simulate parallel.yaml composes
 # the step within 5 % of compile's planned figure; --trace writes one process per chip; a stage
-# plan simulates on its own, on one chip; writing again without --force is refused.
+# plan simulates on its own, on one chip; writing again without --force is refused; a collective
+# recorded otherwise than the strategy prices it is refused.
 set -euo pipefail
 tessera=$1
 dir=$2
@@ -71,6 +72,27 @@ code=0
 [[ $code != 0 ]] || fail "simulate --trace over an existing trace succeeded"
 "$tessera" simulate "$dir/out/parallel.yaml" --trace "$dir/trace.json" --force >/dev/null 2>&1 ||
   fail "simulate --trace --force"
+
+# A collective recorded otherwise than the strategy prices it now is refused, the field and the
+# stage named: in a stage plan (the first all-reduce after layer 16's attention, its planned
+# seconds), in parallel.yaml (stage 0's after-attention record, its algorithm).
+refused() {  # refused WHAT FILE MESSAGE: simulate exits 3 with exactly MESSAGE
+  local code=0
+  "$tessera" simulate "$2" >/dev/null 2>"$dir/err" || code=$?
+  [[ $code == 3 ]] || fail "$1: exit $code, expected 3"
+  [[ $(cat "$dir/err") == "$3" ]] || fail "$1: message: $(cat "$dir/err")"
+}
+rm -rf "$dir/tampered" && cp -r "$dir/out" "$dir/tampered"
+seconds=$(grep -o -m1 'where: after attention, .* planned_s: [^,]*' "$dir/out/stage-1.yaml" |
+  sed 's/.*planned_s: //')
+sed -i "0,/planned_s: $seconds/s//planned_s: 7e-06/" "$dir/tampered/stage-1.yaml"
+refused "a stage plan's planned_s" "$dir/tampered/parallel.yaml" \
+  "error: $dir/tampered/stage-1.yaml: ops[11].collectives[0].planned_s: 7e-06, but stage 1's 'after attention' is priced at $seconds now — re-run tessera compile --parallel"
+cp "$dir/out/stage-1.yaml" "$dir/tampered/stage-1.yaml"
+sed -i '0,/where: after attention, kind: all_reduce, algorithm: direct/s//where: after attention, kind: all_reduce, algorithm: ring/' \
+  "$dir/tampered/parallel.yaml"
+refused "parallel.yaml's algorithm" "$dir/tampered/parallel.yaml" \
+  "error: $dir/tampered/parallel.yaml: collectives[1].algorithm: ring, but stage 0's 'after attention' runs direct now — re-run tessera compile --parallel"
 
 # A stage plan that is gone is named by the field of parallel.yaml that names it.
 rm "$dir/out/stage-1.yaml"

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 #include <set>
 
@@ -151,6 +152,36 @@ TEST(Pipeline, IdenticalStagesSharePlansAndTheStepIsTheirSum) {
   for (const CollectiveUse& u : c.collectives) sum += u.planned.seconds;
   EXPECT_NEAR(d.planned_s, sum, 1e-12) << "decode, one micro-batch: the stages one after another";
   EXPECT_NEAR(d.bubble, 7.0 / 8, 0.01) << "one micro-batch: each stage idles 7/8 of the step";
+}
+
+// Stages of one shape share a compile only when their collectives price alike. On a Galaxy (a 4 x 8
+// chip mesh) the ring of its 32 chips turns so that stage 5's four chips of tp=4,pp=8 are a 2 x 2
+// square (30, 31, 23, 22) where the other middle stages' are lines: its direct all-reduce of 8 KiB
+// is cheaper, and its plan its own, each stage plan's collective ops at its own stage's prices.
+TEST(Pipeline, EachStagePricesItsOwnCollectives) {
+  driver::OpenChip chip = open("mesh_tenstorrent", "wormhole-galaxy");
+  ParallelCompilation c = compile(chip, model("llama3.1-8b", 1, 128), "tp=4,pp=8");
+  ASSERT_EQ(c.stages.size(), 8u);
+  EXPECT_EQ(c.compilations.size(), 4u) << "first, middle, stage 5's, last";
+  EXPECT_NE(c.stages[5].compilation, c.stages[4].compilation);
+  EXPECT_EQ(c.stages[6].compilation, c.stages[4].compilation);
+  auto attention = [&](size_t s) {
+    return std::ranges::find_if(c.collectives, [&](const CollectiveUse& u) {
+      return u.stage == s && u.where == "after attention";
+    });
+  };
+  EXPECT_LT(attention(5)->planned.seconds, 0.8 * attention(4)->planned.seconds);
+  for (size_t s = 0; s < c.stages.size(); ++s) {
+    const auto& plan = c.compilations[c.stages[s].compilation].designs.back().plan.result;
+    for (const planner::OpSchedule& op : plan.ops)
+      for (const planner::CollectiveOp& col : op.collectives) {
+        auto use = std::ranges::find_if(c.collectives, [&](const CollectiveUse& u) {
+          return u.stage == s && u.where == col.where;
+        });
+        ASSERT_NE(use, c.collectives.end()) << col.where;
+        EXPECT_EQ(col.planned_s, use->planned.seconds) << "stage " << s << ", " << col.where;
+      }
+  }
 }
 
 TEST(Pipeline, AFixedAlgorithmAppliesWhereTheKindHasIt) {
