@@ -50,58 +50,75 @@ std::vector<Digit> digits_of(const std::vector<CoreDigit>& core_digits) {
   return digits;
 }
 
-// The cores sharing `operand`'s tile (differing only on the ranks it ignores): groups of equal
-// size (the product of the ignored ranks' factors), numbered as they first appear, each in core
-// order, one after another in `members`; group[k] and member[k] say where core k is.
+// The cores sharing a tile (differing only on the ranks it ignores), for each of `operands` (a
+// tile's uses_rank) over one walk of the plan's cores: groups of equal size (the product of the
+// ignored ranks' factors), numbered as they first appear, each in core order, one after another in
+// `members`; group[k] and member[k] say where core k is.
 struct Sharing {
   uint32_t size = 1;
   std::vector<uint32_t> members, group, member;
 };
 
-Sharing sharing(const partition::OperandShape& operand, const std::vector<Digit>& digits,
-                uint32_t cores) {
-  Sharing s;
-  for (const Digit& d : digits)
-    if (!operand.uses_rank[d.rank]) s.size *= static_cast<uint32_t>(d.count);
-  s.members.resize(cores);
-  s.group.resize(cores);
-  s.member.resize(cores);
-  // The core whose digits are k's on the used ranks and 0 elsewhere (< cores) names k's group;
-  // the digits count up in mixed radix (fastest first) as k does.
-  constexpr uint32_t kUnplaced = UINT32_MAX;
-  std::vector<uint32_t> index_of(cores, kUnplaced), filled;
-  // The digits that count (more than one block), with what each adds to the key: its stride on
-  // a used rank, else nothing (read once, not per core).
+// The cores count in mixed radix over the digits (the first fastest), so core k's group is the
+// mixed-radix number of its digits on the used ranks and its member that of its other digits: a
+// group first appears at its core with zeros on the others, and those cores come in the order of
+// their used digits.
+std::vector<Sharing> sharing(const std::vector<const std::vector<bool>*>& operands,
+                             const std::vector<Digit>& digits, uint32_t cores) {
+  const size_t n = operands.size();
+  std::vector<Sharing> out(n);
+  // The digits that count (more than one block), with what one step of each adds, per operand, to
+  // the group (a used rank's digit) or to the member (another's).
   struct Counter {
-    int64_t count, step;
+    uint32_t count;
+    std::vector<uint32_t> group_step, member_step;
   };
   std::vector<Counter> counters;
-  for (const Digit& d : digits)
-    if (d.count > 1) counters.push_back({d.count, operand.uses_rank[d.rank] ? d.stride : 0});
-  std::vector<int64_t> digit(counters.size(), 0);
-  int64_t key = 0;
-  for (uint32_t k = 0; k < cores; ++k) {
-    if (k > 0) {
-      for (size_t i = 0; i < counters.size(); ++i) {  // k = k - 1 + 1: carry through the digits
-        const Counter& d = counters[i];
-        if (++digit[i] < d.count) {
-          key += d.step;
-          break;
-        }
-        key -= (d.count - 1) * d.step;
-        digit[i] = 0;
+  std::vector<uint32_t> groups(n, 1);
+  for (const Digit& d : digits) {
+    if (d.count <= 1) continue;
+    Counter& c = counters.emplace_back(Counter{
+        static_cast<uint32_t>(d.count), std::vector<uint32_t>(n, 0), std::vector<uint32_t>(n, 0)});
+    for (size_t j = 0; j < n; ++j) {
+      if ((*operands[j])[static_cast<size_t>(d.rank)]) {
+        c.group_step[j] = groups[j];
+        groups[j] *= c.count;
+      } else {
+        c.member_step[j] = out[j].size;
+        out[j].size *= c.count;
       }
     }
-    uint32_t& g = index_of[static_cast<size_t>(key)];
-    if (g == kUnplaced) {
-      g = static_cast<uint32_t>(filled.size());
-      filled.push_back(0);
-    }
-    s.group[k] = g;
-    s.member[k] = filled[g]++;
-    s.members[size_t{g} * s.size + s.member[k]] = k;
   }
-  return s;
+  for (Sharing& s : out) {
+    s.members.resize(cores);
+    s.group.resize(cores);
+    s.member.resize(cores);
+  }
+  std::vector<uint32_t> digit(counters.size(), 0), group(n, 0), member(n, 0);
+  for (uint32_t k = 0; k < cores; ++k) {
+    for (size_t i = 0; k > 0 && i < counters.size(); ++i) {  // k = k - 1 + 1: carry
+      const Counter& c = counters[i];
+      if (++digit[i] < c.count) {
+        for (size_t j = 0; j < n; ++j) {
+          group[j] += c.group_step[j];
+          member[j] += c.member_step[j];
+        }
+        break;
+      }
+      for (size_t j = 0; j < n; ++j) {
+        group[j] -= (c.count - 1) * c.group_step[j];
+        member[j] -= (c.count - 1) * c.member_step[j];
+      }
+      digit[i] = 0;
+    }
+    for (size_t j = 0; j < n; ++j) {
+      Sharing& s = out[j];
+      s.group[k] = group[j];
+      s.member[k] = member[j];
+      s.members[size_t{group[j]} * s.size + member[j]] = k;
+    }
+  }
+  return out;
 }
 
 // Every member of a group passes to the next of its ring of `ring` consecutive members.
@@ -170,10 +187,20 @@ uint32_t chip_of(uint32_t core, uint32_t cores, uint32_t chips) {
   return c;
 }
 
-std::vector<std::pair<uint32_t, uint32_t>> combine_transfers(const OpTraffic& t, int step) {
+namespace {
+
+// The distance between the partners of the combine tree's transfers at `step`, and whether they
+// go down the tree (the second pass).
+std::pair<uint32_t, bool> combine_half(const OpTraffic& t, int step) {
   const int levels = t.combine_levels();
   const bool down = step >= levels;
-  const uint32_t half = 1u << (down ? 2 * levels - 1 - step : step);
+  return {1u << (down ? 2 * levels - 1 - step : step), down};
+}
+
+}  // namespace
+
+std::vector<std::pair<uint32_t, uint32_t>> combine_transfers(const OpTraffic& t, int step) {
+  const auto [half, down] = combine_half(t, step);
   std::vector<std::pair<uint32_t, uint32_t>> out;
   const auto& at = t.combine_order;
   for (uint32_t base = 0; base < at.size(); base += t.combine_parts) {
@@ -188,39 +215,89 @@ std::vector<std::pair<uint32_t, uint32_t>> combine_transfers(const OpTraffic& t,
 }
 
 double combine_step_bytes(const OpTraffic& t, int step) {
+  // combine_transfers' count without listing them: per run of combine_parts (the last may be cut
+  // short), the i = half, 3 half, 5 half, ... below its end.
+  const uint32_t half = combine_half(t, step).first;
+  size_t count = 0;
+  for (uint32_t base = 0; base < t.cores; base += t.combine_parts) {
+    const uint32_t end = std::min(t.combine_parts, t.cores - base);
+    if (end > half) count += (end - half + 2 * half - 1) / (2 * half);
+  }
   const double transfers = static_cast<double>(t.combine_passes) *
                            static_cast<double>(t.cores - t.cores / t.combine_parts);
-  return t.combine_bytes * static_cast<double>(combine_transfers(t, step).size()) / transfers;
+  return t.combine_bytes * static_cast<double>(count) / transfers;
 }
 
 namespace {
 
+// Per rank: whether the output's tile varies over it (the combined ranks: no).
+std::vector<bool> output_tile_ranks(const partition::OpShape& op) {
+  std::vector<bool> uses;
+  for (bool combined : op.combined) uses.push_back(!combined);
+  return uses;
+}
+
+// The brief of the op's exchanges with the plan's cores counting in mixed radix over `digits`.
+Result<PlacementBrief> brief(const partition::OpShape& op, const ExecPlan& exec,
+                             const std::vector<Digit>& digits, int main_input) {
+  PlacementBrief b;
+  OpTraffic& t = b.sizes;
+  t.cores = exec.cores_used;
+  for (size_t r = 0; r < exec.factors.size(); ++r)
+    if (op.combined[r]) t.combine_parts *= static_cast<uint32_t>(exec.factors[r]);
+  t.rotation_bytes = std::max(0.0, exec.shift_bytes - exec.combine_bytes);
+  t.combine_passes = op.kind == ir::OpKind::softmax || op.kind == ir::OpKind::normalization ? 2 : 1;
+  t.combine_bytes = exec.combine_bytes;
+  b.rotates = exec.rotated_operand >= 0;
+  b.rotation_shape = {t.cores, b.rotates ? static_cast<uint32_t>(exec.rotation_steps) : 0};
+  b.combine_shape = {t.cores};
+  b.gather_shape = {t.cores};
+  // A digit of an exchange's shape: consecutive digits alike (the exchange's operand varies over
+  // both or neither) are one digit of their counts' product, as the cores count over them.
+  auto extend = [](std::vector<uint32_t>& shape, size_t header, uint32_t count, bool varies) {
+    if (shape.size() > header && shape.back() == (varies ? 1u : 0u))
+      shape[shape.size() - 2] *= count;
+    else
+      shape.insert(shape.end(), {count, varies ? 1u : 0u});
+  };
+  int64_t rotated_sharing = 1, main_sharing = 1;  // the cores sharing each tile
+  for (const Digit& d : digits) {
+    if (d.count <= 1) continue;
+    const auto r = static_cast<size_t>(d.rank);
+    const auto count = static_cast<uint32_t>(d.count);
+    const bool rotated = b.rotates && op.operands[exec.rotated_operand].uses_rank[r];
+    const bool main = main_input >= 0 && op.operands[main_input].uses_rank[r];
+    if (!rotated) rotated_sharing *= d.count;
+    if (!main) main_sharing *= d.count;
+    extend(b.rotation_shape, 2, count, rotated);
+    extend(b.combine_shape, 1, count, !op.combined[r]);
+    extend(b.gather_shape, 1, count, main);
+  }
+  if (b.rotates && rotated_sharing % exec.rotation_steps != 0)
+    return input_error("exec.rotation_steps: " + std::to_string(exec.rotation_steps) +
+                       " does not divide the " + std::to_string(rotated_sharing) +
+                       " cores sharing the rotated operand; re-run tessera compile");
+  b.gathers = main_input >= 0 && main_sharing > 1;
+  return b;
+}
+
 // The op's exchanges with the plan's cores counting in mixed radix over `digits`.
 Result<OpTraffic> place(const partition::OpShape& op, const ExecPlan& exec,
                         const std::vector<Digit>& digits, int main_input) {
-  OpTraffic t;
-  t.cores = exec.cores_used;
-  if (exec.rotated_operand >= 0) {
-    Sharing s = sharing(op.operands[exec.rotated_operand], digits, t.cores);
-    if (static_cast<int64_t>(s.size) % exec.rotation_steps != 0)
-      return input_error("exec.rotation_steps: " + std::to_string(exec.rotation_steps) +
-                         " does not divide the " + std::to_string(s.size) +
-                         " cores sharing the rotated operand; re-run tessera compile");
-    t.rotation_next = rings(s, t.cores, exec.rotation_steps);
-  }
-  t.rotation_bytes = std::max(0.0, exec.shift_bytes - exec.combine_bytes);
-  partition::OperandShape tile_of_output;  // varies over the combined ranks only
-  for (size_t r = 0; r < exec.factors.size(); ++r) {
-    if (op.combined[r]) t.combine_parts *= static_cast<uint32_t>(exec.factors[r]);
-    tile_of_output.uses_rank.push_back(!op.combined[r]);
-  }
-  if (t.combine_parts > 1) t.combine_order = sharing(tile_of_output, digits, t.cores).members;
-  t.combine_passes = op.kind == ir::OpKind::softmax || op.kind == ir::OpKind::normalization ? 2 : 1;
-  t.combine_bytes = exec.combine_bytes;
-  if (main_input >= 0) {
-    Sharing s = sharing(op.operands[main_input], digits, t.cores);
-    if (s.size > 1) t.gather_next = rings(s, t.cores, t.cores);
-  }
+  auto b = brief(op, exec, digits, main_input);
+  if (!b) return b.error();
+  OpTraffic t = std::move(b->sizes);
+  // The rotated operand's, the output's and the main input's sharing, in one walk.
+  const std::vector<bool> tile_of_output = output_tile_ranks(op);
+  std::vector<const std::vector<bool>*> operands;
+  if (b->rotates) operands.push_back(&op.operands[exec.rotated_operand].uses_rank);
+  if (t.combine_parts > 1) operands.push_back(&tile_of_output);
+  if (b->gathers) operands.push_back(&op.operands[main_input].uses_rank);
+  std::vector<Sharing> shared = sharing(operands, digits, t.cores);
+  auto next = shared.begin();
+  if (b->rotates) t.rotation_next = rings(*next++, t.cores, exec.rotation_steps);
+  if (t.combine_parts > 1) t.combine_order = std::move(next++->members);
+  if (b->gathers) t.gather_next = rings(*next, t.cores, t.cores);
   return t;
 }
 
@@ -341,16 +418,35 @@ std::vector<int> local_order(const partition::OpShape& op, const ExecPlan& exec,
   return order;
 }
 
-Result<OpTraffic> op_traffic_at(const partition::OpShape& op, const ExecPlan& exec,
-                                const std::vector<int>& order) {
-  if (auto bad = check_fields(op, exec); !bad) return bad.error();
+namespace {
+
+// op_traffic_at's checks of the plan and the order.
+Status check_order(const partition::OpShape& op, const ExecPlan& exec,
+                   const std::vector<int>& order) {
+  if (auto bad = check_fields(op, exec); !bad) return bad;
   std::vector<int> sorted = order, ranks(op.extents.size());
   std::sort(sorted.begin(), sorted.end());
   std::iota(ranks.begin(), ranks.end(), 0);
   if (sorted != ranks)
     return input_error("exec.placement: not every one of the op's " +
                        std::to_string(op.extents.size()) + " ranks once; re-run tessera compile");
+  return ok_status();
+}
+
+}  // namespace
+
+Result<OpTraffic> op_traffic_at(const partition::OpShape& op, const ExecPlan& exec,
+                                const std::vector<int>& order) {
+  if (auto bad = check_order(op, exec, order); !bad) return bad.error();
   return place(op, exec, order, largest_hbm_input(op, exec));
+}
+
+Result<PlacementBrief> placement_brief(const partition::OpShape& op, const ExecPlan& exec,
+                                       const std::vector<int>& order) {
+  if (auto bad = check_order(op, exec, order); !bad) return bad.error();
+  auto b = brief(op, exec, digits_of(order, exec.factors), largest_hbm_input(op, exec));
+  if (b) b->sizes.order = order;
+  return b;
 }
 
 Result<std::optional<OpTraffic>> op_traffic(const partition::OpShape& op, const ExecPlan& exec,

@@ -80,6 +80,26 @@ std::vector<int> local_order(const partition::OpShape& op, const ExecPlan& exec,
 Result<OpTraffic> op_traffic_at(const partition::OpShape& op, const ExecPlan& exec,
                                 const std::vector<int>& order);
 
+// op_traffic_at's exchanges in brief, without walking the plan's cores: their sizes (every field of
+// OpTraffic but the partners: rotation_next, combine_order and gather_next are left empty),
+// whether the placement rotates and gathers, and each exchange's shape: what decides its partners
+// (the plan's cores; the rotation's ring; then per run of digits of more than one block, fastest
+// first, its blocks and whether the exchange's tile varies over it: the rotated operand's, the
+// output's, the distributed input's). Exchanges of one shape (and combine level) run between the
+// same cores, so their prices can be kept by it. Errors as op_traffic_at's.
+struct PlacementBrief {
+  OpTraffic sizes;
+  bool rotates = false, gathers = false;
+  std::vector<uint32_t> rotation_shape, combine_shape, gather_shape;
+  const std::vector<uint32_t>& shape(Exchange kind) const {
+    return kind == Exchange::rotation  ? rotation_shape
+           : kind == Exchange::combine ? combine_shape
+                                       : gather_shape;
+  }
+};
+Result<PlacementBrief> placement_brief(const partition::OpShape& op, const ExecPlan& exec,
+                                       const std::vector<int>& order);
+
 // The op's exchanges with its tiles where the plan put them (exec.core_digits, else
 // exec.placement) or, for a plan that does not say, in the placement_orders' order that crosses
 // chips least; nullopt when the plan does not record its factors (a plugin's plan without
@@ -95,7 +115,8 @@ Result<std::optional<OpTraffic>> op_traffic(const partition::OpShape& op, const 
 // The combine tree's transfers (from, to) at one step: levels 0.. up the tree, then (a second
 // pass) back down.
 std::vector<std::pair<uint32_t, uint32_t>> combine_transfers(const OpTraffic& t, int step);
-// The bytes the tree moves at that step: every transfer carries one partial.
+// The bytes the tree moves at that step: every transfer carries one partial (of the plan's cores'
+// combine_parts-sized runs: the combine_order itself is not read).
 double combine_step_bytes(const OpTraffic& t, int step);
 
 }  // namespace tessera::planner

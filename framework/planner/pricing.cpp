@@ -1,4 +1,5 @@
-// The arithmetic of pricing.hpp's beside-a-preload points.
+// The arithmetic of pricing.hpp's beside-a-preload points, and a pricer's exchange by shape that
+// keeps nothing.
 #include "framework/planner/pricing.hpp"
 
 namespace tessera::planner {
@@ -31,6 +32,14 @@ double beside_s(double alone_s, const BesideSeconds& beside, const BusyPoint& at
 
 void add_beside(BesideSeconds& sum, const BesideSeconds& s) {
   for (size_t k = 0; k < sum.size(); ++k) sum[k] += s[k];
+}
+
+Result<SetPrice> NetworkPricer::exchange_by_shape(
+    const std::vector<uint32_t>&, Exchange kind, int level,
+    const std::function<Result<const OpTraffic*>()>& lay) const {
+  auto traffic = lay();
+  if (!traffic) return traffic.error();
+  return exchange(**traffic, kind, level);
 }
 
 }  // namespace tessera::planner

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <vector>
 
 #include "framework/common/status.hpp"
 
@@ -83,6 +85,12 @@ class NetworkPricer {
   virtual ~NetworkPricer() = default;
   // The exchange `kind` of `traffic` (combine: level `level`, as combine_transfers numbers them).
   virtual Result<SetPrice> exchange(const OpTraffic& traffic, Exchange kind, int level) const = 0;
+  // The same for an exchange known by its shape (PlacementBrief::shape, op_traffic.hpp: one shape
+  // and level, the same transfers), which a pricer may keep its prices by; `lay` gives the
+  // placement's exchanges when the price is not kept. This one keeps nothing.
+  virtual Result<SetPrice> exchange_by_shape(
+      const std::vector<uint32_t>& shape, Exchange kind, int level,
+      const std::function<Result<const OpTraffic*>()>& lay) const;
   // A preload onto the plan's `cores` cores (where `placed` puts them, OpTraffic::physical; null
   // or no physical cores: each chip's first ones), from the memory controllers of each core's
   // chip, on the network alone: the memory's rate and its controllers' links into the network

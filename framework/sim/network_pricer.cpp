@@ -142,6 +142,24 @@ Result<planner::SetPrice> FlowNetworkPricer::exchange(const planner::OpTraffic& 
   return cached(std::move(key), {t, traffic.cores, &traffic, level});
 }
 
+Result<planner::SetPrice> FlowNetworkPricer::exchange_by_shape(
+    const std::vector<uint32_t>& shape, planner::Exchange kind, int level,
+    const std::function<Result<const planner::OpTraffic*>()>& lay) const {
+  std::vector<uint32_t> key{static_cast<uint32_t>(kind), static_cast<uint32_t>(level)};
+  key.insert(key.end(), shape.begin(), shape.end());
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = by_shape_.find(key); it != by_shape_.end()) return it->second;
+  }
+  auto traffic = lay();
+  if (!traffic) return traffic.error();
+  auto p = exchange(**traffic, kind, level);
+  if (!p) return p.error();
+  std::lock_guard lock(mutex_);
+  by_shape_.try_emplace(std::move(key), *p);
+  return p;
+}
+
 Result<planner::SetPrice> FlowNetworkPricer::preload(uint32_t cores,
                                                      const planner::OpTraffic* placed) const {
   if (placed != nullptr && !placed->physical.empty()) {

@@ -30,6 +30,12 @@ class FlowNetworkPricer final : public planner::NetworkPricer {
 
   Result<planner::SetPrice> exchange(const planner::OpTraffic& traffic, planner::Exchange kind,
                                      int level) const override;
+  // Kept by the shape: an exchange is laid and keyed by its partners (exchange) only the first
+  // time its shape is priced, as most candidates of a class, and of classes alike, repeat the
+  // shapes of others.
+  Result<planner::SetPrice> exchange_by_shape(
+      const std::vector<uint32_t>& shape, planner::Exchange kind, int level,
+      const std::function<Result<const planner::OpTraffic*>()>& lay) const override;
   Result<planner::SetPrice> preload(uint32_t cores,
                                     const planner::OpTraffic* placed) const override;
   Result<planner::SetPrice> handoff(const planner::HandOff& handoff, uint32_t cores) const override;
@@ -73,6 +79,9 @@ class FlowNetworkPricer final : public planner::NetworkPricer {
   mutable std::map<uint32_t, planner::SetPrice> preloads_;  // by cores
   mutable std::unordered_map<std::vector<uint32_t>, planner::SetPrice, KeyHash> exchanges_;
   mutable size_t cached_words_ = 0;
+  // exchange_by_shape's prices, by kind, level and shape (a few words each; unbounded: a
+  // compile has thousands of shapes).
+  mutable std::unordered_map<std::vector<uint32_t>, planner::SetPrice, KeyHash> by_shape_;
 };
 
 }  // namespace tessera::sim

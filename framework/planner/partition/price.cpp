@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 #include "framework/planner/op_traffic.hpp"
 #include "framework/planner/partition/plan_space.hpp"
@@ -24,25 +25,33 @@ void add(Priced& out, const SetPrice& price, double bytes) {
   add_beside(out.shift_s_beside, price.seconds_beside(bytes));
 }
 
-Result<Priced> price(const OpTraffic& t, const NetworkPricer& pricer) {
+// The exchanges of a placement with `sizes` (OpTraffic's), a rotation when `rotates` and a gather
+// when `gathers`, each set's price asked of price_of(kind, level).
+template <class PriceOf>
+Result<Priced> price(const OpTraffic& sizes, bool rotates, bool gathers, const PriceOf& price_of) {
   Priced out;
-  if (!t.rotation_next.empty() && t.rotation_bytes > 0) {
-    auto ring = pricer.exchange(t, Exchange::rotation, 0);
+  if (rotates && sizes.rotation_bytes > 0) {
+    auto ring = price_of(Exchange::rotation, 0);
     if (!ring) return ring.error();
-    add(out, *ring, t.rotation_bytes);
+    add(out, *ring, sizes.rotation_bytes);
   }
-  const int steps = t.combine_passes * t.combine_levels();
-  for (int step = 0; step < steps && t.combine_bytes > 0; ++step) {
-    auto level = pricer.exchange(t, Exchange::combine, step);
+  const int steps = sizes.combine_passes * sizes.combine_levels();
+  for (int step = 0; step < steps && sizes.combine_bytes > 0; ++step) {
+    auto level = price_of(Exchange::combine, step);
     if (!level) return level.error();
-    add(out, *level, combine_step_bytes(t, step));
+    add(out, *level, combine_step_bytes(sizes, step));
   }
-  if (!t.gather_next.empty()) {
-    auto ring = pricer.exchange(t, Exchange::gather, 0);
+  if (gathers) {
+    auto ring = price_of(Exchange::gather, 0);
     if (!ring) return ring.error();
     out.gather = *ring;
   }
   return out;
+}
+
+Result<Priced> price(const OpTraffic& t, const NetworkPricer& pricer) {
+  return price(t, !t.rotation_next.empty(), !t.gather_next.empty(),
+               [&](Exchange kind, int level) { return pricer.exchange(t, kind, level); });
 }
 
 }  // namespace
@@ -62,9 +71,22 @@ Status price_exchanges(const OpShape& op, ExecCandidate& candidate, const Networ
     if (local != orders.front()) orders.push_back(std::move(local));
   }
   for (const std::vector<int>& order : orders) {
-    auto traffic = op_traffic_at(op, plan, order);
-    if (!traffic) continue;  // this order cannot ring the rotation
-    auto priced = price(*traffic, pricer);
+    auto brief = placement_brief(op, plan, order);
+    if (!brief) continue;  // this order cannot ring the rotation
+    // The exchanges are laid on the plan's cores only when the pricer keeps no price of the shape.
+    std::optional<OpTraffic> laid;
+    auto lay = [&]() -> Result<const OpTraffic*> {
+      if (!laid) {
+        auto traffic = op_traffic_at(op, plan, order);
+        if (!traffic) return traffic.error();
+        laid = std::move(*traffic);
+      }
+      return &*laid;
+    };
+    auto priced =
+        price(brief->sizes, brief->rotates, brief->gathers, [&](Exchange kind, int level) {
+          return pricer.exchange_by_shape(brief->shape(kind), kind, level, lay);
+        });
     if (!priced) return priced.error();
     double total_s =
         priced->shift_s + (priced->gather ? priced->gather->seconds(distribute_bytes) : 0);

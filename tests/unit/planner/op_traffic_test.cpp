@@ -155,6 +155,49 @@ TEST(OpTraffic, PlacementsToCompareStartWithTheDefaultAndCoverTheSplitRanks) {
   for (const auto& o : orders) EXPECT_EQ(o.back(), 0);
 }
 
+// A placement's brief is op_traffic_at's exchanges without their partners, and two placements whose
+// exchange has one shape exchange between the same cores (consecutive ranks alike merge: k then n
+// and n then k gather B between the same cores).
+TEST(OpTraffic, ABriefsShapesDecideTheExchangesPartners) {
+  ExecPlan wide = plan_2x2x2();
+  wide.factors = {2, 2, 4};
+  wide.tile = {4, 4, 2};
+  wide.cores_used = 16;
+  wide.rotation_steps = 4;
+  for (const ExecPlan& e : {plan_2x2x2(), wide}) {
+    std::vector<std::pair<PlacementBrief, OpTraffic>> placed;
+    for (const auto& order : placement_orders(matmul(), e)) {
+      auto brief = placement_brief(matmul(), e, order);
+      auto traffic = op_traffic_at(matmul(), e, order);
+      ASSERT_EQ(brief.ok(), traffic.ok());
+      if (!traffic) continue;
+      OpTraffic sizes = *traffic;
+      EXPECT_EQ(brief->rotates, !sizes.rotation_next.empty());
+      EXPECT_EQ(brief->gathers, !sizes.gather_next.empty());
+      sizes.rotation_next.clear();
+      sizes.combine_order.clear();
+      sizes.gather_next.clear();
+      EXPECT_EQ(brief->sizes, sizes);
+      placed.emplace_back(std::move(*brief), std::move(*traffic));
+    }
+    size_t alike = 0;
+    for (const auto& [a, ta] : placed)
+      for (const auto& [b, tb] : placed) {
+        if (a.rotation_shape == b.rotation_shape) {
+          EXPECT_EQ(ta.rotation_next, tb.rotation_next);
+        }
+        if (a.combine_shape == b.combine_shape) {
+          EXPECT_EQ(ta.combine_order, tb.combine_order);
+        }
+        if (a.gather_shape == b.gather_shape) {
+          EXPECT_EQ(ta.gather_next, tb.gather_next);
+          alike += ta.order != tb.order;
+        }
+      }
+    EXPECT_GT(alike, 0u);
+  }
+}
+
 // The heaviest exchange's ranks go fastest: the rotation (500 bytes) along n, which A ignores,
 // ahead of the combine (300) along k; with a large distribute along m (B ignores m), m first.
 TEST(OpTraffic, TheLocalOrderPutsTheHeaviestExchangeOnConsecutiveCores) {
