@@ -15,10 +15,16 @@ if [[ ${1:-} != --check ]]; then
   clang-format -i "${files[@]}"
   exit 0
 fi
-bad=()
-for f in "${files[@]}"; do
-  clang-format --dry-run -Werror "$f" >/dev/null 2>&1 || bad+=("$f")
-done
+# Files in batches over every core, one clang-format per batch (a process per file took ~90 s of
+# CI); a file that differs is named by its first violation, "PATH:LINE:COL: error: ...".
+rc=0
+report=$(printf '%s\0' "${files[@]}" |
+  xargs -0 -n 40 -P "$(nproc)" clang-format --dry-run -Werror 2>&1 >/dev/null) || rc=$?
+mapfile -t bad < <(sed -n 's/^\(.*\):[0-9]*:[0-9]*: error: code should be clang-formatted.*/\1/p' <<<"$report" | sort -u)
+if ((rc != 0 && ${#bad[@]} == 0)); then  # clang-format itself failed: say what it said
+  printf 'format: clang-format failed (exit %d):\n%s\n' "$rc" "$report" >&2
+  exit 1
+fi
 if ((${#bad[@]})); then
   echo "format: ${#bad[@]} file(s) differ from .clang-format:" >&2
   printf '  %s\n' "${bad[@]}" >&2

@@ -282,18 +282,38 @@ Result<planner::ResidencyChoice> choose_residency(const planner::PlannerInput& i
   return planner::choose_residency(input, mode, planning);
 }
 
-// The homes of a stack that keeps every weight and KV cache in SRAM (conventions.hpp,
-// VendorStack::resident), which its vendor design plans on whatever --residency says, or why the
-// model does not fit them.
+// Whether `o` plans the vendor design of a stack that keeps every weight and KV cache in SRAM
+// (conventions.hpp, VendorStack::resident), which plans on those homes whatever --residency says.
+bool plans_stack_homes(const OpenChip& chip, const CompileOptions& o) {
+  return chip.spec.conventions.vendor == VendorStack::resident &&
+         std::ranges::find(o.designs, planner::Design::vendor) != o.designs.end();
+}
+
+Error stack_does_not_fit(const Error& why) {
+  return input_error(
+      "vendor: the chip's stack keeps every weight and KV cache in SRAM (planner: vendor: "
+      "resident), and this model does not fit: " +
+      why.message);
+}
+
+// The homes --residency and the vendor's stack ask for, checked on their bytes alone before any op
+// is planned: a model far too large for them is refused at once.
+Status check_homes(const OpenChip& chip, const ir::Graph& graph, const CompileOptions& o) {
+  const Machine machine = planning_machine(chip);
+  const ResidencyMode asked = o.residency.value_or(chip.spec.conventions.residency);
+  if (Status fits = planner::check_every_home_fits(graph, machine, asked); !fits) return fits;
+  if (!plans_stack_homes(chip, o)) return Done{};
+  Status fits = planner::check_every_home_fits(graph, machine, ResidencyMode::weights_kv);
+  if (!fits) return stack_does_not_fit(fits.error());
+  return Done{};
+}
+
+// The stack's homes (plans_stack_homes), or why the model does not fit them.
 Result<planner::ResidencyChoice> vendor_homes(const planner::PlannerInput& input,
                                               const planner::PlannerOptions& planning,
                                               const PlanningConventions& conventions) {
   auto homes = choose_residency(input, ResidencyMode::weights_kv, planning, conventions);
-  if (!homes)
-    return input_error(
-        "vendor: the chip's stack keeps every weight and KV cache in SRAM (planner: vendor: "
-        "resident), and this model does not fit: " +
-        homes.error().message);
+  if (!homes) return stack_does_not_fit(homes.error());
   return homes;
 }
 
@@ -404,6 +424,7 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
   auto tiled = tile_attention(model.graph, chip.models.machine);
   if (!tiled) return tiled.error();
   if (Status fits = check_off_chip(model, chip, tiled->graph.get()); !fits) return fits.error();
+  if (Status homes = check_homes(chip, *tiled->graph, o); !homes) return homes.error();
   auto prepared = prepare(chip, LoadedModel{model.request, tiled->graph}, o);
   if (!prepared) return prepared.error();
   // The plans' splits: the attention's chains on the model's graph, then the ops split on theirs.
@@ -451,8 +472,7 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
   const planner::PlannerInput& resident = with_homes ? *with_homes : input;
   std::optional<planner::ResidencyChoice> stack_homes;
   std::optional<planner::PlannerInput> stack_input;
-  if (conventions.vendor == VendorStack::resident &&
-      std::ranges::find(o.designs, planner::Design::vendor) != o.designs.end()) {
+  if (plans_stack_homes(chip, o)) {
     auto homes = vendor_homes(input, planning, conventions);
     if (!homes) return homes.error();
     stack_homes = std::move(*homes);

@@ -368,7 +368,27 @@ ResidencyRecord record_of(const PlannerInput& input, ResidencyMode mode,
   return r;
 }
 
+std::string homes_take(ResidencyMode mode, double home_bytes_per_core, const Machine& machine) {
+  return fmt::format("--residency {}: the homes take {} of each core's {} of SRAM",
+                     to_string(mode), format_bytes(home_bytes_per_core),
+                     format_bytes(static_cast<double>(machine.sram_bytes_per_core)));
+}
+
 }  // namespace
+
+Status check_every_home_fits(const ir::Graph& graph, const Machine& machine, ResidencyMode mode) {
+  if (mode == ResidencyMode::off || mode == ResidencyMode::automatic) return Done{};
+  std::set<size_t> homes;  // every tensor an eligible op touches, once
+  for (const ir::Op& op : graph.ops())
+    if (Touched t = touched_by(graph, op, mode == ResidencyMode::weights_kv); t.eligible)
+      homes.insert(t.tensors.begin(), t.tensors.end());
+  double bytes = 0;
+  for (size_t t : homes) bytes += graph.tensors()[t].bytes();
+  const double per_core = bytes / static_cast<double>(std::max<int64_t>(1, machine.cores));
+  if (per_core < static_cast<double>(machine.sram_bytes_per_core)) return Done{};
+  return input_error(homes_take(mode, per_core, machine) +
+                     "; --residency auto keeps the ones that fit and pay");
+}
 
 Result<ResidencyChoice> choose_residency(const PlannerInput& input, ResidencyMode mode,
                                          const PlannerOptions& options) {
@@ -383,12 +403,10 @@ Result<ResidencyChoice> choose_residency(const PlannerInput& input, ResidencyMod
     tried = search.tried();
   } else {
     choice.chosen.assign(choice.candidates.size(), true);
-    double home = home_bytes_per_core(choice.candidates, choice.chosen, input.machine);
-    const auto sram = static_cast<double>(input.machine.sram_bytes_per_core);
-    std::string what = fmt::format("--residency {}: the homes take {} of each core's {} of SRAM",
-                                   to_string(mode), format_bytes(home), format_bytes(sram));
-    if (home >= sram)
-      return input_error(what + "; --residency auto keeps the ones that fit and pay");
+    if (Status fits = check_every_home_fits(*input.graph, input.machine, mode); !fits)
+      return fits.error();
+    std::string what = homes_take(
+        mode, home_bytes_per_core(choice.candidates, choice.chosen, input.machine), input.machine);
     PlannerOptions quiet = options;
     quiet.progress = nullptr;
     auto planned = plan_design(with_residency(input, choice.candidates, choice.chosen),

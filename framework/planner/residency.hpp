@@ -85,6 +85,12 @@ struct ResidencyChoice {
 Result<ResidencyChoice> choose_residency(const PlannerInput& input, ResidencyMode mode,
                                          const PlannerOptions& options);
 
+// Whether every home of `mode` (weights or weights_kv; off and automatic always fit) fits in each
+// core's SRAM with nothing else beside it: the bytes of every tensor an eligible op touches, over
+// the machine's cores. Reads only the graph's tensors, so the driver asks before planning any op.
+// The input Error says how much the homes take and that --residency auto keeps the ones that fit.
+Status check_every_home_fits(const ir::Graph& graph, const Machine& machine, ResidencyMode mode);
+
 // A design planned on with_residency's input, as the machine really is: the homes added to every
 // op's SRAM, the choice recorded.
 void record_residency(DesignResult& result, const ResidencyChoice& choice);

@@ -118,6 +118,32 @@ TEST(Residency, WeightsThatDoNotFitAreAnErrorThatNamesTheRoom) {
             "--residency auto keeps the ones that fit and pay");
 }
 
+TEST(Residency, EveryHomeIsCheckedOnTheGraphAloneAndTheKvCountsOnlyWhenAsked) {
+  // op0 reads the model input x, so its w0 (600 B) is no home; op1's w1 (300 B) is, and op2's
+  // KV cache (200 B) only under weights+kv. The activations live on chip.
+  ir::GraphBuilder b("kv");
+  b.add_tensor({"x", {1, 1}, DType::fp16, TensorRole::input, ""}).take();
+  b.add_tensor({"w0", {1, 300}, DType::fp16, TensorRole::weight, ""}).take();
+  b.add_tensor({"w1", {1, 150}, DType::fp16, TensorRole::weight, ""}).take();
+  b.add_tensor({"h0", {1, 1}, DType::fp16, TensorRole::activation, ""}).take();
+  b.add_tensor({"h1", {1, 1}, DType::fp16, TensorRole::activation, ""}).take();
+  b.add_tensor({"kv", {1, 100}, DType::fp16, TensorRole::kv_cache, ""}).take();
+  b.add_op(matmul("op0", {"x[m,k]", "w0[k,n]"}, "h0[m,k]", 300)).take();
+  b.add_op(matmul("op1", {"h0[m,k]", "w1[k,n]"}, "h1[m,k]", 150)).take();
+  b.add_op(matmul("op2", {"h1[m,k]", "kv[k,n]"}, "kv[m,n]", 100)).take();
+  b.mark_output("kv").take();
+  ir::Graph graph = b.finish();
+  Machine room = testing::round_machine(305);
+  EXPECT_TRUE(check_every_home_fits(graph, room, ResidencyMode::weights));
+  EXPECT_TRUE(check_every_home_fits(graph, room, ResidencyMode::off));
+  EXPECT_TRUE(check_every_home_fits(graph, room, ResidencyMode::automatic));
+  auto with_kv = check_every_home_fits(graph, room, ResidencyMode::weights_kv);
+  ASSERT_FALSE(with_kv) << "op2's KV cache joins the homes";
+  EXPECT_EQ(with_kv.error().message,
+            "--residency weights+kv: the homes take 500 B of each core's 305 B of SRAM; "
+            "--residency auto keeps the ones that fit and pay");
+}
+
 // The cheapest resident set of a random chain of `ops` ops by brute force, and the automatic
 // choice's cost; both +infinity when the chain does not fit at all.
 struct Compared {
