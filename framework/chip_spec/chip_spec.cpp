@@ -284,9 +284,9 @@ void parse_section(const YamlNode& section, Interface i, ChipSpec& chip, ChipSec
 }
 
 ChipSpec parse_chip(const YamlNode& root, const fs::path& file, const std::string& default_target) {
-  std::vector<std::string> allowed = {
-      "name",   "description", "target",  "scale",
-      "energy", "core",        "planner", "memory_endpoint_efficiency"};
+  std::vector<std::string> allowed = {"name",   "description", "approximation",
+                                      "target", "scale",       "energy",
+                                      "core",   "planner",     "memory_endpoint_efficiency"};
   for (Interface i : kAllInterfaces) allowed.emplace_back(to_string(i));
   if (!root.is_map()) throw root.fail("a chip file must be a YAML map");
   root.only_keys(allowed);
@@ -294,6 +294,7 @@ ChipSpec parse_chip(const YamlNode& root, const fs::path& file, const std::strin
   chip.file = file;
   chip.name = root.child("name").as_string();
   chip.description = root.get_string("description", "");
+  chip.approximation = root.get_string("approximation", "");
   chip.target = root.get_string("target", default_target);
   if (root.has("scale")) chip.scale = parse_scale(root.child("scale"));
   if (root.has("energy")) chip.energy = parse_energy(root.child("energy"));

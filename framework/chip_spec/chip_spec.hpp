@@ -4,6 +4,7 @@
 //
 //   name: ipu-mk2                 # shown in reports
 //   description: one line
+//   approximation: one line       # what the model approximates and by how much (reports say it)
 //   target: ipu_alltoall          # default plugin for every interface
 //   topology: {cores_per_chip: 1472, hbm: {controllers: 4}}   # params, flattened: hbm.controllers
 //   memory_model: {plugin: hbm_dramsim, config: hbm3e_8hi.ini} # `plugin` overrides `target`
@@ -95,6 +96,9 @@ struct ChipSpec {
   std::filesystem::path file;  // empty for the built-in empty chip
   std::string name;
   std::string description;
+  // One line: what the chip file approximates and by how much (`approximation:`), printed with
+  // every figure planned or simulated on it; empty when it approximates nothing it knows of.
+  std::string approximation;
   std::string target;
   std::map<Interface, ChipSection> sections;
   ChipScale scale;

@@ -18,6 +18,7 @@
 #include "framework/parallel/parallel.hpp"
 #include "framework/parallel/parallel_yaml.hpp"
 #include "framework/planner/plan_yaml.hpp"
+#include "framework/report/approximation_report.hpp"
 #include "framework/report/core_mapping_report.hpp"
 #include "framework/report/design_report.hpp"
 #include "framework/report/parallel_report.hpp"
@@ -211,12 +212,14 @@ int run_compile(const GlobalOptions& global, const CompileOptions& o) {
   const Machine& machine = chip.models.machine;
   const ir::Graph& planned = *compilation.graph;
   if (o.format == "json")
-    std::cout << with_search(compile_json(compilation, machine, options.sim.memory), searched);
+    std::cout << with_approximation(
+        with_search(compile_json(compilation, machine, options.sim.memory), searched), chip.spec);
   else
     std::cout << fmt::format("model  {} ({} ops, {} classes) on {} ({} cores)\n", planned.name(),
                              planned.ops().size(), compilation.op_classes, machine.chip,
                              machine.cores)
-              << splits_table(compilation) << planned_table(compilation)
+              << approximation_line(chip.spec) << splits_table(compilation)
+              << planned_table(compilation)
               << (compilation.designs.empty()
                       ? ""
                       : residency_text(compilation.designs.front().plan.result.residency, machine))

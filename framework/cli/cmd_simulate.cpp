@@ -16,6 +16,7 @@
 #include "framework/parallel/parallel_yaml.hpp"
 #include "framework/planner/plan_yaml.hpp"
 #include "framework/planner/planner.hpp"
+#include "framework/report/approximation_report.hpp"
 #include "framework/report/parallel_report.hpp"
 #include "framework/report/residency_report.hpp"
 #include "framework/sim/sim_report.hpp"
@@ -140,12 +141,16 @@ int run_simulate(const GlobalOptions& global, const SimulateOptions& o) {
   if (!o.program_out.empty())
     write_output(o.program_out, codegen::write_program_text(run.program), o.force);
   const Machine& machine = reopened.chip.models.machine;
+  const ChipSpec& spec = reopened.chip.spec;
   report << (o.format == "json"
-                 ? with_residency(sim::sim_report_json(run.result, run.program, machine, run.energy,
-                                                       plan.result.energy),
-                                  plan.result.residency)
-                 : sim::render_sim_report(run.result, run.program, machine, o.op_rows, run.energy,
-                                          plan.result.energy) +
+                 ? with_approximation(
+                       with_residency(sim::sim_report_json(run.result, run.program, machine,
+                                                           run.energy, plan.result.energy),
+                                      plan.result.residency),
+                       spec)
+                 : approximation_line(spec) +
+                       sim::render_sim_report(run.result, run.program, machine, o.op_rows,
+                                              run.energy, plan.result.energy) +
                        resident_note(plan.result.residency, machine));
   if (!o.trace.empty())
     write_output(o.trace, sim::trace_json(run.result, run.program, driver::power_w(run)), o.force);

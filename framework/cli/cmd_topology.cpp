@@ -7,6 +7,7 @@
 #include "framework/common/json_text.hpp"
 #include "framework/common/user_text.hpp"
 #include "framework/driver/driver.hpp"
+#include "framework/report/approximation_report.hpp"
 
 namespace tessera::cli {
 
@@ -69,6 +70,7 @@ int run_topology(const GlobalOptions& global, const TopologyOptions& options) {
     auto j = render_json(summary);
     j["target"] = manifest.name;
     j["chip_file"] = chip.file.string();
+    j["approximation"] = text_or_null(chip.approximation);
     std::cout << json_text(j, 2) << "\n";
     return kExitOk;
   }
@@ -76,7 +78,7 @@ int run_topology(const GlobalOptions& global, const TopologyOptions& options) {
             << manifest.library.string() << ")\n";
   if (!chip.file.empty()) std::cout << "chip file    " << chip.file.string() << "\n";
   if (!chip.description.empty()) std::cout << "description  " << chip.description << "\n";
-  std::cout << render_text(summary);
+  std::cout << approximation_line(chip) << render_text(summary);
   return kExitOk;
 }
 

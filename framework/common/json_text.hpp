@@ -13,4 +13,9 @@ namespace tessera {
 // (each bad byte as the four characters \xNN), so the text is valid JSON and still tells the bytes.
 std::string json_text(const nlohmann::json& doc, int indent = -1);
 
+// `text`, or null when it is empty (an optional one-line field of a report).
+inline nlohmann::json text_or_null(const std::string& text) {
+  return text.empty() ? nlohmann::json(nullptr) : nlohmann::json(text);
+}
+
 }  // namespace tessera

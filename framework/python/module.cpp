@@ -31,6 +31,7 @@
 #include "framework/memsim/memsim.hpp"
 #include "framework/planner/plan_yaml.hpp"
 #include "framework/plugin/registry.hpp"
+#include "framework/report/approximation_report.hpp"
 #include "framework/report/design_report.hpp"
 #include "framework/report/layout_report.hpp"
 #include "framework/report/map_report.hpp"
@@ -226,7 +227,8 @@ py::dict compile(const std::string& model, const std::string& target, const std:
       };
     driver::Compilation c = driver::compile(open, loaded, options).take();
     // The document first: it reads the plans (their residency) that are then moved out.
-    std::string document = compile_json(c, open.models.machine, memory);
+    std::string document =
+        with_approximation(compile_json(c, open.models.machine, memory), open.spec);
     std::vector<Plan> kept;
     for (auto& d : c.designs) kept.push_back({std::move(d.plan)});
     return std::pair{std::move(document), std::move(kept)};
@@ -315,8 +317,10 @@ py::dict simulate(py::handle given, const std::string& memory_detail, const std:
       write_file_atomically(trace, sim::trace_json(run.result, run.program, driver::power_w(run)),
                             force)
           .take();
-    return sim::sim_report_json(run.result, run.program, reopened.chip.models.machine, run.energy,
-                                plan.plan.result.energy);
+    return with_approximation(
+        sim::sim_report_json(run.result, run.program, reopened.chip.models.machine, run.energy,
+                             plan.plan.result.energy),
+        reopened.chip.spec);
   });
   py::dict out = from_json(text);
   out["residency"] = from_json(plan.residency());
@@ -390,6 +394,7 @@ py::dict chip(const std::string& target, const std::string& chip_name) {
     nlohmann::json j = render_json(summary);
     const Machine& m = open.models.machine;
     j["target"] = open.target.name;
+    j["approximation"] = text_or_null(open.spec.approximation);
     j["machine"] = {{"chip", m.chip},
                     {"cores", m.cores},
                     {"chips", m.chips},

@@ -82,6 +82,13 @@ def test_core_cost_tcm_plans_what_the_cli_plans(tmp_path):
         tessera.compile("llama2-7b", target="tree_simd", chip="patent-2level", core_cost="tcm")
 
 
+def test_a_chip_files_approximation_comes_with_its_chip_and_figures():
+    c = tessera.chip("mesh_tenstorrent", "wse2")
+    assert c["approximation"].startswith("blocks of 12 x 12 PEs: on a 300 x 300-PE copy")
+    assert c["machine"]["cores"] == 5229
+    assert tessera.chip("mesh_tenstorrent", "wormhole-n150")["approximation"] is None
+
+
 def test_inspect_and_chip_give_the_clis_figures():
     got = tessera.inspect("llama2-7b", batch=1, seq=128)
     code, out, err = cli("inspect", "llama2-7b", "--batch", "1", "--seq", "128", "--format", "json")

@@ -11,10 +11,10 @@ namespace tessera::plugins::mesh {
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
-constexpr uint64_t kTile = 32;  // the FPU's tile edge
 
-double padded(uint64_t extent) {
-  return static_cast<double>((std::max<uint64_t>(extent, 1) + kTile - 1) / kTile * kTile);
+// `extent` rounded up to whole tiles of `tile` (at least one).
+double padded(uint64_t extent, uint64_t tile) {
+  return static_cast<double>((std::max<uint64_t>(extent, 1) + tile - 1) / tile * tile);
 }
 
 // FPU work per cycle relative to LoFi: each extra fidelity phase is another pass over the tile.
@@ -58,6 +58,7 @@ std::vector<std::pair<double, double>> read_rate_table(const sdk::Params& params
 TensixCostModel::TensixCostModel(const sdk::Params& params)
     : clock_hz_(params.get_double("clock_hz", 1e9, 0.0)),
       sfpu_lanes_(params.get_double("sfpu_lanes", 32, 0.0)),
+      fpu_tile_(static_cast<uint64_t>(params.get_int("fpu_tile", 32, 1))),
       op_overhead_cycles_(params.get_non_negative("op_overhead_cycles", 0)),
       hop_latency_cycles_(params.get_non_negative("hop_latency_cycles", 9)),
       rate_by_size_(read_rate_table(params)),
@@ -67,7 +68,10 @@ TensixCostModel::TensixCostModel(const sdk::Params& params)
       dispatch_host_s_(params.get_non_negative("dispatch_host_s", 15e-6)),
       dispatch_traced_s_(params.get_non_negative("dispatch_traced_s", 0)),
       launch_s_(params.get_non_negative("launch_s", 4e-6)) {
-  fpu_lofi_flops_per_cycle_ = params.get_double("fpu_flops_per_cycle", 4096, 0.0);
+  // Under `tile_edge` (the topology's blocks.hpp) a core is a block of k x k of these.
+  const auto pes = static_cast<double>(params.get_int("tile_edge", 1, 1, 64));
+  fpu_lofi_flops_per_cycle_ = params.get_double("fpu_flops_per_cycle", 4096, 0.0) * pes * pes;
+  sfpu_lanes_ *= pes * pes;
   fidelity_ = parse_fidelity(params);
   params.refuse_unless_per_core("hop_latency_cycles", "hop_latency_cycles");
   params.refuse_unless_per_core("noc.rate_by_size", "link_bytes_per_cycle");
@@ -115,7 +119,8 @@ double TensixCostModel::matrix_cycles(const tessera_tile_query& q) const {
   }
   if (q.op_kind == TESSERA_OP_CONV) return q.flops / rate;
   double batch = static_cast<double>(std::max<uint64_t>(q.batch, 1));
-  return batch * 2 * padded(q.m) * padded(q.k) * padded(q.n) / rate;
+  return batch * 2 * padded(q.m, fpu_tile_) * padded(q.k, fpu_tile_) * padded(q.n, fpu_tile_) /
+         rate;
 }
 
 double TensixCostModel::cycles(const tessera_tile_query& q) const {

@@ -3,16 +3,17 @@
 // model (link bandwidth by transfer size, hop latency, DRAM and Ethernet rates); the defaults
 // below are tagged with theirs ([V] vendor, [U] no source).
 //
-// Matrix ops run on the FPU in 32×32 tiles: m, k and n are padded up to multiples of 32 and the
-// padded FLOPs run at 4096 FLOP/cycle at LoFi, half at HiFi2, a third at HiFi3, a quarter at HiFi4.
-// Everything else runs on the 32-lane SFPU, one element per lane per cycle per pass; softmax takes
-// four passes (max, exp, sum, divide), a normalisation four (mean, variance, scale, shift), a
-// reduction, gather or data movement one pass over its input. Convolution is a matmul over its
-// FLOPs. fp32 matrix work runs at HiFi4 (the FPU's full-precision mode); the block types (bfp8,
-// bfp4, bfp2: 1.0625, 0.5625, 0.3125 bytes per value) are unpacked to the FPU's format and run at
-// its rate, as fp16, bf16 and fp8 do; dtypes the FPU lacks (int32, fp64) cost +inf. A query's
-// math_fidelity (ABI 1.5) overrides `fidelity` for that tile, as tt-metal sets the fidelity per
-// op in its compute kernel config (tenstorrent/tt-metal models/tt_transformers/tt/model_config.py
+// Matrix ops run on the FPU in 32×32 tiles (`fpu_tile`): m, k and n are padded up to multiples of
+// 32 and the padded FLOPs run at 4096 FLOP/cycle at LoFi, half at HiFi2, a third at HiFi3, a
+// quarter at HiFi4. Everything else runs on the 32-lane SFPU, one element per lane per cycle per
+// pass; softmax takes four passes (max, exp, sum, divide), a normalisation four (mean, variance,
+// scale, shift), a reduction, gather or data movement one pass over its input. Convolution is a
+// matmul over its FLOPs. fp32 matrix work runs at HiFi4 (the FPU's full-precision mode); the block
+// types (bfp8, bfp4, bfp2: 1.0625, 0.5625, 0.3125 bytes per value) are unpacked to the FPU's format
+// and run at its rate, as fp16, bf16 and fp8 do; dtypes the FPU lacks (int32, fp64) cost +inf. A
+// query's math_fidelity (ABI 1.5) overrides `fidelity` for that tile, as tt-metal sets the fidelity
+// per op in its compute kernel config (tenstorrent/tt-metal
+// models/tt_transformers/tt/model_config.py
 // @0039cbf0, OpFidelity); it does not move fp32, which has one mode. Every op also pays
 // `op_overhead_cycles` (kernel dispatch).
 //
@@ -26,6 +27,10 @@
 //   fidelity                      lofi         lofi | hifi2 | hifi3 | hifi4
 //   fpu_flops_per_cycle           4096         at LoFi [V]
 //   sfpu_lanes                    32           [V]
+//   fpu_tile                      32           the FPU's tile edge [V]; 1 for a core that runs
+//                                              matrix work on vectors of any length (a WSE PE)
+//   tile_edge                     1            the topology's: each core a k x k block of the
+//                                              fabric's, the two rates above per PE, x k^2
 //   op_overhead_cycles            0            no measurement found [U]
 //   hop_latency_cycles            9            [V tt-isa-documentation]      [per-core rates]
 //   noc.rate_by_size              list of "bytes:B/cycle" — WH 128:5.5 256:10.1 512:18.0
@@ -89,6 +94,7 @@ class TensixCostModel final : public sdk::CostModel {
   double fpu_lofi_flops_per_cycle_;
   uint32_t fidelity_;  // tessera_math_fidelity, never DEFAULT
   double sfpu_lanes_;
+  uint64_t fpu_tile_;  // the edge matrix extents are padded to
   double op_overhead_cycles_;
   double hop_latency_cycles_;
   std::vector<std::pair<double, double>> rate_by_size_;  // (packet bytes, B/cycle), ascending

@@ -5,6 +5,8 @@
 #include <map>
 #include <sstream>
 
+#include "blocks.hpp"
+
 namespace tessera::plugins::mesh {
 
 namespace {
@@ -22,6 +24,7 @@ constexpr FlopsPerCycle::Table kFlopsPerCycle = {1024, 4096, 4096, 4096, 0, 0, 0
 // A wafer-scale fabric (chips/wse2.yaml: 757 x 996, wse3.yaml: 762 x 1172) fits; parse_coordinate
 // reads 4 digits.
 constexpr int64_t kMaxGridSide = 2048;
+constexpr int64_t kMaxTileEdge = 64;
 
 [[noreturn]] void fail(const std::string& key, const std::string& what) {
   throw sdk::invalid_argument("parameter '" + key + "': " + what);
@@ -144,6 +147,29 @@ void MeshTopology::read_params(const sdk::Params& params) {
                                  std::to_string(kDirections * eth_links_));
     eth_tiles_.resize(kDirections * eth_links_);
   }
+  fold(get_count(params, "tile_edge", 1, kMaxTileEdge));
+}
+
+// Each simulated core a block of `edge` x `edge` of the fabric's (blocks.hpp), the per-PE values
+// of the chip file scaled to a block.
+void MeshTopology::fold(uint32_t edge) {
+  if (edge == 1) return;
+  if (chips() > 1)
+    fail("tile_edge", "folds one fabric into blocks; set it on a single chip (chips 1x1)");
+  Fabric blocks = fold_into_blocks({grid_x_, grid_y_, cores_, dram_tiles_, eth_tiles_}, edge);
+  grid_x_ = blocks.grid_x;
+  grid_y_ = blocks.grid_y;
+  cores_ = std::move(blocks.cores);
+  dram_tiles_ = std::move(blocks.dram_tiles);
+  pes_per_core_ = edge * edge;
+  sram_bytes_per_core_ *= pes_per_core_;
+  sram_bytes_per_cycle_ *= pes_per_core_;
+  link_bytes_per_s_ *= edge;
+  hop_latency_s_ *= edge;
+}
+
+double MeshTopology::peak_flops_per_s(tessera_dtype dtype) const {
+  return TableTopology::peak_flops_per_s(dtype) * pes_per_core_;
 }
 
 // Every tile inside the grid, and no grid node holding two tiles.

@@ -65,6 +65,9 @@
 //   niu_latency_cycles       NIU <-> router [V]                            5
 //   sram_bytes_per_core      L1 per Tensix [Y]                             1499136
 //   sram.bytes_per_cycle     L1: 16 banks x 128 bit per cycle [D]          256
+//   tile_edge                each simulated core a k x k block of the      1
+//                            fabric's (blocks.hpp), 1..64, one chip only;
+//                            the values above stay per PE, in PE coordinates
 //   flops_per_cycle.<dtype>  per Tensix: FPU 8x16 x 16x16 = 4096 FLOP/cycle at LoFi (one fidelity
 //                            phase) for fp16, bf16, fp8, bfp8, bfp4, bfp2 (block weights,
 //                            unpacked to the FPU's format); HiFi2/3/4 divide by 2/3/4 (set the
@@ -98,6 +101,7 @@ class MeshTopology final : public TableTopology {
   explicit MeshTopology(const sdk::Params& params);
 
   tessera_topology_info info() const override;
+  double peak_flops_per_s(tessera_dtype dtype) const override;
   void route(uint32_t src, uint32_t dst, std::vector<uint32_t>& links) const override;
 
   static constexpr uint32_t kMaxChips = 128;
@@ -140,6 +144,7 @@ class MeshTopology final : public TableTopology {
   };
 
   void read_params(const sdk::Params& params);
+  void fold(uint32_t edge);
   void check_placement() const;
   void build();
   void add_endpoints();
@@ -169,6 +174,8 @@ class MeshTopology final : public TableTopology {
   double niu_latency_s_ = 0;
   uint64_t sram_bytes_per_core_ = 0;
   double sram_bytes_per_cycle_ = 0;
+  uint32_t pes_per_core_ =
+      1;  // tile_edge squared: the fabric's cores one simulated core stands for
   uint32_t chips_x_ = 1;
   uint32_t chips_y_ = 1;
   uint32_t eth_links_ = 1;

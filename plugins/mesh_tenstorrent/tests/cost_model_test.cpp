@@ -39,6 +39,22 @@ TEST(TensixCostModel, MatmulRunsPaddedTilesAtTheFidelityRate) {
   EXPECT_TRUE(std::isinf(make().tile_seconds(matmul(64, 64, 64, TESSERA_DTYPE_FP64))));
 }
 
+TEST(TensixCostModel, AnFpuTileOfOnePadsNothingAndABlockRunsItsPesTogether) {
+  // m = 1 with no padding: 2·1·64·64 / 4096 = 2 cycles.
+  EXPECT_DOUBLE_EQ(make({{"fpu_tile", "1"}}).tile_seconds(matmul(1, 64, 64)), 2e-9);
+  // 40 pads to 48 in tiles of 16: 2·48·48·48 / 4096 = 54 cycles.
+  EXPECT_DOUBLE_EQ(make({{"fpu_tile", "16"}}).tile_seconds(matmul(40, 40, 40)), 54e-9);
+  // A core standing for 3 × 3 PEs runs nine FPUs and nine SFPUs: 64 / 9 and 100 / 9 cycles.
+  EXPECT_DOUBLE_EQ(make({{"tile_edge", "3"}}).tile_seconds(matmul(1, 64, 64)), 64e-9 / 9);
+  tessera_tile_query gelu{};
+  gelu.op_kind = TESSERA_OP_UNARY;
+  gelu.dtype = TESSERA_DTYPE_BF16;
+  gelu.elements = 3200;
+  EXPECT_DOUBLE_EQ(make({{"tile_edge", "3"}}).tile_seconds(gelu), 100e-9 / 9);
+  EXPECT_THROW(make({{"fpu_tile", "0"}}), sdk::Error);
+  EXPECT_THROW(make({{"tile_edge", "65"}}), sdk::Error);
+}
+
 TEST(TensixCostModel, Bfp8RunsAtTheFpuRateOfItsUnpackedFormat) {
   // bfp8 (ABI 1.2) is unpacked to the FPU's format: the same 128 cycles as bf16 and fp8 at LoFi,
   // half the rate at HiFi2, whatever its 1.0625 bytes per value.
@@ -94,20 +110,26 @@ TEST(TensixCostModel, AQueryFidelityOverridesTheConfiguredOne) {
 // figures divide by) is the rate the cost model times a compute-bound matmul at, on the default
 // Wormhole and on every fidelity the chip file may choose.
 TEST(TensixCostModel, TheTopologysPeakIsTheRateTheCostModelTimesAt) {
-  MeshTopology topology = build_topology<MeshTopology>({});
-  for (const char* fidelity : {"lofi", "hifi2", "hifi4"}) {
-    TensixCostModel model = make({{"fidelity", fidelity}});
-    double share = std::string(fidelity) == "lofi" ? 1 : std::string(fidelity) == "hifi2" ? 2 : 4;
-    for (uint32_t d = 0; d < TESSERA_DTYPE_COUNT; ++d) {
-      double peak = topology.peak_flops_per_s(static_cast<tessera_dtype>(d));
-      if (peak == 0) continue;  // not stored: the host never sends it
-      tessera_tile_query q = matmul(1024, 1024, 1024, d);
-      double rate = 2.0 * 1024 * 1024 * 1024 / model.tile_seconds(q);
-      // The topology's table is LoFi's (fp32: HiFi4's); the cost model divides by the fidelity.
-      double expected = d == TESSERA_DTYPE_FP32 ? peak : peak / share;
-      EXPECT_NEAR(rate / expected, 1.0, 1e-12) << "dtype " << d << " at " << fidelity;
+  for (const char* edge : {"1", "2"})  // and 8 x 10 Tensix folded into blocks of 2 x 2
+    for (const char* fidelity : {"lofi", "hifi2", "hifi4"}) {
+      MeshTopology topology = build_topology<MeshTopology>({{"tile_edge", edge},
+                                                            {"grid.x_size", "9"},
+                                                            {"grid.y_size", "10"},
+                                                            {"workers", "x=1-8 y=0-9"},
+                                                            {"dram.tiles", "0-0; 0-5"}});
+      TensixCostModel model = make({{"fidelity", fidelity}, {"tile_edge", edge}});
+      double share = std::string(fidelity) == "lofi" ? 1 : std::string(fidelity) == "hifi2" ? 2 : 4;
+      for (uint32_t d = 0; d < TESSERA_DTYPE_COUNT; ++d) {
+        double peak = topology.peak_flops_per_s(static_cast<tessera_dtype>(d));
+        if (peak == 0) continue;  // not stored: the host never sends it
+        tessera_tile_query q = matmul(1024, 1024, 1024, d);
+        double rate = 2.0 * 1024 * 1024 * 1024 / model.tile_seconds(q);
+        // The topology's table is LoFi's (fp32: HiFi4's); the cost model divides by the fidelity.
+        double expected = d == TESSERA_DTYPE_FP32 ? peak : peak / share;
+        EXPECT_NEAR(rate / expected, 1.0, 1e-12)
+            << "dtype " << d << " at " << fidelity << ", tile_edge " << edge;
+      }
     }
-  }
 }
 
 TEST(TensixCostModel, VectorOpsUseThirtyTwoLanes) {

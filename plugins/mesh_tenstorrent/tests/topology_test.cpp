@@ -315,6 +315,57 @@ TEST(MultiChip, BadChipCountsNameTheirKey) {
                   "parameter 'ethernet.tiles': tile 1-1 is already used by a worker"));
 }
 
+// 8 x 10 workers east of an I/O column holding two DRAM tiles (the shape of chips/wse2.yaml).
+Values fabric(const char* edge) {
+  return {{"tile_edge", edge},
+          {"grid.x_size", "9"},
+          {"grid.y_size", "10"},
+          {"workers", "x=1-8 y=0-9"},
+          {"dram.tiles", "0-0; 0-5"}};
+}
+
+TEST(Blocks, ABlockIsOneCoreWithItsPesSramComputeAndTheLinksAcrossItsEdge) {
+  MeshTopology pes = make(fabric("1"));
+  MeshTopology blocks = make(fabric("2"));
+  EXPECT_EQ(pes.info().num_cores, 80u);
+  EXPECT_EQ(blocks.info().num_cores, 20u);  // 4 x 5 blocks
+  EXPECT_EQ(blocks.info().sram_bytes_per_core, 4 * pes.info().sram_bytes_per_core);
+  EXPECT_DOUBLE_EQ(blocks.info().sram_bytes_per_s, 4 * pes.info().sram_bytes_per_s);
+  EXPECT_DOUBLE_EQ(blocks.peak_flops_per_s(TESSERA_DTYPE_FP16),
+                   4 * pes.peak_flops_per_s(TESSERA_DTYPE_FP16));
+  // The I/O column folds into node column 0, the workers' 8 columns into 1-4.
+  tessera_endpoint core0 = blocks.endpoint(blocks.core(0, 0));
+  EXPECT_EQ(core0.x, 1);
+  EXPECT_EQ(core0.y, 0);
+  tessera_endpoint dram1 = blocks.endpoint(blocks.dram_controller(1));
+  EXPECT_EQ(dram1.x, 0);
+  EXPECT_EQ(dram1.y, 2);  // PE row 5 in block row 2
+  // A hop between blocks crosses two routers and two PE links side by side.
+  std::vector<uint32_t> east = checked_route(blocks, blocks.core(0, 0), blocks.core(0, 1));
+  ASSERT_EQ(east.size(), 3u);
+  EXPECT_DOUBLE_EQ(blocks.link(east[1]).latency_s, 2 * 9e-9);
+  EXPECT_DOUBLE_EQ(blocks.link(east[1]).bytes_per_s, 2 * 32e9);
+}
+
+TEST(Blocks, WorkersThatDoNotFillWholeBlocksAreRefusedSayingWhy) {
+  auto error = [](Values v) { return construction_error<MeshTopology>(std::move(v)); };
+  EXPECT_EQ(error(fabric("3")),
+            "parameter 'tile_edge': the workers span 8 columns (1 to 8), not a multiple of 3; "
+            "choose an edge that divides it");
+  Values holed = fabric("2");
+  holed["workers"] = "x=1-8 y=0-4; x=1-7 y=5-9";
+  holed["grid.x_size"] = "9";
+  EXPECT_EQ(error(holed),
+            "parameter 'tile_edge': the block at 4-2 holds 3 worker PEs of 4; the workers must "
+            "fill whole 2x2 blocks");
+  Values two_chips = fabric("2");
+  two_chips["chips.x"] = "2";
+  two_chips["ethernet.tiles"] = "0-1 0-2 0-3 0-4";
+  EXPECT_EQ(error(two_chips),
+            "parameter 'tile_edge': folds one fabric into blocks; set it on a single chip (chips "
+            "1x1)");
+}
+
 TEST(Presets, WormholeAndBlackholeBuild) {
   for (const char* file :
        {"wormhole-n150", "blackhole-p150", "wormhole-n300", "wormhole-t3000", "wormhole-galaxy"}) {

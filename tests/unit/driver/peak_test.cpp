@@ -52,6 +52,17 @@ TEST(PeakFlops, ACostModelFasterThanItsTopologysPeakIsRefused) {
       << chip.error().message;
 }
 
+// A wafer folded into blocks in its topology alone (blocks.hpp): the cost model still times one
+// PE where the topology's core is 144 of them, and the chip is refused at open.
+TEST(PeakFlops, BlocksInTheTopologyAloneAreRefused) {
+  auto chip = with("wse2", Interface::cost_model, "tile_edge", "1");
+  ASSERT_FALSE(chip.ok());
+  EXPECT_NE(chip.error().message.find("wse2.yaml: the topology's fp32 peak, 0.3168 TFLOP/s per "
+                                      "core"),
+            std::string::npos)
+      << chip.error().message;
+}
+
 // Both tables halved together: one fact, and the Machine's peak follows it.
 TEST(PeakFlops, BothTablesHalvedTogetherOpen) {
   ResolvedChip chip =

@@ -1,0 +1,17 @@
+#include "framework/report/approximation_report.hpp"
+
+#include "framework/common/json_text.hpp"
+
+namespace tessera {
+
+std::string approximation_line(const ChipSpec& chip) {
+  return chip.approximation.empty() ? "" : "chip model   " + chip.approximation + "\n";
+}
+
+std::string with_approximation(const std::string& document, const ChipSpec& chip) {
+  nlohmann::json doc = nlohmann::json::parse(document);
+  doc["approximation"] = text_or_null(chip.approximation);
+  return json_text(doc, 1) + "\n";
+}
+
+}  // namespace tessera
