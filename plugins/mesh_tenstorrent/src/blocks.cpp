@@ -78,7 +78,6 @@ Fabric fold_into_blocks(const Fabric& fabric, uint32_t edge) {
         folded.push_back(b);
     out.dram_tiles.push_back(std::move(folded));
   }
-  for (Node n : fabric.eth_tiles) out.eth_tiles.push_back(fold(n));
   return out;
 }
 

@@ -10,7 +10,7 @@
 //   - along each axis the workers' span [lo, hi] is cut into blocks of k (its length must be a
 //     multiple of k); the PEs before lo fold into one node column (row), those after hi into one;
 //   - every worker node must hold k × k worker PEs (no hole, no partial block);
-//   - DRAM and Ethernet tiles move to the node their PE folds into;
+//   - DRAM tiles move to the node their PE folds into (a fabric of one chip: no Ethernet);
 //   - per node: SRAM, its bandwidth and compute × k², link bandwidth × k (k PE links cross each
 //     block edge), hop latency × k (a hop crosses k routers).
 #pragma once
@@ -27,7 +27,6 @@ struct Fabric {
   uint32_t grid_x = 0, grid_y = 0;
   std::vector<Node> cores;
   std::vector<std::vector<Node>> dram_tiles;
-  std::vector<Node> eth_tiles;
 };
 
 // `fabric` in blocks of `edge` × `edge` (edge 1: unchanged). Throws sdk::invalid_argument naming

@@ -156,7 +156,7 @@ void MeshTopology::fold(uint32_t edge) {
   if (edge == 1) return;
   if (chips() > 1)
     fail("tile_edge", "folds one fabric into blocks; set it on a single chip (chips 1x1)");
-  Fabric blocks = fold_into_blocks({grid_x_, grid_y_, cores_, dram_tiles_, eth_tiles_}, edge);
+  Fabric blocks = fold_into_blocks({grid_x_, grid_y_, cores_, dram_tiles_}, edge);
   grid_x_ = blocks.grid_x;
   grid_y_ = blocks.grid_y;
   cores_ = std::move(blocks.cores);

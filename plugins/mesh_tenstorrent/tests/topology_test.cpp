@@ -353,8 +353,7 @@ TEST(Blocks, WorkersThatDoNotFillWholeBlocksAreRefusedSayingWhy) {
             "parameter 'tile_edge': the workers span 8 columns (1 to 8), not a multiple of 3; "
             "choose an edge that divides it");
   Values holed = fabric("2");
-  holed["workers"] = "x=1-8 y=0-4; x=1-7 y=5-9";
-  holed["grid.x_size"] = "9";
+  holed["workers"] = "x=1-8 y=0-4; x=1-7 y=5-9";  // PE 8-5 missing
   EXPECT_EQ(error(holed),
             "parameter 'tile_edge': the block at 4-2 holds 3 worker PEs of 4; the workers must "
             "fill whole 2x2 blocks");
