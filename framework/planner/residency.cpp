@@ -369,8 +369,8 @@ ResidencyRecord record_of(const PlannerInput& input, ResidencyMode mode,
 }
 
 std::string homes_take(ResidencyMode mode, double home_bytes_per_core, const Machine& machine) {
-  return fmt::format("--residency {}: the homes take {} of each core's {} of SRAM",
-                     to_string(mode), format_bytes(home_bytes_per_core),
+  return fmt::format("--residency {}: the homes take {} of each core's {} of SRAM", to_string(mode),
+                     format_bytes(home_bytes_per_core),
                      format_bytes(static_cast<double>(machine.sram_bytes_per_core)));
 }
 
