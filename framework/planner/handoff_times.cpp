@@ -18,6 +18,12 @@ HandOffTimes::HandOffTimes(const ir::Graph& graph, const Machine& machine,
   }
 }
 
+size_t HandOffTimes::KeyHash::operator()(const std::vector<int>& key) const {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a over the words
+  for (int word : key) h = (h ^ static_cast<uint32_t>(word)) * 1099511628211ull;
+  return static_cast<size_t>(h);
+}
+
 const OpTraffic* HandOffTimes::traffic(const CostContext& costs, const Decisions& d, int op) const {
   const int exec = d.exec_plan[op], preload = d.preload_plan[op];
   auto [it, fresh] = traffic_.try_emplace({costs.class_of(op), exec, preload});
@@ -47,21 +53,20 @@ PlacedOp HandOffTimes::placed_op(const CostContext& costs, const Decisions& d, i
 HandOffTimes::Timed HandOffTimes::op_timed(const CostContext& costs, const Decisions& d, int op,
                                            std::vector<PlacedOp>& placed) const {
   if (sources_[op].empty()) return {};
-  std::vector<int> key{costs.class_of(op), d.exec_plan[op], d.preload_plan[op]};
+  key_.assign({costs.class_of(op), d.exec_plan[op], d.preload_plan[op]});
   for (const Source& s : sources_[op])
-    key.insert(key.end(), {s.operand, costs.class_of(s.producer), d.exec_plan[s.producer],
-                           d.preload_plan[s.producer]});
-  auto [it, fresh] = timed_.try_emplace(std::move(key));
-  if (fresh) {
-    placed[op] = placed_op(costs, d, op);
-    std::vector<HandOff> parts;
-    for (const Source& s : sources_[op]) {
-      placed[s.producer] = placed_op(costs, d, s.producer);
-      parts.push_back(input_handoff(graph_, op, s, placed, machine_.chips));
-    }
-    it->second = timed(merged(parts), placed[op].exec ? placed[op].exec->cores_used : 0);
+    key_.insert(key_.end(), {s.operand, costs.class_of(s.producer), d.exec_plan[s.producer],
+                             d.preload_plan[s.producer]});
+  if (auto it = timed_.find(key_); it != timed_.end()) return it->second;
+  placed[op] = placed_op(costs, d, op);
+  std::vector<HandOff> parts;
+  for (const Source& s : sources_[op]) {
+    placed[s.producer] = placed_op(costs, d, s.producer);
+    parts.push_back(input_handoff(graph_, op, s, placed, machine_.chips));
   }
-  return it->second;
+  Timed t = timed(merged(parts), placed[op].exec ? placed[op].exec->cores_used : 0);
+  timed_.emplace(key_, t);
+  return t;
 }
 
 std::vector<HandOffTimes::Timed> HandOffTimes::of(const CostContext& costs,

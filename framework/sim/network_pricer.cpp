@@ -87,6 +87,14 @@ planner::BesideSeconds FlowNetworkPricer::beside_s_per_byte(const SetPlan& set) 
   for (size_t i = 0; i < set.route.size(); ++i) {
     const double capacity = network.capacity(set.route[i]), mine = set.weights[i];
     const double theirs = preload_transfers_[set.route[i]];
+    if (theirs == 0) {
+      // A link the preload leaves free (the exchange's SRAM ports, links off the preload's
+      // routes): the lines below give capacity / mine at every point, bit for bit, in five
+      // divisions where one does (this function was 8 % of a googlenet compile on mncore2).
+      const double alone = capacity / mine;
+      for (double& r : rate) r = std::min(r, alone);
+      continue;
+    }
     const double fair = capacity / (mine + theirs);
     for (size_t k = 0; k < rate.size(); ++k) {
       double taken = theirs * planner::kPreloadBusy[k] * preload_saturated_bytes_per_s_;

@@ -1,6 +1,7 @@
 #include "framework/sim/sim_network.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <string>
 #include <utility>
@@ -137,18 +138,22 @@ Result<PathCache::View> PathCache::path(const SimNetwork& net, uint32_t src, uin
   if (found->key == kEmpty) {
     auto p = net.path(src, dst);
     if (!p) return p.error();
-    if (links_.size() + p->links.size() > kMaxLinks) {
+    if (links_.size() + kLatencyWords + p->links.size() > kMaxLinks) {
       slots_.assign(slots_.size(), Slot{});
       used_ = 0;
       links_.clear();
       found = &slot(key);
     }
-    *found = {key, links_.size(), static_cast<uint32_t>(p->links.size()), p->latency_s};
+    *found = {key, static_cast<uint32_t>(links_.size()), static_cast<uint32_t>(p->links.size())};
+    const auto latency = std::bit_cast<std::array<uint32_t, kLatencyWords>>(p->latency_s);
+    links_.insert(links_.end(), latency.begin(), latency.end());
     links_.insert(links_.end(), p->links.begin(), p->links.end());
     ++used_;
   }
-  return View{std::span<const uint32_t>(links_).subspan(found->first, found->count),
-              found->latency_s};
+  std::array<uint32_t, kLatencyWords> latency;
+  std::copy_n(links_.begin() + found->first, kLatencyWords, latency.begin());
+  return View{std::span<const uint32_t>(links_).subspan(found->first + kLatencyWords, found->count),
+              std::bit_cast<double>(latency)};
 }
 
 }  // namespace tessera::sim

@@ -106,12 +106,15 @@ class PathCache {
  private:
   static constexpr size_t kMaxLinks = size_t{4} << 20;  // 16 MiB of link indices
   static constexpr uint64_t kEmpty = UINT64_MAX;        // no endpoint is UINT32_MAX
+  // 16 bytes, the path's latency kept in links_ beside its links: the table's growth (fresh,
+  // zero-filled pages) and its probes, each a cache miss, were 6 % of a Llama 2 13B compile on
+  // ipu-pod4-hbm3e with 32-byte slots.
   struct Slot {
     uint64_t key = kEmpty;
-    size_t first = 0;  // in links_
-    uint32_t count = 0;
-    double latency_s = 0;
+    uint32_t first = 0;  // in links_: the latency's two words, then the links
+    uint32_t count = 0;  // links
   };
+  static constexpr size_t kLatencyWords = sizeof(double) / sizeof(uint32_t);
   size_t home(uint64_t key) const;  // where the probe for `key` starts
   Slot& slot(uint64_t key);         // its slot, or the empty one where it belongs
   void grow();

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 
+#include "framework/chip/energy.hpp"
 #include "framework/ir/analysis.hpp"
 #include "framework/memsim/memsim.hpp"
 #include "framework/planner/capacity.hpp"
@@ -570,6 +571,24 @@ TEST(Objective, AnEnergyObjectiveNeedsTheChipsEnergyRates) {
 
 namespace tessera::driver {
 namespace {
+
+// open_chip measures the energy section's memory model on a thread of its own while fill_hbm
+// measures the chip's: the rate is the very double a fresh model measures alone, and the chip's
+// sustained HBM rate the one its own model reports (ipu-mk2-hbm3e, one chip).
+TEST(Energy, TheMemoryModelMeasuredBesideTheChipsGivesTheRateItGivesAlone) {
+  OpenChip chip = mk2();
+  ASSERT_TRUE(chip.models.energy.has_value());
+  auto library = plugins().library(chip.spec.plugin_for(Interface::memory_model)).take();
+  MemoryModel fresh =
+      create_memory_model(library, chip.spec.params_for(Interface::memory_model)).take();
+  std::optional<double> alone = streaming_read_j_per_byte(fresh).take();
+  ASSERT_TRUE(alone.has_value());
+  EXPECT_EQ(chip.models.energy->off_chip_j_per_byte, *alone);
+  MemoryModel other =
+      create_memory_model(library, chip.spec.params_for(Interface::memory_model)).take();
+  auto sustained = other.sustained(1).take();
+  EXPECT_EQ(chip.models.machine.hbm_latency_s, sustained.latency_s);
+}
 
 // The presets' energy rates against the power their cards are sold at (Tenstorrent's Wormhole
 // specifications: n150 160 W for one chip, n300 300 W for two; t3000 and Galaxy are n300-class

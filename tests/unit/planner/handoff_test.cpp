@@ -84,6 +84,18 @@ TEST(HandOff, AlikePlacementsHandNothing) {
   EXPECT_EQ(one.moves, (std::vector<ChipMove>{{0, 1, 32}}));
 }
 
+// Tiles that do not nest: a cuts y's 8 rows into 3 tiles of 3 (core 0 on chip 0: rows 0-2; cores
+// 1-2 on chip 1: rows 3-7), b into 2 of 4 (chip 0: rows 0-3, chip 1: rows 4-7). The cells are rows
+// 0-2, 3, 4-5 and 6-7, and only row 3 (4 elements, 8 B) is on the wrong chip; the other way
+// round, the same row is needed on chip 1 and held on chip 0.
+TEST(HandOff, TilesThatDoNotNestCrossTheRowsBetweenTheirStarts) {
+  ir::Graph g = two_ops(false);
+  HandOff h = handoff_of(g, plan({3, 1}, {3, 4}, {0, 1}), plan({2, 1}, {4, 4}, {0, 1}));
+  EXPECT_EQ(h.moves, (std::vector<ChipMove>{{1, 0, 8}}));
+  HandOff back = handoff_of(g, plan({2, 1}, {4, 4}, {0, 1}), plan({3, 1}, {3, 4}, {0, 1}));
+  EXPECT_EQ(back.moves, (std::vector<ChipMove>{{0, 1, 8}}));
+}
+
 // A view of another shape: the placements are taken as unrelated. Each chip reads half of y's
 // 64 B, of which the other chip holds half: 16 B each way.
 TEST(HandOff, AViewIsTakenAsUnrelated) {

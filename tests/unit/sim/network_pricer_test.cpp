@@ -219,6 +219,13 @@ TEST(FlowNetworkPricer, SlowsAnExchangeOnTheLinksAPreloadInFlightLoads) {
   EXPECT_EQ(p->preload(8, nullptr)->beside_s_per_byte, planner::BesideSeconds{});
 }
 
+// SimNetwork::path's latency on line(): each link's 10 ns added in turn, the very double.
+double walked_latency_s(size_t links) {
+  double s = 0;
+  for (size_t i = 0; i < links; ++i) s += 10e-9;
+  return s;
+}
+
 // The routes a pricer keeps per thread: every pair of a 64-core line (4,225 paths, past several
 // doublings of the table) is SimNetwork::path's, asked once of the Topology; an error is the
 // route's and is asked again next time.
@@ -242,7 +249,7 @@ TEST(PathCache, KeepsEachRouteAsTheNetworkGivesIt) {
         ASSERT_TRUE(kept.ok()) << kept.error().message;
         auto fresh = walk(src, dst).take();
         EXPECT_EQ(std::vector<uint32_t>(kept->links.begin(), kept->links.end()), fresh);
-        EXPECT_NEAR(kept->latency_s, 10e-9 * static_cast<double>(fresh.size()), 1e-18);
+        EXPECT_EQ(kept->latency_s, walked_latency_s(fresh.size()));
       }
   EXPECT_EQ(*asked, 65 * 65 - 1);
   for (int twice = 0; twice < 2; ++twice) {
@@ -251,6 +258,35 @@ TEST(PathCache, KeepsEachRouteAsTheNetworkGivesIt) {
     EXPECT_EQ(failed.error().message, "no route from 5 to 6");
   }
   EXPECT_EQ(*asked, 65 * 65 + 1);
+}
+
+// Past its bound of link entries the cache forgets every path and keeps going: on a line of
+// 4,096 cores the path from core 0 to core d holds d links (and two words of latency), and the
+// 1,499th of those to cores 2,048-4,095 (to core 3,546) would take the entries past 4 Mi. Every
+// answer is still the network's, and the forgotten paths are asked of the Topology again.
+TEST(PathCache, ForgetsEveryPathPastItsBoundAndAsksAgain) {
+  ChipGraph g = line(4096);
+  auto asked = std::make_shared<int>(0);
+  auto walk = g.route;
+  g.route = [asked, walk](uint32_t src, uint32_t dst) {
+    ++*asked;
+    return walk(src, dst);
+  };
+  auto net = SimNetwork::build(g, 1e12);
+  ASSERT_TRUE(net.ok()) << net.error().message;
+  PathCache cache;
+  for (uint32_t dst = 2048; dst < 4096; ++dst) {
+    auto kept = cache.path(*net, 0, dst);
+    ASSERT_TRUE(kept.ok()) << kept.error().message;
+    ASSERT_EQ(kept->links.size(), dst);
+    EXPECT_EQ(kept->links.back(), 2 * (dst - 1));
+    EXPECT_EQ(kept->latency_s, walked_latency_s(dst));
+  }
+  EXPECT_EQ(*asked, 2048);
+  for (uint32_t kept : {3546u, 4095u}) ASSERT_TRUE(cache.path(*net, 0, kept).ok());
+  EXPECT_EQ(*asked, 2048);
+  for (uint32_t forgotten : {2048u, 3545u}) ASSERT_TRUE(cache.path(*net, 0, forgotten).ok());
+  EXPECT_EQ(*asked, 2050);
 }
 
 }  // namespace
