@@ -53,11 +53,18 @@ PlacedOp HandOffTimes::placed_op(const CostContext& costs, const Decisions& d, i
 HandOffTimes::Timed HandOffTimes::op_timed(const CostContext& costs, const Decisions& d, int op,
                                            std::vector<PlacedOp>& placed) const {
   if (sources_[op].empty()) return {};
-  key_.assign({costs.class_of(op), d.exec_plan[op], d.preload_plan[op]});
+  thread_local std::vector<int> key;  // each thread's own: a key is copied only when new
+  key.assign({costs.class_of(op), d.exec_plan[op], d.preload_plan[op]});
   for (const Source& s : sources_[op])
-    key_.insert(key_.end(), {s.operand, costs.class_of(s.producer), d.exec_plan[s.producer],
-                             d.preload_plan[s.producer]});
-  if (auto it = timed_.find(key_); it != timed_.end()) return it->second;
+    key.insert(key.end(), {s.operand, costs.class_of(s.producer), d.exec_plan[s.producer],
+                           d.preload_plan[s.producer]});
+  {
+    std::shared_lock read(mutex_);
+    if (auto it = timed_.find(key); it != timed_.end()) return it->second;
+  }
+  // A miss: timed once, by whichever thread asks first (traffic_ is filled under this lock too).
+  std::lock_guard write(mutex_);
+  if (auto it = timed_.find(key); it != timed_.end()) return it->second;
   placed[op] = placed_op(costs, d, op);
   std::vector<HandOff> parts;
   for (const Source& s : sources_[op]) {
@@ -65,14 +72,13 @@ HandOffTimes::Timed HandOffTimes::op_timed(const CostContext& costs, const Decis
     parts.push_back(input_handoff(graph_, op, s, placed, machine_.chips));
   }
   Timed t = timed(merged(parts), placed[op].exec ? placed[op].exec->cores_used : 0);
-  timed_.emplace(key_, t);
+  timed_.emplace(key, t);
   return t;
 }
 
 std::vector<HandOffTimes::Timed> HandOffTimes::of(const CostContext& costs,
                                                   const Decisions& d) const {
   if (!hands_off(machine_)) return {};
-  std::lock_guard lock(mutex_);
   std::vector<PlacedOp> placed(costs.ops());
   std::vector<Timed> out(costs.ops());
   for (int op = 0; op < costs.ops(); ++op) out[op] = op_timed(costs, d, op, placed);
@@ -81,9 +87,9 @@ std::vector<HandOffTimes::Timed> HandOffTimes::of(const CostContext& costs,
 
 double HandOffTimes::seconds(const CostContext& costs, const Decisions& d, int op) const {
   if (!hands_off(machine_)) return 0;
-  std::lock_guard lock(mutex_);
-  placed_scratch_.resize(costs.ops());
-  return op_timed(costs, d, op, placed_scratch_).seconds;
+  thread_local std::vector<PlacedOp> placed;  // filled only on a miss, for op and its producers
+  placed.resize(costs.ops());
+  return op_timed(costs, d, op, placed).seconds;
 }
 
 }  // namespace tessera::planner

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -52,8 +53,9 @@ class HandOffTimes {
   std::vector<std::vector<Source>> sources_;
   std::vector<std::vector<int>> consumers_;
   std::vector<std::optional<partition::OpShape>> shapes_;  // per op; nullopt: not described
-  mutable std::mutex mutex_;
-  mutable std::vector<PlacedOp> placed_scratch_;  // seconds()'s, under mutex_
+  // Guards traffic_ and timed_: lookups share it (Elk-Full's threads screen orders at once, and a
+  // lock held per lookup made two threads slower than one), a miss takes it alone.
+  mutable std::shared_mutex mutex_;
   // By (class, exec plan, preload plan): where its tiles sit (nullopt: not recorded).
   mutable std::map<std::tuple<int, int, int>, std::optional<OpTraffic>> traffic_;
   // By the op's class and plans, then each source's operand, class and plans: hashed, as Elk-Full's
@@ -63,7 +65,6 @@ class HandOffTimes {
     size_t operator()(const std::vector<int>& key) const;
   };
   mutable std::unordered_map<std::vector<int>, Timed, KeyHash> timed_;
-  mutable std::vector<int> key_;  // op_timed's, under mutex_: a key is copied only when new
 };
 
 }  // namespace tessera::planner
