@@ -38,7 +38,10 @@
 //   dram_bytes_per_cycle          23.2         injection per controller [V tt-npe]
 //                                                                           [per-core rates]
 //   ethernet_bytes_per_cycle      12.5         per direction [V tt-npe]     [per-core rates]
-//   sync_cycles                   1000         a global barrier over the NoC [U guess]
+//   sync_cycles                   1000         a global barrier over the NoC [U guess], paid at
+//                                              each op step and combine level; 0 on a fabric
+//                                              whose cores wait for their own data, not for
+//                                              each other (chips/wse2.yaml)
 //   dispatch_host_s               15e-6        per op, the host preparing its command [D]
 //   dispatch_traced_s             0            per op, a replayed Metal Trace issuing it [D]
 //   launch_s                      4e-6         per op, the cores starting it, either way [S]
