@@ -472,6 +472,15 @@ TEST(NoWraparound, FoldedBlocksFormAMesh) {
   EXPECT_EQ(check_routes(blocks, all, all), "");
 }
 
+TEST(NoWraparound, Wse2IsAMeshOfBlocks) {
+  MeshTopology wse2 = make(load_preset(std::string(TESSERA_CHIPS_DIR) + "/wse2.yaml").topology);
+  // 64 x 83 nodes (the I/O column, 63 x 83 blocks of 12 x 12 PEs), 12 I/O tiles.
+  EXPECT_EQ(wse2.info().num_cores, 5229u);
+  EXPECT_EQ(wse2.info().num_links, 2u * 5229 + 2 * 12 + 2 * (63 * 83 + 64 * 82));
+  // Corner block to corner block: 62 + 82 hops, not the torus's shorter way round.
+  EXPECT_EQ(checked_route(wse2, wse2.core(0, 0), wse2.core(0, 5228)).size(), 62u + 82 + 2);
+}
+
 TEST(NoWraparound, ABadValueIsRefusedSayingWhatIsExpected) {
   Values values = mesh();
   values["wraparound"] = "maybe";
