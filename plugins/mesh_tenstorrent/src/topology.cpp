@@ -1,6 +1,7 @@
 #include "topology.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -66,6 +67,12 @@ std::vector<int32_t> parse_ranges(const std::string& key, const std::string& tex
   return values;
 }
 
+// One hop from `at` towards `to` along x (or y) on a mesh without wraparound.
+Node step_toward(Node at, Node to, bool along_x) {
+  if (along_x) return {at.x + (to.x > at.x ? 1 : -1), at.y};
+  return {at.x, at.y + (to.y > at.y ? 1 : -1)};
+}
+
 std::string node_name(Node n) {
   return std::to_string(n.x) + "-" + std::to_string(n.y);
 }
@@ -124,6 +131,7 @@ void MeshTopology::read_params(const sdk::Params& params) {
   niu_latency_s_ = params.get_non_negative("niu_latency_cycles", 5) / clock_hz_;
   sram_bytes_per_core_ = static_cast<uint64_t>(params.get_int("sram_bytes_per_core", 1499136, 1));
   sram_bytes_per_cycle_ = params.get_double("sram.bytes_per_cycle", 256, 0.0);
+  wraparound_ = params.get_bool("wraparound", true);
   if (params.has("chips"))
     fail("chips", "expected a map {x: X, y: Y} of chips along each axis, got '" +
                       params.get_string("chips", "") + "'");
@@ -221,7 +229,7 @@ void MeshTopology::add_endpoints() {
     }
   first_router_ = tables_.num_endpoints();
   for (uint32_t chip = 0; chip < chips(); ++chip)
-    for (uint32_t noc = 0; noc < 2; ++noc)
+    for (uint32_t noc = 0; noc < nocs(); ++noc)
       for (Node n : grid_)
         tables_.add_endpoint(flat_endpoint(TESSERA_ENDPOINT_ROUTER, chip, n.x, n.y, 0),
                              prefix(chip) + "noc" + std::to_string(noc) + " r(" +
@@ -264,7 +272,7 @@ uint32_t MeshTopology::neighbour_chip(uint32_t chip, uint32_t dir) const {
 void MeshTopology::add_links() {
   auto controllers = static_cast<uint32_t>(dram_tiles_.size());
   for (uint32_t chip = 0; chip < chips(); ++chip)
-    for (uint32_t noc = 0; noc < 2; ++noc) {
+    for (uint32_t noc = 0; noc < nocs(); ++noc) {
       first_niu_link_.push_back(tables_.num_links());
       for (uint32_t c = 0; c < cores_.size(); ++c)
         tables_.add_duplex(core(chip, c), router(chip, noc, cores_[c]), TESSERA_LINK_ON_CHIP, noc,
@@ -273,8 +281,12 @@ void MeshTopology::add_links() {
         for (Node tile : dram_tiles_[c])
           tables_.add_duplex(dram_controller(chip * controllers + c), router(chip, noc, tile),
                              TESSERA_LINK_MEMORY, noc, link_bytes_per_s_, niu_latency_s_);
-      // A 1-wide axis has no links along it (they would loop back to the same router).
       first_grid_link_.push_back(tables_.num_links());
+      if (!wraparound_) {
+        add_mesh_links(chip);
+        continue;
+      }
+      // A 1-wide axis has no links along it (they would loop back to the same router).
       for (Node n : grid_) {
         if (grid_x_ > 1)
           tables_.add_link(router(chip, noc, n), router(chip, noc, neighbour(noc, n, true)),
@@ -286,13 +298,26 @@ void MeshTopology::add_links() {
     }
 }
 
+// Without wraparound: the links towards +x, -x, +y, then -y, each over the nodes with a neighbour
+// that way in grid order, so grid_link finds a hop's link by arithmetic.
+void MeshTopology::add_mesh_links(uint32_t chip) {
+  auto w = static_cast<int32_t>(grid_x_), h = static_cast<int32_t>(grid_y_);
+  for (Node step : {Node{1, 0}, Node{-1, 0}, Node{0, 1}, Node{0, -1}})
+    for (Node n : grid_) {
+      Node next{n.x + step.x, n.y + step.y};
+      if (next.x < 0 || next.x >= w || next.y < 0 || next.y >= h) continue;
+      tables_.add_link(router(chip, 0, n), router(chip, 0, next), TESSERA_LINK_ON_CHIP, 0,
+                       link_bytes_per_s_, hop_latency_s_);
+    }
+}
+
 // Each port joins its eth tile's routers like a core's NIU, and the port facing it on the
 // neighbouring chip (same parallel link, opposite direction) by one Ethernet link each way.
 void MeshTopology::add_ethernet() {
   for (uint32_t p = first_port_; p < tables_.num_endpoints(); ++p) {
     uint32_t chip = tables_.endpoint(p).chip;
     Node tile = eth_tiles_[port_tile_[p - first_port_]];
-    for (uint32_t noc = 0; noc < 2; ++noc)
+    for (uint32_t noc = 0; noc < nocs(); ++noc)
       tables_.add_duplex(p, router(chip, noc, tile), TESSERA_LINK_ON_CHIP, noc, link_bytes_per_s_,
                          niu_latency_s_);
   }
@@ -323,6 +348,7 @@ Node MeshTopology::neighbour(uint32_t noc, Node n, bool along_x) const {
 }
 
 uint32_t MeshTopology::hops(uint32_t noc, Node from, Node to) const {
+  if (!wraparound_) return static_cast<uint32_t>(std::abs(to.x - from.x) + std::abs(to.y - from.y));
   auto forward = [](int32_t a, int32_t b, uint32_t size) {
     return static_cast<uint32_t>((b - a + static_cast<int32_t>(size)) % static_cast<int32_t>(size));
   };
@@ -342,7 +368,7 @@ MeshTopology::Attachment MeshTopology::attachment(uint32_t endpoint) const {
   if (endpoint < first_port_) {
     uint32_t index = endpoint - first_router_;
     return {std::span<const Node>(&grid_[index % grid_nodes()], 1),
-            static_cast<int>(index / grid_nodes() % 2), true, index / grid_nodes() / 2};
+            static_cast<int>(index / grid_nodes() % nocs()), true, index / grid_nodes() / nocs()};
   }
   return {std::span<const Node>(&eth_tiles_[port_tile_[endpoint - first_port_]], 1), -1, false,
           tables_.endpoint(endpoint).chip};
@@ -354,7 +380,7 @@ MeshTopology::Choice MeshTopology::choose(const Attachment& src, const Attachmen
   Choice best;
   best.chip = src.chip;
   uint32_t best_hops = std::numeric_limits<uint32_t>::max();
-  for (uint32_t noc = 0; noc < 2; ++noc) {
+  for (uint32_t noc = 0; noc < nocs(); ++noc) {
     if ((src.noc >= 0 && src.noc != static_cast<int>(noc)) ||
         (dst.noc >= 0 && dst.noc != static_cast<int>(noc)))
       continue;
@@ -368,22 +394,36 @@ MeshTopology::Choice MeshTopology::choose(const Attachment& src, const Attachmen
   return best;
 }
 
-// add_links lays each NoC's router links out node by node in grid order, the x link (where the
-// grid is wider than 1) before the y link, so a hop's link is found by arithmetic: a lookup in the
-// table of link ends per hop dominated planning on wafer-sized grids.
-uint32_t MeshTopology::grid_link(uint32_t chip, uint32_t noc, Node at, bool along_x) const {
-  uint32_t per_node = (grid_x_ > 1 ? 1u : 0u) + (grid_y_ > 1 ? 1u : 0u);
-  uint32_t offset = along_x || grid_x_ == 1 ? 0u : 1u;
-  return first_grid_link_[chip * 2 + noc] + node_index(at) * per_node + offset;
+// A hop's link is found by arithmetic: a lookup in the table of link ends per hop dominated
+// planning on wafer-sized grids. On a torus add_links lays each NoC's router links out node by
+// node in grid order, the x link (where the grid is wider than 1) before the y link; without
+// wraparound add_mesh_links lays them out by direction, each block indexed by the link's lower end.
+uint32_t MeshTopology::grid_link(uint32_t chip, uint32_t noc, Node at, Node next) const {
+  uint32_t first = first_grid_link_[chip * nocs() + noc];
+  bool along_x = at.x != next.x;
+  if (wraparound_) {
+    uint32_t per_node = (grid_x_ > 1 ? 1u : 0u) + (grid_y_ > 1 ? 1u : 0u);
+    uint32_t offset = along_x || grid_x_ == 1 ? 0u : 1u;
+    return first + node_index(at) * per_node + offset;
+  }
+  uint32_t x_links = (grid_x_ - 1) * grid_y_;  // per direction
+  uint32_t y_links = grid_x_ * (grid_y_ - 1);
+  if (along_x)
+    return first + (next.x > at.x ? 0 : x_links) + static_cast<uint32_t>(at.y) * (grid_x_ - 1) +
+           static_cast<uint32_t>(std::min(at.x, next.x));
+  return first + 2 * x_links + (next.y > at.y ? 0 : y_links) +
+         static_cast<uint32_t>(std::min(at.y, next.y)) * grid_x_ + static_cast<uint32_t>(at.x);
 }
 
 // Router-to-router links of one dimension-ordered route (tt-npe order: NoC0 x then y, NoC1 y
-// then x).
+// then x; without wraparound x then y on the one NoC, each hop towards the destination).
 void MeshTopology::walk(const Choice& choice, std::vector<uint32_t>& links) const {
   Node at = choice.from;
   auto move = [&](bool along_x) {
-    links.push_back(grid_link(choice.chip, choice.noc, at, along_x));
-    at = neighbour(choice.noc, at, along_x);
+    Node next =
+        wraparound_ ? neighbour(choice.noc, at, along_x) : step_toward(at, choice.to, along_x);
+    links.push_back(grid_link(choice.chip, choice.noc, at, next));
+    at = next;
   };
   bool x_first = choice.noc == 0;
   for (int pass = 0; pass < 2; ++pass, x_first = !x_first) {
@@ -401,7 +441,7 @@ void MeshTopology::segment(uint32_t src, uint32_t dst, std::vector<uint32_t>& li
   Choice choice = choose(from, to);
   // A core's NIU links sit two by two (to its router, back) at the head of each NoC's links.
   auto cores = static_cast<uint32_t>(cores_.size());
-  uint32_t first_niu = first_niu_link_[choice.chip * 2 + choice.noc];
+  uint32_t first_niu = first_niu_link_[choice.chip * nocs() + choice.noc];
   if (src < first_dram_)
     links.push_back(first_niu + 2 * (src % cores));
   else if (!from.is_router)

@@ -1,5 +1,6 @@
 // Tenstorrent Wormhole B0 / Blackhole-like chips: Tensix cores and DRAM controller tiles on a 2D
-// grid of routers, with two physically separate NoCs, both 2D tori (wraparound links).
+// grid of routers, with two physically separate NoCs, both 2D tori (wraparound links); or, for
+// Cerebras-like wafers, one router per node in a mesh without wraparound.
 // Sources: tagged per value below ([V] vendor, [W] Tenstorrent docs, [D] derived, [Y] the SoC
 // descriptors). Coordinates come from tt-metal
 // `tt_metal/soc_descriptors/wormhole_b0_80_arch.yaml` and `blackhole_140_arch.yaml` @049e2880 (NoC
@@ -10,6 +11,16 @@
 // +x and +y neighbours, NoC1 routers to their -x and -y neighbours, wrapping around the edges.
 // Routing is dimension-ordered as in tt-npe's `route()`: NoC0 goes +x then +y, NoC1 goes -y then
 // -x. A route takes the NoC with fewer router hops (tie: NoC0), so core -> core is hops + 2 links.
+//
+// Without wraparound (`wraparound: false`, the Cerebras wafers: "a two-dimensional rectangular
+// mesh" whose router links "to the routers of the four nearest neighboring PEs", Cerebras SDK
+// docs, "A Conceptual View", sdk.cerebras.net/computing-with-cerebras): ONE router per node
+// (endpoints and links of NoC 0 only), linked to each neighbour inside the grid, no link across an
+// edge. Not two one-way NoCs as above: a route turning from +x (NoC0) to -y (NoC1) would cross a
+// link between a node's two routers, shared by all traffic turning there, which the wafer's one
+// router per PE does not have. A route goes x first, then y [assumed: the SDK configures each
+// colour's routes router by router; no source found for a fixed order], each hop towards the
+// destination, so router hops = |dx| + |dy|; every router reaches every other.
 //
 // DRAM: one MEMORY_CONTROLLER endpoint per controller (the unit a memory model serves), linked
 // to the routers of each of its NoC tiles. A route to or from a controller uses the tile and NoC
@@ -31,11 +42,12 @@
 //
 // Endpoints, in order: cores (per chip sorted by y, then x, like tt-metal's functional_workers;
 // chip-major), DRAM controllers (per chip in `dram.tiles` order, x, y = first tile; chip-major),
-// routers (per chip: NoC0 then NoC1, each y-major over the grid; chip-major), then the Ethernet
-// ports (only with more than one chip). Chip c is at column c % chips.x, row c / chips.x. Router
-// pairs on different NoCs of one chip have no route (they never exchange data). A 1x1 machine is
-// exactly the single chip: same endpoints, names, links and routes. The planner prices partial
-// results merged between chips on the Ethernet links (Machine::chip_link_bytes_per_s).
+// routers (per chip: NoC0 then NoC1 (NoC0 only without wraparound), each y-major over the grid;
+// chip-major), then the Ethernet ports (only with more than one chip). Chip c is at column
+// c % chips.x, row c / chips.x. Router pairs on different NoCs of one chip have no route (they
+// never exchange data). A 1x1 machine is exactly the single chip: same endpoints, names, links and
+// routes. The planner prices partial results merged between chips on the Ethernet links
+// (Machine::chip_link_bytes_per_s).
 //
 // Parameters (topology section of a chip file; defaults build a Wormhole B0 n150):
 //   name                     chip name for reports                         "wormhole-n150"
@@ -59,6 +71,10 @@
 //   ethernet.latency_s       one Ethernet traversal, port to port [U]      1e-6
 //   ethernet.tiles           eth tiles "x-y" in channel order, read only   the 16 `eth`
 //                            with more than one chip [Y]                   tiles [Y]
+//   wraparound               true: two NoCs of 2-D tori (Tenstorrent);     true
+//                            false: one router per node, a mesh without
+//                            wraparound (Cerebras), also per chip of a
+//                            chip mesh
 //   clock_hz                 AI clock [W]                                  1e9
 //   link_bytes_per_cycle     NoC link, one flit per cycle [V]              32
 //   hop_latency_cycles       router -> router [V]                          9
@@ -108,7 +124,7 @@ class MeshTopology final : public TableTopology {
   static constexpr uint32_t kNoPort = UINT32_MAX;
 
   uint32_t router(uint32_t chip, uint32_t noc, Node node) const {
-    return first_router_ + (chip * 2 + noc) * grid_nodes() + node_index(node);
+    return first_router_ + (chip * nocs() + noc) * grid_nodes() + node_index(node);
   }
   uint32_t router(uint32_t noc, Node node) const { return router(0, noc, node); }
   // Controller `index` over all chips (chip-major).
@@ -117,6 +133,8 @@ class MeshTopology final : public TableTopology {
     return chip * static_cast<uint32_t>(cores_.size()) + index;
   }
   uint32_t chips() const { return chips_x_ * chips_y_; }
+  // NoCs per chip: two tori, or the one router of a mesh without wraparound.
+  uint32_t nocs() const { return wraparound_ ? 2 : 1; }
   // The link from endpoint a to endpoint b (they must be linked).
   uint32_t link_between(uint32_t a, uint32_t b) const { return tables_.link_between(a, b); }
   // The Ethernet port of `chip` towards direction `dir` (0 +x, 1 -x, 2 +y, 3 -y), parallel link
@@ -124,9 +142,9 @@ class MeshTopology final : public TableTopology {
   uint32_t port(uint32_t chip, uint32_t dir, uint32_t link) const {
     return ports_.empty() ? kNoPort : ports_[(chip * 4 + dir) * eth_links_ + link];
   }
-  // Router hops from `from` to `to` on `noc`, wraparound included.
+  // Router hops from `from` to `to` on `noc`: around the torus, or |dx| + |dy| without wraparound.
   uint32_t hops(uint32_t noc, Node from, Node to) const;
-  // The next router from `n` on `noc` along x (or y).
+  // The next router from `n` on `noc` along x (or y) of a torus.
   Node neighbour(uint32_t noc, Node n, bool along_x) const;
 
  private:
@@ -149,6 +167,7 @@ class MeshTopology final : public TableTopology {
   void build();
   void add_endpoints();
   void add_links();
+  void add_mesh_links(uint32_t chip);
   void add_ethernet();
   // The chip beside `chip` in direction `dir`, or kNoPort at the edge of the chip mesh.
   uint32_t neighbour_chip(uint32_t chip, uint32_t dir) const;
@@ -159,8 +178,8 @@ class MeshTopology final : public TableTopology {
   Attachment attachment(uint32_t endpoint) const;
   Choice choose(const Attachment& src, const Attachment& dst) const;
   void walk(const Choice& choice, std::vector<uint32_t>& links) const;
-  // The link from router `at` of `noc` on `chip` to its next router along x (or y).
-  uint32_t grid_link(uint32_t chip, uint32_t noc, Node at, bool along_x) const;
+  // The link from router `at` of `noc` on `chip` to its neighbour `next`.
+  uint32_t grid_link(uint32_t chip, uint32_t noc, Node at, Node next) const;
 
   std::string name_;
   uint32_t grid_x_ = 0;
@@ -176,6 +195,7 @@ class MeshTopology final : public TableTopology {
   double sram_bytes_per_cycle_ = 0;
   uint32_t pes_per_core_ =
       1;  // tile_edge squared: the fabric's cores one simulated core stands for
+  bool wraparound_ = true;
   uint32_t chips_x_ = 1;
   uint32_t chips_y_ = 1;
   uint32_t eth_links_ = 1;
@@ -189,8 +209,8 @@ class MeshTopology final : public TableTopology {
   uint32_t first_port_ = 0;
   std::vector<uint32_t> first_niu_link_;  // per chip and NoC: core 0's link to its router
   std::vector<uint32_t>
-      first_grid_link_;              // per chip and NoC (chip * 2 + noc): its first router link
-  std::vector<uint32_t> ports_;      // (chip * 4 + dir) * eth_links_ + link -> endpoint
+      first_grid_link_;          // per chip and NoC (chip * nocs() + noc): its first router link
+  std::vector<uint32_t> ports_;  // (chip * 4 + dir) * eth_links_ + link -> endpoint
   std::vector<uint32_t> port_tile_;  // endpoint - first_port_ -> index into eth_tiles_
 };
 

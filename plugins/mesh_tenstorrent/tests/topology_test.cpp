@@ -365,6 +365,129 @@ TEST(Blocks, WorkersThatDoNotFillWholeBlocksAreRefusedSayingWhy) {
             "1x1)");
 }
 
+// ---- Without wraparound ------------------------------------------------------------------------
+
+// 4 x 3 nodes: 11 workers, DRAM at the corner 3-2.
+Values mesh() {
+  return {{"wraparound", "false"},
+          {"grid.x_size", "4"},
+          {"grid.y_size", "3"},
+          {"workers", "x=0-3 y=0-1; x=0-2 y=2"},
+          {"dram.tiles", "3-2"}};
+}
+
+// Router -> router links of a route, as the nodes it visits.
+std::vector<Node> nodes_visited(const MeshTopology& t, const std::vector<uint32_t>& links) {
+  std::vector<Node> nodes;
+  for (uint32_t l : links)
+    if (tessera_endpoint e = t.endpoint(t.link(l).src); e.kind == TESSERA_ENDPOINT_ROUTER)
+      nodes.push_back({e.x, e.y});
+  if (!links.empty())
+    if (tessera_endpoint e = t.endpoint(t.link(links.back()).dst);
+        e.kind == TESSERA_ENDPOINT_ROUTER)
+      nodes.push_back({e.x, e.y});
+  return nodes;
+}
+
+TEST(NoWraparound, OneRouterPerNodeLinkedToItsNeighboursInsideTheGrid) {
+  MeshTopology t = make(mesh());
+  tessera_topology_info info = t.info();
+  EXPECT_EQ(info.num_endpoints, 11u + 1 + 12);
+  // NIU links of 11 cores and 1 DRAM tile both ways, then 2 * ((W-1) * H + W * (H-1)) router links.
+  EXPECT_EQ(info.num_links, 2u * 11 + 2 * 1 + 2 * (3 * 3 + 4 * 2));
+  EXPECT_STREQ(t.endpoint(t.router(0, {3, 2})).name, "noc0 r(3,2)");
+  uint32_t router_links = 0;
+  for (uint32_t l = 0; l < info.num_links; ++l) {
+    tessera_endpoint a = t.endpoint(t.link(l).src), b = t.endpoint(t.link(l).dst);
+    if (a.kind != TESSERA_ENDPOINT_ROUTER || b.kind != TESSERA_ENDPOINT_ROUTER) continue;
+    ++router_links;
+    EXPECT_EQ(std::abs(a.x - b.x) + std::abs(a.y - b.y), 1) << "link " << l << " wraps";
+    EXPECT_EQ(t.link(l).network, 0u);
+  }
+  EXPECT_EQ(router_links, 34u);
+}
+
+TEST(NoWraparound, RoutesGoXThenYTowardsTheDestination) {
+  MeshTopology t = make(mesh());
+  // Corner to corner: 3 + 2 router hops, plus the NIU link and the memory link.
+  std::vector<uint32_t> across = checked_route(t, t.core(0, 0), t.dram_controller(0));
+  EXPECT_EQ(across.size(), 3u + 2 + 2);
+  EXPECT_EQ(nodes_visited(t, across),
+            (std::vector<Node>{{0, 0}, {1, 0}, {2, 0}, {3, 0}, {3, 1}, {3, 2}}));
+  EXPECT_EQ(t.hops(0, {0, 0}, {3, 2}), 5u);
+  // (+x, -y) from 0-2 to 3-0 and (-x, +y) from 3-0 to 0-2: x first, then y, one turn each.
+  uint32_t south_west = t.core(0, 8), north_east = t.core(0, 3);  // cores 0-2 and 3-0
+  EXPECT_EQ(nodes_visited(t, checked_route(t, south_west, north_east)),
+            (std::vector<Node>{{0, 2}, {1, 2}, {2, 2}, {3, 2}, {3, 1}, {3, 0}}));
+  EXPECT_EQ(nodes_visited(t, checked_route(t, north_east, south_west)),
+            (std::vector<Node>{{3, 0}, {2, 0}, {1, 0}, {0, 0}, {0, 1}, {0, 2}}));
+  // Along an edge there is no way round: 0-0 -> 3-0 is 3 hops, 3-0 -> 0-0 too.
+  EXPECT_EQ(checked_route(t, t.core(0, 3), t.core(0, 0)).size(), 3u + 2);
+}
+
+TEST(NoWraparound, EveryEndpointReachesEveryEndpointInManhattanHops) {
+  MeshTopology t = make(mesh());
+  std::vector<uint32_t> all(t.info().num_endpoints);  // routers too: one NoC, no refusal
+  std::iota(all.begin(), all.end(), 0u);
+  EXPECT_EQ(check_routes(t, all, all), "");
+  for (uint32_t src : all)
+    for (uint32_t dst : all) {
+      if (src == dst) continue;
+      tessera_endpoint a = t.endpoint(src), b = t.endpoint(dst);
+      // Router hops |dx| + |dy|, plus a NIU link at each end that is not a router.
+      int ends =
+          (a.kind != TESSERA_ENDPOINT_ROUTER ? 1 : 0) + (b.kind != TESSERA_ENDPOINT_ROUTER ? 1 : 0);
+      EXPECT_EQ(static_cast<int>(checked_route(t, src, dst).size()),
+                std::abs(a.x - b.x) + std::abs(a.y - b.y) + ends)
+          << src << " -> " << dst;
+    }
+}
+
+TEST(NoWraparound, EachChipOfAChipMeshIsAMesh) {
+  MeshTopology t = make({{"wraparound", "false"}, {"chips.x", "2"}});
+  EXPECT_EQ(t.info().num_endpoints, 2u * (80 + 6 + 120) + 2);
+  // 1-1 -> 9-11 on chip 1: 8 + 10 hops (a torus: 3 + 2 on NoC1).
+  EXPECT_EQ(
+      checked_route(t, t.core(1, wormhole_core(1, 1)), t.core(1, wormhole_core(9, 11))).size(),
+      8u + 10 + 2);
+  std::vector<uint32_t> ends;
+  for (uint32_t chip = 0; chip < 2; ++chip)
+    ends.insert(ends.end(), {t.core(chip, 0), t.core(chip, 79), t.dram_controller(chip * 6 + 5),
+                             t.router(chip, 0, {5, 5}), t.port(chip, chip == 0 ? 0 : 1, 0)});
+  EXPECT_EQ(check_routes(t, ends, ends), "");
+}
+
+TEST(NoWraparound, FoldedBlocksFormAMesh) {
+  Values values = fabric("2");
+  values["wraparound"] = "false";
+  MeshTopology blocks = make(values);
+  // 5 x 5 nodes (the I/O column and 4 block columns, 5 block rows): no link wraps.
+  EXPECT_EQ(blocks.info().num_links, 2u * 20 + 2 * 2 + 2 * (4 * 5 + 5 * 4));
+  // Block 1-0 to block 4-4: 3 + 4 hops, each crossing 2 routers' latency.
+  std::vector<uint32_t> r = checked_route(blocks, blocks.core(0, 0), blocks.core(0, 19));
+  ASSERT_EQ(r.size(), 3u + 4 + 2);
+  EXPECT_DOUBLE_EQ(blocks.link(r[1]).latency_s, 2 * 9e-9);
+  std::vector<uint32_t> all(blocks.info().num_endpoints);
+  std::iota(all.begin(), all.end(), 0u);
+  EXPECT_EQ(check_routes(blocks, all, all), "");
+}
+
+TEST(NoWraparound, Wse2IsAMeshOfBlocks) {
+  MeshTopology wse2 = make(load_preset(std::string(TESSERA_CHIPS_DIR) + "/wse2.yaml").topology);
+  // 64 x 83 nodes (the I/O column, 63 x 83 blocks of 12 x 12 PEs), 12 I/O tiles.
+  EXPECT_EQ(wse2.info().num_cores, 5229u);
+  EXPECT_EQ(wse2.info().num_links, 2u * 5229 + 2 * 12 + 2 * (63 * 83 + 64 * 82));
+  // Corner block to corner block: 62 + 82 hops, not the torus's shorter way round.
+  EXPECT_EQ(checked_route(wse2, wse2.core(0, 0), wse2.core(0, 5228)).size(), 62u + 82 + 2);
+}
+
+TEST(NoWraparound, ABadValueIsRefusedSayingWhatIsExpected) {
+  Values values = mesh();
+  values["wraparound"] = "maybe";
+  EXPECT_EQ(construction_error<MeshTopology>(values),
+            "parameter 'wraparound': expected true or false, got 'maybe'");
+}
+
 TEST(Presets, WormholeAndBlackholeBuild) {
   for (const char* file :
        {"wormhole-n150", "blackhole-p150", "wormhole-n300", "wormhole-t3000", "wormhole-galaxy"}) {
