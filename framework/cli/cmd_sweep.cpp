@@ -5,6 +5,7 @@
 
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "framework/cli/number_checks.hpp"
 #include "framework/cli/options.hpp"
@@ -15,6 +16,7 @@
 #include "framework/dse/points.hpp"
 #include "framework/dse/serve_goal.hpp"
 #include "framework/dse/sweep_run.hpp"
+#include "framework/report/approximation_report.hpp"
 
 namespace tessera::cli {
 
@@ -66,6 +68,17 @@ std::function<void(const dse::Progress&)> sweep_progress_printer(bool verbose) {
   };
 }
 
+// One line per chip of the sweep whose file states an approximation, as `tessera compile` says it:
+// its rows' figures are approximate (their approximation column says by how much, too).
+std::string approximation_lines(const dse::PointResults& results) {
+  std::set<std::string> said;
+  std::string out;
+  for (const auto& [index, r] : results)
+    if (said.insert(r.chip + "\n" + r.approximation).second)
+      out += approximation_line(r.chip, r.approximation);
+  return out;
+}
+
 std::string summary(const dse::SweepSession& session, const std::string& run_dir) {
   dse::Progress p = session.progress();
   std::string out =
@@ -81,6 +94,7 @@ std::string summary(const dse::SweepSession& session, const std::string& run_dir
   out += fmt::format("; {} failed\n", failed) + reasons;
   if (failed > 5)
     out += fmt::format("  ... and {} more (reason column of results.csv)\n", failed - 5);
+  out += approximation_lines(session.results());
   if (session.spec().kind == dse::SweepKind::serve)
     return out + fmt::format("wrote {0}/results.csv, {0}/results.json\n", run_dir) +
            (session.spec().goal ? dse::goal_text(session.spec(), session.results()) : "");

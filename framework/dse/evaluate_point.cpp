@@ -126,6 +126,7 @@ Status run(const SweepSpec& spec, const Point& point, const Registry& registry,
   if (!setup) return setup.error();
   r.model = setup->model;
   r.chip = setup->chip.spec.name;
+  r.approximation = setup->chip.spec.approximation;
   r.batch = setup->batch;
   r.seq = setup->seq;
   r.mode = setup->mode;

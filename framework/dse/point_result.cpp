@@ -6,11 +6,13 @@
 namespace tessera::dse {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StrategyRow, collective_s, bubble)
+// Every key required: a point file written before `approximation` existed is refused rather than
+// read back as exact (docs/dse.md, "results.csv columns").
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PointResult, index, values, ok, reason, model, target, chip,
-                                   mode, dtype, batch, seq, strategy, tokens, strategy_rows,
-                                   residency, resident_bytes_per_core, cores, hbm_peak_bytes_per_s,
-                                   hbm_sustained_bytes_per_s, interconnect_bytes_per_s,
-                                   peak_flops_per_s, rows, wall_s)
+                                   approximation, mode, dtype, batch, seq, strategy, tokens,
+                                   strategy_rows, residency, resident_bytes_per_core, cores,
+                                   hbm_peak_bytes_per_s, hbm_sustained_bytes_per_s,
+                                   interconnect_bytes_per_s, peak_flops_per_s, rows, wall_s)
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ServeMetrics, chips, requests, sustainable, offered_rps,
                                    sustained_rps, requests_per_s, tokens_per_s, ttft_p50_s,

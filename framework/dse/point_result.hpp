@@ -68,6 +68,9 @@ struct PointResult {
   // The point as it ran.
   std::string model, target, chip, mode, dtype;
   int64_t batch = 0, seq = 0;
+  // The chip file's `approximation:` (chip_spec.hpp): what its figures approximate and by how
+  // much; empty when the chip file states none, or the point failed before its chip was read.
+  std::string approximation;
   // The strategy as it ran ("tp=8,pp=1,dp=1"; the one `auto` chose; "flat"), the tokens the whole
   // machine makes per step (0: not a zoo model, whose step's tokens are unknown), and per row the
   // strategy's own figures (empty for a flat point).

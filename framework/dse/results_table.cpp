@@ -14,9 +14,12 @@ namespace tessera::dse {
 
 namespace {
 
+// Every column in every sweep, `approximation` included (empty when no chip of the sweep states
+// one): scripts read the same columns whatever chips a sweep names.
 const std::vector<std::string> kFixedColumns = {"model",
                                                 "target",
                                                 "chip",
+                                                "approximation",
                                                 "batch",
                                                 "seq",
                                                 "mode",
@@ -149,7 +152,7 @@ std::vector<std::vector<Cell>> rows(const SweepSpec& spec, const PointResults& r
     auto head = [&](const std::string& design) {
       std::vector<Cell> row = {static_cast<int64_t>(index), r.ok ? "ok" : "failed", r.reason};
       for (size_t a : shown) row.push_back(r.values.at(a));
-      row.insert(row.end(), {r.model, r.target, r.chip});
+      row.insert(row.end(), {r.model, r.target, r.chip, approximation_cell(r)});
       row.push_back(r.batch > 0 ? Cell(r.batch) : Cell());
       row.push_back(r.seq > 0 ? Cell(r.seq) : Cell());
       row.insert(row.end(), {r.mode, r.dtype, r.strategy, r.residency, design});

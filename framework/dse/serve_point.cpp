@@ -101,6 +101,7 @@ Status run_serve_point(const SweepSpec& spec, const Point& point, const Registry
   auto opened = serve::open_serve(plugins, request);
   if (!opened) return opened.error();
   r.chip = opened->chip->spec.name;
+  r.approximation = opened->chip->spec.approximation;
   r.strategy = opened->machine.strategy_text;
   auto served = serve::serve_opened(*opened, {});
   if (!served) return served.error();

@@ -9,11 +9,12 @@ namespace tessera::dse {
 namespace {
 
 const std::vector<std::string> kServeColumns = {
-    "model",        "target",       "chip",          "strategy",    "chips",
-    "requests",     "offered_rps",  "sustained_rps", "sustainable", "requests_per_s",
-    "tokens_per_s", "ttft_p50_ms",  "ttft_p90_ms",   "ttft_p99_ms", "tpot_p50_ms",
-    "tpot_p90_ms",  "tpot_p99_ms",  "e2e_p50_ms",    "e2e_p90_ms",  "e2e_p99_ms",
-    "goodput_rps",  "slo_attained", "mj_per_token",  "grid_error",  "trusted"};
+    "model",          "target",       "chip",         "approximation", "strategy",
+    "chips",          "requests",     "offered_rps",  "sustained_rps", "sustainable",
+    "requests_per_s", "tokens_per_s", "ttft_p50_ms",  "ttft_p90_ms",   "ttft_p99_ms",
+    "tpot_p50_ms",    "tpot_p90_ms",  "tpot_p99_ms",  "e2e_p50_ms",    "e2e_p90_ms",
+    "e2e_p99_ms",     "goodput_rps",  "slo_attained", "mj_per_token",  "grid_error",
+    "trusted"};
 // With a goal: whether the point meets it, what it missed, the figure minimised, and which point
 // the goal chose (serve_goal.hpp).
 const std::vector<std::string> kGoalColumns = {"meets", "why", "minimised", "choice"};
@@ -72,7 +73,7 @@ std::vector<std::vector<Cell>> serve_rows(const SweepSpec& spec, const PointResu
   for (const auto& [index, r] : results) {
     std::vector<Cell> row = {static_cast<int64_t>(index), r.ok ? "ok" : "failed", r.reason};
     for (size_t a : serve_axis_columns(spec)) row.push_back(r.values.at(a));
-    row.insert(row.end(), {r.model, r.target, r.chip, r.strategy});
+    row.insert(row.end(), {r.model, r.target, r.chip, approximation_cell(r), r.strategy});
     if (r.serve) add_serve_metrics(row, *r.serve);
     if (spec.goal && r.serve) {
       row.resize(names.size() - kGoalColumns.size());

@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "framework/dse/point_result.hpp"
+
 namespace tessera::dse {
 
 // A table cell. Not a std::variant: GCC 12 reports false maybe-uninitialized warnings on
@@ -24,6 +26,12 @@ struct Cell {
   Cell(double d) : kind(Kind::real), real(d) {}                  // NOLINT
   Cell(int64_t i) : kind(Kind::integer), integer(i) {}           // NOLINT
 };
+
+// The `approximation` column of both tables: the point's chip's, or an empty cell (null in
+// results.json, as the compile report's "approximation") when its chip file states none.
+inline Cell approximation_cell(const PointResult& r) {
+  return r.approximation.empty() ? Cell() : Cell(r.approximation);
+}
 
 inline std::string csv_field(const Cell& cell) {
   if (cell.kind == Cell::Kind::empty) return "";

@@ -4,8 +4,18 @@
 
 namespace tessera {
 
+namespace {
+
+constexpr const char* kLabel = "chip model   ";
+
+}  // namespace
+
 std::string approximation_line(const ChipSpec& chip) {
-  return chip.approximation.empty() ? "" : "chip model   " + chip.approximation + "\n";
+  return chip.approximation.empty() ? "" : kLabel + chip.approximation + "\n";
+}
+
+std::string approximation_line(const std::string& chip_name, const std::string& approximation) {
+  return approximation.empty() ? "" : kLabel + chip_name + ": " + approximation + "\n";
 }
 
 std::string with_approximation(const std::string& document, const ChipSpec& chip) {

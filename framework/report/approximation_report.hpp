@@ -11,6 +11,9 @@ namespace tessera {
 
 // "chip model   TEXT\n", or "" when `chip` states no approximation.
 std::string approximation_line(const ChipSpec& chip);
+// The same line in a report over several chips (a sweep's summary), naming the chip:
+// "chip model   NAME: TEXT\n", or "" when `approximation` is empty.
+std::string approximation_line(const std::string& chip_name, const std::string& approximation);
 
 // `document` (a JSON object's text) with "approximation" set: the chip's text, or null.
 std::string with_approximation(const std::string& document, const ChipSpec& chip);

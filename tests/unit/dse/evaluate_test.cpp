@@ -2,20 +2,23 @@
 // anything runs (with the valid paths near a wrong one), a point that does not fit recorded with
 // its reason, the per-op plan cache shared by points that differ only in HBM bandwidth, the chip
 // file's HBM rate reaching plan and simulation alike (every other rate: chip_file_rates_test.cpp),
-// and the scale knobs reaching the machine (or refused where the chip cannot take them), and
-// parallel strategies and residency as axes.
+// and the scale knobs reaching the machine (or refused where the chip cannot take them),
+// parallel strategies and residency as axes, and each point's chip's approximation in the tables.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
 #include "framework/chip/chip_models.hpp"
 #include "framework/dse/evaluate_point.hpp"
 #include "framework/dse/point_setup.hpp"
+#include "framework/dse/results_table.hpp"
 #include "framework/parallel/parallel.hpp"
 #include "framework/plugin/plugin_set.hpp"
+#include "tests/unit/temp_dir.hpp"
 
 namespace tessera::dse {
 namespace {
@@ -450,6 +453,44 @@ TEST(CheckSweep, AResidencyValueThatIsNotAModeIsRefusedWithItsLine) {
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.error().message,
             "s.yaml:4: axes: residency: value 'all': expected off, auto, weights or weights+kv");
+}
+
+// A chip file that states an approximation (chip_spec.hpp) beside a preset that states none: each
+// point records its own chip's, and the tables say it on that chip's rows only.
+TEST(ChipAxis, EachPointSaysItsChipsApproximation) {
+  testing::TempDir dir;
+  const std::string approximation = "cores in blocks of 16, within 2 % of core by core";
+  const std::string chip_file =
+      "name: approximate-ipu\napproximation: " + approximation +
+      "\ntarget: ipu_alltoall\ntopology: {chips: 1, cores_per_chip: 1472, "
+      "sram_bytes_per_core: 638976}\n";
+  const std::string file = dir.write("approximate.yaml", chip_file).string();
+  const std::string sweep_file =
+      "name: t\nbase: {model: llama2-7b, target: ipu_alltoall, batch: 1, seq: 16, "
+      "designs: [basic], simulate: false}\naxes:\n  - {path: chip, values: [ipu-mk2, " +
+      file + "]}\n";
+  SweepSpec s = parse_sweep_text(sweep_file, "s.yaml").take();
+  auto points = enumerate_points(s);
+  driver::OpPlanCache cache;
+  Registry reg = registry();
+  PointResults results;
+  for (const Point& point : points)
+    results[point.index] = evaluate_point(s, point, reg, cache, {2});
+  ASSERT_TRUE(results[0].ok) << results[0].reason;
+  ASSERT_TRUE(results[1].ok) << results[1].reason;
+  EXPECT_EQ(results[0].approximation, "");
+  EXPECT_EQ(results[1].approximation, approximation);
+  const std::string csv = results_csv(s, results);
+  EXPECT_NE(csv.find("\n0,ok,,llama2-7b,ipu_alltoall,ipu-mk2,,1,16,decode,,flat,"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("\n1,ok,,llama2-7b,ipu_alltoall,approximate-ipu,\"" + approximation +
+                     "\",1,16,decode,,flat,"),
+            std::string::npos)
+      << csv;
+  auto json = nlohmann::json::parse(results_json(s, results));
+  EXPECT_EQ(json["rows"][0]["approximation"], nullptr);
+  EXPECT_EQ(json["rows"][1]["approximation"], approximation);
 }
 
 TEST(ShippedSweeps, EveryFileInConfigsSweepsParsesAndChecks) {

@@ -1,5 +1,5 @@
-// Result tables: the CSV's columns and cells exactly, failed points, quoting, and the JSON a
-// point travels in (run directory, MPI) read back unchanged.
+// Result tables: the CSV's columns and cells exactly, failed points, quoting, each row's chip's
+// approximation, and the JSON a point travels in (run directory, MPI) read back unchanged.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -61,7 +61,8 @@ TEST(ResultsTable, CsvHasTheAxesThenEveryMetricPerDesign) {
   results[1] = failed;
   std::string csv = results_csv(spec(), results);
   std::string header =
-      "point,status,reason,memory.bandwidth_bytes_per_s,model,target,chip,batch,seq,mode,dtype,"
+      "point,status,reason,memory.bandwidth_bytes_per_s,model,target,chip,approximation,batch,seq,"
+      "mode,dtype,"
       "strategy,residency,design,cores,hbm_peak_bytes_per_s,hbm_sustained_bytes_per_s,"
       "interconnect_bytes_per_s,peak_flops_per_s,planned_ms,speedup_vs_basic,of_ideal,hbm_util,"
       "noc_util,tflops,"
@@ -70,15 +71,15 @@ TEST(ResultsTable, CsvHasTheAxesThenEveryMetricPerDesign) {
       "sim_stall_ms,sim_congest_ms,sim_mj,sim_w,tokens,tokens_per_s,sim_tokens_per_s,"
       "collective_ms,bubble,resident_bytes_per_core,sim_same_as\n";
   std::string basic =
-      "0,ok,,1e12,llama2-7b,ipu_alltoall,ipu-mk2,2,,,,flat,auto,basic,1472,1000000000000,"
+      "0,ok,,1e12,llama2-7b,ipu_alltoall,ipu-mk2,,2,,,,flat,auto,basic,1472,1000000000000,"
       "800000000000,7000000000000,250000000000000,2,1,0.5,0.5,0.25,1,1,0.5,0.25,0.25,1,500,250,2.5,"
       "0.4,0.2,0.1,0.8,1,1,0.25,0.25,600,240,2,1000,800,,,137216,\n";
   std::string ideal =
-      "0,ok,,1e12,llama2-7b,ipu_alltoall,ipu-mk2,2,,,,flat,auto,ideal,1472,1000000000000,"
+      "0,ok,,1e12,llama2-7b,ipu_alltoall,ipu-mk2,,2,,,,flat,auto,ideal,1472,1000000000000,"
       "800000000000,7000000000000,250000000000000,1,2,1,1,0.5,2,0.5,0.5,0,0,1,,,,,,,,,,,,,,2,2000,"
       ",,,137216,\n";
   std::string fail_row =
-      "1,failed,\"op 'x' needs 8 MiB, \"\"more\"\" than the chip\",2e12,,ipu_alltoall,,,,,,,";
+      "1,failed,\"op 'x' needs 8 MiB, \"\"more\"\" than the chip\",2e12,,ipu_alltoall,,,,,,,,";
   EXPECT_EQ(csv.substr(0, header.size()), header);
   EXPECT_NE(csv.find(basic), std::string::npos) << csv;
   EXPECT_NE(csv.find(ideal), std::string::npos) << csv;
@@ -160,6 +161,55 @@ TEST(PointResult, AnOlderPointReadsBackWithoutSharedSimulations) {
   auto back = read_point_json(old.dump(), "p.json").take();
   EXPECT_EQ(back.rows[0].sim_same_as, "");
   EXPECT_TRUE(back.rows[0].simulated);
+}
+
+// A chip file's approximation (chip_spec.hpp) beside each of its rows; empty (null) beside the
+// rows of a chip that states none, and in a row whose point failed before reading its chip.
+TEST(ResultsTable, EachRowSaysItsChipsApproximation) {
+  const std::string blocks = "blocks of 4 x 4 cores, \"within 3 %\"";
+  PointResults results;
+  results[0] = ok_point();
+  results[0].approximation = blocks;
+  PointResult exact = ok_point();
+  exact.index = 1;
+  exact.values = {"2e12", "2"};
+  exact.chip = "ipu-mk2-hbm3e";
+  results[1] = exact;
+  PointResult failed;
+  failed.index = 2;
+  failed.values = {"3e12", "2"};
+  failed.target = "ipu_alltoall";
+  failed.reason = "no chip";
+  results[2] = failed;
+  std::string csv = results_csv(spec(), results);
+  EXPECT_NE(csv.find("0,ok,,1e12,llama2-7b,ipu_alltoall,ipu-mk2,\"blocks of 4 x 4 cores, "
+                     "\"\"within 3 %\"\"\",2,,,,flat,auto,basic,"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("1,ok,,2e12,llama2-7b,ipu_alltoall,ipu-mk2-hbm3e,,2,,,,flat,auto,basic,"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("2,failed,no chip,3e12,,ipu_alltoall,,,,,,,,,basic,"), std::string::npos)
+      << csv;
+  auto json = nlohmann::json::parse(results_json(spec(), results));
+  EXPECT_EQ(json["columns"][7], "approximation");
+  ASSERT_EQ(json["rows"].size(), 6u);
+  for (int row : {0, 1}) EXPECT_EQ(json["rows"][row]["approximation"], blocks);
+  for (int row : {2, 3, 4, 5}) EXPECT_EQ(json["rows"][row]["approximation"], nullptr);
+  auto back = read_point_json(point_json(results[0]), "p.json").take();
+  EXPECT_EQ(back.approximation, blocks);
+}
+
+// A point file written before `approximation` existed cannot say whether its figures were
+// approximate: it is refused (run again), never read back as exact.
+TEST(PointResult, AnOlderPointWithoutItsApproximationIsRunAgain) {
+  nlohmann::json old = nlohmann::json::parse(point_json(ok_point()));
+  old.erase("approximation");
+  auto back = read_point_json(old.dump(), "RUN/points/000000.json");
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.error().message.find("'approximation' not found"), std::string::npos)
+      << back.error().message;
+  EXPECT_TRUE(back.error().message.ends_with("); delete the file to run the point again"));
 }
 
 TEST(PointResult, ADamagedFileSaysWhichAndWhatToDo) {

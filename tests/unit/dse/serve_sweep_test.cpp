@@ -3,6 +3,8 @@
 // closest miss chosen as the rules in serve_goal.hpp say.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "framework/dse/results_table.hpp"
 #include "framework/dse/serve_goal.hpp"
 #include "framework/dse/serve_words.hpp"
@@ -206,6 +208,27 @@ TEST(ServeGoal, ResultsCarryTheVerdicts) {
   std::string json = results_json(spec, results);
   EXPECT_NE(json.find("\"cheapest\": 1"), std::string::npos) << json;
   EXPECT_NE(json.find("\"kind\": \"serve\""), std::string::npos) << json;
+}
+
+// Each served row says its chip's approximation: the text, or an empty cell (null) when the chip
+// file states none.
+TEST(ServeTable, EachRowSaysItsChipsApproximation) {
+  SweepSpec spec = goal_spec("{ttft_p90_ms: 500}");
+  PointResults results;
+  results[0] = served(0, "a", 1, 100, 10, 1);
+  results[0].chip = "a";
+  results[0].approximation = "blocks of 12 x 12 PEs";
+  results[1] = served(1, "b", 1, 100, 10, 1);
+  results[1].chip = "b";
+  std::string csv = results_csv(spec, results);
+  EXPECT_NE(csv.find("point,status,reason,model,target,chip,approximation,strategy,chips,"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("\n0,ok,,,,a,blocks of 12 x 12 PEs,,1,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n1,ok,,,,b,,,1,"), std::string::npos) << csv;
+  auto json = nlohmann::json::parse(results_json(spec, results));
+  EXPECT_EQ(json["rows"][0]["approximation"], "blocks of 12 x 12 PEs");
+  EXPECT_EQ(json["rows"][1]["approximation"], nullptr);
 }
 
 }  // namespace
