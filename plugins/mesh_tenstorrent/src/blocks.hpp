@@ -12,7 +12,8 @@
 //   - every worker node must hold k × k worker PEs (no hole, no partial block);
 //   - DRAM tiles move to the node their PE folds into (a fabric of one chip: no Ethernet);
 //   - per node: SRAM, its bandwidth and compute × k², link bandwidth × k (k PE links cross each
-//     block edge), hop latency × k (a hop crosses k routers).
+//     block edge), hop latency × k (a hop crosses k routers), the core's link to its router ×
+//     min(k², 4k) (its PEs inject side by side, and what leaves crosses the block's 4k edge links).
 #pragma once
 
 #include <cstdint>

@@ -127,6 +127,7 @@ void MeshTopology::read_params(const sdk::Params& params) {
   dram_bytes_per_s_ = params.get_double("dram.bytes_per_s", 288e9, 0.0);
   dram_capacity_bytes_ = static_cast<uint64_t>(params.get_double("dram.capacity_bytes", 12e9, 0.0));
   link_bytes_per_s_ = params.get_double("link_bytes_per_cycle", 32, 0.0) * clock_hz_;
+  core_link_bytes_per_s_ = link_bytes_per_s_;
   hop_latency_s_ = params.get_non_negative("hop_latency_cycles", 9) / clock_hz_;
   niu_latency_s_ = params.get_non_negative("niu_latency_cycles", 5) / clock_hz_;
   sram_bytes_per_core_ = static_cast<uint64_t>(params.get_int("sram_bytes_per_core", 1499136, 1));
@@ -172,6 +173,9 @@ void MeshTopology::fold(uint32_t edge) {
   pes_per_core_ = edge * edge;
   sram_bytes_per_core_ *= pes_per_core_;
   sram_bytes_per_cycle_ *= pes_per_core_;
+  // A block's PEs reach its router as one: k^2 PE links, but what leaves the block crosses the 4k
+  // PE links of its edge, so its injection is the lesser (k = 1: the PE's own link).
+  core_link_bytes_per_s_ = link_bytes_per_s_ * std::min(edge * edge, 4 * edge);
   link_bytes_per_s_ *= edge;
   hop_latency_s_ *= edge;
 }
@@ -276,7 +280,7 @@ void MeshTopology::add_links() {
       first_niu_link_.push_back(tables_.num_links());
       for (uint32_t c = 0; c < cores_.size(); ++c)
         tables_.add_duplex(core(chip, c), router(chip, noc, cores_[c]), TESSERA_LINK_ON_CHIP, noc,
-                           link_bytes_per_s_, niu_latency_s_);
+                           core_link_bytes_per_s_, niu_latency_s_);
       for (uint32_t c = 0; c < controllers; ++c)
         for (Node tile : dram_tiles_[c])
           tables_.add_duplex(dram_controller(chip * controllers + c), router(chip, noc, tile),

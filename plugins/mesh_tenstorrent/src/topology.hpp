@@ -196,6 +196,8 @@ class MeshTopology final : public TableTopology {
   uint32_t pes_per_core_ =
       1;  // tile_edge squared: the fabric's cores one simulated core stands for
   bool wraparound_ = true;
+  // A core's NIU links: the NoC link rate, or a block's injection under `tile_edge` (fold).
+  double core_link_bytes_per_s_ = 0;
   uint32_t chips_x_ = 1;
   uint32_t chips_y_ = 1;
   uint32_t eth_links_ = 1;

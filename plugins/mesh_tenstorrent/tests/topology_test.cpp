@@ -345,6 +345,10 @@ TEST(Blocks, ABlockIsOneCoreWithItsPesSramComputeAndTheLinksAcrossItsEdge) {
   ASSERT_EQ(east.size(), 3u);
   EXPECT_DOUBLE_EQ(blocks.link(east[1]).latency_s, 2 * 9e-9);
   EXPECT_DOUBLE_EQ(blocks.link(east[1]).bytes_per_s, 2 * 32e9);
+  // Its 4 PEs reach the router side by side: 4 PE links (the 8 of its edge do not bound them).
+  EXPECT_DOUBLE_EQ(blocks.link(east[0]).bytes_per_s, 4 * 32e9);
+  EXPECT_DOUBLE_EQ(pes.link(checked_route(pes, pes.core(0, 0), pes.core(0, 1))[0]).bytes_per_s,
+                   32e9);
 }
 
 TEST(Blocks, WorkersThatDoNotFillWholeBlocksAreRefusedSayingWhy) {
@@ -479,6 +483,15 @@ TEST(NoWraparound, Wse2IsAMeshOfBlocks) {
   EXPECT_EQ(wse2.info().num_links, 2u * 5229 + 2 * 12 + 2 * (63 * 83 + 64 * 82));
   // Corner block to corner block: 62 + 82 hops, not the torus's shorter way round.
   EXPECT_EQ(checked_route(wse2, wse2.core(0, 0), wse2.core(0, 5228)).size(), 62u + 82 + 2);
+}
+
+TEST(NoWraparound, Wse3FoldsTheWholeBlocksItsWorkersFill) {
+  MeshTopology wse3 = make(load_preset(std::string(TESSERA_CHIPS_DIR) + "/wse3.yaml").topology);
+  // 63 x 97 blocks of the 756 x 1164 workers; the 5 PE columns and 8 PE rows beyond them fold into
+  // one node column and row of routers, beside the I/O column: 65 x 98 nodes.
+  EXPECT_EQ(wse3.info().num_cores, 6111u);
+  EXPECT_EQ(wse3.info().num_links, 2u * 6111 + 2 * 12 + 2 * (64 * 98 + 65 * 97));
+  EXPECT_EQ(wse3.info().sram_bytes_per_core, 144u * 49152);
 }
 
 TEST(NoWraparound, ABadValueIsRefusedSayingWhatIsExpected) {
