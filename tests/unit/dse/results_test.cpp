@@ -50,15 +50,20 @@ PointResult ok_point() {
   return r;
 }
 
+// A point at `bandwidth` (the spec's first axis) that failed before its chip was read.
+PointResult failed_point(size_t index, const std::string& bandwidth, const std::string& reason) {
+  PointResult failed;
+  failed.index = index;
+  failed.values = {bandwidth, "2"};
+  failed.target = "ipu_alltoall";
+  failed.reason = reason;
+  return failed;
+}
+
 TEST(ResultsTable, CsvHasTheAxesThenEveryMetricPerDesign) {
   PointResults results;
   results[0] = ok_point();
-  PointResult failed;
-  failed.index = 1;
-  failed.values = {"2e12", "2"};
-  failed.target = "ipu_alltoall";
-  failed.reason = "op 'x' needs 8 MiB, \"more\" than the chip";
-  results[1] = failed;
+  results[1] = failed_point(1, "2e12", "op 'x' needs 8 MiB, \"more\" than the chip");
   std::string csv = results_csv(spec(), results);
   std::string header =
       "point,status,reason,memory.bandwidth_bytes_per_s,model,target,chip,approximation,batch,seq,"
@@ -175,12 +180,7 @@ TEST(ResultsTable, EachRowSaysItsChipsApproximation) {
   exact.values = {"2e12", "2"};
   exact.chip = "ipu-mk2-hbm3e";
   results[1] = exact;
-  PointResult failed;
-  failed.index = 2;
-  failed.values = {"3e12", "2"};
-  failed.target = "ipu_alltoall";
-  failed.reason = "no chip";
-  results[2] = failed;
+  results[2] = failed_point(2, "3e12", "no chip");
   std::string csv = results_csv(spec(), results);
   EXPECT_NE(csv.find("0,ok,,1e12,llama2-7b,ipu_alltoall,ipu-mk2,\"blocks of 4 x 4 cores, "
                      "\"\"within 3 %\"\"\",2,,,,flat,auto,basic,"),
