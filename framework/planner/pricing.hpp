@@ -97,6 +97,9 @@ class NetworkPricer {
   // (which carry the bytes read, at the memory's pace, and scale with it in a sweep) are left to
   // the scheduler's HBM time.
   virtual Result<SetPrice> preload(uint32_t cores, const OpTraffic* placed) const = 0;
+  // The even ring on an op's `cores` cores (each chip's first ones): each core to the next of its
+  // chip, as the simulator carries a distribution whose plan names no gather ring.
+  virtual Result<SetPrice> ring(uint32_t cores) const = 0;
   // The activations an op of `cores` cores (on each chip's first ones) takes from other chips
   // before it runs (handoff.hpp): each move's bytes from the sending chip's cores to the op's cores
   // on the receiving chip.

@@ -175,14 +175,23 @@ Result<planner::SetPrice> FlowNetworkPricer::preload(uint32_t cores,
     key.insert(key.end(), placed->physical.begin(), placed->physical.end());
     return cached(std::move(key), {Traffic::preload, cores, placed, 0});
   }
+  return by_cores(preloads_, Traffic::preload, cores);
+}
+
+Result<planner::SetPrice> FlowNetworkPricer::ring(uint32_t cores) const {
+  return by_cores(rings_, Traffic::ring, cores);
+}
+
+Result<planner::SetPrice> FlowNetworkPricer::by_cores(std::map<uint32_t, planner::SetPrice>& kept,
+                                                      Traffic kind, uint32_t cores) const {
   {
     std::lock_guard lock(mutex_);
-    if (auto it = preloads_.find(cores); it != preloads_.end()) return it->second;
+    if (auto it = kept.find(cores); it != kept.end()) return it->second;
   }
-  auto p = price({Traffic::preload, cores, nullptr, 0});
+  auto p = price({kind, cores, nullptr, 0});
   if (!p) return p.error();
   std::lock_guard lock(mutex_);
-  return preloads_.try_emplace(cores, *p).first->second;
+  return kept.try_emplace(cores, *p).first->second;
 }
 
 // Kept by the moves' shares (the set's shape: a price scales with the total bytes), so the

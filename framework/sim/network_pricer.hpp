@@ -38,6 +38,7 @@ class FlowNetworkPricer final : public planner::NetworkPricer {
       const std::function<Result<const planner::OpTraffic*>()>& lay) const override;
   Result<planner::SetPrice> preload(uint32_t cores,
                                     const planner::OpTraffic* placed) const override;
+  Result<planner::SetPrice> ring(uint32_t cores) const override;
   Result<planner::SetPrice> handoff(const planner::HandOff& handoff, uint32_t cores) const override;
   double fastest_transfer_bytes_per_s() const override { return fastest_bytes_per_s_; }
 
@@ -47,6 +48,9 @@ class FlowNetworkPricer final : public planner::NetworkPricer {
         hbm_latency_s_(hbm_latency_s),
         fastest_bytes_per_s_(fastest_bytes_per_s) {}
   Result<planner::SetPrice> price(const TrafficKey& key) const;
+  // price({kind, cores}) of a set laid on each chip's first `cores` cores, kept in `kept`.
+  Result<planner::SetPrice> by_cores(std::map<uint32_t, planner::SetPrice>& kept, Traffic kind,
+                                     uint32_t cores) const;
   // price(set), kept under `key` (what the set's transfers are: kind, level, cores, partners and
   // the cores' places).
   Result<planner::SetPrice> cached(std::vector<uint32_t> key, const TrafficKey& set) const;
@@ -77,6 +81,7 @@ class FlowNetworkPricer final : public planner::NetworkPricer {
   mutable tbb::enumerable_thread_specific<PathCache> paths_;
   mutable std::mutex mutex_;
   mutable std::map<uint32_t, planner::SetPrice> preloads_;  // by cores
+  mutable std::map<uint32_t, planner::SetPrice> rings_;     // by cores
   mutable std::unordered_map<std::vector<uint32_t>, planner::SetPrice, KeyHash> exchanges_;
   mutable size_t cached_words_ = 0;
   // exchange_by_shape's prices, by kind, level and shape (a few words each; unbounded: a

@@ -154,9 +154,10 @@ double widest_distribute_bytes(const ExecCandidate& exec);
 // makes them fastest (placement_orders, op_traffic.hpp; or only its default), which it records
 // (plan.placement):
 // shift_s = the rotation ring's set + the combine tree's, one set per level (the simulator's
-// stages); gather: the distribute ring's price, for preload_plans. The weight of distribute_data
-// in the choice is widest_distribute_bytes. Leaves a plan without factors alone. Errors: a route
-// the Topology cannot give; an order that cannot ring the rotation is skipped.
+// stages); gather: the distribute ring's price, for preload_plans (the plan's gather ring, or the
+// even ring the simulator carries a distribution on when the plan names none). The weight of
+// distribute_data in the choice is widest_distribute_bytes. Leaves a plan without factors alone.
+// Errors: a route the Topology cannot give; an order that cannot ring the rotation is skipped.
 enum class Placements {
   few,   // the default and local_order (op_traffic.hpp)
   every  // placement_orders

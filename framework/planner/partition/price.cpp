@@ -98,6 +98,13 @@ Status price_exchanges(const OpShape& op, ExecCandidate& candidate, const Networ
       candidate.gather = priced->gather;
     }
   }
+  // A distribution without a gather ring of its plan runs on the even ring (the simulator's):
+  // priced there, its routes' latency with it, not at the cores' shift rate alone.
+  if (!candidate.gather && distribute_bytes > 0) {
+    auto ring = pricer.ring(static_cast<uint32_t>(plan.cores_used));
+    if (!ring) return ring.error();
+    candidate.gather = *ring;
+  }
   return ok_status();
 }
 

@@ -477,6 +477,9 @@ class EvenPricer : public NetworkPricer {
   Result<SetPrice> preload(uint32_t cores, const OpTraffic*) const override {
     return SetPrice{0, 1 / (cores * 1e9), 0, 0};
   }
+  Result<SetPrice> ring(uint32_t cores) const override {
+    return SetPrice{2e-6, 1 / (cores * 2e9), 0, 0};
+  }
   Result<SetPrice> handoff(const HandOff&, uint32_t cores) const override {
     return SetPrice{0, 1 / (cores * 1e9), 0, 0};
   }
@@ -546,6 +549,41 @@ TEST_F(Partition, PricingOnlyWhatCanLeadKeepsTheFrontOfPricingEverything) {
   const PreloadPlan& p = outcome->plans.preload.front().front();
   ASSERT_TRUE(p.network_s.has_value());
   EXPECT_DOUBLE_EQ(*p.network_s, p.hbm_to_core_bytes / (exec.front().cores_used * 1e9));
+}
+
+// Every distribution is priced on the network, its routes' latency with it: on its plan's gather
+// ring, or on the even ring the simulator carries it on when the plan names none (at the cores'
+// shift rate alone, a distribution of a few bytes looked free where a barrier did not hide it).
+TEST_F(Partition, EveryDistributionIsPricedOnARingOfTheNetwork) {
+  // A matmul with a bias: a plan splitting k and n shares the bias tiles, not the weight's (its
+  // largest input), so it distributes on the even ring; one splitting m alone gathers the weight.
+  ir::GraphBuilder b("biased");
+  b.add_tensor({"x", {16, 1024}, DType::fp16, TensorRole::input, ""}).take();
+  b.add_tensor({"w", {1024, 1024}, DType::fp16, TensorRole::weight, ""}).take();
+  b.add_tensor({"b", {1024}, DType::fp16, TensorRole::weight, ""}).take();
+  b.add_tensor({"y", {16, 1024}, DType::fp16, TensorRole::activation, ""}).take();
+  b.add_op(make_op("proj", OpKind::matmul, "mac", {{"m", 16}, {"k", 1024}, {"n", 1024}},
+                   {"x[m,k]", "w[k,n]", "b[n]"}, "y[m,n]"))
+      .take();
+  b.mark_output("y").take();
+  ir::Graph g = b.finish();
+  auto all = candidates(g, 0, machine());
+  auto shape = partition::describe_op(g, g.ops()[0]).take();
+  EvenPricer pricer;
+  size_t on_gather = 0, on_even_ring = 0;
+  for (auto& c : all) {
+    ASSERT_TRUE(partition::price_exchanges(shape, c, pricer, partition::Placements::few));
+    if (partition::widest_distribute_bytes(c) == 0) continue;
+    ASSERT_TRUE(c.gather.has_value()) << c.plan.label;
+    (c.gather->latency_s == 2e-6 ? on_even_ring : on_gather) += 1;
+    for (const PreloadPlan& p : partition::preload_plans(c, machine())) {
+      if (p.distribute_bytes == 0) continue;
+      EXPECT_DOUBLE_EQ(p.distribute_s, c.gather->seconds(p.distribute_bytes) + machine().sync_s)
+          << c.plan.label;
+    }
+  }
+  EXPECT_GT(on_gather, 0u);
+  EXPECT_GT(on_even_ring, 0u);
 }
 
 TEST(ParetoFront, KeepsStrictlyFasterPointsInSpaceOrder) {
