@@ -41,6 +41,7 @@
 // (src + dst) mod L, so pairs spread evenly and deterministically.
 //
 // Endpoints, in order: cores (per chip sorted by y, then x, like tt-metal's functional_workers;
+// without wraparound every other row right to left, so consecutive cores are neighbours;
 // chip-major), DRAM controllers (per chip in `dram.tiles` order, x, y = first tile; chip-major),
 // routers (per chip: NoC0 then NoC1 (NoC0 only without wraparound), each y-major over the grid;
 // chip-major), then the Ethernet ports (only with more than one chip). Chip c is at column
