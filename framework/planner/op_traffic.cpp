@@ -400,6 +400,29 @@ std::vector<std::vector<int>> placement_orders(const partition::OpShape& op, con
   return orders;
 }
 
+std::optional<GridPlacement> grid_digits(const ExecPlan& exec, const std::vector<int>& order,
+                                         const CoreGrid& grid) {
+  std::vector<CoreDigit> digits;
+  int64_t columns = 0, count = 1;  // columns: 0 while the row fills; count: along the row or down
+  for (int r : order) {
+    int64_t n = exec.factors[static_cast<size_t>(r)];
+    if (n <= 1) continue;
+    if (columns == 0 && count * n > grid.columns) {  // the row ends inside this rank's factor
+      int64_t along = n;
+      while (count * along > grid.columns || n % along != 0) --along;
+      if (along > 1) digits.push_back({r, along, count});
+      columns = count * along;
+      count = 1;
+      n /= along;
+      if (n == 1) continue;
+    }
+    digits.push_back({r, n, columns == 0 ? count : count * grid.columns});
+    count *= n;
+  }
+  if (columns == 0 || columns == grid.columns || count > grid.rows) return std::nullopt;
+  return GridPlacement{std::move(digits), static_cast<uint32_t>(columns)};
+}
+
 std::vector<int> local_order(const partition::OpShape& op, const ExecPlan& exec,
                              double distribute_bytes) {
   std::vector<double> weight(op.extents.size(), 0);

@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "framework/common/status.hpp"
@@ -78,6 +79,14 @@ struct SetPrice {
 
 enum class Exchange { rotation, gather, combine };
 
+// A one-chip machine whose cores sit in `rows` rows of `columns`, numbered row by row: Topology
+// core y × columns + x sits in column x of row y, and the cores of a column line up (a 2-D mesh's
+// workers). What a placement on a rectangle of the grid (op_traffic.hpp, grid_digits) needs.
+struct CoreGrid {
+  uint32_t columns = 0, rows = 0;
+  bool operator==(const CoreGrid&) const = default;
+};
+
 // Thread-safe: the partitioner prices classes in parallel. Errors: a route the Topology cannot
 // give (its error).
 class NetworkPricer {
@@ -97,9 +106,9 @@ class NetworkPricer {
   // (which carry the bytes read, at the memory's pace, and scale with it in a sweep) are left to
   // the scheduler's HBM time.
   virtual Result<SetPrice> preload(uint32_t cores, const OpTraffic* placed) const = 0;
-  // The even ring on an op's `cores` cores (each chip's first ones): each core to the next of its
-  // chip, as the simulator carries a distribution whose plan names no gather ring.
-  virtual Result<SetPrice> ring(uint32_t cores) const = 0;
+  // The even ring on an op's `cores` cores (where `placed` puts them, as preload's): each core to
+  // the next of its chip, as the simulator carries a distribution whose plan names no gather ring.
+  virtual Result<SetPrice> ring(uint32_t cores, const OpTraffic* placed) const = 0;
   // The activations an op of `cores` cores (on each chip's first ones) takes from other chips
   // before it runs (handoff.hpp): each move's bytes from the sending chip's cores to the op's cores
   // on the receiving chip.
@@ -107,6 +116,8 @@ class NetworkPricer {
   // The most bytes per second one transfer can move at (its SRAM ports and fastest link): what
   // bounds any exchange from below before it is priced.
   virtual double fastest_transfer_bytes_per_s() const = 0;
+  // The machine's cores as a grid, when they form one (CoreGrid); nullopt: no grid placements.
+  virtual std::optional<CoreGrid> core_grid() const { return std::nullopt; }
 };
 
 }  // namespace tessera::planner

@@ -25,6 +25,30 @@ double fastest_bytes_per_s_of(const ChipGraph& chip) {
   return fastest;
 }
 
+// The cores as a grid (planner::CoreGrid): one chip whose cores' coordinates fill rows of equal
+// columns, numbered row by row. nullopt otherwise (several chips, a tree, an all-to-all's cores
+// without coordinates, a grid numbered otherwise).
+std::optional<planner::CoreGrid> grid_of(const ChipGraph& chip) {
+  if (chip.chips != 1) return std::nullopt;
+  std::vector<std::pair<int32_t, int32_t>> at;  // (y, x) per core, in core order
+  for (const Endpoint& e : chip.endpoints)
+    if (e.kind == TESSERA_ENDPOINT_CORE) {
+      if (e.x < 0 || e.y < 0) return std::nullopt;
+      at.emplace_back(e.y, e.x);
+    }
+  if (at.size() < 4 || !std::is_sorted(at.begin(), at.end())) return std::nullopt;
+  uint32_t columns = 0;
+  while (columns < at.size() && at[columns].first == at.front().first) ++columns;
+  if (at.size() % columns != 0) return std::nullopt;
+  for (size_t k = columns; k < at.size(); ++k)  // each row's x's are the first row's
+    if (at[k].second != at[k % columns].second || at[k].first != at[k - k % columns].first ||
+        (k % columns == 0 && at[k].first == at[k - 1].first))
+      return std::nullopt;
+  const auto rows = static_cast<uint32_t>(at.size() / columns);
+  if (columns < 2 || rows < 2) return std::nullopt;
+  return planner::CoreGrid{columns, rows};
+}
+
 }  // namespace
 
 size_t FlowNetworkPricer::KeyHash::operator()(const std::vector<uint32_t>& key) const {
@@ -51,8 +75,8 @@ Result<std::unique_ptr<FlowNetworkPricer>> FlowNetworkPricer::build(const ChipGr
                                                                     double hbm_latency_s) {
   auto net = SimNetwork::build(chip, kUnboundedBytesPerS);
   if (!net) return net.error();
-  std::unique_ptr<FlowNetworkPricer> pricer(
-      new FlowNetworkPricer(std::move(*net), hbm_latency_s, fastest_bytes_per_s_of(chip)));
+  std::unique_ptr<FlowNetworkPricer> pricer(new FlowNetworkPricer(
+      std::move(*net), hbm_latency_s, fastest_bytes_per_s_of(chip), grid_of(chip)));
   if (Status laid = pricer->lay_beside_preload(); !laid) return laid.error();
   return pricer;
 }
@@ -178,7 +202,13 @@ Result<planner::SetPrice> FlowNetworkPricer::preload(uint32_t cores,
   return by_cores(preloads_, Traffic::preload, cores);
 }
 
-Result<planner::SetPrice> FlowNetworkPricer::ring(uint32_t cores) const {
+Result<planner::SetPrice> FlowNetworkPricer::ring(uint32_t cores,
+                                                  const planner::OpTraffic* placed) const {
+  if (placed != nullptr && !placed->physical.empty()) {
+    std::vector<uint32_t> key{static_cast<uint32_t>(Traffic::ring), 0, cores, 0};
+    key.insert(key.end(), placed->physical.begin(), placed->physical.end());
+    return cached(std::move(key), {Traffic::ring, cores, placed, 0});
+  }
   return by_cores(rings_, Traffic::ring, cores);
 }
 

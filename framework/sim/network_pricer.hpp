@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -38,15 +39,18 @@ class FlowNetworkPricer final : public planner::NetworkPricer {
       const std::function<Result<const planner::OpTraffic*>()>& lay) const override;
   Result<planner::SetPrice> preload(uint32_t cores,
                                     const planner::OpTraffic* placed) const override;
-  Result<planner::SetPrice> ring(uint32_t cores) const override;
+  Result<planner::SetPrice> ring(uint32_t cores, const planner::OpTraffic* placed) const override;
   Result<planner::SetPrice> handoff(const planner::HandOff& handoff, uint32_t cores) const override;
   double fastest_transfer_bytes_per_s() const override { return fastest_bytes_per_s_; }
+  std::optional<planner::CoreGrid> core_grid() const override { return grid_; }
 
  private:
-  FlowNetworkPricer(SimNetwork net, double hbm_latency_s, double fastest_bytes_per_s)
+  FlowNetworkPricer(SimNetwork net, double hbm_latency_s, double fastest_bytes_per_s,
+                    std::optional<planner::CoreGrid> grid)
       : net_(std::move(net)),
         hbm_latency_s_(hbm_latency_s),
-        fastest_bytes_per_s_(fastest_bytes_per_s) {}
+        fastest_bytes_per_s_(fastest_bytes_per_s),
+        grid_(grid) {}
   Result<planner::SetPrice> price(const TrafficKey& key) const;
   // price({kind, cores}) of a set laid on each chip's first `cores` cores, kept in `kept`.
   Result<planner::SetPrice> by_cores(std::map<uint32_t, planner::SetPrice>& kept, Traffic kind,
@@ -72,6 +76,7 @@ class FlowNetworkPricer final : public planner::NetworkPricer {
   SimNetwork net_;
   double hbm_latency_s_;
   double fastest_bytes_per_s_;
+  std::optional<planner::CoreGrid> grid_;
   // Per FlowNetwork link: the full preload's transfers crossing it (0 on the links an exchange
   // shares only through SRAM ports, which the scheduler charges as sram_port_s, and off its
   // routes), and each transfer's rate when its busiest network link is saturated.

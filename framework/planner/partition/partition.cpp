@@ -14,6 +14,7 @@
 
 #include "framework/common/units.hpp"
 #include "framework/ir/analysis.hpp"
+#include "framework/planner/op_traffic.hpp"
 #include "framework/planner/partition/plan_space.hpp"
 
 namespace tessera::planner {
@@ -68,10 +69,17 @@ Result<std::vector<size_t>> exec_front(const partition::OpShape& op,
   return front;
 }
 
-Status price_preloads(std::vector<PreloadPlan>& plans, uint32_t cores,
-                      const NetworkPricer& pricer) {
+// The preloads of `exec` onto its cores, where its placement put them.
+Status price_preloads(const partition::OpShape& op, const ExecPlan& exec,
+                      std::vector<PreloadPlan>& plans, const NetworkPricer& pricer) {
   if (plans.empty()) return ok_status();
-  auto price = pricer.preload(cores, nullptr);
+  std::optional<OpTraffic> placed;
+  if (!exec.core_digits.empty()) {  // a grid placement (price.cpp): one chip
+    auto traffic = op_traffic(op, exec, 0, 1);
+    if (!traffic) return traffic.error();
+    placed = std::move(**traffic);
+  }
+  auto price = pricer.preload(exec.cores_used, placed ? &*placed : nullptr);
   if (!price) return price.error();
   for (PreloadPlan& p : plans) p.network_s = price->seconds(p.hbm_to_core_bytes);
   return ok_status();
@@ -100,8 +108,7 @@ Status default_plans(const partition::OpShape& op, const Machine& machine,
     auto& preload =
         out.plans.preload.emplace_back(partition::preload_plans((*candidates)[i], machine));
     if (pricer != nullptr)
-      if (Status priced = price_preloads(preload, (*candidates)[i].plan.cores_used, *pricer);
-          !priced)
+      if (Status priced = price_preloads(op, (*candidates)[i].plan, preload, *pricer); !priced)
         return priced.error();
     out.plans.exec.push_back(std::move((*candidates)[i].plan));
   }

@@ -3,6 +3,7 @@
 // all its steps' pieces as one set, the combine tree one set per level (each transfer one
 // partial), distribute_data one ring.
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -13,6 +14,11 @@
 namespace tessera::planner::partition {
 
 namespace {
+
+// A grid placement's exchange shapes end in this word and its columns, so the pricer keeps their
+// prices apart from the same exchanges in the Topology's order (shape words are core counts and
+// 0/1 flags, never this).
+constexpr uint32_t kGridShape = UINT32_MAX;
 
 struct Priced {
   double shift_s = 0;  // rotation + combine
@@ -70,38 +76,64 @@ Status price_exchanges(const OpShape& op, ExecCandidate& candidate, const Networ
     std::vector<int> local = local_order(op, plan, distribute_bytes);
     if (local != orders.front()) orders.push_back(std::move(local));
   }
-  for (const std::vector<int>& order : orders) {
-    auto brief = placement_brief(op, plan, order);
-    if (!brief) continue;  // this order cannot ring the rotation
+  const std::optional<CoreGrid> grid = pricer.core_grid();
+  // The order's exchanges with the plan's cores in the Topology's order (no digits) or on the
+  // grid's rectangle (`digits`, grid_digits); kept when strictly faster than the best so far.
+  auto try_placement = [&](const std::vector<int>& order, const PlacementBrief& brief,
+                           std::vector<CoreDigit> digits, uint32_t columns) -> Status {
     // The exchanges are laid on the plan's cores only when the pricer keeps no price of the shape.
+    // (Rectangles of equal columns on one grid are equal: the grid's rows and columns are fixed.)
     std::optional<OpTraffic> laid;
     auto lay = [&]() -> Result<const OpTraffic*> {
       if (!laid) {
-        auto traffic = op_traffic_at(op, plan, order);
+        ExecPlan placed = plan;
+        placed.placement = order;
+        placed.core_digits = digits;
+        auto traffic = op_traffic(op, placed, distribute_bytes, 1);
         if (!traffic) return traffic.error();
-        laid = std::move(*traffic);
+        laid = std::move(**traffic);
       }
       return &*laid;
     };
-    auto priced =
-        price(brief->sizes, brief->rotates, brief->gathers, [&](Exchange kind, int level) {
-          return pricer.exchange_by_shape(brief->shape(kind), kind, level, lay);
-        });
+    auto priced = price(brief.sizes, brief.rotates, brief.gathers, [&](Exchange kind, int level) {
+      std::vector<uint32_t> shape = brief.shape(kind);
+      if (columns > 0) shape.insert(shape.end(), {kGridShape, columns});
+      return pricer.exchange_by_shape(shape, kind, level, lay);
+    });
     if (!priced) return priced.error();
     double total_s =
         priced->shift_s + (priced->gather ? priced->gather->seconds(distribute_bytes) : 0);
     if (total_s < best_s) {  // strictly: ties keep the earlier order (the default first)
       best_s = total_s;
       plan.placement = order;
+      plan.core_digits = std::move(digits);
       plan.shift_s = priced->shift_s;
       plan.shift_s_beside = priced->shift_s_beside;
       candidate.gather = priced->gather;
     }
+    return ok_status();
+  };
+  for (const std::vector<int>& order : orders) {
+    auto brief = placement_brief(op, plan, order);
+    if (!brief) continue;  // this order cannot ring the rotation
+    if (Status done = try_placement(order, *brief, {}, 0); !done) return done;
+    if (!grid) continue;
+    if (auto rectangle = grid_digits(plan, order, *grid))
+      if (Status done =
+              try_placement(order, *brief, std::move(rectangle->digits), rectangle->columns);
+          !done)
+        return done;
   }
   // A distribution without a gather ring of its plan runs on the even ring (the simulator's):
   // priced there, its routes' latency with it, not at the cores' shift rate alone.
   if (!candidate.gather && distribute_bytes > 0) {
-    auto ring = pricer.ring(static_cast<uint32_t>(plan.cores_used));
+    std::optional<OpTraffic> placed;
+    if (!plan.core_digits.empty()) {
+      auto traffic = op_traffic(op, plan, distribute_bytes, 1);
+      if (!traffic) return traffic.error();
+      placed = std::move(**traffic);
+    }
+    auto ring = pricer.ring(static_cast<uint32_t>(plan.cores_used), placed ? &*placed : nullptr);
     if (!ring) return ring.error();
     candidate.gather = *ring;
   }

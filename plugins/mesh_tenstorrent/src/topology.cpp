@@ -73,18 +73,6 @@ Node step_toward(Node at, Node to, bool along_x) {
   return {at.x, at.y + (to.y > at.y ? 1 : -1)};
 }
 
-// Rows in turn, every other one right to left: consecutive cores are neighbours. A planner that
-// lays an op's exchanges on consecutive cores (the partials of a split reduction, a ring) would
-// otherwise cross the whole mesh at each row's end, where a torus wraps.
-void snake(std::vector<Node>& sorted_by_row) {
-  auto row = sorted_by_row.begin();
-  for (bool reverse = false; row != sorted_by_row.end(); reverse = !reverse) {
-    auto end = std::find_if(row, sorted_by_row.end(), [&](Node n) { return n.y != row->y; });
-    if (reverse) std::reverse(row, end);
-    row = end;
-  }
-}
-
 std::string node_name(Node n) {
   return std::to_string(n.x) + "-" + std::to_string(n.y);
 }
@@ -169,7 +157,6 @@ void MeshTopology::read_params(const sdk::Params& params) {
     eth_tiles_.resize(kDirections * eth_links_);
   }
   fold(get_count(params, "tile_edge", 1, kMaxTileEdge));
-  if (!wraparound_) snake(cores_);
 }
 
 // Each simulated core a block of `edge` x `edge` of the fabric's (blocks.hpp), the per-PE values

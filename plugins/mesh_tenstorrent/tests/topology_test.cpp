@@ -450,10 +450,10 @@ TEST(NoWraparound, EveryEndpointReachesEveryEndpointInManhattanHops) {
 TEST(NoWraparound, EachChipOfAChipMeshIsAMesh) {
   MeshTopology t = make({{"wraparound", "false"}, {"chips.x", "2"}});
   EXPECT_EQ(t.info().num_endpoints, 2u * (80 + 6 + 120) + 2);
-  // 1-1 -> 9-11 on chip 1: 8 + 10 hops (a torus: 3 + 2 on NoC1). Its cores are in snake order,
-  // so 9-11 is the first of the last row (rows 1-5, 7-11: ten, the last run right to left).
-  ASSERT_STREQ(t.endpoint(t.core(1, 72)).name, "chip1 tensix 9-11");
-  EXPECT_EQ(checked_route(t, t.core(1, 0), t.core(1, 72)).size(), 8u + 10 + 2);
+  // 1-1 -> 9-11 on chip 1: 8 + 10 hops (a torus: 3 + 2 on NoC1).
+  EXPECT_EQ(
+      checked_route(t, t.core(1, wormhole_core(1, 1)), t.core(1, wormhole_core(9, 11))).size(),
+      8u + 10 + 2);
   std::vector<uint32_t> ends;
   for (uint32_t chip = 0; chip < 2; ++chip)
     ends.insert(ends.end(), {t.core(chip, 0), t.core(chip, 79), t.dram_controller(chip * 6 + 5),
@@ -461,16 +461,18 @@ TEST(NoWraparound, EachChipOfAChipMeshIsAMesh) {
   EXPECT_EQ(check_routes(t, ends, ends), "");
 }
 
-TEST(NoWraparound, ConsecutiveCoresAreNeighbours) {
+// Row by row, as on the tori: the planner lays an op's tiles on a rectangle of the rows
+// (op_traffic.hpp, grid_digits), a row's next core one hop along it and a column's one row down.
+TEST(NoWraparound, CoresAreNumberedRowByRow) {
   MeshTopology t = make({{"wraparound", "false"}, {"workers", "x=1-4 y=1-3"}});
   std::vector<std::string> names;
   for (uint32_t c = 0; c < 12; ++c) names.emplace_back(t.endpoint(t.core(0, c)).name);
   EXPECT_EQ(names,
             (std::vector<std::string>{"tensix 1-1", "tensix 2-1", "tensix 3-1", "tensix 4-1",
-                                      "tensix 4-2", "tensix 3-2", "tensix 2-2", "tensix 1-2",
+                                      "tensix 1-2", "tensix 2-2", "tensix 3-2", "tensix 4-2",
                                       "tensix 1-3", "tensix 2-3", "tensix 3-3", "tensix 4-3"}));
-  for (uint32_t c = 0; c + 1 < 12; ++c)
-    EXPECT_EQ(checked_route(t, t.core(0, c), t.core(0, c + 1)).size(), 1u + 2) << c;
+  EXPECT_EQ(checked_route(t, t.core(0, 3), t.core(0, 7)).size(), 1u + 2);  // down a column
+  EXPECT_EQ(checked_route(t, t.core(0, 3), t.core(0, 4)).size(), 4u + 2);  // a row's end
 }
 
 TEST(NoWraparound, FoldedBlocksFormAMesh) {

@@ -205,6 +205,48 @@ TEST(OpTraffic, TheLocalOrderPutsTheHeaviestExchangeOnConsecutiveCores) {
   EXPECT_EQ(local_order(matmul(), plan_2x2x2(), 1000), (std::vector<int>{0, 2, 1}));
 }
 
+// A plan of m/2 k/2 n/2 on a grid of 3 columns: a row holds two cores of the order's first digit
+// (k, 2 columns); n and m go down the rows, 3 cores apart per row.
+TEST(OpTraffic, AGridPlacementFillsColumnsOfARowThenRows) {
+  ExecPlan e = plan_2x2x2();
+  auto grid = grid_digits(e, {1, 2, 0}, CoreGrid{3, 4});
+  ASSERT_TRUE(grid.has_value());
+  EXPECT_EQ(grid->columns, 2u);
+  EXPECT_EQ(grid->digits, (std::vector<CoreDigit>{{1, 2, 1}, {2, 2, 3}, {0, 2, 6}}));
+  e.core_digits = grid->digits;
+  auto t = op_traffic(matmul(), e, 0, 1);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  // Plan core k + 2n + 4m sits in column k of row n + 2m: the partials of a tile along a row.
+  EXPECT_EQ((*t)->physical, (std::vector<uint32_t>{0, 1, 3, 4, 6, 7, 9, 10}));
+  EXPECT_EQ(combine_transfers(**t, 0),
+            (std::vector<std::pair<uint32_t, uint32_t>>{{1, 0}, {3, 2}, {5, 4}, {7, 6}}));
+}
+
+// A rank's factor is cut where the row ends: 12 cores of one rank on rows of 8 are 6 columns
+// (the most a row holds that divides 12) by 2 rows.
+TEST(OpTraffic, AGridPlacementCutsARankWhereTheRowEnds) {
+  ExecPlan e;
+  e.factors = {1, 12, 1};
+  e.tile = {8, 1, 8};
+  e.cores_used = 12;
+  auto grid = grid_digits(e, {1, 2, 0}, CoreGrid{8, 3});
+  ASSERT_TRUE(grid.has_value());
+  EXPECT_EQ(grid->columns, 6u);
+  EXPECT_EQ(grid->digits, (std::vector<CoreDigit>{{1, 6, 1}, {1, 2, 8}}));
+  // None where the grid's own order is the same or the rectangle does not fit: a plan within one
+  // row, one filling whole rows, one needing more rows than the grid has (4 columns by 3).
+  EXPECT_FALSE(grid_digits(e, {1, 2, 0}, CoreGrid{16, 3}).has_value());
+  EXPECT_FALSE(grid_digits(e, {1, 2, 0}, CoreGrid{6, 3}).has_value());
+  EXPECT_FALSE(grid_digits(e, {1, 2, 0}, CoreGrid{5, 2}).has_value());
+  // A factor with no divisor that fits a row is one column.
+  e.factors = {1, 7, 1};
+  e.cores_used = 7;
+  grid = grid_digits(e, {1, 2, 0}, CoreGrid{4, 8});
+  ASSERT_TRUE(grid.has_value());
+  EXPECT_EQ(grid->columns, 1u);
+  EXPECT_EQ(grid->digits, (std::vector<CoreDigit>{{1, 7, 4}}));
+}
+
 // A plugin's plan placed by core digits (tree_simd's levels): k split at two levels, m at one.
 // Plan cores count k's low digit fastest, then m, then k's high digit: 8 cores, k over 4.
 ExecPlan tree_plan() {

@@ -477,7 +477,7 @@ class EvenPricer : public NetworkPricer {
   Result<SetPrice> preload(uint32_t cores, const OpTraffic*) const override {
     return SetPrice{0, 1 / (cores * 1e9), 0, 0};
   }
-  Result<SetPrice> ring(uint32_t cores) const override {
+  Result<SetPrice> ring(uint32_t cores, const OpTraffic*) const override {
     return SetPrice{2e-6, 1 / (cores * 2e9), 0, 0};
   }
   Result<SetPrice> handoff(const HandOff&, uint32_t cores) const override {
@@ -584,6 +584,48 @@ TEST_F(Partition, EveryDistributionIsPricedOnARingOfTheNetwork) {
   }
   EXPECT_GT(on_gather, 0u);
   EXPECT_GT(on_even_ring, 0u);
+}
+
+// Cores in rows of 6 (CoreGrid), every set as slow as its longest route: 1 µs a hop between
+// columns and rows, bytes free.
+class GridPricer : public EvenPricer {
+ public:
+  Result<SetPrice> exchange(const OpTraffic& t, Exchange, int level) const override {
+    uint32_t hops = 0;
+    for (auto [a, b] : combine_transfers(t, level)) {
+      uint32_t from = t.physical.empty() ? a : t.physical[a];
+      uint32_t to = t.physical.empty() ? b : t.physical[b];
+      hops = std::max(hops, distance(from % 6, to % 6) + distance(from / 6, to / 6));
+    }
+    return SetPrice{hops * 1e-6, 0, 0, 0};
+  }
+  std::optional<CoreGrid> core_grid() const override { return CoreGrid{6, 4}; }
+
+ private:
+  static uint32_t distance(uint32_t a, uint32_t b) { return a > b ? a - b : b - a; }
+};
+
+// A softmax row split over 8 cores merges its partials up a tree and back down. On cores 0-7 of
+// rows of 6, level 1's pair (6, 4) is 5 hops apart and level 2's (4, 0) 4: 1 + 5 + 4 µs a pass.
+// On a rectangle of 4 columns they are 2 and 1 (a row down): 1 + 2 + 1.
+TEST(GridPlacement, ASplitReductionMergesAlongRowsAndColumnsWhereThatIsFaster) {
+  ir::GraphBuilder b("softmax");
+  b.add_tensor({"s", {2048}, DType::fp16, TensorRole::input, ""}).take();
+  b.add_tensor({"p", {2048}, DType::fp16, TensorRole::activation, ""}).take();
+  b.add_op(make_op("softmax", OpKind::softmax, "softmax", {{"t", 2048}}, {"s[t]"}, "p[t]")).take();
+  b.mark_output("p").take();
+  ir::Graph g = b.finish();
+  auto shape = partition::describe_op(g, g.ops()[0]).take();
+  partition::ExecCandidate c;
+  c.plan.factors = {8};
+  c.plan.tile = {256};
+  c.plan.cores_used = 8;
+  c.plan.combine_bytes = c.plan.shift_bytes = 56;
+  ASSERT_TRUE(partition::price_exchanges(shape, c, GridPricer{}, partition::Placements::every));
+  EXPECT_EQ(c.plan.core_digits, (std::vector<CoreDigit>{{0, 4, 1}, {0, 2, 6}}));
+  EXPECT_DOUBLE_EQ(c.plan.shift_s, 2 * (1 + 2 + 1) * 1e-6);
+  ASSERT_TRUE(partition::price_exchanges(shape, c, EvenPricer{}, partition::Placements::every));
+  EXPECT_TRUE(c.plan.core_digits.empty()) << "no grid, no grid placement";
 }
 
 TEST(ParetoFront, KeepsStrictlyFasterPointsInSpaceOrder) {

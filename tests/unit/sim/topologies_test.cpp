@@ -11,6 +11,7 @@
 #include "framework/chip/chip_models.hpp"
 #include "framework/sim/engine.hpp"
 #include "framework/sim/link_load.hpp"
+#include "framework/sim/network_pricer.hpp"
 #include "tests/unit/sim/test_chips.hpp"
 
 namespace tessera::sim {
@@ -109,6 +110,38 @@ topology:
   EXPECT_EQ(topology.route(100, 0).take().size(), 102u);
   EXPECT_EQ(topology.route(0, 100).take(), topology.route(0, 100).take());
   EXPECT_EQ(topology.route(0, 1).take().size(), 3u);
+}
+
+// The planner's grid placements (planner/pricing.hpp, CoreGrid) need cores that fill rows of
+// equal columns, numbered row by row on one chip: a mesh's workers (wormhole-n150's 8 x 8, whose
+// rows skip a DRAM column), not rows of unequal length, not a mesh of chips, not an all-to-all's
+// cores without coordinates.
+TEST(CoreGrid, AMeshsWorkersFormOneAndOtherChipsDoNot) {
+  PluginSet plugins{Registry::discover(plugin_search_dirs({}))};
+  auto grid_of = [&](const ChipSpec& spec) {
+    Topology topology = build_topology(plugins, spec).take();
+    ChipGraph chip = read_chip_graph(topology).take();
+    return FlowNetworkPricer::build(chip, 0).take()->core_grid();
+  };
+  auto preset = [&](const char* target, const char* chip) {
+    return resolve_chip(chip, plugins.library(target).take()->manifest()).take();
+  };
+  auto mesh = [](const char* workers) {
+    return parse_chip_text(std::string(R"(name: mesh
+target: mesh_tenstorrent
+topology:
+  grid: {x_size: 7, y_size: 5}
+  dram: {tiles: "0-0"}
+  wraparound: false
+)") + (*workers != 0 ? workers : "  workers: \"x=1-6 y=0-4\"\n"),
+                           "mesh.yaml")
+        .take();
+  };
+  EXPECT_EQ(grid_of(mesh("")), (planner::CoreGrid{6, 5}));
+  EXPECT_EQ(grid_of(preset("mesh_tenstorrent", "wormhole-n150")), (planner::CoreGrid{8, 8}));
+  EXPECT_EQ(grid_of(mesh("  workers: \"x=1-6 y=0-3; x=1-3 y=4\"\n")), std::nullopt);
+  EXPECT_EQ(grid_of(preset("mesh_tenstorrent", "wormhole-galaxy")), std::nullopt);
+  EXPECT_EQ(grid_of(preset("ipu_alltoall", "ipu-pod4")), std::nullopt);
 }
 
 struct Family {
