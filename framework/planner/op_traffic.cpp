@@ -400,27 +400,53 @@ std::vector<std::vector<int>> placement_orders(const partition::OpShape& op, con
   return orders;
 }
 
-std::optional<GridPlacement> grid_digits(const ExecPlan& exec, const std::vector<int>& order,
-                                         const CoreGrid& grid) {
+namespace {
+
+// The rectangle of `columns` columns, when the order's digits can be cut there and it has rows
+// enough and not too many.
+std::optional<GridPlacement> rectangle(const ExecPlan& exec, const std::vector<int>& order,
+                                       const CoreGrid& grid, int64_t columns) {
   std::vector<CoreDigit> digits;
-  int64_t columns = 0, count = 1;  // columns: 0 while the row fills; count: along the row or down
+  int64_t count = 1;  // along the row, then down the rows
+  bool down = false;
   for (int r : order) {
     int64_t n = exec.factors[static_cast<size_t>(r)];
     if (n <= 1) continue;
-    if (columns == 0 && count * n > grid.columns) {  // the row ends inside this rank's factor
-      int64_t along = n;
-      while (count * along > grid.columns || n % along != 0) --along;
+    if (!down && count * n >= columns) {  // the row ends inside this rank's factor, or after it
+      const int64_t along = columns / count;
+      if (columns % count != 0 || n % along != 0) return std::nullopt;
       if (along > 1) digits.push_back({r, along, count});
-      columns = count * along;
+      down = true;
       count = 1;
       n /= along;
       if (n == 1) continue;
     }
-    digits.push_back({r, n, columns == 0 ? count : count * grid.columns});
+    digits.push_back({r, n, down ? count * grid.columns : count});
     count *= n;
   }
-  if (columns == 0 || columns == grid.columns || count > grid.rows) return std::nullopt;
+  if (!down || count < 2 || count > grid.rows) return std::nullopt;
   return GridPlacement{std::move(digits), static_cast<uint32_t>(columns)};
+}
+
+}  // namespace
+
+std::vector<GridPlacement> grid_placements(const ExecPlan& exec, const std::vector<int>& order,
+                                           const CoreGrid& grid) {
+  std::vector<GridPlacement> out;
+  if (exec.cores_used <= grid.columns) return out;
+  std::optional<GridPlacement> widest, widest_power_of_two;
+  for (int64_t columns = grid.columns; columns >= 1 && !widest_power_of_two; --columns) {
+    const bool power_of_two = (columns & (columns - 1)) == 0;
+    if (widest && !power_of_two) continue;
+    auto placed = rectangle(exec, order, grid, columns);
+    if (!placed) continue;
+    if (!widest) widest = placed;
+    if (power_of_two) widest_power_of_two = placed;
+  }
+  for (auto* p : {&widest, &widest_power_of_two})
+    if (*p && (*p)->columns != grid.columns && (out.empty() || out[0].columns != (*p)->columns))
+      out.push_back(std::move(**p));
+  return out;
 }
 
 std::vector<int> local_order(const partition::OpShape& op, const ExecPlan& exec,

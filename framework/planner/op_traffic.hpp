@@ -68,20 +68,22 @@ struct OpTraffic {
 // after them.
 std::vector<std::vector<int>> placement_orders(const partition::OpShape& op, const ExecPlan& exec);
 
-// The placement `order` laid on a rectangle of `grid`'s cores from its first: the plan's cores,
+// The placement `order` laid on rectangles of `grid`'s cores from its first: the plan's cores,
 // counting in mixed radix over the order's digits, fill `columns` cores of a row (the fastest
 // digits; a rank's factor is cut in two where the row ends) and then the rows below, so the
 // exchanges along the fastest ranks run along rows and the others down columns (a matmul's k × n
 // tiles on a P × Q block of a mesh, its partial sums merged along the rows). As core_digits
-// (ExecPlan): columns stride 1, rows stride grid.columns. The columns are the most a row holds that
-// the order's digits divide into. nullopt when the plan fits in one row, fills whole rows (the
-// grid's own order places it so) or needs more rows than the grid has.
+// (ExecPlan): columns stride 1, rows stride grid.columns. Two widths are worth pricing: the widest
+// row the order's digits can be cut at, and the widest that is a power of two (a binary tree's
+// levels then pair cores of one column: a width of 200 sends a level of 128 across a row's end
+// and 72 columns back). None that fits in one row, fills whole rows (the grid's own order places
+// it so) or needs more rows than the grid has; so none at all for a plan within a row.
 struct GridPlacement {
   std::vector<CoreDigit> digits;
   uint32_t columns = 0;  // of the rectangle
 };
-std::optional<GridPlacement> grid_digits(const ExecPlan& exec, const std::vector<int>& order,
-                                         const CoreGrid& grid);
+std::vector<GridPlacement> grid_placements(const ExecPlan& exec, const std::vector<int>& order,
+                                           const CoreGrid& grid);
 
 // The split ranks the exchanges move along fastest, heaviest first (bytes: the rotation's along
 // the ranks its operand ignores, the combine's along the combined ranks, `distribute_bytes` along

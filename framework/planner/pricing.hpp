@@ -81,7 +81,7 @@ enum class Exchange { rotation, gather, combine };
 
 // A one-chip machine whose cores sit in `rows` rows of `columns`, numbered row by row: Topology
 // core y × columns + x sits in column x of row y, and the cores of a column line up (a 2-D mesh's
-// workers). What a placement on a rectangle of the grid (op_traffic.hpp, grid_digits) needs.
+// workers). What a placement on a rectangle of the grid (op_traffic.hpp, grid_placements) needs.
 struct CoreGrid {
   uint32_t columns = 0, rows = 0;
   bool operator==(const CoreGrid&) const = default;

@@ -78,7 +78,7 @@ Status price_exchanges(const OpShape& op, ExecCandidate& candidate, const Networ
   }
   const std::optional<CoreGrid> grid = pricer.core_grid();
   // The order's exchanges with the plan's cores in the Topology's order (no digits) or on the
-  // grid's rectangle (`digits`, grid_digits); kept when strictly faster than the best so far.
+  // grid's rectangles (`digits`, grid_placements); kept when strictly faster than the best so far.
   auto try_placement = [&](const std::vector<int>& order, const PlacementBrief& brief,
                            std::vector<CoreDigit> digits, uint32_t columns) -> Status {
     // The exchanges are laid on the plan's cores only when the pricer keeps no price of the shape.
@@ -118,9 +118,9 @@ Status price_exchanges(const OpShape& op, ExecCandidate& candidate, const Networ
     if (!brief) continue;  // this order cannot ring the rotation
     if (Status done = try_placement(order, *brief, {}, 0); !done) return done;
     if (!grid) continue;
-    if (auto rectangle = grid_digits(plan, order, *grid))
+    for (GridPlacement& rectangle : grid_placements(plan, order, *grid))
       if (Status done =
-              try_placement(order, *brief, std::move(rectangle->digits), rectangle->columns);
+              try_placement(order, *brief, std::move(rectangle.digits), rectangle.columns);
           !done)
         return done;
   }

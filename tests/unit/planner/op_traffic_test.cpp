@@ -209,11 +209,11 @@ TEST(OpTraffic, TheLocalOrderPutsTheHeaviestExchangeOnConsecutiveCores) {
 // (k, 2 columns); n and m go down the rows, 3 cores apart per row.
 TEST(OpTraffic, AGridPlacementFillsColumnsOfARowThenRows) {
   ExecPlan e = plan_2x2x2();
-  auto grid = grid_digits(e, {1, 2, 0}, CoreGrid{3, 4});
-  ASSERT_TRUE(grid.has_value());
-  EXPECT_EQ(grid->columns, 2u);
-  EXPECT_EQ(grid->digits, (std::vector<CoreDigit>{{1, 2, 1}, {2, 2, 3}, {0, 2, 6}}));
-  e.core_digits = grid->digits;
+  auto grid = grid_placements(e, {1, 2, 0}, CoreGrid{3, 4});
+  ASSERT_EQ(grid.size(), 1u);
+  EXPECT_EQ(grid[0].columns, 2u);
+  EXPECT_EQ(grid[0].digits, (std::vector<CoreDigit>{{1, 2, 1}, {2, 2, 3}, {0, 2, 6}}));
+  e.core_digits = grid[0].digits;
   auto t = op_traffic(matmul(), e, 0, 1);
   ASSERT_TRUE(t.ok()) << t.error().message;
   // Plan core k + 2n + 4m sits in column k of row n + 2m: the partials of a tile along a row.
@@ -223,28 +223,34 @@ TEST(OpTraffic, AGridPlacementFillsColumnsOfARowThenRows) {
 }
 
 // A rank's factor is cut where the row ends: 12 cores of one rank on rows of 8 are 6 columns
-// (the most a row holds that divides 12) by 2 rows.
+// (the widest row that divides 12) by 2 rows, or 4 (the widest power of two) by 3.
 TEST(OpTraffic, AGridPlacementCutsARankWhereTheRowEnds) {
   ExecPlan e;
   e.factors = {1, 12, 1};
   e.tile = {8, 1, 8};
   e.cores_used = 12;
-  auto grid = grid_digits(e, {1, 2, 0}, CoreGrid{8, 3});
-  ASSERT_TRUE(grid.has_value());
-  EXPECT_EQ(grid->columns, 6u);
-  EXPECT_EQ(grid->digits, (std::vector<CoreDigit>{{1, 6, 1}, {1, 2, 8}}));
-  // None where the grid's own order is the same or the rectangle does not fit: a plan within one
-  // row, one filling whole rows, one needing more rows than the grid has (4 columns by 3).
-  EXPECT_FALSE(grid_digits(e, {1, 2, 0}, CoreGrid{16, 3}).has_value());
-  EXPECT_FALSE(grid_digits(e, {1, 2, 0}, CoreGrid{6, 3}).has_value());
-  EXPECT_FALSE(grid_digits(e, {1, 2, 0}, CoreGrid{5, 2}).has_value());
+  auto grid = grid_placements(e, {1, 2, 0}, CoreGrid{8, 3});
+  ASSERT_EQ(grid.size(), 2u);
+  EXPECT_EQ(grid[0].columns, 6u);
+  EXPECT_EQ(grid[0].digits, (std::vector<CoreDigit>{{1, 6, 1}, {1, 2, 8}}));
+  EXPECT_EQ(grid[1].columns, 4u);
+  EXPECT_EQ(grid[1].digits, (std::vector<CoreDigit>{{1, 4, 1}, {1, 3, 8}}));
+  // On rows of 5 the widest is 4, a power of two: one width.
+  grid = grid_placements(e, {1, 2, 0}, CoreGrid{5, 3});
+  ASSERT_EQ(grid.size(), 1u);
+  EXPECT_EQ(grid[0].columns, 4u);
+  // None where the grid's own order is the same or nothing fits: a plan within one row, 6 whole
+  // rows of 2, rows of 5 too few for 4 columns by 3.
+  EXPECT_TRUE(grid_placements(e, {1, 2, 0}, CoreGrid{16, 3}).empty());
+  EXPECT_TRUE(grid_placements(e, {1, 2, 0}, CoreGrid{2, 6}).empty());
+  EXPECT_TRUE(grid_placements(e, {1, 2, 0}, CoreGrid{5, 2}).empty());
   // A factor with no divisor that fits a row is one column.
   e.factors = {1, 7, 1};
   e.cores_used = 7;
-  grid = grid_digits(e, {1, 2, 0}, CoreGrid{4, 8});
-  ASSERT_TRUE(grid.has_value());
-  EXPECT_EQ(grid->columns, 1u);
-  EXPECT_EQ(grid->digits, (std::vector<CoreDigit>{{1, 7, 4}}));
+  grid = grid_placements(e, {1, 2, 0}, CoreGrid{4, 8});
+  ASSERT_EQ(grid.size(), 1u);
+  EXPECT_EQ(grid[0].columns, 1u);
+  EXPECT_EQ(grid[0].digits, (std::vector<CoreDigit>{{1, 7, 4}}));
 }
 
 // A plugin's plan placed by core digits (tree_simd's levels): k split at two levels, m at one.
