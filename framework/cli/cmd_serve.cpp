@@ -12,6 +12,7 @@
 #include "framework/cli/number_checks.hpp"
 #include "framework/cli/options.hpp"
 #include "framework/cli/output.hpp"
+#include "framework/report/approximation_report.hpp"
 #include "framework/serve/serve_request.hpp"
 
 namespace tessera::cli {
@@ -101,11 +102,12 @@ int run_load_sweep(ServeCommand& c, serve::OpenedServe& opened) {
     headers.push_back(serve::header_at(c.request, opened, rate));
   }
   if (c.format == "json") {
-    std::cout << serve::serve_load_json(headers, points);
+    std::cout << with_approximations(serve::serve_load_json(headers, points), opened);
     return kExitOk;
   }
   // The machine and the grid as the heaviest load reached them.
-  std::cout << serve::machine_text(headers.back(), points.back()) << serve::serve_load_text(points);
+  std::cout << serve::machine_text(headers.back(), points.back())
+            << tessera::approximation_lines(opened) << serve::serve_load_text(points);
   return kExitOk;
 }
 
@@ -115,8 +117,9 @@ int run_serve(const GlobalOptions& global, ServeCommand& c) {
   if (!c.rates.empty()) return run_load_sweep(c, opened);
   serve::Served served = serve::serve_opened(opened, progress_lines(c.progress, "")).take();
   std::ostream& report = report_stream({c.per_request, c.occupancy});
-  report << (c.format == "json" ? serve::serve_json(opened.header, served)
-                                : serve::serve_text(opened.header, served));
+  report << (c.format == "json"
+                 ? with_approximations(serve::serve_json(opened.header, served), opened)
+                 : serve::serve_text(opened.header, served, tessera::approximation_lines(opened)));
   report.flush();
   if (!c.per_request.empty())
     write_output(c.per_request,

@@ -353,7 +353,7 @@ py::object serve_model(const serve::ServeRequest& request, const std::vector<dou
     if (rates.empty()) {
       auto served = serve::serve_opened(*opened, serve_progress(hook, ""));
       if (!served) return served.error();
-      return serve::serve_json(opened->header, *served);
+      return with_approximations(serve::serve_json(opened->header, *served), *opened);
     }
     if (!request.trace.empty())
       return usage_error("rates: a load sweep takes synthetic arrivals, not a trace");
@@ -367,7 +367,7 @@ py::object serve_model(const serve::ServeRequest& request, const std::vector<dou
       points.push_back(std::move(*served));
       headers.push_back(serve::header_at(request, *opened, rate));
     }
-    return serve::serve_load_json(headers, points);
+    return with_approximations(serve::serve_load_json(headers, points), *opened);
   });
   hook.rethrow();
   return from_json(json);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Latency against load from `tessera serve --rates ... --format json` (tessera-serve-load-1), for
-one or more configurations (each its own load sweep): TTFT and TPOT (P50 and P99) against the
+"""Latency against load from `tessera serve --rates ... --format json` (tessera-serve-load-2, or
+-1 from before the approximation keys), for one or more configurations (each its own load sweep): TTFT and TPOT (P50 and P99) against the
 offered rate, the loads a configuration did not sustain marked at the rate it served instead; and
 the throughput-latency frontier: every sustained point's output tokens/s against its P99 TPOT, the
 points no other beats on both (more tokens/s at no higher P99 TPOT) joined. Writes OUT_STEM.png
@@ -18,7 +18,8 @@ def read_load(path):
             doc = json.load(f)
     except (OSError, ValueError) as e:
         sys.exit(f"error: {path}: {e}")
-    if not isinstance(doc, dict) or doc.get("format") != "tessera-serve-load-1":
+    if not isinstance(doc, dict) or doc.get("format") not in ("tessera-serve-load-1",
+                                                              "tessera-serve-load-2"):
         sys.exit(f"error: {path}: not the output of tessera serve --rates ... --format json")
     return doc["points"]
 

@@ -234,9 +234,9 @@ std::string machine_text(const ServeHeader& h, const Served& d) {
          disaggregation_text(h, d) + extrapolation_text(d.extrapolated);
 }
 
-std::string serve_text(const ServeHeader& h, const Served& d) {
+std::string serve_text(const ServeHeader& h, const Served& d, const std::string& approximation) {
   const ServeSummary& s = d.summary;
-  std::string out = machine_text(h, d);
+  std::string out = machine_text(h, d) + approximation;
   if (!s.sustainable) return out + verdict_text(s);
   Table table({"ms", "mean", "p50", "p90", "p99"},
               {Table::Align::left, Table::Align::right, Table::Align::right, Table::Align::right,
@@ -281,7 +281,7 @@ std::string serve_load_json(const std::vector<ServeHeader>& headers,
   nlohmann::json docs = nlohmann::json::array();
   for (size_t i = 0; i < points.size(); ++i)
     docs.push_back(nlohmann::json::parse(serve_json(headers[i], points[i])));
-  return json_text({{"format", "tessera-serve-load-1"}, {"points", docs}}, 1) + "\n";
+  return json_text({{"format", "tessera-serve-load-2"}, {"points", docs}}, 1) + "\n";
 }
 
 std::string serve_json(const ServeHeader& h, const Served& d) {
@@ -292,7 +292,7 @@ std::string serve_json(const ServeHeader& h, const Served& d) {
   auto optional = [](const std::optional<double>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json();
   };
-  nlohmann::json doc = {{"format", "tessera-serve-4"},
+  nlohmann::json doc = {{"format", "tessera-serve-5"},
                         {"model", h.model},
                         {"chip", h.chip},
                         {"design", h.design},

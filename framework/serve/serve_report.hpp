@@ -1,7 +1,7 @@
 // What `tessera serve` prints: the machine and the KV room, the step-cost grid and its measured
 // error, then the latency table and throughput — or, for a load the machine cannot sustain, that
 // verdict with the rate it sustained instead of latencies. Text, or one JSON document
-// ("tessera-serve-4", docs/formats.md).
+// ("tessera-serve-5", docs/formats.md).
 #pragma once
 
 #include <string>
@@ -19,13 +19,15 @@ struct ServeHeader {
 // The served machine, the KV cache's room and the step-cost grid with its error (three lines), and
 // the prefills priced beyond the grid when there were any (extrapolation_text).
 std::string machine_text(const ServeHeader& header, const Served& served);
-// machine_text, then the latency table and throughput, or the verdict on an unsustainable load.
-std::string serve_text(const ServeHeader& header, const Served& served);
+// machine_text, then `approximation` (the chip files' lines, report/approximation_report.hpp),
+// then the latency table and throughput, or the verdict on an unsustainable load.
+std::string serve_text(const ServeHeader& header, const Served& served,
+                       const std::string& approximation = "");
 std::string serve_json(const ServeHeader& header, const Served& served);
 
 // A load sweep (`--rates`): one row per offered rate — what it sustained, TTFT and TPOT P50 and
 // P99, tokens/s, goodput — or "unsustainable" and the rate sustained; and as JSON,
-// "tessera-serve-load-1", each point serve_json's document.
+// "tessera-serve-load-2", each point serve_json's document.
 std::string serve_load_text(const std::vector<Served>& points);
 std::string serve_load_json(const std::vector<ServeHeader>& headers,
                             const std::vector<Served>& points);

@@ -43,7 +43,7 @@ grep -Eqx "serving \[#{30}\] 3000/3000 requests done, [0-9.]+ s simulated" "$dir
 /usr/bin/python3 - "$dir/overload.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-assert doc["format"] == "tessera-serve-4", doc["format"]
+assert doc["format"] == "tessera-serve-5", doc["format"]
 assert doc["step_costs"]["extrapolated"]["steps"] == 0, doc["step_costs"]
 assert doc["sustainable"] is False, doc
 assert "ttft_s" not in doc, "latencies reported for an unsustainable load"

@@ -3,7 +3,7 @@
 # "Disaggregation"): gpt2-xl prefilled on a Wormhole n300 (two chips, flat), decoded on a Wormhole
 # n150, each request's KV cache over PCIe 4.0 x16. The link's lines in the report; in JSON, the
 # bytes moved are the prompts' positions times the model's KV bytes per position, and every TTFT is
-# at least the request's own transfer.
+# at least the request's own transfer. A prefill chip file's approximation said with the figures.
 set -euo pipefail
 tessera=$1
 source_dir=$2
@@ -41,5 +41,25 @@ for r in rows:  # a TTFT holds at least the request's own bytes / rate + latency
     alone = int(r["prompt_tokens"]) * per_token / 31.5e9 + 1e-6
     assert float(r["ttft_s"]) > alone, (r["id"], r["ttft_s"], alone)
 assert [x["role"] for x in doc["replicas"]] == ["prefill", "decode"], doc["replicas"]
+assert doc["approximation"] is None and doc["prefill_approximation"] is None, doc
+PY
+
+# A prefill chip whose file states an approximation: said with the figures, naming that chip, in
+# the text and the document; the decode chip states none.
+approximate=(serve gpt2-xl --target mesh_tenstorrent --chip wormhole-n150 --max-batch 4 --disaggregate
+  --prefill-chip "$source_dir/tests/e2e/data/serve/approximate-prefill.yaml" --kv-link pcie4-x16
+  --trace "$source_dir/configs/serve/chat-sample.csv")
+"$tessera" "${approximate[@]}" >"$dir/approximate.out" 2>&1 || fail "serve: $(cat "$dir/approximate.out")"
+grep -qx "chip model   approximate-prefill: cores in blocks of 4, within 3 % of core by core (a test's statement)" \
+  "$dir/approximate.out" || fail "no approximation line: $(cat "$dir/approximate.out")"
+if grep -q "^chip model   wormhole-n150" "$dir/approximate.out"; then fail "an approximation for n150"; fi
+"$tessera" "${approximate[@]}" --format json >"$dir/approximate.json" 2>"$dir/approximate.err" ||
+  fail "json: $(cat "$dir/approximate.err")"
+/usr/bin/python3 - "$dir/approximate.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["format"] == "tessera-serve-5", doc["format"]
+assert doc["approximation"] is None, doc["approximation"]
+assert doc["prefill_approximation"].startswith("cores in blocks of 4, within 3 %"), doc
 PY
 echo "serve disaggregated: ok"

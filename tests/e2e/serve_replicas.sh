@@ -35,7 +35,7 @@ PY
 /usr/bin/python3 - "$dir/doc.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-assert doc["format"] == "tessera-serve-4", doc["format"]
+assert doc["format"] == "tessera-serve-5", doc["format"]
 assert doc["router"] == "round-robin", doc["router"]
 assert doc["kv"]["replicas"] == 2, doc["kv"]
 assert [r["requests"] for r in doc["replicas"]] == [20, 20], doc["replicas"]

@@ -506,7 +506,7 @@ def test_serve_gives_the_clis_document(tmp_path):
     swept = tessera.serve("gpt2-xl", "mesh_tenstorrent", "wormhole-n150", max_batch=8,
                           cache_dir=cache, rates=[0.5, 1.0], requests=20, prompt="fixed:64",
                           output="fixed:16", progress=lambda *call: calls.append(call))
-    assert swept["format"] == "tessera-serve-load-1"
+    assert swept["format"] == "tessera-serve-load-2" and swept["approximation"] is None
     # The grid is cached: only the runs report, from 0 and then each request once as it finishes.
     for stage in ("serving at 0.5 req/s (requests)", "serving at 1 req/s (requests)"):
         assert [done for s, done, total in calls if s == stage] == list(range(0, 21))

@@ -288,11 +288,11 @@ def serve(model, target, chip="", rate=1.0, requests=1000, seed=0, arrivals="poi
     for it (`design`, `parallel`: one strategy, as --parallel; its dp replicas are independent
     servers, each arriving request sent by `router` "least-loaded" or "round-robin"), from a
     step-cost grid built once and cached in `cache_dir` (None: the CLI's default). Returns the
-    tessera-serve-4 document. With `disaggregate`, prompts are prefilled on `prefill_chip` (of
+    tessera-serve-5 document. With `disaggregate`, prompts are prefilled on `prefill_chip` (of
     `prefill_target`, default `target`) under `prefill_parallel` and decoded on `chip`, each
     request's KV cache moved over `kv_link` (a preset: "100gbe", "400gbe", "pcie4-x16"; or a link
     file), as --disaggregate.
-    with `rates` (a list) the load sweep's tessera-serve-load-1 document. Numbers are bounded as
+    with `rates` (a list) the load sweep's tessera-serve-load-2 document. Numbers are bounded as
     the CLI's; an unsustainable load is the document's verdict, not an exception. progress: a
     callable progress(stage, done, total), as compile's: "step-cost grid (points)" while the grid
     is built, then "serving (requests)" ("serving at R req/s (requests)" per rate of a sweep)
