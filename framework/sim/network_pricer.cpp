@@ -194,26 +194,22 @@ Result<planner::SetPrice> FlowNetworkPricer::exchange_by_shape(
 
 Result<planner::SetPrice> FlowNetworkPricer::preload(uint32_t cores,
                                                      const planner::OpTraffic* placed) const {
-  if (placed != nullptr && !placed->physical.empty()) {
-    std::vector<uint32_t> key{static_cast<uint32_t>(Traffic::preload), 0, cores, 0};
-    key.insert(key.end(), placed->physical.begin(), placed->physical.end());
-    return cached(std::move(key), {Traffic::preload, cores, placed, 0});
-  }
-  return by_cores(preloads_, Traffic::preload, cores);
+  return by_cores(preloads_, Traffic::preload, cores, placed);
 }
 
 Result<planner::SetPrice> FlowNetworkPricer::ring(uint32_t cores,
                                                   const planner::OpTraffic* placed) const {
-  if (placed != nullptr && !placed->physical.empty()) {
-    std::vector<uint32_t> key{static_cast<uint32_t>(Traffic::ring), 0, cores, 0};
-    key.insert(key.end(), placed->physical.begin(), placed->physical.end());
-    return cached(std::move(key), {Traffic::ring, cores, placed, 0});
-  }
-  return by_cores(rings_, Traffic::ring, cores);
+  return by_cores(rings_, Traffic::ring, cores, placed);
 }
 
 Result<planner::SetPrice> FlowNetworkPricer::by_cores(std::map<uint32_t, planner::SetPrice>& kept,
-                                                      Traffic kind, uint32_t cores) const {
+                                                      Traffic kind, uint32_t cores,
+                                                      const planner::OpTraffic* placed) const {
+  if (placed != nullptr && !placed->physical.empty()) {
+    std::vector<uint32_t> key{static_cast<uint32_t>(kind), 0, cores, 0};
+    key.insert(key.end(), placed->physical.begin(), placed->physical.end());
+    return cached(std::move(key), {kind, cores, placed, 0});
+  }
   {
     std::lock_guard lock(mutex_);
     if (auto it = kept.find(cores); it != kept.end()) return it->second;

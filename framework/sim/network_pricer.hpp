@@ -52,9 +52,10 @@ class FlowNetworkPricer final : public planner::NetworkPricer {
         fastest_bytes_per_s_(fastest_bytes_per_s),
         grid_(grid) {}
   Result<planner::SetPrice> price(const TrafficKey& key) const;
-  // price({kind, cores}) of a set laid on each chip's first `cores` cores, kept in `kept`.
+  // price({kind, cores}) of a set laid on the cores `placed` names (OpTraffic::physical), kept by
+  // them; without them on each chip's first `cores` cores, kept in `kept`.
   Result<planner::SetPrice> by_cores(std::map<uint32_t, planner::SetPrice>& kept, Traffic kind,
-                                     uint32_t cores) const;
+                                     uint32_t cores, const planner::OpTraffic* placed) const;
   // price(set), kept under `key` (what the set's transfers are: kind, level, cores, partners and
   // the cores' places).
   Result<planner::SetPrice> cached(std::vector<uint32_t> key, const TrafficKey& set) const;
