@@ -462,7 +462,7 @@ TEST(NoWraparound, EachChipOfAChipMeshIsAMesh) {
 }
 
 // Row by row, as on the tori: the planner lays an op's tiles on a rectangle of the rows
-// (op_traffic.hpp, grid_digits), a row's next core one hop along it and a column's one row down.
+// (op_traffic.hpp, grid_placements), a row's next core one hop along it, a column's one row down.
 TEST(NoWraparound, CoresAreNumberedRowByRow) {
   MeshTopology t = make({{"wraparound", "false"}, {"workers", "x=1-4 y=1-3"}});
   std::vector<std::string> names;
