@@ -39,7 +39,8 @@ constexpr const char* kModelsReadme =
     "2025; KV cache filled with 128 rows)";
 constexpr const char* kPerfAccuracy =
     "models/tt_transformers/PERF.md@040a27c125587553626a7e57baa42571c8af91fa (Accuracy table: "
-    "ci-token-matching, one user, 512-token prefill; bfp8 MLP, bfp8 attention for Llama 3)";
+    "ci-token-matching, one user, tracing off; bfp8 MLP, bfp8 attention for Llama 3; its TTFT "
+    "figures are of a 128-token prompt, docs/validation.md cause H)";
 constexpr const char* kOldReadme =
     "README.md@00065bece9c0db4513847a0c237be84ed037b1ee (T3000 table, 129th token, device "
     "throughput)";
@@ -76,10 +77,11 @@ struct Run {
 };
 
 // tt_transformers' accuracy runs (PERF.md's table: ci-token-matching, tracing off, so the host
-// prepares every op): tt-metal's own execution (the vendor design), under its accuracy precision
-// (70B keeps bfp4 MLPs there: its tt-perf tensors), tensor parallel over the machine.
+// prepares every op, ahead of the device: ttnn enqueues an op without waiting for the one before):
+// tt-metal's own execution (the vendor design), under its accuracy precision (70B keeps bfp4 MLPs
+// there: its tt-perf tensors), tensor parallel over the machine.
 constexpr Run accuracy_run(const char* precision, const char* parallel = nullptr) {
-  return {planner::Design::vendor, DispatchMode::host, precision, parallel};
+  return {planner::Design::vendor, DispatchMode::host_async, precision, parallel};
 }
 // The models README's figures (performance mode, Metal Trace replaying each decode step).
 constexpr Run traced_run(const char* precision, const char* parallel = nullptr) {
@@ -127,23 +129,24 @@ const std::vector<Row> kTenstorrent = {
     {"mistral_7b_n300_b1", "mistral-7b", kWormhole, "wormhole-n300", Metric::tokens_per_s_per_user, 1, 1024, 47.01, kPerfAccuracy, 42.56, 0.05, true, accuracy_run(kPerf, "tp=2")},
     // -9.8 %: as above
     {"mistral_7b_t3000_b1", "mistral-7b", kWormhole, "wormhole-t3000", Metric::tokens_per_s_per_user, 1, 1024, 67.82, kPerfAccuracy, 61.18, 0.05, true, accuracy_run(kPerf, "tp=8")},
-    // +49 %: traced, bfp4 MLP: Tessera's step is the weight stream and launches; ~13 ms of the
-    // hardware's 38.5 ms step at batch 32 is not modelled (cause K)
-    {"llama3_1_8b_n150_b32", "llama3.1-8b", kWormhole, "wormhole-n150", Metric::tokens_per_s_per_user, 32, 128, 26.0, kModelsReadme, 38.2, 0.05, false, traced_run(kPerf)},
-    // +44 %: as the row above
-    {"mistral_7b_n150_b32", "mistral-7b", kWormhole, "wormhole-n150", Metric::tokens_per_s_per_user, 32, 128, 28.7, kModelsReadme, 40.6, 0.05, false, traced_run(kPerf)},
-    // +63 %: QuietBox (8 Wormholes, TP=8), traced at batch 32: cause K
-    {"llama3_1_70b_t3000_b32", "llama3.1-70b", kWormhole, "wormhole-t3000", Metric::tokens_per_s_per_user, 32, 128, 15.9, kModelsReadme, 25.84, 0.05, false, traced_run(kPerf, "tp=8")},
-    // -49 %: llama3_70b_galaxy's own code (DRAM prefetcher, fused ops) against the generic
-    // execution's 1,523 launches per chip (6.1 ms) and collectives over 32 chips (cause F)
-    {"llama3_1_70b_galaxy_b32", "llama3.1-70b", kWormhole, "wormhole-galaxy", Metric::tokens_per_s_per_user, 32, 128, 72.5, kModelsReadme, 40.40, 0.05, false, traced_run(kPerf, "tp=32")},
-    // +53 %: device throughput of an early release (its weights' precision not stated: bfp8 here);
+    // +8.1 %: traced, bfp4 MLP: the weight stream and each op's 19 us on the device, which a trace
+    // does not remove (cause K); batch 32's per-user work is ~2.5 ms short
+    {"llama3_1_8b_n150_b32", "llama3.1-8b", kWormhole, "wormhole-n150", Metric::tokens_per_s_per_user, 32, 128, 26.0, kModelsReadme, 28.11, 0.05, true, traced_run(kPerf)},
+    // +3.0 %: as the row above
+    {"mistral_7b_n150_b32", "mistral-7b", kWormhole, "wormhole-n150", Metric::tokens_per_s_per_user, 32, 128, 28.7, kModelsReadme, 29.55, 0.05, true, traced_run(kPerf)},
+    // +2.1 %: QuietBox (8 Wormholes, TP=8), traced at batch 32: cause K
+    {"llama3_1_70b_t3000_b32", "llama3.1-70b", kWormhole, "wormhole-t3000", Metric::tokens_per_s_per_user, 32, 128, 15.9, kModelsReadme, 16.24, 0.05, true, traced_run(kPerf, "tp=8")},
+    // -71 %: llama3_70b_galaxy's own code (DRAM prefetcher, fused ops, its ops 0.73 us apart)
+    // against the generic execution's 1,523 ops per chip at 19 us each (28.9 ms) and collectives
+    // over 32 chips (cause F)
+    {"llama3_1_70b_galaxy_b32", "llama3.1-70b", kWormhole, "wormhole-galaxy", Metric::tokens_per_s_per_user, 32, 128, 72.5, kModelsReadme, 21.01, 0.05, false, traced_run(kPerf, "tp=32")},
+    // +3.1 %: device throughput of an early release (its weights' precision not stated: bfp8 here);
     // causes G and K
-    {"llama2_70b_t3000_b32", "llama2-70b", kWormhole, "wormhole-t3000", Metric::tokens_per_s_per_user, 32, 128, 13.9, kOldReadme, 21.31, 0.05, false, traced_run(nullptr, "tp=8")},
+    {"llama2_70b_t3000_b32", "llama2-70b", kWormhole, "wormhole-t3000", Metric::tokens_per_s_per_user, 32, 128, 13.9, kOldReadme, 14.33, 0.05, true, traced_run(nullptr, "tp=8")},
     // -64 %: prefill with activations in DRAM and the host's part of TTFT not modelled (cause H)
     {"llama3_1_8b_n150_ttft_s128", "llama3.1-8b", kWormhole, "wormhole-n150", Metric::ttft_ms, 1, 128, 104, kModelsReadme, 36.99, 0.05, false, accuracy_run(kPerf)},
-    // -41 %: as the row above
-    {"llama3_1_8b_n150_ttft_s512", "llama3.1-8b", kWormhole, "wormhole-n150", Metric::ttft_ms, 1, 512, 138, kPerfAccuracy, 104.5, 0.05, true, accuracy_run(kAccuracy)},
+    // -67.8 %: as the row above, in the accuracy configuration (a 128-token prompt: cause H)
+    {"llama3_1_8b_n150_ttft_s128_accuracy", "llama3.1-8b", kWormhole, "wormhole-n150", Metric::ttft_ms, 1, 128, 138, kPerfAccuracy, 44.47, 0.05, false, accuracy_run(kAccuracy)},
     // -64 %: as Llama 3.1 8B
     {"mistral_7b_n150_ttft_s128", "mistral-7b", kWormhole, "wormhole-n150", Metric::ttft_ms, 1, 128, 99, kModelsReadme, 35.26, 0.05, false, accuracy_run(kPerf)},
     // +8.7 %: within 25 % by a crossing, not agreement: 1,523 host-dispatched ops per chip (29 ms)
@@ -290,13 +293,13 @@ struct OpClassFigure {
 };
 const std::vector<OpClassFigure> kGalaxyLlama70bPerLayer = {
     // clang-format off
-    {"matmul",      125.0, 48.99},  // QKV, DO, FF2, and FF1/FF3 fused with a reduce-scatter
+    {"matmul",      230.0, 48.99},  // QKV, DO, FF2, and FF1/FF3 fused with a reduce-scatter
     {"collective",  112.6, 62.05},  // all-gathers, all-reduces, reduce-scatters (two fused)
-    {"norm",        13.13, 34.58},  // RMSNorm fused with its statistics' all-gather
-    {"rotary",      10.21,  2.96},
-    {"kv update",   10.00,  5.19},
-    {"sdpa decode", 19.05,  9.81},  // one fused kernel; Tessera: scores, softmax, attn_v
-    {"eltwise",     15.27,  3.09},  // tt-metal fuses the residual adds into the norms
+    {"norm",        43.13, 34.58},  // RMSNorm fused with its statistics' all-gather
+    {"rotary",      40.21,  2.96},
+    {"kv update",   40.00,  5.19},
+    {"sdpa decode", 64.05,  9.81},  // one fused kernel; Tessera: scores, softmax, attn_v
+    {"eltwise",     60.27,  3.09},  // tt-metal fuses the residual adds into the norms
     // clang-format on
 };
 

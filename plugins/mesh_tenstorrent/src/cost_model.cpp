@@ -67,7 +67,7 @@ TensixCostModel::TensixCostModel(const sdk::Params& params)
       sync_cycles_(params.get_non_negative("sync_cycles", 1000)),
       dispatch_host_s_(params.get_non_negative("dispatch_host_s", 15e-6)),
       dispatch_traced_s_(params.get_non_negative("dispatch_traced_s", 0)),
-      launch_s_(params.get_non_negative("launch_s", 4e-6)) {
+      launch_s_(params.get_non_negative("launch_s", 19e-6)) {
   // Under `tile_edge` (the topology's blocks.hpp) a core is a block of k x k of these.
   const auto pes = static_cast<double>(params.get_int("tile_edge", 1, 1, 64));
   fpu_lofi_flops_per_cycle_ = params.get_double("fpu_flops_per_cycle", 4096, 0.0) * pes * pes;

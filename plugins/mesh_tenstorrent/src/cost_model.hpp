@@ -42,9 +42,9 @@
 //                                              each op step and combine level; 0 on a fabric
 //                                              whose cores wait for their own data, not for
 //                                              each other (chips/wse2.yaml)
-//   dispatch_host_s               15e-6        per op, the host preparing its command [D]
+//   dispatch_host_s               15e-6        per op, the host preparing its command [U]
 //   dispatch_traced_s             0            per op, a replayed Metal Trace issuing it [D]
-//   launch_s                      4e-6         per op, the cores starting it, either way [S]
+//   launch_s                      19e-6        per op, on the device, traced or not [D]
 //
 // [per-core rates]: transfer_seconds and info().shift_bytes_per_s, which the planner reads only
 // under `planner: transfers: per_core_rates` (framework/chip_spec/conventions.hpp). Under the
@@ -54,18 +54,25 @@
 // defaults then set only the NoC-utilisation denominator (cores × shift rate).
 //
 // The three fixed costs per op (ABI 1.5; the planner charges them outside the preload overlap
-// only under --dispatch traced|host, planner/schedule.hpp). launch_s is the op-to-op gap tt-metal
-// measures with a trace: "roughly 4k cycles constant dispatch time regardless the kernel" in a
-// traced Llama decode (github.com/tenstorrent/tt-metal/issues/12074, 1 GHz AICLK), "typically
-// tracing reduces the OP-to-OP gap below 6us"
-// (tech_reports/LLMs/llms.md@0100dbfc2e192bd2954692117db88749006b095c §4.5.5). dispatch_traced_s is
-// 0: the replayed commands are already in device DRAM and their issue is inside that measured gap.
-// dispatch_host_s is derived, not measured per op: the fixed part of tt-metal's own untraced
-// Llama 3.1 8B decode (PERF.md@040a27c1, accuracy rows n150, n300: 11.9 ms per token,
-// docs/validation.md cause 2) over Tessera's 626 ops of that step is 19 us per op, of which the
-// launch is 4 us; under `--dispatch host` each op pays both after the op before
-// (planner/schedule.hpp), so the command is 15 us. The same report's untraced example (llms.md
-// §4.5.4: 756 us of op-to-op gap beside 362 us of device time) is of its order.
+// only under --dispatch traced|host|host-async, planner/schedule.hpp). launch_s is what each op
+// costs the device beyond the work this model times, whoever issued it, and is derived: the
+// fixed part of tt-metal's own untraced Llama 3.1 8B decode (PERF.md@040a27c1, accuracy rows
+// n150, n300: 11.9 ms per token, docs/validation.md cause 2) over Tessera's 626 ops of that step
+// is 19 us per op. That it is the device's, not the host's, is what tt-metal's traced figures say:
+// its traced batch-32 steps (models/README.md@02068156: Llama 3.2 1B, 3B, Llama 3.1 8B on n150,
+// 12.4, 21.5, 38.5 ms) are 1.0 to 3.2 ms longer than its untraced batch-1 steps of the same
+// models (PERF.md@040a27c1: 11.4, 18.5, 35.3 ms), where a trace that took 15 us of host time off
+// each of the 8B's 626 ops would leave its step 9.4 ms shorter (cause K). Of the 19 us, ~4 us is
+// the op-to-op gap a trace
+// leaves ("roughly 4k cycles constant dispatch time regardless the kernel",
+// github.com/tenstorrent/tt-metal/issues/12074; "typically tracing reduces the OP-to-OP gap below
+// 6us", tech_reports/LLMs/llms.md@0100dbfc2e192bd2954692117db88749006b095c §4.5.5) and the rest
+// the small ops' kernels beyond their bytes and FLOPs (validation.md, "Per-op device time", shows
+// 2 to 15 us per kernel on the Galaxy's own code). dispatch_traced_s is 0: the replayed commands
+// are already in device DRAM. dispatch_host_s has no source: ttnn enqueues an op without waiting
+// for the one before, so under `--dispatch host-async` (tt-metal's untraced runs) a host at 15 us
+// per op never paces a device that spends 19 us on each; `--dispatch host`, a host that prepares
+// each command only after the op before has ended, pays both.
 #pragma once
 
 #include <tessera/sdk/interfaces.hpp>
