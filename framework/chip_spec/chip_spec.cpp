@@ -235,14 +235,27 @@ void read_per_design(const YamlNode& section, const std::string& key, const std:
   }
 }
 
+// `vendor_prefill_bytes_per_s`: a rate > 0, for a stack that streams its operands inside its ops.
+void read_vendor_prefill_rate(const YamlNode& section, PlanningConventions& c) {
+  if (!section.has("vendor_prefill_bytes_per_s")) return;
+  YamlNode node = section.child("vendor_prefill_bytes_per_s");
+  if (c.vendor != VendorStack::streamed)
+    throw node.fail(
+        "only a streamed stack (planner: vendor: streamed) reads its operands inside its ops; "
+        "remove it or name that stack");
+  c.vendor_prefill_bytes_per_s =
+      number_in(node, std::numeric_limits<double>::infinity(), "a rate in bytes per second > 0");
+}
+
 // `planner:` (conventions.hpp).
 PlanningConventions parse_conventions(const YamlNode& section) {
   if (!section.is_map())
     throw section.fail(
         "expected a map: orientation, transfers, combine, pruning, static, residency, dispatch, "
-        "vendor, preload_network_share, execution_contention");
+        "vendor, vendor_prefill_bytes_per_s, preload_network_share, execution_contention");
   section.only_keys({"orientation", "transfers", "combine", "pruning", "static", "residency",
-                     "dispatch", "vendor", "preload_network_share", "execution_contention"});
+                     "dispatch", "vendor", "vendor_prefill_bytes_per_s", "preload_network_share",
+                     "execution_contention"});
   PlanningConventions c;
   read_choice(section, "orientation", kOrientations, c.orientation);
   read_choice(section, "transfers", kTransfers, c.transfers);
@@ -252,6 +265,7 @@ PlanningConventions parse_conventions(const YamlNode& section) {
   read_choice(section, "residency", kResidencies, c.residency);
   read_choice(section, "dispatch", kDispatches, c.dispatch);
   read_choice(section, "vendor", kVendorStacks, c.vendor);
+  read_vendor_prefill_rate(section, c);
   read_per_design<double>(
       section, "preload_network_share", "a share in (0, 1]", "shares, e.g. {elk-full: 0.99}",
       [](const YamlNode& v) { return number_in(v, 1, "a share in (0, 1]"); },

@@ -106,6 +106,11 @@ struct PlanningConventions {
   ResidencyMode residency = ResidencyMode::off;
   DispatchMode dispatch = DispatchMode::none;
   VendorStack vendor = VendorStack::none;
+  // A `streamed` stack's prefill: the rate, in bytes per second per chip, at which its ops read
+  // their off-chip operands in a prefill step, where its decode streams at the memory's own rate
+  // (tt-metal's prefill matmuls read DRAM-interleaved weights in multicast programs, its decode
+  // matmuls DRAM-sharded ones). 0: the memory's own rate in both.
+  double vendor_prefill_bytes_per_s = 0;
   // Per design name (basic, static, elk-dyn, elk-full, ideal): the share of the network a
   // preload may use, i.e. its network time is divided by it (load = max(HBM, network / share),
   // the artifact's LOAD_NOC_THRESHOLD_*). Several values: the design is planned with each and

@@ -186,7 +186,7 @@ bool same_op(const ProgramOp& a, const ProgramOp& b) {
 
 bool same_run(const Program& a, const Program& b) {
   return a.estimated_latency_s == b.estimated_latency_s && a.dispatch == b.dispatch &&
-         a.instructions == b.instructions &&
+         a.stream_bytes_per_s == b.stream_bytes_per_s && a.instructions == b.instructions &&
          std::equal(a.ops.begin(), a.ops.end(), b.ops.begin(), b.ops.end(), same_op);
 }
 
@@ -201,6 +201,7 @@ Result<Program> lower_plan(const planner::Plan& plan, const ir::Graph& graph) {
                  planner::to_string(plan.result.design);
   program.estimated_latency_s = plan.result.latency_s;
   program.dispatch = plan.result.dispatch;
+  program.stream_bytes_per_s = plan.result.stream_bytes_per_s;
   for (const auto& s : plan.result.ops) program.ops.push_back(program_op(s, plan.machine));
   std::vector<size_t> slot = preload_slots(plan);
   size_t next_preload = 0;

@@ -78,6 +78,10 @@ struct Program {
   // What each execute pays before its work (planner/schedule.hpp, "Fixed costs"): the plan's,
   // which program.txt does not carry (a hand-written program runs with its plan's).
   planner::DispatchCosts dispatch;
+  // A streamed op's preload reads off-chip memory no faster than this, all chips together: the
+  // plan's (DesignResult::stream_bytes_per_s), which program.txt does not carry either; 0: at the
+  // memory's own rate.
+  double stream_bytes_per_s = 0;
 };
 
 // Whether the simulator runs `a` and `b` alike: every field it reads is equal (the traffic by

@@ -461,6 +461,10 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
   input.dispatch =
       planner::dispatch_costs(o.dispatch.value_or(conventions.dispatch), chip.models.fixed_costs);
   planning.vendor = conventions.vendor;
+  // A zoo model's prefill step runs the stack's prefill ops, which read at the stack's own rate.
+  if (model.request.shape.mode == zoo::Mode::prefill)
+    planning.vendor_stream_bytes_per_s =
+        conventions.vendor_prefill_bytes_per_s * chip.models.machine.chips;
   auto residency =
       choose_residency(input, o.residency.value_or(conventions.residency), planning, conventions);
   if (!residency) return residency.error();
@@ -517,7 +521,8 @@ Result<SimulatedDesign> simulate(const planner::Plan& plan, OpenChip& chip, cons
   } else if (auto status = codegen::attach_traffic(*program, plan, graph); !status) {
     return status.error();
   } else {
-    program->dispatch = plan.result.dispatch;  // program.txt does not carry it
+    program->dispatch = plan.result.dispatch;  // program.txt carries neither
+    program->stream_bytes_per_s = plan.result.stream_bytes_per_s;
   }
   return run_program(std::move(*program), chip, graph, options);
 }

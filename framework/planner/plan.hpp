@@ -148,6 +148,9 @@ struct DesignResult {
   std::optional<EnergyBreakdown> energy;
   ResidencyRecord residency;  // mode off, no units: every op's data is preloaded each step
   DispatchCosts dispatch;     // what the timeline charged per op (mode none: nothing)
+  // The vendor design's streamed ops read off-chip memory no faster than this, all chips together
+  // (PlannerOptions::vendor_stream_bytes_per_s); 0: at the memory's own rate.
+  double stream_bytes_per_s = 0;
 };
 
 // Where the plan came from, so `tessera simulate plan.yaml` can rebuild the same model and chip

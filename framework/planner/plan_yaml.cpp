@@ -32,8 +32,9 @@ namespace {
 // it). 7: each execution plan's core_digits (where a plugin's plan put its tiles). 8: energy. 9:
 // each op's core_mapping (how one core runs its tile, when the mapper timed it). 11: the source's
 // precision (--precision), the precision file's text; the `dispatch:` block; the vendor design
-// and each op's `streamed`. 13: each op's `collectives` (a parallel strategy's stage).
-constexpr const char* kFormat = "tessera-plan-13";
+// and each op's `streamed`. 13: each op's `collectives` (a parallel strategy's stage). 14: the
+// vendor design's `stream_bytes_per_s` (its stack's read rate in a prefill step).
+constexpr const char* kFormat = "tessera-plan-14";
 
 // What compile writes stays far inside these; a number beyond them is a corrupted or hand-made plan
 // that would have the simulator report hours per token, or overflow.
@@ -577,9 +578,19 @@ void check_order(const YamlNode& root, const DesignResult& r) {
                                    op.op, op.preload_position, r.preload_order.size()));
 }
 
+// `stream_bytes_per_s`: only the vendor design's streamed stack reads at a rate of its own.
+void read_stream_rate(const YamlNode& root, DesignResult& r) {
+  YamlNode node = root.child("stream_bytes_per_s");
+  if (r.design != Design::vendor)
+    throw node.fail("only the vendor design's plan has a stream rate; remove it");
+  Read{root}("stream_bytes_per_s", r.stream_bytes_per_s);
+  if (!(r.stream_bytes_per_s > 0))
+    throw node.fail("expected a rate in bytes per second > 0 (a plan without one has no key)");
+}
+
 Plan parse_root(const YamlNode& root) {
   root.only_keys({"format", "design", "source", "machine", "splits", "totals", "breakdown",
-                  "energy", "residency", "dispatch", "preload_order", "ops"});
+                  "energy", "residency", "dispatch", "stream_bytes_per_s", "preload_order", "ops"});
   std::string format = root.child("format").as_string();
   if (format != kFormat)
     throw root.child("format").fail(
@@ -615,6 +626,7 @@ Plan parse_root(const YamlNode& root) {
   }
   if (root.has("residency")) read_residency(root.child("residency"), plan.result.residency);
   if (root.has("dispatch")) read_dispatch(root.child("dispatch"), plan.result);
+  if (root.has("stream_bytes_per_s")) read_stream_rate(root, plan.result);
   Read{root}("preload_order", plan.result.preload_order);
   std::vector<YamlNode> ops = root.child("ops").items();
   for (size_t i = 0; i < ops.size(); ++i)
@@ -660,6 +672,7 @@ std::string write_plan_yaml(const Plan& plan) {
         out, "energy", *r.energy, [](auto& e, auto&& v) { energy_fields(e, v); }, false);
   if (r.residency.mode != "off") emit_residency(out, r.residency);
   if (r.dispatch.mode != DispatchMode::none) emit_dispatch(out, r);
+  if (r.stream_bytes_per_s > 0) Emit{out}("stream_bytes_per_s", r.stream_bytes_per_s);
   Emit{out}("preload_order", r.preload_order);
   out << YAML::Key << "ops" << YAML::Value << YAML::BeginSeq;
   for (const auto& op : r.ops) emit_op(out, op);

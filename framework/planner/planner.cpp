@@ -352,7 +352,10 @@ Result<DesignResult> vendor_design(const PlannerInput& input, const CostContext&
   // back to back on what the homes and the activations leave them (Basic, with nothing to load).
   if (options.vendor == VendorStack::resident)
     return timed(input, costs, basic_decisions(costs), TimelineMode::shared, options);
-  return timed(input, costs, vendor_decisions(costs), TimelineMode::streamed, options);
+  auto result = timed(input, costs, vendor_decisions(costs), TimelineMode::streamed, options);
+  if (result && costs.machine().hbm_bytes_per_s < input.machine.hbm_bytes_per_s)
+    result->stream_bytes_per_s = costs.machine().hbm_bytes_per_s;
+  return result;
 }
 
 // Per op, the planned seconds of the collectives that follow it (empty: none).
@@ -369,11 +372,21 @@ Result<std::vector<double>> collective_after_s(const PlannerInput& input) {
   return seconds;
 }
 
+// The machine a design's loads are timed on: the vendor design's streamed ops read off-chip
+// memory at the stack's rate where it is below the memory's own.
+Machine stack_machine(const PlannerInput& input, Design design, const PlannerOptions& options) {
+  Machine machine = input.machine;
+  if (design == Design::vendor && options.vendor == VendorStack::streamed &&
+      options.vendor_stream_bytes_per_s > 0)
+    machine.hbm_bytes_per_s = std::min(machine.hbm_bytes_per_s, options.vendor_stream_bytes_per_s);
+  return machine;
+}
+
 Result<DesignResult> plan_variant(const PlannerInput& input, Design design,
                                   const PlannerOptions& options, double share,
                                   ExecutionContention contention) {
-  CostContext costs(input.classes.class_of, input.class_plans, input.machine, share, contention,
-                    input.dispatch);
+  CostContext costs(input.classes.class_of, input.class_plans,
+                    stack_machine(input, design, options), share, contention, input.dispatch);
   std::optional<HandOffTimes> handoffs;
   if (input.graph != nullptr)
     costs.set_handoffs(&handoffs.emplace(*input.graph, input.machine, input.pricer));

@@ -78,6 +78,11 @@ struct PlannerOptions {
   // What the vendor design plans (chip_spec/conventions.hpp); none: Design::vendor is an input
   // error saying the chip names no stack.
   VendorStack vendor = VendorStack::none;
+  // The rate, all chips together, at which a streamed vendor stack's ops read off-chip memory
+  // (the driver gives a prefill step the chip file's vendor_prefill_bytes_per_s); 0: the memory's
+  // own rate. The vendor design's loads are timed at the lower of the two, and its
+  // DesignResult::stream_bytes_per_s records it for the simulator.
+  double vendor_stream_bytes_per_s = 0;
 };
 
 Result<DesignResult> plan_design(const PlannerInput& input, Design design,

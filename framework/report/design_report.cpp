@@ -83,6 +83,19 @@ std::vector<std::string> joined(std::vector<std::string> head,
   return head;
 }
 
+// A footnote per design whose streamed ops read off-chip memory at its stack's own rate.
+std::string stream_rate_notes(const driver::Compilation& c) {
+  std::string notes;
+  for (const auto& d : c.designs)
+    if (const planner::DesignResult& r = d.plan.result; r.stream_bytes_per_s > 0)
+      notes += fmt::format(
+          "- {}: its ops read off-chip memory at {:.1f} GB/s, the stack's prefill rate (the chip "
+          "file's vendor_prefill_bytes_per_s over the machine's chips), not the memory's {:.1f} "
+          "GB/s\n",
+          to_string(r.design), r.stream_bytes_per_s / 1e9, d.plan.machine.hbm_bytes_per_s / 1e9);
+  return notes;
+}
+
 std::string planned_table(const driver::Compilation& c) {
   const planner::DesignResult* basic = find(c, Design::basic);
   const planner::DesignResult* ideal = find(c, Design::ideal);
@@ -102,7 +115,7 @@ std::string planned_table(const driver::Compilation& c) {
         {fmt::format("{}", r.orders_tried), fmt::format("{:.2f}", r.search_s),
          millijoules(r.energy), watts(r.energy, r.latency_s)}));
   }
-  return table.render();
+  return table.render() + stream_rate_notes(c);
 }
 
 // One line for the attentions computed in tiles (the first stands for the others).
@@ -179,6 +192,9 @@ std::string compile_json(const driver::Compilation& c, const Machine& machine,
     d["dispatch"] = {{"mode", to_string(planned.dispatch.mode)},
                      {"command_s", planned.dispatch.command_s},
                      {"launch_s", planned.dispatch.launch_s}};
+    d["stream_bytes_per_s"] = planned.stream_bytes_per_s > 0
+                                  ? nlohmann::json(planned.stream_bytes_per_s)
+                                  : nlohmann::json(nullptr);
     d["planned_energy"] = energy_json(planned.energy, planned.latency_s);
     const auto& simulated = c.designs[i].simulated;
     d["simulated_energy"] = simulated && rows[i].simulated
@@ -200,7 +216,7 @@ std::string compile_json(const driver::Compilation& c, const Machine& machine,
                       {"unsplit_bytes_per_core", d.unsplit_bytes_per_core},
                       {"unsplit_s", d.unsplit_s}});
   nlohmann::json out = {
-      {"format", "tessera-compile-5"},
+      {"format", "tessera-compile-6"},
       {"model", c.graph->name()},
       {"ops", c.graph->ops().size()},
       {"op_classes", c.op_classes},

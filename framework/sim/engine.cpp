@@ -348,6 +348,9 @@ void Engine::try_start_preload() {
   const auto& op = program_.ops[preloading_];
   auto rate = config_.hbm_bytes_per_s(op.preload_bytes);
   if (!rate) return fail(rate.error());
+  // A streamed stack's ops read at its own rate where that is lower (Program::stream_bytes_per_s).
+  if (op.streamed && program_.stream_bytes_per_s > 0)
+    *rate = std::min(*rate, program_.stream_bytes_per_s / net_.controllers().size());
   // A byte read once feeds all its copies, which fan out inside the network: the flows carry
   // copies, so the controllers and their links into the network carry them `replication` times
   // faster than the memory reads.

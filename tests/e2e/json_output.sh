@@ -40,7 +40,7 @@ def near(a, b, tol, what):
     assert abs(a - b) <= tol, f"{what}: json {a} against table {b}"
 
 c = json.load(open(f"{d}/compile.json"))
-assert c["format"] == "tessera-compile-5", c["format"]
+assert c["format"] == "tessera-compile-6", c["format"]
 assert c["chip"] == "ipu-mk2-hbm3e" and c["cores"] == 1472 and c["ops"] > 0, c
 text = open(f"{d}/compile.txt").read().split("\nsimulated")
 rows = lambda t: {l.split()[0]: l.split() for l in t.splitlines() if l.split() and l.split()[0] in

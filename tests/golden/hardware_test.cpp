@@ -143,15 +143,17 @@ const std::vector<Row> kTenstorrent = {
     // +3.1 %: device throughput of an early release (its weights' precision not stated: bfp8 here);
     // causes G and K
     {"llama2_70b_t3000_b32", "llama2-70b", kWormhole, "wormhole-t3000", Metric::tokens_per_s_per_user, 32, 128, 13.9, kOldReadme, 14.33, 0.05, true, traced_run(nullptr, "tp=8")},
-    // -64 %: prefill with activations in DRAM and the host's part of TTFT not modelled (cause H)
-    {"llama3_1_8b_n150_ttft_s128", "llama3.1-8b", kWormhole, "wormhole-n150", Metric::ttft_ms, 1, 128, 104, kModelsReadme, 36.99, 0.05, false, accuracy_run(kPerf)},
-    // -67.8 %: as the row above, in the accuracy configuration (a 128-token prompt: cause H)
-    {"llama3_1_8b_n150_ttft_s128_accuracy", "llama3.1-8b", kWormhole, "wormhole-n150", Metric::ttft_ms, 1, 128, 138, kPerfAccuracy, 44.47, 0.05, false, accuracy_run(kAccuracy)},
-    // -64 %: as Llama 3.1 8B
-    {"mistral_7b_n150_ttft_s128", "mistral-7b", kWormhole, "wormhole-n150", Metric::ttft_ms, 1, 128, 99, kModelsReadme, 35.26, 0.05, false, accuracy_run(kPerf)},
-    // +8.7 %: within 25 % by a crossing, not agreement: 1,523 host-dispatched ops per chip (29 ms)
-    // and 16.6 ms of collectives stand in for the prefill work of H, which the one-chip rows miss
-    {"llama3_1_70b_galaxy_ttft_s128", "llama3.1-70b", kWormhole, "wormhole-galaxy", Metric::ttft_ms, 1, 128, 53, kModelsReadme, 57.59, 0.05, true, accuracy_run(kPerf, "tp=32")},
+    // +3.0 %: the prefill's weights read at the stack's prefill rate, 65.6 GB/s, derived from
+    // tt-metal's per-op profile of another model's prefill (cause H)
+    {"llama3_1_8b_n150_ttft_s128", "llama3.1-8b", kWormhole, "wormhole-n150", Metric::ttft_ms, 1, 128, 104, kModelsReadme, 107.1, 0.05, true, accuracy_run(kPerf)},
+    // -1.1 %: as the row above, in the accuracy configuration (a 128-token prompt: cause H)
+    {"llama3_1_8b_n150_ttft_s128_accuracy", "llama3.1-8b", kWormhole, "wormhole-n150", Metric::ttft_ms, 1, 128, 138, kPerfAccuracy, 136.5, 0.05, true, accuracy_run(kAccuracy)},
+    // +1.6 %: as Llama 3.1 8B
+    {"mistral_7b_n150_ttft_s128", "mistral-7b", kWormhole, "wormhole-n150", Metric::ttft_ms, 1, 128, 99, kModelsReadme, 100.6, 0.05, true, accuracy_run(kPerf)},
+    // +44 %: llama3_70b_galaxy's own code (a traced prefill, fused collectives along one axis of the
+    // mesh) against the generic execution's 1,523 ops per chip at 19 us (29 ms) and 16.6 ms of
+    // collectives over 32 chips (causes F, H)
+    {"llama3_1_70b_galaxy_ttft_s128", "llama3.1-70b", kWormhole, "wormhole-galaxy", Metric::ttft_ms, 1, 128, 53, kModelsReadme, 76.38, 0.05, false, accuracy_run(kPerf, "tp=32")},
     // clang-format on
 };
 

@@ -84,7 +84,7 @@ def compile(model, target, chip="", design="elk-full", simulate=True, batch=None
     (an exception it raises is raised when compile returns). threads: the planner's workers, 1 to
     1024 (None: all).
 
-    Returns the compile document (format tessera-compile-5: one entry per design under "designs",
+    Returns the compile document (format tessera-compile-6: one entry per design under "designs",
     with "planned" and, when simulated, "simulated_metrics"; seconds, fractions, FLOP/s), plus
     "plans": each design's Plan by name. Ideal is a bound no chip runs: its "simulated_metrics"
     is None and "simulated_note" says why.

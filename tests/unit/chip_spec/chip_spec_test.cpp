@@ -9,6 +9,12 @@ namespace {
 
 using testing::TempDir;
 
+// The error of a chip file whose `planner:` section is `planner` ("parsed" if it parses).
+std::string planner_error(const std::string& planner) {
+  auto bad = parse_chip_text("name: c\ntarget: t\nplanner:\n" + planner, "/x/c.yaml");
+  return bad.ok() ? std::string("parsed") : bad.error().message;
+}
+
 TEST(Chip, SectionsAreFlattenedToDottedParameters) {
   TempDir dir;
   auto chip = read_chip(dir.write("c.yaml", R"(name: pod
@@ -87,61 +93,77 @@ planner:
   EXPECT_EQ(parse_chip_text("name: c\ntarget: t\n", "/x/c.yaml")->conventions,
             PlanningConventions{});
 
-  auto error = [](const std::string& planner) {
-    auto bad = parse_chip_text("name: c\ntarget: t\nplanner:\n" + planner, "/x/c.yaml");
-    return bad.ok() ? std::string("parsed") : bad.error().message;
-  };
-  EXPECT_EQ(error("  orientation: sideways\n"),
+  EXPECT_EQ(planner_error("  orientation: sideways\n"),
             "/x/c.yaml:4: 'planner.orientation': unknown orientation 'sideways'; expected "
             "fastest, as_written or elk_artifact");
   EXPECT_EQ(
-      error("  combine: ring\n"),
+      planner_error("  combine: ring\n"),
       "/x/c.yaml:4: 'planner.combine': unknown combine 'ring'; expected tree or elk_artifact");
-  EXPECT_EQ(error("  transfers: wires\n"),
+  EXPECT_EQ(planner_error("  transfers: wires\n"),
             "/x/c.yaml:4: 'planner.transfers': unknown transfers 'wires'; expected routes or "
             "per_core_rates");
-  EXPECT_EQ(error("  preload_network_share: {elk-full: 1.5}\n"),
+  EXPECT_EQ(planner_error("  preload_network_share: {elk-full: 1.5}\n"),
             "/x/c.yaml:4: 'planner.preload_network_share.elk-full': expected a share in (0, 1], "
             "got '1.5'");
-  EXPECT_EQ(error("  preload_network_share: {elk-dyn: [0.9, 0]}\n"),
+  EXPECT_EQ(planner_error("  preload_network_share: {elk-dyn: [0.9, 0]}\n"),
             "/x/c.yaml:4: 'planner.preload_network_share.elk-dyn[1]': expected a share in (0, 1], "
             "got '0'");
-  EXPECT_EQ(error("  preload_network_share: {elk-ful: 0.5}\n"),
+  EXPECT_EQ(planner_error("  preload_network_share: {elk-ful: 0.5}\n"),
             "/x/c.yaml:4: 'planner.preload_network_share.elk-ful': unknown key 'elk-ful' (did you "
             "mean 'elk-full'?); valid keys: basic, static, elk-dyn, elk-full, ideal");
-  EXPECT_EQ(error("  preload_network_share: {basic: []}\n"),
+  EXPECT_EQ(planner_error("  preload_network_share: {basic: []}\n"),
             "/x/c.yaml:4: 'planner.preload_network_share.basic': expected a share in (0, 1] or a "
             "list of them");
-  EXPECT_EQ(error("  preload_network_share: 0.5\n"),
+  EXPECT_EQ(planner_error("  preload_network_share: 0.5\n"),
             "/x/c.yaml:4: 'planner.preload_network_share': expected a map of design names to "
             "shares, e.g. {elk-full: 0.99}");
   auto scalar = parse_chip_text("name: c\ntarget: t\nplanner: elk\n", "/x/c.yaml");
   ASSERT_FALSE(scalar.ok());
   EXPECT_EQ(scalar.error().message,
             "/x/c.yaml:3: 'planner': expected a map: orientation, transfers, combine, pruning, "
-            "static, residency, dispatch, vendor, preload_network_share, execution_contention");
-  EXPECT_EQ(error("  orientaton: fastest\n"),
+            "static, residency, dispatch, vendor, vendor_prefill_bytes_per_s, "
+            "preload_network_share, execution_contention");
+  EXPECT_EQ(planner_error("  orientaton: fastest\n"),
             "/x/c.yaml:4: 'planner.orientaton': unknown key 'orientaton' (did you mean "
             "'orientation'?); valid keys: orientation, transfers, combine, pruning, static, "
-            "residency, dispatch, vendor, preload_network_share, execution_contention");
-  EXPECT_EQ(error("  residency: all\n"),
+            "residency, dispatch, vendor, vendor_prefill_bytes_per_s, preload_network_share, "
+            "execution_contention");
+  EXPECT_EQ(planner_error("  residency: all\n"),
             "/x/c.yaml:4: 'planner.residency': unknown residency 'all'; expected off, auto, "
             "weights or weights+kv");
-  EXPECT_EQ(error("  dispatch: eager\n"),
+  EXPECT_EQ(planner_error("  dispatch: eager\n"),
             "/x/c.yaml:4: 'planner.dispatch': unknown dispatch 'eager'; expected none, traced, "
             "host or host-async");
-  EXPECT_EQ(error("  static: artifact\n"),
+  EXPECT_EQ(planner_error("  static: artifact\n"),
             "/x/c.yaml:4: 'planner.static': unknown static 'artifact'; expected tessera or "
             "elk_artifact");
-  EXPECT_EQ(error("  execution_contention: {elk-full: [ignored, free]}\n"),
+  EXPECT_EQ(planner_error("  execution_contention: {elk-full: [ignored, free]}\n"),
             "/x/c.yaml:4: 'planner.execution_contention.elk-full[1]': unknown "
             "execution_contention 'free'; expected charged or ignored");
-  EXPECT_EQ(error("  execution_contention: {elk-full: []}\n"),
+  EXPECT_EQ(planner_error("  execution_contention: {elk-full: []}\n"),
             "/x/c.yaml:4: 'planner.execution_contention.elk-full': expected charged, ignored or "
             "a list of them");
-  EXPECT_EQ(error("  execution_contention: ignored\n"),
+  EXPECT_EQ(planner_error("  execution_contention: ignored\n"),
             "/x/c.yaml:4: 'planner.execution_contention': expected a map of design names to "
             "charged or ignored, e.g. {elk-full: [ignored, charged]}");
+}
+
+// A streamed stack's prefill read rate: a rate for that stack alone.
+TEST(Chip, AVendorPrefillRateBelongsToAStreamedStack) {
+  auto chip = parse_chip_text(
+      "name: c\ntarget: t\nplanner:\n  vendor: streamed\n  vendor_prefill_bytes_per_s: 65.6e9\n",
+      "/x/c.yaml");
+  ASSERT_TRUE(chip.ok()) << chip.error().message;
+  EXPECT_EQ(chip->conventions.vendor_prefill_bytes_per_s, 65.6e9);
+  EXPECT_EQ(planner_error("  vendor: resident\n  vendor_prefill_bytes_per_s: 1e9\n"),
+            "/x/c.yaml:5: 'planner.vendor_prefill_bytes_per_s': only a streamed stack (planner: "
+            "vendor: streamed) reads its operands inside its ops; remove it or name that stack");
+  EXPECT_EQ(planner_error("  vendor_prefill_bytes_per_s: 1e9\n"),
+            "/x/c.yaml:4: 'planner.vendor_prefill_bytes_per_s': only a streamed stack (planner: "
+            "vendor: streamed) reads its operands inside its ops; remove it or name that stack");
+  EXPECT_EQ(planner_error("  vendor: streamed\n  vendor_prefill_bytes_per_s: 0\n"),
+            "/x/c.yaml:5: 'planner.vendor_prefill_bytes_per_s': expected a rate in bytes per "
+            "second > 0, got '0'");
 }
 
 TEST(Chip, AnEmptyValueIsAnErrorNotTheDefault) {

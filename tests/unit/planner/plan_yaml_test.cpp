@@ -131,6 +131,36 @@ TEST(PlanYaml, CollectivesRoundTripUnderTheirOp) {
   EXPECT_NE(r.error().message.find("all_reduse"), std::string::npos) << r.error().message;
 }
 
+// The vendor design's stream rate (a streamed stack's prefill) is written only when it has one,
+// read back, and refused on another design's plan or at 0.
+TEST(PlanYaml, AVendorStreamRateRoundTripsOnTheVendorsPlanAlone) {
+  Plan plan = sample_plan();
+  EXPECT_EQ(write_plan_yaml(plan).find("stream_bytes_per_s"), std::string::npos) << "none, no key";
+  plan.result.design = Design::vendor;
+  plan.result.stream_bytes_per_s = 65.6e9;
+  std::string text = write_plan_yaml(plan);
+  EXPECT_NE(text.find("\nstream_bytes_per_s: 65600000000\n"), std::string::npos) << text;
+  Plan back = parse_plan_yaml(text, "p.yaml").take();
+  EXPECT_EQ(back.result.stream_bytes_per_s, 65.6e9);
+  EXPECT_EQ(write_plan_yaml(back), text);
+  const int line = 1 + static_cast<int>(std::count(text.begin(),
+                                                   text.begin() + text.find("stream_bytes"), '\n'));
+  std::string other = text;
+  other.replace(other.find("design: vendor"), 14, "design: basic");
+  auto r = parse_plan_yaml(other, "p.yaml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "p.yaml:" + std::to_string(line) +
+                                   ": 'stream_bytes_per_s': only the vendor design's plan has a "
+                                   "stream rate; remove it");
+  std::string zero = text;
+  zero.replace(zero.find("65600000000"), 11, "0");
+  r = parse_plan_yaml(zero, "p.yaml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "p.yaml:" + std::to_string(line) +
+                                   ": 'stream_bytes_per_s': expected a rate in bytes per second > "
+                                   "0 (a plan without one has no key)");
+}
+
 // The sample's text with `from` (which must occur) replaced by `to`, parsed.
 Error parse_edited(const std::string& from, const std::string& to) {
   std::string text = write_plan_yaml(sample_plan());
@@ -202,9 +232,9 @@ TEST(PlanYaml, OpsOutOfOrderAndBadPreloadOrder) {
 }
 
 TEST(PlanYaml, WrongFormatAndSyntax) {
-  Error e = parse_edited("format: tessera-plan-13", "format: tessera-plan-3");
+  Error e = parse_edited("format: tessera-plan-14", "format: tessera-plan-3");
   EXPECT_EQ(e.message,
-            "p.yaml:3: 'format': expected 'tessera-plan-13' (written by this version of "
+            "p.yaml:3: 'format': expected 'tessera-plan-14' (written by this version of "
             "tessera), got 'tessera-plan-3'; re-run `tessera compile` to write a "
             "current plan");
   auto bad = parse_plan_yaml("ops: [\n", "x.yaml");
