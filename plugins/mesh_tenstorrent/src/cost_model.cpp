@@ -65,7 +65,7 @@ TensixCostModel::TensixCostModel(const sdk::Params& params)
       dram_bytes_per_cycle_(params.get_double("dram_bytes_per_cycle", 23.2, 0.0)),
       ethernet_bytes_per_cycle_(params.get_double("ethernet_bytes_per_cycle", 12.5, 0.0)),
       sync_cycles_(params.get_non_negative("sync_cycles", 1000)),
-      dispatch_host_s_(params.get_non_negative("dispatch_host_s", 15e-6)),
+      dispatch_host_s_(params.get_non_negative("dispatch_host_s", 0)),
       dispatch_traced_s_(params.get_non_negative("dispatch_traced_s", 0)),
       launch_s_(params.get_non_negative("launch_s", 19e-6)) {
   // Under `tile_edge` (the topology's blocks.hpp) a core is a block of k x k of these.

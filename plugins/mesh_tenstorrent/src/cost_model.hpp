@@ -42,7 +42,7 @@
 //                                              each op step and combine level; 0 on a fabric
 //                                              whose cores wait for their own data, not for
 //                                              each other (chips/wse2.yaml)
-//   dispatch_host_s               15e-6        per op, the host preparing its command [U]
+//   dispatch_host_s               0            per op, the host preparing its command [D]
 //   dispatch_traced_s             0            per op, a replayed Metal Trace issuing it [D]
 //   launch_s                      19e-6        per op, on the device, traced or not [D]
 //
@@ -63,16 +63,16 @@
 // 12.4, 21.5, 38.5 ms) are 1.0 to 3.2 ms longer than its untraced batch-1 steps of the same
 // models (PERF.md@040a27c1: 11.4, 18.5, 35.3 ms), where a trace that took 15 us of host time off
 // each of the 8B's 626 ops would leave its step 9.4 ms shorter (cause K). Of the 19 us, ~4 us is
-// the op-to-op gap a trace
-// leaves ("roughly 4k cycles constant dispatch time regardless the kernel",
-// github.com/tenstorrent/tt-metal/issues/12074; "typically tracing reduces the OP-to-OP gap below
-// 6us", tech_reports/LLMs/llms.md@0100dbfc2e192bd2954692117db88749006b095c §4.5.5) and the rest
-// the small ops' kernels beyond their bytes and FLOPs (validation.md, "Per-op device time", shows
-// 2 to 15 us per kernel on the Galaxy's own code). dispatch_traced_s is 0: the replayed commands
-// are already in device DRAM. dispatch_host_s has no source: ttnn enqueues an op without waiting
-// for the one before, so under `--dispatch host-async` (tt-metal's untraced runs) a host at 15 us
-// per op never paces a device that spends 19 us on each; `--dispatch host`, a host that prepares
-// each command only after the op before has ended, pays both.
+// the op-to-op gap a trace leaves ("roughly 4k cycles constant dispatch time regardless the
+// kernel", github.com/tenstorrent/tt-metal/issues/12074; "typically tracing reduces the OP-to-OP
+// gap below 6us", tech_reports/LLMs/llms.md@0100dbfc2e192bd2954692117db88749006b095c §4.5.5) and
+// the rest the small ops' kernels beyond their bytes and FLOPs (validation.md, "Per-op device
+// time", shows 2 to 15 us per kernel on the Galaxy's own code). dispatch_traced_s is 0: the
+// replayed commands are already in device DRAM. dispatch_host_s is 0: tt-metal's untraced runs show
+// no host time beyond the device's (the traced steps above are as long as the untraced ones), so a
+// command is there before the device wants it, whether it was issued ahead (`--dispatch
+// host-async`, as ttnn enqueues ops without waiting) or after the op before (`host`). A host that
+// does pace a device is a chip file's `cost_model: {dispatch_host_s: ...}`.
 #pragma once
 
 #include <tessera/sdk/interfaces.hpp>
