@@ -140,6 +140,22 @@ EnergySpec parse_energy(const YamlNode& section) {
   return e;
 }
 
+HostSpec parse_host(const YamlNode& section) {
+  if (!section.is_map())
+    throw section.fail("expected a map: read_bytes_per_s and optionally read_rows");
+  section.only_keys({"read_bytes_per_s", "read_rows"});
+  if (!section.has("read_bytes_per_s"))
+    throw section.fail(
+        "missing read_bytes_per_s: the rate, in bytes per second, at which the host reads a "
+        "prefill's logits back");
+  HostSpec host;
+  host.read_bytes_per_s =
+      number_in(section.child("read_bytes_per_s"), std::numeric_limits<double>::infinity(),
+                "a rate in bytes per second > 0");
+  if (section.has("read_rows")) host.read_rows = section.child("read_rows").as_int(1, 1 << 20);
+  return host;
+}
+
 CoreSection parse_core(const YamlNode& node, const fs::path& file) {
   CoreSection core;
   if (node.is_map()) {
@@ -300,7 +316,8 @@ void parse_section(const YamlNode& section, Interface i, ChipSpec& chip, ChipSec
 ChipSpec parse_chip(const YamlNode& root, const fs::path& file, const std::string& default_target) {
   std::vector<std::string> allowed = {"name",   "description", "approximation",
                                       "target", "scale",       "energy",
-                                      "core",   "planner",     "memory_endpoint_efficiency"};
+                                      "core",   "planner",     "memory_endpoint_efficiency",
+                                      "host"};
   for (Interface i : kAllInterfaces) allowed.emplace_back(to_string(i));
   if (!root.is_map()) throw root.fail("a chip file must be a YAML map");
   root.only_keys(allowed);
@@ -313,6 +330,7 @@ ChipSpec parse_chip(const YamlNode& root, const fs::path& file, const std::strin
   if (root.has("scale")) chip.scale = parse_scale(root.child("scale"));
   if (root.has("energy")) chip.energy = parse_energy(root.child("energy"));
   if (root.has("planner")) chip.conventions = parse_conventions(root.child("planner"));
+  if (root.has("host")) chip.host = parse_host(root.child("host"));
   if (root.has("memory_endpoint_efficiency"))
     chip.memory_endpoint_efficiency =
         number_in(root.child("memory_endpoint_efficiency"), 1, "a fraction in (0, 1]");

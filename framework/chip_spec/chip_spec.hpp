@@ -16,6 +16,7 @@
 //   planner: {orientation: elk_artifact, transfers: per_core_rates,    # planning conventions
 //             preload_network_share: {elk-full: 0.99}}                 # (conventions.hpp)
 //   memory_endpoint_efficiency: 1  # fraction of a memory controller's link bandwidth used (0.9)
+//   host: {read_bytes_per_s: 1.93e9, read_rows: 32}  # the host's read of a prefill's logits
 #pragma once
 
 #include <filesystem>
@@ -92,6 +93,17 @@ struct CoreSection {
 // otherwise (`memory_endpoint_efficiency:`, e.g. 1 for a profile that reproduces pure bandwidth).
 inline constexpr double kMemoryEndpointEfficiency = 0.9;
 
+// The chip file's `host:` section: how the chip's software stack hands a prefill's result to the
+// host, the part of the time to first token spent after the device's step (driver.hpp,
+// first_token_read). A stack reads back the logits of each user's last prompt token, in rows of
+// `read_rows` (tt-metal reads the whole 32-row tile that holds it), at `read_bytes_per_s`, the
+// rate its device-to-host reads reach (not the link's peak).
+struct HostSpec {
+  double read_bytes_per_s = 0;  // > 0
+  int64_t read_rows = 1;        // >= 1
+  bool operator==(const HostSpec&) const = default;
+};
+
 struct ChipSpec {
   std::filesystem::path file;  // empty for the built-in empty chip
   std::string name;
@@ -103,6 +115,7 @@ struct ChipSpec {
   std::map<Interface, ChipSection> sections;
   ChipScale scale;
   std::optional<EnergySpec> energy;  // absent: energy is not reported (and cannot be optimised)
+  std::optional<HostSpec> host;      // absent: a time to first token is the device's step alone
   std::optional<CoreSection> core;   // absent: no core hierarchy (CoreCost::tcm unavailable)
   CoreCost core_cost = CoreCost::plugin;
   PlanningConventions conventions;  // `planner:`; defaults: Tessera's own (conventions.hpp)

@@ -11,12 +11,14 @@
 #include "framework/codegen/program_text.hpp"
 #include "framework/common/files.hpp"
 #include "framework/common/json_text.hpp"
+#include "framework/common/units.hpp"
 #include "framework/common/user_text.hpp"
 #include "framework/driver/driver.hpp"
 #include "framework/parallel/parallel_yaml.hpp"
 #include "framework/planner/plan_yaml.hpp"
 #include "framework/planner/planner.hpp"
 #include "framework/report/approximation_report.hpp"
+#include "framework/report/design_report.hpp"
 #include "framework/report/parallel_report.hpp"
 #include "framework/report/residency_report.hpp"
 #include "framework/sim/sim_report.hpp"
@@ -82,6 +84,15 @@ std::string resident_note(const planner::ResidencyRecord& residency, const Machi
          "ops move them from their homes as a distribution)\n";
 }
 
+// A prefill's time to first token: the simulated step and the host's read of the logits.
+std::string first_token_text(const std::optional<driver::FirstTokenRead>& read, double step_s) {
+  if (!read) return "";
+  std::string ttft = read->bytes_per_s > 0
+                         ? "\nttft         " + format_seconds(step_s + read->seconds()) + "\n"
+                         : "";
+  return ttft + first_token_note(read);
+}
+
 int run_parallel(const GlobalOptions& global, const SimulateOptions& o, const std::string& text) {
   if (!o.dispatch.empty())
     throw Failure(usage_error("--dispatch is one plan's: " + printable(o.plan) +
@@ -142,15 +153,20 @@ int run_simulate(const GlobalOptions& global, const SimulateOptions& o) {
     write_output(o.program_out, codegen::write_program_text(run.program), o.force);
   const Machine& machine = reopened.chip.models.machine;
   const ChipSpec& spec = reopened.chip.spec;
+  const auto first_token = driver::first_token_read(spec, reopened.model);
+  const double step_s = run.result.latency_s;
   report << (o.format == "json"
                  ? with_approximation(
-                       with_residency(sim::sim_report_json(run.result, run.program, machine,
-                                                           run.energy, plan.result.energy),
-                                      plan.result.residency),
+                       with_first_token(
+                           with_residency(sim::sim_report_json(run.result, run.program, machine,
+                                                               run.energy, plan.result.energy),
+                                          plan.result.residency),
+                           first_token, step_s),
                        spec)
                  : approximation_line(spec) +
                        sim::render_sim_report(run.result, run.program, machine, o.op_rows,
                                               run.energy, plan.result.energy) +
+                       first_token_text(first_token, step_s) +
                        resident_note(plan.result.residency, machine));
   if (!o.trace.empty())
     write_output(o.trace, sim::trace_json(run.result, run.program, driver::power_w(run)), o.force);

@@ -454,7 +454,9 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
                   std::move(prepared->decisions),
                   input.classes.first_op.size(),
                   {},
-                  tiled->tiles};
+                  tiled->tiles,
+                  o.simulate,
+                  first_token_read(chip.spec, model)};
   const planner::PlanSource source = plan_source(model, chip, graph);
   const PlanningConventions& conventions = chip.spec.conventions;
   planning.static_baseline = conventions.static_baseline;
@@ -503,7 +505,6 @@ Result<Compilation> compile(OpenChip& chip, const LoadedModel& model, const Comp
     }
     out.designs.push_back(std::move(compiled));
   }
-  out.simulated = o.simulate;
   return out;
 }
 

@@ -163,6 +163,21 @@ struct CompiledDesign {
   std::optional<SimulatedDesign> simulated;
 };
 
+// The host's part of a prefill's time to first token: after the device's step the stack reads
+// each user's logits back, in the chip file's rows (ChipSpec::host; tt-metal reads the whole
+// 32-row tile holding the last token), at the rate its device-to-host reads reach. The same for
+// every design: it follows the step.
+struct FirstTokenRead {
+  double bytes = 0;  // rows × the model's activation outputs (a decoder's last position's logits)
+  int64_t rows = 1;
+  double bytes_per_s = 0;  // 0: the chip file has no `host:` section, so it is not charged
+  double seconds() const { return bytes_per_s > 0 ? bytes / bytes_per_s : 0; }
+};
+// Set for a whole zoo model's prefill (`--mode prefill`, no shard); nullopt otherwise: a decode
+// step hands back token ids (sampled on the device), and a stage's or an ONNX model's outputs are
+// not a first token's logits.
+std::optional<FirstTokenRead> first_token_read(const ChipSpec& spec, const LoadedModel& model);
+
 struct Compilation {
   // The graph the designs plan: the model's, with attention in tiles where its scores exceed the
   // SRAM and the model would not fit otherwise (tile_attention), then every op too large for the
@@ -175,6 +190,8 @@ struct Compilation {
   std::vector<CompiledDesign> designs;
   std::vector<planner::OpSplit> tiles;  // the attentions computed in tiles (chain splits)
   bool simulated = false;               // CompileOptions::simulate
+  // Added to each design's step for the time to first token (first_token_read).
+  std::optional<FirstTokenRead> first_token;
 };
 
 // What the model keeps off chip against the chip's capacity, and when it does not fit, what

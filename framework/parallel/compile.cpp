@@ -209,6 +209,9 @@ Result<ParallelCompilation> compile_parallel(PluginSet& plugins, driver::OpenChi
   if (auto status = compile_stages(plugins, chip, model, options, place, out); !status)
     return status.error();
   out.designs = compose_steps(out, model, chip.models.energy);
+  auto first_token = first_token_of(chip.spec, model);
+  if (!first_token) return first_token.error();
+  out.first_token = *first_token;
   return out;
 }
 

@@ -161,6 +161,15 @@ Result<std::vector<CollectiveUse>> stage_collectives(sim::CollectivePricer& pric
   return std::move(b.uses);
 }
 
+Result<std::optional<driver::FirstTokenRead>> first_token_of(const ChipSpec& spec,
+                                                             const ParallelModel& model) {
+  if (!model.spec || model.request.shape.mode != zoo::Mode::prefill)
+    return std::optional<driver::FirstTokenRead>{};
+  auto whole = driver::load(model.request);
+  if (!whole) return whole.error();
+  return driver::first_token_read(spec, *whole);
+}
+
 Status simulate_uses(const collective::ChipGraph& graph, ParallelCompilation& compiled) {
   for (CollectiveUse& use : compiled.collectives) {
     auto run = sim::simulate_collectives(graph, use.concurrent);

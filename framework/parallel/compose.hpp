@@ -53,6 +53,11 @@ Result<std::vector<CollectiveUse>> stage_collectives(sim::CollectivePricer& pric
                                                      const ParallelCompilation& compiled,
                                                      const GroupOf& group_of);
 
+// driver::first_token_read of the model whole (a prefill's logits are the same bytes however the
+// stages split them); nullopt without building the graph unless it is a zoo model's prefill.
+Result<std::optional<driver::FirstTokenRead>> first_token_of(const ChipSpec& spec,
+                                                             const ParallelModel& model);
+
 // Sets each use's simulated_s: its copies moved at once by the simulator.
 Status simulate_uses(const collective::ChipGraph& graph, ParallelCompilation& compiled);
 

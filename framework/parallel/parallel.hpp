@@ -113,6 +113,9 @@ struct ParallelCompilation {
   std::vector<StageRun> stages;
   std::vector<CollectiveUse> collectives;
   std::vector<DesignStep> designs;  // in options.designs' order
+  // A whole zoo model's prefill: the host's read of its logits after the step, added for the time
+  // to first token (driver::first_token_read on the model unsharded).
+  std::optional<driver::FirstTokenRead> first_token;
 };
 
 // Stage `stage`'s graph on one chip, as compile_parallel compiles it: the model at the

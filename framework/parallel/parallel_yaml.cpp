@@ -599,6 +599,9 @@ Result<ReopenedParallel> reopen_parallel(PluginSet& plugins, const ParallelPlan&
     out.stages.push_back(std::move(stage));
   }
   out.designs = compose_steps(out, *model, machine->models.energy);
+  auto first_token = first_token_of(machine->spec, *model);
+  if (!first_token) return in_field(file, "source.model", first_token.error());
+  out.first_token = *first_token;
   return ReopenedParallel{std::move(*model), std::move(*machine), std::move(out)};
 }
 

@@ -246,7 +246,7 @@ parallel::Rank rank_of(const std::string& rank) {
   throw UsageError("rank '" + rank + "': expected " + parallel::kRankNames);
 }
 
-// compile(parallel=...): the strategy's document (tessera-parallel-3); for "auto" with the search
+// compile(parallel=...): the strategy's document (tessera-parallel-4); for "auto" with the search
 // beside it, or, when flat wins, {"search": ..., "flat": true} for the caller to compile flat.
 py::dict compile_parallel(const std::string& model, const std::string& target,
                           const std::string& chip, const std::string& design, bool simulate,
@@ -318,8 +318,10 @@ py::dict simulate(py::handle given, const std::string& memory_detail, const std:
                             force)
           .take();
     return with_approximation(
-        sim::sim_report_json(run.result, run.program, reopened.chip.models.machine, run.energy,
-                             plan.plan.result.energy),
+        with_first_token(sim::sim_report_json(run.result, run.program, reopened.chip.models.machine,
+                                              run.energy, plan.plan.result.energy),
+                         driver::first_token_read(reopened.chip.spec, reopened.model),
+                         run.result.latency_s),
         reopened.chip.spec);
   });
   py::dict out = from_json(text);

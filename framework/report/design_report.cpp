@@ -96,26 +96,61 @@ std::string stream_rate_notes(const driver::Compilation& c) {
   return notes;
 }
 
+namespace {
+
+// The "TTFT ms" column (a prefill on a chip that states the host's read rate): the step and the
+// host's read of the first token's logits.
+bool ttft_column(const driver::Compilation& c) {
+  return c.first_token && c.first_token->bytes_per_s > 0;
+}
+std::vector<std::string> ttft_header(const driver::Compilation& c) {
+  if (!ttft_column(c)) return {};
+  return {"TTFT ms"};
+}
+std::vector<std::string> ttft_cells(const driver::Compilation& c, double step_s) {
+  if (!ttft_column(c)) return {};
+  return {ms(step_s + c.first_token->seconds())};
+}
+
+}  // namespace
+
+std::string first_token_note(const std::optional<driver::FirstTokenRead>& first_token) {
+  if (!first_token) return "";
+  const driver::FirstTokenRead& read = *first_token;
+  if (read.bytes_per_s <= 0)
+    return fmt::format(
+        "- time to first token: the step alone; the host's read of the logits ({}) is not "
+        "charged: the chip file has no host section\n",
+        format_bytes(read.bytes));
+  return fmt::format(
+      "- TTFT = the step + {} ms on the host: the logits read back ({} row{} per user, {}) at {} "
+      "(the chip file's host section)\n",
+      ms(read.seconds()), read.rows, read.rows == 1 ? "" : "s", format_bytes(read.bytes),
+      format_bytes_per_s(read.bytes_per_s));
+}
+
 std::string planned_table(const driver::Compilation& c) {
   const planner::DesignResult* basic = find(c, Design::basic);
   const planner::DesignResult* ideal = find(c, Design::ideal);
   const bool dispatch = any_dispatch(c);
   std::vector<std::string> headers =
-      joined({"design", "ms/token", "vs basic", "of ideal", "HBM util", "NoC util", "TFLOP/s"},
+      joined(joined({"design", "ms/token"}, ttft_header(c),
+                    {"vs basic", "of ideal", "HBM util", "NoC util", "TFLOP/s"}),
              breakdown_headers(dispatch), {"orders", "search s", "mJ/token", "W"});
   Table table(headers, numbers_after_name(headers.size()));
   for (const auto& d : c.designs) {
     const planner::DesignResult& r = d.plan.result;
-    table.add_row(joined(
-        {to_string(r.design), ms(r.latency_s),
-         basic ? fmt::format("{:.2f}x", basic->latency_s / r.latency_s) : "-",
-         ideal ? percent(ideal->latency_s / r.latency_s) : "-", percent(r.hbm_utilisation),
-         percent(r.interconnect_utilisation), fmt::format("{:.1f}", r.achieved_flops_per_s / 1e12)},
-        breakdown_cells(r.breakdown, dispatch),
-        {fmt::format("{}", r.orders_tried), fmt::format("{:.2f}", r.search_s),
-         millijoules(r.energy), watts(r.energy, r.latency_s)}));
+    table.add_row(
+        joined(joined({to_string(r.design), ms(r.latency_s)}, ttft_cells(c, r.latency_s),
+                      {basic ? fmt::format("{:.2f}x", basic->latency_s / r.latency_s) : "-",
+                       ideal ? percent(ideal->latency_s / r.latency_s) : "-",
+                       percent(r.hbm_utilisation), percent(r.interconnect_utilisation),
+                       fmt::format("{:.1f}", r.achieved_flops_per_s / 1e12)}),
+               breakdown_cells(r.breakdown, dispatch),
+               {fmt::format("{}", r.orders_tried), fmt::format("{:.2f}", r.search_s),
+                millijoules(r.energy), watts(r.energy, r.latency_s)}));
   }
-  return table.render() + stream_rate_notes(c);
+  return table.render() + stream_rate_notes(c) + first_token_note(c.first_token);
 }
 
 // One line for the attentions computed in tiles (the first stands for the others).
@@ -144,9 +179,10 @@ std::string splits_table(const driver::Compilation& c) {
 
 std::string simulated_table(const driver::Compilation& c, sim::MemoryDetail memory) {
   const bool dispatch = any_dispatch(c);
-  std::vector<std::string> headers = joined({"design", "planned ms", "simulated ms", "diff",
-                                             "HBM util", "NoC util", "SRAM util", "TFLOP/s"},
-                                            breakdown_headers(dispatch), {"mJ/token", "W"});
+  std::vector<std::string> headers =
+      joined(joined({"design", "planned ms", "simulated ms"}, ttft_header(c),
+                    {"diff", "HBM util", "NoC util", "SRAM util", "TFLOP/s"}),
+             breakdown_headers(dispatch), {"mJ/token", "W"});
   Table table(headers, numbers_after_name(headers.size()));
   bool energy = false, ideal = false;
   for (const auto& d : c.designs) {
@@ -166,17 +202,36 @@ std::string simulated_table(const driver::Compilation& c, sim::MemoryDetail memo
         s.estimated_latency_s > 0
             ? fmt::format("{:+.1f}%", 100 * (s.latency_s / s.estimated_latency_s - 1))
             : "-";
-    table.add_row(
-        joined({to_string(d.plan.result.design), ms(s.estimated_latency_s), ms(s.latency_s), diff,
-                percent(s.hbm_utilisation), percent(s.interconnect_utilisation),
-                percent(s.sram_utilisation), fmt::format("{:.1f}", s.achieved_flops_per_s / 1e12)},
-               breakdown_cells(s.breakdown, dispatch), {millijoules(e), watts(e, s.latency_s)}));
+    table.add_row(joined(
+        joined({to_string(d.plan.result.design), ms(s.estimated_latency_s), ms(s.latency_s)},
+               ttft_cells(c, s.latency_s),
+               {diff, percent(s.hbm_utilisation), percent(s.interconnect_utilisation),
+                percent(s.sram_utilisation), fmt::format("{:.1f}", s.achieved_flops_per_s / 1e12)}),
+        breakdown_cells(s.breakdown, dispatch), {millijoules(e), watts(e, s.latency_s)}));
   }
   return "simulated (event-driven, " +
          std::string(memory == sim::MemoryDetail::full ? "full" : "fast") + " HBM model" +
          (energy ? "; energy from what moved and ran, docs/energy.md"
                  : "; no energy: the chip file has no energy section") +
          ")\n" + table.render() + (ideal ? std::string("- ") + kIdealNotSimulated + "\n" : "");
+}
+
+nlohmann::json first_token_json(const std::optional<driver::FirstTokenRead>& read) {
+  if (!read) return nullptr;
+  return {{"bytes", read->bytes},
+          {"rows", read->rows},
+          {"bytes_per_s", read->bytes_per_s > 0 ? nlohmann::json(read->bytes_per_s) : nullptr},
+          {"host_s", read->bytes_per_s > 0 ? nlohmann::json(read->seconds()) : nullptr}};
+}
+
+std::string with_first_token(const std::string& document,
+                             const std::optional<driver::FirstTokenRead>& read, double step_s) {
+  if (!read) return document;
+  nlohmann::json doc = nlohmann::json::parse(document);
+  doc["first_token"] = first_token_json(read);
+  doc["ttft_s"] =
+      read->bytes_per_s > 0 ? nlohmann::json(step_s + read->seconds()) : nlohmann::json(nullptr);
+  return json_text(doc, 1) + "\n";
 }
 
 // The run as one JSON document (docs/formats.md, "tessera compile --format json"): the tables'
@@ -197,6 +252,13 @@ std::string compile_json(const driver::Compilation& c, const Machine& machine,
                                   : nlohmann::json(nullptr);
     d["planned_energy"] = energy_json(planned.energy, planned.latency_s);
     const auto& simulated = c.designs[i].simulated;
+    const bool ttft = ttft_column(c);
+    d["ttft_s"] = ttft ? nlohmann::json(planned.latency_s + c.first_token->seconds())
+                       : nlohmann::json(nullptr);
+    d["simulated_ttft_s"] =
+        ttft && simulated && rows[i].simulated
+            ? nlohmann::json(simulated->summary.latency_s + c.first_token->seconds())
+            : nlohmann::json(nullptr);
     d["simulated_energy"] = simulated && rows[i].simulated
                                 ? energy_json(simulated->energy, simulated->summary.latency_s)
                                 : nlohmann::json(nullptr);
@@ -216,7 +278,7 @@ std::string compile_json(const driver::Compilation& c, const Machine& machine,
                       {"unsplit_bytes_per_core", d.unsplit_bytes_per_core},
                       {"unsplit_s", d.unsplit_s}});
   nlohmann::json out = {
-      {"format", "tessera-compile-6"},
+      {"format", "tessera-compile-7"},
       {"model", c.graph->name()},
       {"ops", c.graph->ops().size()},
       {"op_classes", c.op_classes},
@@ -225,6 +287,7 @@ std::string compile_json(const driver::Compilation& c, const Machine& machine,
       {"memory_detail", memory == sim::MemoryDetail::full ? "full" : "fast"},
       {"designs", std::move(designs)},
       {"splits", std::move(splits)},
+      {"first_token", first_token_json(c.first_token)},
       {"residency", c.designs.empty() ? nlohmann::json(nullptr)
                                       : residency_json(c.designs.front().plan.result.residency)}};
   return json_text(out, 1) + "\n";

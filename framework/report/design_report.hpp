@@ -4,11 +4,26 @@
 // --simulate, as simulated next to the plan's estimate.
 #pragma once
 
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "framework/driver/driver.hpp"
 
 namespace tessera {
+
+// A prefill's footnote: what its time to first token ("TTFT ms") adds to the step, the host's read
+// of the logits, or that the chip file states no rate for it; empty for a decode.
+std::string first_token_note(const std::optional<driver::FirstTokenRead>& first_token);
+
+// The same as JSON (bytes, rows, bytes_per_s and host_s, the last two null without a rate); null
+// for a decode.
+nlohmann::json first_token_json(const std::optional<driver::FirstTokenRead>& first_token);
+
+// A simulate report's JSON `document` with a prefill's "first_token" and "ttft_s" (`step_s` and
+// the host's read; null without the host's rate); unchanged for a decode (`read` nullopt).
+std::string with_first_token(const std::string& document,
+                             const std::optional<driver::FirstTokenRead>& read, double step_s);
 
 // "-" in the speedup and share columns when Basic or Ideal was not planned.
 std::string planned_table(const driver::Compilation& compilation);

@@ -8,6 +8,7 @@
 #include "framework/common/json_text.hpp"
 #include "framework/common/table.hpp"
 #include "framework/common/units.hpp"
+#include "framework/report/design_report.hpp"
 #include "framework/report/residency_report.hpp"
 
 namespace tessera {
@@ -53,20 +54,31 @@ std::string strategy_line(const ParallelCompilation& c, const Machine& machine) 
 }
 
 std::string parallel_steps_table(const ParallelCompilation& c) {
-  Table table({"design", "step ms", "tokens/s", "exposed coll. ms", "bubble", "simulated ms",
-               "diff", "mJ/token", "chip links mJ/token"},
-              first_left(9));
+  // A prefill's time to first token: the simulated step (else the planned) and the host's read.
+  const double host_s = c.first_token ? c.first_token->seconds() : 0;
+  const bool ttft = host_s > 0;
+  std::vector<std::string> headers = {"design", "step ms",      "tokens/s", "exposed coll. ms",
+                                      "bubble", "simulated ms", "diff"};
+  if (ttft) headers.emplace_back("TTFT ms");
+  headers.insert(headers.end(), {"mJ/token", "chip links mJ/token"});
+  Table table(headers, first_left(headers.size()));
   for (const DesignStep& d : c.designs) {
     std::string diff =
         d.simulated_s ? fmt::format("{:+.1f}%", 100 * (*d.simulated_s / d.planned_s - 1)) : "-";
-    table.add_row({planner::to_string(d.design), ms_text(d.planned_s),
-                   fmt::format("{:.1f}", d.tokens / d.planned_s), ms_text(d.collective_planned_s),
-                   fmt::format("{:.1f}%", 100 * d.bubble),
-                   d.simulated_s ? ms_text(*d.simulated_s) : "-", diff,
-                   d.energy_j ? fmt::format("{:.3f}", *d.energy_j / d.tokens * 1e3) : "-",
-                   d.collective_j ? fmt::format("{:.3f}", *d.collective_j / d.tokens * 1e3) : "-"});
+    std::vector<std::string> row = {planner::to_string(d.design),
+                                    ms_text(d.planned_s),
+                                    fmt::format("{:.1f}", d.tokens / d.planned_s),
+                                    ms_text(d.collective_planned_s),
+                                    fmt::format("{:.1f}%", 100 * d.bubble),
+                                    d.simulated_s ? ms_text(*d.simulated_s) : "-",
+                                    diff};
+    if (ttft) row.push_back(ms_text(d.simulated_s.value_or(d.planned_s) + host_s));
+    row.insert(row.end(),
+               {d.energy_j ? fmt::format("{:.3f}", *d.energy_j / d.tokens * 1e3) : "-",
+                d.collective_j ? fmt::format("{:.3f}", *d.collective_j / d.tokens * 1e3) : "-"});
+    table.add_row(std::move(row));
   }
-  return table.render();
+  return table.render() + first_token_note(c.first_token);
 }
 
 std::string stages_table(const ParallelCompilation& c, planner::Design design) {
@@ -135,8 +147,14 @@ nlohmann::json or_null(const std::optional<double>& value) {
 
 nlohmann::json steps_json(const ParallelCompilation& c) {
   nlohmann::json out = nlohmann::json::array();
+  const double host_s = c.first_token ? c.first_token->seconds() : 0;
+  auto ttft = [&](std::optional<double> step_s) {
+    return host_s > 0 && step_s ? nlohmann::json(*step_s + host_s) : nlohmann::json(nullptr);
+  };
   for (const DesignStep& d : c.designs)
     out.push_back({{"design", planner::to_string(d.design)},
+                   {"ttft_s", ttft(d.planned_s)},
+                   {"simulated_ttft_s", ttft(d.simulated_s)},
                    {"step_s", d.planned_s},
                    {"simulated_step_s", or_null(d.simulated_s)},
                    {"stage_s", d.stage_planned_s},
@@ -230,7 +248,7 @@ std::string parallel_json(const ParallelCompilation& c, const Machine& machine,
                       {"graph", c.compilations[s.compilation].graph->name()},
                       {"ops", c.compilations[s.compilation].graph->ops().size()},
                       {"residency", stage_residency_json(c, s)}});
-  nlohmann::json doc = {{"format", "tessera-parallel-3"},
+  nlohmann::json doc = {{"format", "tessera-parallel-4"},
                         {"chip", machine.chip},
                         {"chips", machine.chips},
                         {"strategy", parallel::to_string(r)},
@@ -243,7 +261,8 @@ std::string parallel_json(const ParallelCompilation& c, const Machine& machine,
                         {"stage_layers", r.stage_layers},
                         {"designs", steps_json(c)},
                         {"stages", stages},
-                        {"collectives", collectives_json(c)}};
+                        {"collectives", collectives_json(c)},
+                        {"first_token", first_token_json(c.first_token)}};
   if (search) doc["search"] = search_document(*search);
   return json_text(doc, 2) + "\n";
 }

@@ -26,7 +26,7 @@ std::string search_table(const parallel::Search& search);
 // The strategies tried as one JSON document (format tessera-parallel-search-1).
 std::string search_json(const parallel::Search& search);
 
-// As one JSON document (format tessera-parallel-3, docs/formats.md): the strategy, each design's
+// As one JSON document (format tessera-parallel-4, docs/formats.md): the strategy, each design's
 // step (seconds, tokens, joules), the stages and the collectives, unrounded; with `search`, every
 // strategy tried (format tessera-parallel-search-1 under "search").
 std::string parallel_json(const parallel::ParallelCompilation& compiled, const Machine& machine,

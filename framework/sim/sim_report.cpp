@@ -219,7 +219,7 @@ std::string sim_report_json(const SimResult& r, const codegen::Program& program,
          {"preload_start_s", time_or_null(op.preload_start_s)},
          {"preload_end_s", time_or_null(op.preload_end_s)}});
   }
-  json out = {{"format", "tessera-simulate-4"},
+  json out = {{"format", "tessera-simulate-5"},
               {"program", program.name},
               {"cores", r.cores},
               {"controllers", r.controllers},

@@ -40,7 +40,7 @@ def near(a, b, tol, what):
     assert abs(a - b) <= tol, f"{what}: json {a} against table {b}"
 
 c = json.load(open(f"{d}/compile.json"))
-assert c["format"] == "tessera-compile-6", c["format"]
+assert c["format"] == "tessera-compile-7", c["format"]
 assert c["chip"] == "ipu-mk2-hbm3e" and c["cores"] == 1472 and c["ops"] > 0, c
 text = open(f"{d}/compile.txt").read().split("\nsimulated")
 rows = lambda t: {l.split()[0]: l.split() for l in t.splitlines() if l.split() and l.split()[0] in
@@ -80,7 +80,7 @@ def seconds(value, unit):
     return float(value) * UNIT[unit]
 
 s = json.load(open(f"{d}/simulate.json"))
-assert s["format"] == "tessera-simulate-4", s["format"]
+assert s["format"] == "tessera-simulate-5", s["format"]
 report = open(f"{d}/simulate.txt").read()
 m = re.search(r"^latency +([0-9.]+) (m?u?n?s) per token \(planner estimate ([0-9.]+) (m?u?n?s)", report, re.M)
 near(s["latency_s"], seconds(m[1], m[2]), 5e-3 * s["latency_s"], "latency")

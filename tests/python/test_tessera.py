@@ -329,7 +329,7 @@ def test_a_parallel_strategy_gives_the_clis_json():
                          "bfp8", "--threads", "2", "--parallel", "tp=8", "--format", "json")
     assert code == 0, err
     assert got == json.loads(out)
-    assert got["format"] == "tessera-parallel-3" and got["tp"] == 8
+    assert got["format"] == "tessera-parallel-4" and got["tp"] == 8
     assert [c["where"] for c in got["collectives"]] == ["embedding", "after attention",
                                                          "after MLP", "LM head"]
     searched = tessera.compile("llama3.1-8b", parallel="auto", rank="throughput", **args)
@@ -443,6 +443,31 @@ def test_dispatch_gives_the_clis_figures():
     with pytest.raises(tessera.UsageError) as raised:
         tessera.compile("llama3.1-8b", dispatch="eager", **WORMHOLE)
     assert str(raised.value) == "dispatch 'eager': expected none, traced, host or host-async"
+
+
+# A prefill's time to first token from Python: the CLI's document, and the plan simulated again
+# reports the same host part beside its step (the chip file's host section: the 32-row tile of
+# Llama 3.1 8B's 128,256 bf16 logits at 1.93 GB/s).
+def test_a_prefills_time_to_first_token_is_the_clis():
+    args = dict(WORMHOLE, seq=128, mode="prefill", simulate=True)
+    got = tessera.compile("llama3.1-8b", **args)
+    code, out, err = cli("compile", "llama3.1-8b", "--target", "mesh_tenstorrent", "--chip",
+                         "wormhole-n150", "--batch", "1", "--seq", "128", "--mode", "prefill",
+                         "--weight-dtype", "bfp8", "--design", "elk-full", "--threads", "2",
+                         "--simulate", "--format", "json")
+    assert code == 0, err
+    want = json.loads(out)
+    for d in got["designs"] + want["designs"]:
+        d.pop("search_s")
+    assert without(got, "plans") == want
+    host_s = 32 * 128256 * 2 / 1.93e9
+    assert got["first_token"] == {"bytes": 32 * 128256 * 2, "rows": 32, "bytes_per_s": 1.93e9,
+                                  "host_s": pytest.approx(host_s, rel=1e-12)}
+    elk = got["designs"][1]
+    assert elk["ttft_s"] == pytest.approx(elk["planned"]["latency_s"] + host_s, rel=1e-12)
+    again = tessera.simulate(got["plans"]["elk-full"])
+    assert again["first_token"] == got["first_token"]
+    assert again["ttft_s"] == pytest.approx(again["latency_s"] + host_s, rel=1e-12)
 
 
 # precision= is --precision: the same document as the CLI's, and tt-metal's performance config

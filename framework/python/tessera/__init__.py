@@ -84,14 +84,14 @@ def compile(model, target, chip="", design="elk-full", simulate=True, batch=None
     (an exception it raises is raised when compile returns). threads: the planner's workers, 1 to
     1024 (None: all).
 
-    Returns the compile document (format tessera-compile-6: one entry per design under "designs",
+    Returns the compile document (format tessera-compile-7: one entry per design under "designs",
     with "planned" and, when simulated, "simulated_metrics"; seconds, fractions, FLOP/s), plus
     "plans": each design's Plan by name. Ideal is a bound no chip runs: its "simulated_metrics"
     is None and "simulated_note" says why.
 
     parallel: how the step is divided over the chips, as --parallel ("tp=8", "pp=4,tp=2",
     "dp=8", "ep=8,tp=1", "stages=0:6:7:7", "auto"; None or "flat": every op over every core of
-    every chip). With a strategy the result is its document (format tessera-parallel-3: each
+    every chip). With a strategy the result is its document (format tessera-parallel-4: each
     design's step, the stages, the collectives; docs/planner.md); "auto" adds "search", every
     strategy tried ranked by `rank` ("latency", "throughput" or "energy"), and when flat wins
     returns the flat compile document with "search" beside it. expert_skew: a mixture-of-experts
@@ -135,7 +135,7 @@ def compile(model, target, chip="", design="elk-full", simulate=True, batch=None
 
 def simulate(plan, memory_detail="fast", trace=None, force=False):
     """Run a Plan (from compile, or load_plan("plan.yaml")) on the event-driven simulator, as
-    `tessera simulate --format json` (format tessera-simulate-4, every op listed, and the plan's
+    `tessera simulate --format json` (format tessera-simulate-5, every op listed, and the plan's
     "residency" beside it: None when off). memory_detail:
     "fast" or "full"; trace: also write a Chrome/Perfetto trace.json there (an existing file only
     with force=True)."""

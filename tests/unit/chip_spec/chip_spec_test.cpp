@@ -166,6 +166,34 @@ TEST(Chip, AVendorPrefillRateBelongsToAStreamedStack) {
             "second > 0, got '0'");
 }
 
+// The host's read of a prefill's logits: a rate, and rows per user (1 unless given).
+TEST(Chip, AHostSectionStatesTheReadRateAndRows) {
+  auto chip = parse_chip_text(
+      "name: c\ntarget: t\nhost:\n  read_bytes_per_s: 1.93e9\n  read_rows: 32\n", "/x/c.yaml");
+  ASSERT_TRUE(chip.ok()) << chip.error().message;
+  EXPECT_EQ(chip->host, (HostSpec{1.93e9, 32}));
+  auto one_row =
+      parse_chip_text("name: c\ntarget: t\nhost: {read_bytes_per_s: 2e9}\n", "/x/c.yaml");
+  ASSERT_TRUE(one_row.ok()) << one_row.error().message;
+  EXPECT_EQ(one_row->host, (HostSpec{2e9, 1}));
+  EXPECT_FALSE(parse_chip_text("name: c\ntarget: t\n", "/x/c.yaml")->host.has_value());
+  auto error = [](const std::string& host) {
+    auto bad = parse_chip_text("name: c\ntarget: t\nhost:\n" + host, "/x/c.yaml");
+    return bad.ok() ? std::string("parsed") : bad.error().message;
+  };
+  EXPECT_EQ(error("  read_rows: 32\n"),
+            "/x/c.yaml:4: 'host': missing read_bytes_per_s: the rate, in bytes per second, at "
+            "which the host reads a prefill's logits back");
+  EXPECT_EQ(error("  read_bytes_per_s: 0\n"),
+            "/x/c.yaml:4: 'host.read_bytes_per_s': expected a rate in bytes per second > 0, got "
+            "'0'");
+  EXPECT_EQ(error("  read_bytes_per_s: 1e9\n  read_rows: 0\n"),
+            "/x/c.yaml:5: 'host.read_rows': must be in [1, 1048576], got 0");
+  EXPECT_EQ(error("  read_bytes_per_s: 1e9\n  rows: 32\n"),
+            "/x/c.yaml:5: 'host.rows': unknown key 'rows'; valid keys: read_bytes_per_s, "
+            "read_rows");
+}
+
 TEST(Chip, AnEmptyValueIsAnErrorNotTheDefault) {
   auto map = parse_chip_text("name: c\ntarget: t\ncost_model:\n  clock_hz: {}\n", "/x/c.yaml");
   ASSERT_FALSE(map.ok());
