@@ -165,6 +165,7 @@ Status run(const SweepSpec& spec, const Point& point, const Registry& registry,
       r.strategy = parallel::to_string(compiled->strategy);
       if (r.mode.empty()) r.mode = step_mode(compiled->compilations.front().graph->name());
       strategy_rows(*compiled, r);
+      if (compiled->first_token) r.first_token_host_s = compiled->first_token->seconds();
       return ok_status();
     }
   }
@@ -176,6 +177,7 @@ Status run(const SweepSpec& spec, const Point& point, const Registry& registry,
   auto compilation = driver::compile(*chip, *model, compile);
   if (!compilation) return compilation.error();
   r.rows = design_rows(*compilation);
+  if (compilation->first_token) r.first_token_host_s = compilation->first_token->seconds();
   if (!compilation->designs.empty())
     r.resident_bytes_per_core = compilation->designs.front().plan.result.residency.bytes_per_core;
   return ok_status();

@@ -20,10 +20,12 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ServeMetrics, chips, requests, sustainable, o
                                    e2e_p50_s, e2e_p90_s, e2e_p99_s, goodput_rps, slo_attained,
                                    joules_per_token, grid_error, trusted)
 
-// A compile point's file has no "serve" key, so its bytes are as before serve points existed.
+// A compile point's file has no "serve" key, and a decode's no "first_token_host_s", so their
+// bytes are as before those existed.
 std::string point_json(const PointResult& result) {
   nlohmann::json j(result);
   if (result.serve) j["serve"] = *result.serve;
+  if (result.first_token_host_s > 0) j["first_token_host_s"] = result.first_token_host_s;
   return json_text(j, 1) + "\n";
 }
 
@@ -32,6 +34,8 @@ Result<PointResult> read_point_json(const std::string& text, const std::string& 
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     PointResult result = j.get<PointResult>();
     if (j.contains("serve")) result.serve = j.at("serve").get<ServeMetrics>();
+    if (j.contains("first_token_host_s"))
+      result.first_token_host_s = j.at("first_token_host_s").get<double>();
     return result;
   } catch (const nlohmann::json::exception& e) {
     return input_error(where + ": not a sweep point result (" + e.what() +

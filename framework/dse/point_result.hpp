@@ -85,7 +85,11 @@ struct PointResult {
   uint64_t cores = 0;
   double hbm_peak_bytes_per_s = 0, hbm_sustained_bytes_per_s = 0;
   double interconnect_bytes_per_s = 0, peak_flops_per_s = 0;
-  std::vector<DesignRow> rows;        // one per design asked for (none when it failed)
+  std::vector<DesignRow> rows;  // one per design asked for (none when it failed)
+  // A zoo model's prefill on a chip stating the host's read rate: the host's read of its logits
+  // after the step (driver::FirstTokenRead::seconds), which each row's time to first token adds;
+  // 0 otherwise (and not written, so other points keep their bytes).
+  double first_token_host_s = 0;
   std::optional<ServeMetrics> serve;  // a serve point's figures (none for a compile point)
   double wall_s = 0;  // how long it took; for progress estimates, not part of the results
 };

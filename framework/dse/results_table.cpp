@@ -62,7 +62,9 @@ const std::vector<std::string> kFixedColumns = {"model",
                                                 "collective_ms",
                                                 "bubble",
                                                 "resident_bytes_per_core",
-                                                "sim_same_as"};
+                                                "sim_same_as",
+                                                "ttft_ms",
+                                                "sim_ttft_ms"};
 
 // An axis whose path is a fixed column (batch, model, cores, ...) is shown once, as that column.
 std::vector<size_t> axis_columns(const SweepSpec& spec) {
@@ -141,6 +143,10 @@ std::vector<Cell> design_cells(const PointResult& r, const DesignRow& d,
   // Empty for a strategy: each stage keeps its own homes on its own chips.
   row.push_back(strategy ? Cell() : Cell(r.resident_bytes_per_core));
   row.push_back(d.sim_same_as.empty() ? Cell() : Cell(d.sim_same_as));
+  // A prefill's time to first token: the step and the host's read of its logits.
+  const double host_s = r.first_token_host_s;
+  row.push_back(host_s > 0 && own > 0 ? Cell(own * 1e3 + host_s * 1e3) : Cell());
+  row.push_back(host_s > 0 && sim_s > 0 ? Cell(sim_s * 1e3 + host_s * 1e3) : Cell());
   return row;
 }
 

@@ -447,6 +447,30 @@ TEST(ResidencyAxis, EachPointPlansWithItsModeAndRecordsTheHomes) {
             "--residency auto keeps the ones that fit and pay");
 }
 
+// A prefill point on a Wormhole: the host's read of its logits (the chip file's host section),
+// flat and under a strategy, is the compile's, and the tables' TTFT columns add it to each row.
+TEST(FirstTokenAxis, APrefillPointCarriesTheHostsReadOfItsLogits) {
+  SweepSpec s = parse_sweep_text(
+                    "name: t\nbase: {model: llama3.1-8b, target: mesh_tenstorrent, chip: "
+                    "wormhole-n300, batch: 1, seq: 32, mode: prefill, weight_dtype: bfp8, "
+                    "designs: [basic]}\naxes:\n  - {path: parallel, values: [flat, tp=2]}\n",
+                    "s.yaml")
+                    .take();
+  auto points = enumerate_points(s);
+  driver::OpPlanCache cache;
+  Registry reg = registry();
+  const double host_s = 32 * 128256 * 2 / 1.93e9;  // the 32-row tile of bf16 logits
+  for (const Point& point : points) {
+    PointResult r = evaluate_point(s, point, reg, cache, {2});
+    ASSERT_TRUE(r.ok) << r.reason;
+    EXPECT_DOUBLE_EQ(r.first_token_host_s, host_s) << r.strategy;
+  }
+  SweepSpec decode = sweep("  - {path: memory.bandwidth_bytes_per_s, values: [1e12]}\n");
+  PointResult r = evaluate_point(decode, enumerate_points(decode)[0], reg, cache, {2});
+  ASSERT_TRUE(r.ok) << r.reason;
+  EXPECT_EQ(r.first_token_host_s, 0) << "a decode hands back token ids";
+}
+
 TEST(CheckSweep, AResidencyValueThatIsNotAModeIsRefusedWithItsLine) {
   PluginSet plugins(registry());
   Status status = check_sweep(residency_sweep("off, weights+kv, all"), plugins);

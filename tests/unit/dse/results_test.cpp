@@ -74,21 +74,21 @@ TEST(ResultsTable, CsvHasTheAxesThenEveryMetricPerDesign) {
       "exec_only_ms,overlap_ms,stall_ms,congest_ms,orders,planned_mj,planned_w,sim_ms,"
       "sim_hbm_util,sim_noc_util,sim_sram_util,sim_tflops,sim_exec_only_ms,sim_overlap_ms,"
       "sim_stall_ms,sim_congest_ms,sim_mj,sim_w,tokens,tokens_per_s,sim_tokens_per_s,"
-      "collective_ms,bubble,resident_bytes_per_core,sim_same_as\n";
+      "collective_ms,bubble,resident_bytes_per_core,sim_same_as,ttft_ms,sim_ttft_ms\n";
   std::string basic =
       "0,ok,,1e12,llama2-7b,ipu_alltoall,ipu-mk2,,2,,,,flat,auto,basic,1472,1000000000000,"
       "800000000000,7000000000000,250000000000000,2,1,0.5,0.5,0.25,1,1,0.5,0.25,0.25,1,500,250,2.5,"
-      "0.4,0.2,0.1,0.8,1,1,0.25,0.25,600,240,2,1000,800,,,137216,\n";
+      "0.4,0.2,0.1,0.8,1,1,0.25,0.25,600,240,2,1000,800,,,137216,,,\n";
   std::string ideal =
       "0,ok,,1e12,llama2-7b,ipu_alltoall,ipu-mk2,,2,,,,flat,auto,ideal,1472,1000000000000,"
       "800000000000,7000000000000,250000000000000,1,2,1,1,0.5,2,0.5,0.5,0,0,1,,,,,,,,,,,,,,2,2000,"
-      ",,,137216,\n";
+      ",,,137216,,,\n";
   std::string fail_row =
       "1,failed,\"op 'x' needs 8 MiB, \"\"more\"\" than the chip\",2e12,,ipu_alltoall,,,,,,,,";
   EXPECT_EQ(csv.substr(0, header.size()), header);
   EXPECT_NE(csv.find(basic), std::string::npos) << csv;
   EXPECT_NE(csv.find(ideal), std::string::npos) << csv;
-  EXPECT_NE(csv.find(fail_row + ",basic" + std::string(36, ',') + "\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(fail_row + ",basic" + std::string(38, ',') + "\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find(fail_row + ",ideal,"), std::string::npos) << csv;
 }
 
@@ -109,7 +109,7 @@ TEST(ResultsTable, AStrategysRowHasTheMachinesStepAndNoPerChipFigures) {
   std::string csv = results_csv(spec(), results);
   std::string row =
       "\"tp=8,pp=1,dp=1\",auto,basic,1472,1000000000000,800000000000,7000000000000,"
-      "250000000000000,4,1,0.25,,,,,,,,,2000,500,5,,,,,,,,,,,32,8000,6400,1,0.25,,\n";
+      "250000000000000,4,1,0.25,,,,,,,,,2000,500,5,,,,,,,,,,,32,8000,6400,1,0.25,,,,\n";
   EXPECT_NE(csv.find(row), std::string::npos) << csv;
   auto json = nlohmann::json::parse(results_json(spec(), results));
   EXPECT_EQ(json["rows"][0]["strategy"], "tp=8,pp=1,dp=1");
@@ -157,6 +157,19 @@ TEST(ResultsTable, ASharedSimulationSaysWhose) {
   EXPECT_EQ(json["rows"][0]["sim_same_as"], "static");
   EXPECT_EQ(json["rows"][1]["sim_same_as"], nullptr);
   EXPECT_EQ(read_point_json(point_json(r), "p.json").take().rows[0].sim_same_as, "static");
+}
+
+// A prefill point on a chip stating the host's read rate: each row's time to first token, planned
+// and simulated, in its own columns (its point file keeps the host's part; a decode's has none).
+TEST(ResultsTable, APrefillsRowsGiveTheirTimeToFirstToken) {
+  PointResults results;
+  results[0] = ok_point();
+  results[0].first_token_host_s = 0.004;
+  std::string csv = results_csv(spec(), results);
+  EXPECT_NE(csv.find(",137216,,6,6.5\n"), std::string::npos) << csv;  // basic: 2 + 4 ms, 2.5 + 4
+  EXPECT_NE(csv.find(",137216,,5,\n"), std::string::npos) << csv;     // ideal: not simulated
+  EXPECT_EQ(read_point_json(point_json(results[0]), "p.json").take().first_token_host_s, 0.004);
+  EXPECT_EQ(point_json(ok_point()).find("first_token_host_s"), std::string::npos);
 }
 
 // A point written before sim_same_as existed reads back as simulated for each design.
